@@ -1,0 +1,105 @@
+/**
+ * Runs a trajectory (DESIGN §8) through the real engine, turn by turn, the way the host does:
+ * apply edits, re-read recoverable artifacts, isolate and read attachments, build, check, commit.
+ */
+import type { ChangedFilesPolicy, ITokenizer, Layout, PruneReport } from '../src/engine/types';
+import { PromptContextEngine, type AttachmentRef, type TurnEnvelope } from '../src/engine/engine';
+import { IsolationPolicy, type Rejection } from '../src/engine/isolation';
+import { sliceLines, type NewArtifactInput } from '../src/engine/artifacts';
+import { checkEnvelope, type Violation } from '../src/engine/invariants';
+import { sha256Hex } from '../src/common/hash';
+import { attachmentLabel, VirtualWorkspace, type Trajectory, type TrajectoryAttachment } from './trajectory';
+
+export interface ReplayOptions {
+  layout: Layout;
+  policy: ChangedFilesPolicy;
+  tokenizer: ITokenizer;
+  /** Called after turn N is committed; may return a fresh engine (reload through the chat store). */
+  afterTurn?: (turn: number, engine: PromptContextEngine) => PromptContextEngine | void;
+}
+
+export interface ReplayTurn {
+  turn: number;
+  envelope: TurnEnvelope;
+  rejections: Rejection[];
+  pruned: PruneReport[];
+  violations: Violation[];
+}
+
+export function engineFor(traj: Trajectory, opts: Pick<ReplayOptions, 'layout' | 'policy' | 'tokenizer'>): PromptContextEngine {
+  return new PromptContextEngine({
+    conversationId: traj.name,
+    layout: opts.layout,
+    policy: opts.policy,
+    tokenizer: opts.tokenizer,
+    system: traj.system,
+    limits: { contextWindow: traj.model.contextWindow, maxOutputTokens: traj.model.maxOutputTokens },
+  });
+}
+
+function toRef(a: TrajectoryAttachment, isolation: IsolationPolicy): AttachmentRef | undefined {
+  const path = a.selection ? a.selection.file : a.file!;
+  const checked = isolation.checkPath(path);
+  if (!checked.ok) return undefined;
+  return a.selection
+    ? { kind: 'selection', uri: checked.path, range: { startLine: a.selection.startLine, endLine: a.selection.endLine } }
+    : { kind: 'file', uri: checked.path };
+}
+
+/** Resolves one `attach` entry against the virtual workspace, exactly as the host would. */
+export function resolveAttachment(a: TrajectoryAttachment, ws: VirtualWorkspace, isolation: IsolationPolicy): { ok: true; input: NewArtifactInput } | { ok: false; rejection: Rejection } {
+  const label = attachmentLabel(a);
+  const path = a.selection ? a.selection.file : a.file!;
+  const checked = isolation.checkPath(path, label);
+  if (!checked.ok) return checked;
+  const content = ws.read(checked.path);
+  if (content === undefined) return { ok: false, rejection: { attachment: label, reason: 'not-found', message: `${label} does not exist in the workspace.` } };
+  const bad = isolation.checkContent(content, label);
+  if (bad) return { ok: false, rejection: bad };
+  if (!a.selection) return { ok: true, input: { kind: 'file', uri: checked.path, content } };
+  const slice = sliceLines(content, { startLine: a.selection.startLine, endLine: a.selection.endLine });
+  if (!slice) return { ok: false, rejection: { attachment: label, reason: 'not-found', message: `${label}: the file has no line ${a.selection.startLine}.` } };
+  return { ok: true, input: { kind: 'selection', uri: checked.path, range: slice.range, content: slice.content } };
+}
+
+export function* replay(traj: Trajectory, opts: ReplayOptions): Generator<ReplayTurn> {
+  const ws = new VirtualWorkspace(traj.files);
+  const isolation = new IsolationPolicy();
+  let engine = engineFor(traj, opts);
+  for (let i = 0; i < traj.turns.length; i++) {
+    const t = traj.turns[i];
+    ws.applyEdits(t.edits);
+    const fresh = new Map<string, string | null>();
+    for (const src of engine.recoverableSources()) fresh.set(src.id, ws.read(src.uri) ?? null);
+    const rejections: Rejection[] = [];
+    const attachments: NewArtifactInput[] = [];
+    for (const a of t.attach ?? []) {
+      const r = resolveAttachment(a, ws, isolation);
+      if (r.ok) attachments.push(r.input);
+      else rejections.push(r.rejection);
+    }
+    const refs = (list: TrajectoryAttachment[] | undefined): AttachmentRef[] => {
+      const out: AttachmentRef[] = [];
+      for (const a of list ?? []) {
+        const ref = toRef(a, isolation);
+        if (ref) out.push(ref);
+        else rejections.push({ attachment: attachmentLabel(a), reason: 'not-found', message: `${attachmentLabel(a)} is not attached in this chat.` });
+      }
+      return out;
+    };
+    const pin = refs(t.pin);
+    const unpin = refs(t.unpin);
+    const detach = refs(t.detach);
+    const envelope = engine.buildTurn({ userText: t.user, attachments, fresh, pin, unpin, detach, rejections });
+    const ctx = engine.checkContext();
+    const violations = checkEnvelope(envelope, envelope.budget, { hasher: { sha256Hex }, ...ctx, blocked: !!envelope.blocked });
+    yield { turn: i + 1, envelope, rejections: envelope.rejections, pruned: envelope.pruned, violations };
+    if (envelope.blocked) {
+      engine.abandonTurn();
+      continue;
+    }
+    engine.completeTurn(t.reply);
+    const next = opts.afterTurn?.(i + 1, engine);
+    if (next) engine = next;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Trajectory format (DESIGN §8): loading, validation with clear messages, and the virtual workspace.
+ */
+import type { LineRange } from '../src/engine/types';
+
+export interface RepeatSpec {
+  repeat: string;
+  times: number;
+}
+export type FileValue = string | RepeatSpec;
+
+export interface TrajectoryAttachment {
+  file?: string;
+  selection?: { file: string; startLine: number; endLine: number };
+}
+
+export interface TrajectoryTurn {
+  user: string;
+  attach?: TrajectoryAttachment[];
+  pin?: TrajectoryAttachment[];
+  unpin?: TrajectoryAttachment[];
+  detach?: TrajectoryAttachment[];
+  edits?: Record<string, FileValue | null>;
+  reply: string;
+}
+
+export interface TrajectoryModel {
+  id: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  encoding: 'o200k_base' | 'cl100k_base';
+}
+
+export interface Trajectory {
+  name: string;
+  model: TrajectoryModel;
+  system: string;
+  files: Record<string, FileValue>;
+  turns: TrajectoryTurn[];
+}
+
+export class TrajectoryError extends Error {}
+
+function fail(msg: string): never {
+  throw new TrajectoryError(msg);
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkFileValue(v: unknown, where: string, allowNull: boolean): void {
+  if (typeof v === 'string') return;
+  if (v === null && allowNull) return;
+  if (isObj(v) && typeof v.repeat === 'string' && Number.isInteger(v.times) && (v.times as number) >= 0) {
+    if ((v.repeat as string).length * (v.times as number) > 256 * 1024 * 1024) fail(`${where}: repeat expands past 256 MB`);
+    return;
+  }
+  fail(`${where} must be a string${allowNull ? ', null' : ''} or {"repeat": "text", "times": N}`);
+}
+
+function checkAttachments(v: unknown, where: string): void {
+  if (v === undefined) return;
+  if (!Array.isArray(v)) fail(`${where} must be an array`);
+  v.forEach((a, i) => {
+    const w = `${where}[${i}]`;
+    if (!isObj(a)) fail(`${w} must be an object with "file" or "selection"`);
+    const keys = Object.keys(a);
+    if (keys.length !== 1 || (keys[0] !== 'file' && keys[0] !== 'selection')) fail(`${w} must have exactly one of "file" or "selection"`);
+    if (a.file !== undefined && typeof a.file !== 'string') fail(`${w}.file must be a string`);
+    if (a.selection !== undefined) {
+      const s = a.selection;
+      if (!isObj(s) || typeof s.file !== 'string' || !Number.isInteger(s.startLine) || !Number.isInteger(s.endLine)) {
+        fail(`${w}.selection must be {"file": string, "startLine": integer, "endLine": integer}`);
+      }
+      if ((s.startLine as number) < 1 || (s.endLine as number) < (s.startLine as number)) fail(`${w}.selection needs 1 <= startLine <= endLine`);
+    }
+  });
+}
+
+/** Validates parsed JSON as a trajectory; throws TrajectoryError saying what is wrong. */
+export function validateTrajectory(raw: unknown): Trajectory {
+  if (!isObj(raw)) fail('a trajectory must be a JSON object');
+  if (typeof raw.name !== 'string' || raw.name.length === 0) fail('"name" must be a non-empty string');
+  const m = raw.model;
+  if (!isObj(m)) fail('"model" must be an object');
+  if (typeof m.id !== 'string') fail('"model.id" must be a string');
+  if (!Number.isInteger(m.contextWindow) || (m.contextWindow as number) <= 0) fail('"model.contextWindow" must be a positive integer');
+  if (!Number.isInteger(m.maxOutputTokens) || (m.maxOutputTokens as number) < 0) fail('"model.maxOutputTokens" must be a non-negative integer');
+  if ((m.maxOutputTokens as number) >= (m.contextWindow as number)) fail('"model.maxOutputTokens" must be smaller than "model.contextWindow"');
+  if (m.encoding !== 'o200k_base' && m.encoding !== 'cl100k_base') fail('"model.encoding" must be "o200k_base" or "cl100k_base"');
+  if (typeof raw.system !== 'string') fail('"system" must be a string');
+  if (!isObj(raw.files)) fail('"files" must be an object of path → content');
+  for (const [p, v] of Object.entries(raw.files)) checkFileValue(v, `files[${JSON.stringify(p)}]`, false);
+  if (!Array.isArray(raw.turns) || raw.turns.length === 0) fail('"turns" must be a non-empty array');
+  raw.turns.forEach((t, i) => {
+    const w = `turns[${i}]`;
+    if (!isObj(t)) fail(`${w} must be an object`);
+    if (typeof t.user !== 'string') fail(`${w}.user must be a string`);
+    if (typeof t.reply !== 'string') fail(`${w}.reply must be a string`);
+    for (const k of ['attach', 'pin', 'unpin', 'detach'] as const) checkAttachments(t[k], `${w}.${k}`);
+    if (t.edits !== undefined) {
+      if (!isObj(t.edits)) fail(`${w}.edits must be an object of path → content | null`);
+      for (const [p, v] of Object.entries(t.edits)) checkFileValue(v, `${w}.edits[${JSON.stringify(p)}]`, true);
+    }
+    const known = new Set(['user', 'reply', 'attach', 'pin', 'unpin', 'detach', 'edits']);
+    for (const k of Object.keys(t)) if (!known.has(k)) fail(`${w} has an unknown field "${k}"`);
+  });
+  return raw as unknown as Trajectory;
+}
+
+export function expandFileValue(v: FileValue): string {
+  return typeof v === 'string' ? v : v.repeat.repeat(v.times);
+}
+
+/** The virtual workspace a trajectory runs in. */
+export class VirtualWorkspace {
+  private readonly files = new Map<string, string>();
+  constructor(files: Record<string, FileValue>) {
+    for (const [p, v] of Object.entries(files)) this.files.set(p, expandFileValue(v));
+  }
+  applyEdits(edits: Record<string, FileValue | null> | undefined): void {
+    if (!edits) return;
+    for (const [p, v] of Object.entries(edits)) {
+      if (v === null) this.files.delete(p);
+      else this.files.set(p, expandFileValue(v));
+    }
+  }
+  read(path: string): string | undefined {
+    return this.files.get(path);
+  }
+}
+
+export function attachmentLabel(a: TrajectoryAttachment): string {
+  if (a.selection) return `${a.selection.file}#L${a.selection.startLine}-L${a.selection.endLine}`;
+  return a.file ?? '?';
+}
+
+export function selectionRange(a: TrajectoryAttachment): LineRange | undefined {
+  return a.selection ? { startLine: a.selection.startLine, endLine: a.selection.endLine } : undefined;
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env node
+'use strict';
+// Runs the integration suite (out/test/integration/index.js) inside a real VS Code extension host:
+// code-server (VS Code server + web workbench) on 127.0.0.1, opened by Debian Chromium through
+// playwright-core with the smoke-test driver on, so the workbench loads this repository as the
+// extension under development, runs the suite and reports its exit code via codeAutomationExit.
+// Everything the run writes (user data, extensions, HOME, XDG dirs, TMPDIR, logs) lives in
+// .harness/run/. Exits with the suite's code; 1 on timeout or harness failure.
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const cfg = require('./config');
+const { setupHarness } = require('./setup');
+const { cleanEnv, formatSeconds } = require('../lib/proc');
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const suiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'index.js');
+const runDir = path.join(repoRoot, '.harness', 'run');
+const timeoutSeconds = Number(process.env.STRATA_INTEGRATION_TIMEOUT_SECONDS || 600);
+const verbose = process.env.STRATA_HARNESS_VERBOSE === '1';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function httpOk(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, (res) => {
+      res.resume();
+      resolve(res.statusCode !== undefined && res.statusCode < 500);
+    });
+    req.on('error', () => resolve(false));
+    req.setTimeout(2000, () => {
+      req.destroy();
+      resolve(false);
+    });
+  });
+}
+
+async function waitForServer(url, child, seconds) {
+  const deadline = Date.now() + seconds * 1000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`code-server exited early with code ${child.exitCode}`);
+    }
+    if (await httpOk(url)) {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`code-server did not answer ${url} within ${seconds} s`);
+}
+
+function tail(file, lines) {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** The run's private environment: nothing is written into the real home or /tmp. */
+function isolatedEnv() {
+  const dirs = {
+    HOME: path.join(runDir, 'home'),
+    XDG_CONFIG_HOME: path.join(runDir, 'home', '.config'),
+    XDG_DATA_HOME: path.join(runDir, 'home', '.local', 'share'),
+    XDG_CACHE_HOME: path.join(runDir, 'home', '.cache'),
+    TMPDIR: path.join(runDir, 'tmp'),
+  };
+  Object.values(dirs).forEach((d) => fs.mkdirSync(d, { recursive: true }));
+  const env = cleanEnv(dirs);
+  // Variables of an enclosing VS Code (integrated terminal) would point the server at that instance.
+  for (const key of Object.keys(env)) {
+    if (/^(VSCODE_|ELECTRON_)/.test(key)) delete env[key];
+  }
+  delete env.XDG_RUNTIME_DIR;
+  env.PATH = `${path.dirname(cfg.nodeBin)}${path.delimiter}${process.env.PATH}`;
+  return env;
+}
+
+function formatLogArgs(args) {
+  return (Array.isArray(args) ? args : [args])
+    .map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
+    .join(' ');
+}
+
+async function main() {
+  const started = Date.now();
+  for (const [file, hint] of [
+    [suiteIndex, 'npm run build'],
+    [path.join(repoRoot, 'dist', 'extension.js'), 'npm run bundle'],
+    [path.join(repoRoot, 'dist', 'webview', 'main.js'), 'npm run bundle'],
+  ]) {
+    if (!fs.existsSync(file)) {
+      throw new Error(`${path.relative(repoRoot, file)} is missing: run \`${hint}\` first`);
+    }
+  }
+  await setupHarness();
+
+  fs.rmSync(runDir, { recursive: true, force: true });
+  const userDataDir = path.join(runDir, 'user-data');
+  const extensionsDir = path.join(runDir, 'extensions');
+  const workspace = path.join(runDir, 'workspace');
+  for (const d of [userDataDir, extensionsDir, workspace]) fs.mkdirSync(d, { recursive: true });
+  fs.writeFileSync(path.join(workspace, 'README.md'), '# Strata integration workspace\n');
+  fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'workbench.startupEditor': 'none',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+      },
+      null,
+      2,
+    ),
+  );
+  const env = isolatedEnv();
+
+  const port = await freePort();
+  const authority = `127.0.0.1:${port}`;
+  const serverLog = path.join(runDir, 'code-server.log');
+  const serverLogFd = fs.openSync(serverLog, 'a');
+  const server = spawn(
+    cfg.nodeBin,
+    [
+      cfg.codeServerEntry,
+      '--bind-addr',
+      authority,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+      '--vscode-option',
+      'enable-smoke-test-driver',
+    ],
+    { env, cwd: runDir, detached: true, stdio: ['ignore', serverLogFd, serverLogFd] },
+  );
+  fs.closeSync(serverLogFd);
+
+  let browser;
+  const cleanup = async () => {
+    if (browser) {
+      await browser.close().catch(() => undefined);
+      browser = undefined;
+    }
+    if (server.exitCode === null && server.signalCode === null) {
+      try {
+        process.kill(-server.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      const gone = await Promise.race([
+        new Promise((r) => server.once('exit', () => r(true))),
+        new Promise((r) => setTimeout(() => r(false), 5000)),
+      ]);
+      if (!gone) {
+        try {
+          process.kill(-server.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  };
+  const onSignal = (signal) => {
+    console.error(`integration: ${signal}, stopping`);
+    void cleanup().then(() => process.exit(1));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    await waitForServer(`http://${authority}/healthz`, server, 60);
+    console.log(`integration: code-server ${cfg.CODE_SERVER_VERSION} on ${authority} (${formatSeconds(Date.now() - started)})`);
+
+    const { chromium } = require('playwright-core');
+    browser = await chromium.launch({ executablePath: cfg.chromiumPath, headless: true, args: CHROMIUM_ARGS, env });
+    const page = await browser.newPage();
+    const consoleLog = path.join(runDir, 'browser-console.log');
+    page.on('console', (msg) => fs.appendFileSync(consoleLog, `[${msg.type()}] ${msg.text()}\n`));
+    page.on('pageerror', (err) => fs.appendFileSync(consoleLog, `[pageerror] ${err.stack || err}\n`));
+
+    let sawSummary = false;
+    await page.exposeFunction('codeAutomationLog', (type, args) => {
+      const text = formatLogArgs(args);
+      fs.appendFileSync(path.join(runDir, 'automation.log'), `[${type}] ${text}\n`);
+      if (/^\d+ passed, \d+ failed/m.test(text)) sawSummary = true;
+      if (verbose || type !== 'trace') {
+        (type === 'error' ? process.stderr : process.stdout).write(`${text}\n`);
+      }
+    });
+    const exitCode = new Promise((resolve) => {
+      void page.exposeFunction('codeAutomationExit', (code) => resolve(Number(code)));
+    });
+
+    const payload = JSON.stringify([
+      ['extensionDevelopmentPath', `vscode-remote://${authority}${repoRoot}`],
+      ['extensionTestsPath', `vscode-remote://${authority}${suiteIndex}`],
+    ]);
+    const url = `http://${authority}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
+    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+
+    let timer;
+    const code = await Promise.race([
+      exitCode,
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutSeconds * 1000);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (code === 'timeout') {
+      console.error(`integration: the suite did not finish within ${timeoutSeconds} s; code-server log tail:`);
+      console.error(tail(serverLog, 30));
+      return 1;
+    }
+    if (code === 0 && !sawSummary) {
+      console.error('integration: the suite exited 0 but printed no "N passed, N failed" line');
+      return 1;
+    }
+    console.log(`integration: suite exited with ${code} after ${formatSeconds(Date.now() - started)} (logs: ${path.relative(repoRoot, runDir)}/)`);
+    return code;
+  } finally {
+    await cleanup();
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`integration: ${err.message}`);
+    process.exit(1);
+  },
+);

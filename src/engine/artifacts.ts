@@ -1,0 +1,119 @@
+import type { Artifact, ArtifactKind, IHasher, LineRange } from './types';
+
+/** Default priorities (DESIGN §5). Lower is more important. */
+export const PRIORITY = {
+  essential: 0,
+  selection: 3,
+  medium: 5,
+  low: 10,
+} as const;
+
+export function isRecoverableKind(kind: ArtifactKind): boolean {
+  return kind === 'file' || kind === 'folder' || kind === 'diagnostics';
+}
+
+/**
+ * The key of one artifact version as written everywhere (DESIGN §2): the id alone for v1,
+ * `id@vN` for later versions. Stable: it never changes when later versions appear.
+ */
+export function versionKey(id: string, version: number): string {
+  return version === 1 ? id : `${id}@v${version}`;
+}
+
+export function fileId(path: string): string {
+  return `file:${path}`;
+}
+
+export function selectionId(path: string, range: LineRange, contentHash: string): string {
+  return `sel:${path}#L${range.startLine}-L${range.endLine}@${contentHash.slice(0, 8)}`;
+}
+
+export function textId(contentHash: string): string {
+  return `text:${contentHash.slice(0, 16)}`;
+}
+
+/**
+ * Splits text into lines the way VS Code does: `\r\n`, `\n` and `\r` end a line; U+2028/U+2029 do not.
+ * Returns [start, endWithoutBreak] offsets for each line.
+ */
+export function lineSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 /* \n */) {
+      spans.push([start, i]);
+      start = i + 1;
+    } else if (c === 13 /* \r */) {
+      spans.push([start, i]);
+      if (text.charCodeAt(i + 1) === 10) i++;
+      start = i + 1;
+    }
+  }
+  spans.push([start, text.length]);
+  return spans;
+}
+
+/**
+ * The selection snapshot (DESIGN §2): from the start of `startLine` to the end of `endLine`
+ * without its final line break; 1-based inclusive; `endLine` past the end is clamped.
+ * Returns undefined when the range is empty or starts past the end of the text.
+ */
+export function sliceLines(text: string, range: LineRange): { content: string; range: LineRange } | undefined {
+  if (!Number.isInteger(range.startLine) || !Number.isInteger(range.endLine)) return undefined;
+  if (range.startLine < 1 || range.endLine < range.startLine) return undefined;
+  const spans = lineSpans(text);
+  if (range.startLine > spans.length) return undefined;
+  const endLine = Math.min(range.endLine, spans.length);
+  const content = text.slice(spans[range.startLine - 1][0], spans[endLine - 1][1]);
+  return { content, range: { startLine: range.startLine, endLine } };
+}
+
+export interface NewArtifactInput {
+  kind: ArtifactKind;
+  uri: string;
+  range?: LineRange;
+  content: string;
+  /** Overrides the id derived from kind/uri/range/content (tool outputs name themselves). */
+  id?: string;
+}
+
+export function makeArtifact(input: NewArtifactInput, version: number, hasher: IHasher): Artifact {
+  const contentHash = hasher.sha256Hex(input.content);
+  const id = input.id ?? deriveId(input, contentHash);
+  const recoverable = isRecoverableKind(input.kind);
+  return {
+    id,
+    kind: input.kind,
+    source: input.range ? { uri: input.uri, range: { ...input.range } } : { uri: input.uri },
+    recoverable,
+    content: input.content,
+    contentHash,
+    version,
+    priority: input.kind === 'selection' ? PRIORITY.selection : PRIORITY.medium,
+    essential: false,
+  };
+}
+
+function deriveId(input: NewArtifactInput, contentHash: string): string {
+  switch (input.kind) {
+    case 'file':
+      return input.uri.startsWith('untitled:') ? input.uri : fileId(input.uri);
+    case 'selection':
+      if (!input.range) throw new Error('a selection needs a line range');
+      return selectionId(input.uri, input.range, contentHash);
+    case 'diagnostics':
+      return `diag:${input.uri}`;
+    case 'folder':
+      return `folder:${input.uri}`;
+    case 'tool':
+      return `tool:${input.uri}@${contentHash.slice(0, 8)}`;
+    case 'text':
+      return textId(contentHash);
+  }
+}
+
+export function describeArtifact(a: Pick<Artifact, 'kind' | 'source'>): string {
+  const r = a.source.range;
+  return r ? `${a.source.uri} lines ${r.startLine}-${r.endLine}` : a.source.uri;
+}

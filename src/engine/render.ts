@@ -1,0 +1,89 @@
+import type { Artifact } from './types';
+import { versionKey } from './artifacts';
+
+/**
+ * Rendering of artifact blocks (DESIGN §2). Content is sent verbatim; the closing marker carries a
+ * prefix of the content hash long enough that the content cannot contain it, so no file can close
+ * or forge a block. Attribute values are escaped.
+ */
+
+export function escapeAttribute(value: string): string {
+  let out = '';
+  for (const ch of value) {
+    switch (ch) {
+      case '&': out += '&amp;'; break;
+      case '"': out += '&quot;'; break;
+      case '<': out += '&lt;'; break;
+      case '>': out += '&gt;'; break;
+      default: {
+        const c = ch.codePointAt(0)!;
+        out += c < 0x20 || c === 0x7f || c === 0x2028 || c === 0x2029 ? `&#${c};` : ch;
+      }
+    }
+  }
+  return out;
+}
+
+function tagFor(a: Pick<Artifact, 'kind'>): string {
+  return a.kind;
+}
+
+/** The closing marker for a block of `kind` with `content`: `</kind:hash8>`, longer if needed. */
+export function closingMarker(kind: string, content: string, contentHash: string): string {
+  for (let n = 8; n <= contentHash.length; n += 4) {
+    const marker = `</${kind}:${contentHash.slice(0, n)}>`;
+    if (!content.includes(marker)) return marker;
+  }
+  // A content that contains its own full hash as a marker is a fixed point of sha256; keep going anyway.
+  let marker = `</${kind}:${contentHash}>`;
+  let i = 0;
+  while (content.includes(marker)) marker = `</${kind}:${contentHash}-${++i}>`;
+  return marker;
+}
+
+function attrs(a: Artifact): string {
+  let s = `id="${escapeAttribute(a.id)}" version="${a.version}" path="${escapeAttribute(a.source.uri)}"`;
+  if (a.source.range) s += ` lines="${a.source.range.startLine}-${a.source.range.endLine}"`;
+  return s + ` sha="${a.contentHash.slice(0, 8)}"`;
+}
+
+/** Full block. Format: opening tag line, content verbatim, `\n`, closing marker, `\n`. */
+export function renderFullBlock(a: Artifact): string {
+  const tag = tagFor(a);
+  return `<${tag} ${attrs(a)}>\n${a.content}\n${closingMarker(tag, a.content, a.contentHash)}\n`;
+}
+
+/** A block whose body is not the artifact's content (a diff, a compacted preview). */
+export function renderDerivedBlock(a: Artifact, format: 'diff' | 'preview', body: string, extra: string, bodyHash: string): string {
+  const tag = tagFor(a);
+  return `<${tag} ${attrs(a)} format="${format}"${extra}>\n${body}\n${closingMarker(tag, body, bodyHash)}\n`;
+}
+
+export function renderReference(a: Artifact): string {
+  return `<ref id="${escapeAttribute(a.id)}" version="${a.version}" sha="${a.contentHash.slice(0, 8)}"/> (attached again, unchanged: its full block is earlier in this conversation)\n`;
+}
+
+export function renderStub(a: Artifact, why: 'detached' | 'pruned' | 'superseded'): string {
+  const note =
+    why === 'detached'
+      ? 'removed from the context by the user'
+      : why === 'superseded'
+        ? 'an older version, dropped to fit the context budget'
+        : 'dropped to fit the context budget; re-attach it to send it again';
+  return `<removed id="${escapeAttribute(a.id)}" version="${a.version}"/> (${note})\n`;
+}
+
+/**
+ * Takes a full block apart again: the body between the opening tag line and the closing marker.
+ * Used by the invariants checker and tests to prove content went out verbatim.
+ */
+export function extractBody(block: string): string | undefined {
+  const openEnd = block.indexOf('>\n');
+  const m = /\n(<\/[a-z]+:[0-9a-f]+(?:-\d+)?>)\n$/.exec(block);
+  if (openEnd < 0 || !m) return undefined;
+  return block.slice(openEnd + 2, block.length - m[1].length - 2);
+}
+
+export function blockLabel(a: Artifact): string {
+  return versionKey(a.id, a.version);
+}

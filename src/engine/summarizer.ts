@@ -1,0 +1,28 @@
+/** Summaries of older history turns (DESIGN §5). The engine is synchronous, so this port is too:
+ * an LLM-backed summary is computed before the turn and handed in as a precomputed text. */
+
+export interface HistoryTurnText {
+  turn: number;
+  user: string;
+  reply: string;
+}
+
+export interface ISummarizer {
+  summarize(turns: readonly HistoryTurnText[]): string;
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max);
+  const sentenceEnd = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('? '), cut.lastIndexOf('! '));
+  return (sentenceEnd > max * 0.5 ? cut.slice(0, sentenceEnd + 1) : cut.replace(/\s+\S*$/, '')) + ' …';
+}
+
+/** Deterministic extractive summary: per turn, the start of the user's message and of the reply. */
+export class ExtractiveSummarizer implements ISummarizer {
+  constructor(private readonly userChars = 200, private readonly replyChars = 300) {}
+  summarize(turns: readonly HistoryTurnText[]): string {
+    return turns.map((t) => `- Turn ${t.turn}. User: ${clip(t.user, this.userChars)} | Assistant: ${clip(t.reply, this.replyChars)}`).join('\n');
+  }
+}

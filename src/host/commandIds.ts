@@ -1,0 +1,29 @@
+/**
+ * Every command Strata contributes. Activation registers each of them (a placeholder until its
+ * feature lands), and the manifest test checks this list equals `contributes.commands`.
+ * No vscode import: unit tests load this file in plain Node.
+ */
+export const COMMAND_IDS = [
+  'strata.newChat',
+  'strata.attachActiveFile',
+  'strata.attachSelection',
+  'strata.attachOpenEditors',
+  'strata.pin',
+  'strata.unpin',
+  'strata.removeAttachment',
+  'strata.compactNow',
+  'strata.showLastRequest',
+  'strata.selectModel',
+  'strata.setApiKey',
+  'strata.exportChat',
+  'strata.importChat',
+  'strata.deleteChat',
+] as const;
+
+export type CommandId = (typeof COMMAND_IDS)[number];
+
+export const VIEW_IDS = {
+  container: 'strata',
+  chat: 'strata.chat',
+  layers: 'strata.layers',
+} as const;

@@ -1,0 +1,74 @@
+/**
+ * Every `strata.*` setting the code reads, with its type and default. The manifest test checks this
+ * list against package.json both ways (same keys, same defaults), and all reads go through
+ * `config.ts`, so a setting cannot be read without being declared. No vscode import: unit tests
+ * load this file in plain Node.
+ */
+
+export const CONFIG_SECTION = 'strata';
+
+export type ProviderSetting = 'auto' | 'vscode-lm' | 'openai' | 'anthropic';
+export type LayoutSetting = 'library' | 'transcript';
+export type ChangedFilesPolicy = 'append-version' | 'append-diff' | 'refresh-in-place';
+
+export interface StrataSettings {
+  provider: ProviderSetting;
+  model: string;
+  baseUrl: string;
+  promptCacheKey: boolean;
+  anthropicCacheTtl: '5m' | '1h';
+  requestTimeoutSeconds: number;
+  layout: LayoutSetting;
+  'context.changedFiles': ChangedFilesPolicy;
+  'context.exclude': readonly string[];
+  'context.maxFileBytes': number;
+  /** 0 means: reserve the model's maximum output tokens. */
+  'budget.reservedOutputTokens': number;
+  'budget.warnPercent': number;
+  'budget.compactPercent': number;
+  'budget.targetPercent': number;
+  instructions: string;
+  /** Not read in Restricted Mode (see `capabilities.untrustedWorkspaces` in package.json). */
+  instructionsFiles: readonly string[];
+}
+
+export type SettingKey = keyof StrataSettings;
+
+/** Files never attached or sent (DESIGN §3), matched case-sensitively with dot files included. */
+export const DEFAULT_EXCLUDES: readonly string[] = [
+  '**/.env',
+  '**/.env.*',
+  '**/*.pem',
+  '**/*.key',
+  '**/*.p12',
+  '**/*.pfx',
+  '**/id_rsa*',
+  '**/id_ed25519*',
+  '**/id_ecdsa*',
+  '**/.ssh/**',
+  '**/.aws/**',
+  '**/.npmrc',
+  '**/.netrc',
+  '**/.git/**',
+];
+
+export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
+  provider: 'auto',
+  model: '',
+  baseUrl: '',
+  promptCacheKey: true,
+  anthropicCacheTtl: '5m',
+  requestTimeoutSeconds: 120,
+  layout: 'transcript',
+  'context.changedFiles': 'append-version',
+  'context.exclude': DEFAULT_EXCLUDES,
+  'context.maxFileBytes': 8 * 1024 * 1024,
+  'budget.reservedOutputTokens': 0,
+  'budget.warnPercent': 70,
+  'budget.compactPercent': 80,
+  'budget.targetPercent': 60,
+  instructions: '',
+  instructionsFiles: ['.strata/instructions.md', 'AGENTS.md'],
+};
+
+export const SETTING_KEYS = Object.keys(SETTING_DEFAULTS) as SettingKey[];

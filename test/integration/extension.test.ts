@@ -1,0 +1,72 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { StrataApi } from '../../src/extension';
+import { COMMAND_IDS, VIEW_IDS } from '../../src/host/commandIds';
+import { SETTING_DEFAULTS, SETTING_KEYS } from '../../src/host/configKeys';
+
+const EXTENSION_ID = 'strata-dev.strata';
+
+interface ContributedCommand {
+  command: string;
+}
+
+function strata(): vscode.Extension<StrataApi> {
+  const extension = vscode.extensions.getExtension<StrataApi>(EXTENSION_ID);
+  assert.ok(extension, `${EXTENSION_ID} is not installed in this extension host`);
+  return extension;
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('Strata extension', () => {
+  let api: StrataApi;
+
+  before(async () => {
+    api = await strata().activate();
+  });
+
+  it('activates', () => {
+    assert.equal(strata().isActive, true);
+    assert.equal(typeof api.whenChatReady, 'function');
+  });
+
+  it('registers every command declared in package.json', async () => {
+    const declared = (strata().packageJSON.contributes.commands as ContributedCommand[]).map((c) => c.command);
+    assert.deepEqual([...declared].sort(), [...COMMAND_IDS].sort());
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = declared.filter((id) => !registered.has(id));
+    assert.deepEqual(missing, [], `declared but not registered: ${missing.join(', ')}`);
+  });
+
+  it('contributes the Strata container with the chat and Context Layers views', async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    for (const id of [`workbench.view.extension.${VIEW_IDS.container}`, `${VIEW_IDS.chat}.focus`, `${VIEW_IDS.layers}.focus`]) {
+      assert.ok(registered.has(id), `${id} is not a command, so its view does not exist`);
+    }
+    await vscode.commands.executeCommand(`${VIEW_IDS.layers}.focus`);
+  });
+
+  it('loads the chat webview bundle, which says ready', async () => {
+    await vscode.commands.executeCommand(`${VIEW_IDS.chat}.focus`);
+    await withTimeout(api.whenChatReady(), 30_000, 'the chat webview saying ready');
+  });
+
+  it('declares every setting with the defaults the code assumes', () => {
+    const configuration = vscode.workspace.getConfiguration('strata');
+    for (const key of SETTING_KEYS) {
+      const inspected = configuration.inspect(key);
+      assert.ok(inspected, `strata.${key} is not declared`);
+      assert.deepEqual(inspected.defaultValue, SETTING_DEFAULTS[key], `default of strata.${key}`);
+    }
+  });
+});
