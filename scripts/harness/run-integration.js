@@ -11,6 +11,7 @@ const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const util = require('node:util');
 const cfg = require('./config');
 const { setupHarness } = require('./setup');
 const { cleanEnv, formatSeconds } = require('../lib/proc');
@@ -100,10 +101,9 @@ function isolatedEnv() {
   return env;
 }
 
+/** The workbench forwards console calls as (format, ...args); render them the way console would. */
 function formatLogArgs(args) {
-  return (Array.isArray(args) ? args : [args])
-    .map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
-    .join(' ');
+  return util.format(...(Array.isArray(args) ? args : [args]));
 }
 
 async function main() {
@@ -244,6 +244,10 @@ async function main() {
       console.error(`integration: the suite did not finish within ${timeoutSeconds} s; code-server log tail:`);
       console.error(tail(serverLog, 30));
       return 1;
+    }
+    if (code !== 0) {
+      await page.screenshot({ path: path.join(runDir, 'failure.png') }).catch(() => undefined);
+      fs.writeFileSync(path.join(runDir, 'frames.txt'), page.frames().map((f) => f.url()).join('\n') + '\n');
     }
     if (code === 0 && !sawSummary) {
       console.error('integration: the suite exited 0 but printed no "N passed, N failed" line');

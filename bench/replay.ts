@@ -1,0 +1,449 @@
+/**
+ * `npm run replay -- <trajectory.json> [flags]` — DESIGN §9. Runs a trajectory through the real
+ * engine (and the baselines), simulates both providers' prompt caches, and prints a per-turn
+ * layer / cache table, or with --json one report object. Exit: 0 ok, 1 invariant violations,
+ * 2 bad arguments or an invalid trajectory.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { ChangedFilesPolicy, ChatMessage, Layout, PruneReport } from '../src/engine/types';
+import { LAYER_IDS } from '../src/engine/types';
+import type { Rejection } from '../src/engine/isolation';
+import { getTokenizer, type Tokenizer } from '../src/services/tokenizer';
+import { AnthropicCacheModel, OpenAICacheModel, anthropicCostUnits, frameMessage, openaiCacheable, openaiCostUnits, requestTokens, MIN_CACHEABLE_TOKENS } from '../src/services/cacheModel';
+import { TrajectoryError, validateTrajectory, type Trajectory } from './trajectory';
+import { replay, type ReplayOptions } from './replayCore';
+import { replayBaseline, type BaselineName } from './baselines';
+import type { PromptContextEngine } from '../src/engine/engine';
+
+export const STRATEGIES = ['library', 'transcript', 'inline-every-turn', 'latest-copy'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+export const DEFAULT_LAYOUT: Layout = 'transcript';
+
+export interface ReplayArgs {
+  file: string;
+  strategies: Strategy[];
+  policy: ChangedFilesPolicy;
+  cache: 'openai' | 'anthropic' | 'both';
+  requestsDir?: string;
+  json: boolean;
+  reloadAt?: number;
+  provider?: { name: 'openai' | 'anthropic'; baseUrl: string; model: string };
+}
+
+export class ArgError extends Error {}
+
+export function parseArgs(argv: string[]): ReplayArgs {
+  const args: Partial<ReplayArgs> & { strategies?: Strategy[] } = { policy: 'append-version', cache: 'both', json: false };
+  let layoutGiven = false;
+  let strategyGiven = false;
+  let providerName: string | undefined;
+  let baseUrl: string | undefined;
+  let model: string | undefined;
+  const need = (i: number, flag: string): string => {
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith('--')) throw new ArgError(`${flag} needs a value`);
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf('=');
+    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const v = need(i, flag);
+      i++;
+      return v;
+    };
+    switch (flag) {
+      case '--strategy': {
+        const list = value().split(',').map((s) => s.trim()).filter(Boolean);
+        for (const s of list) if (!(STRATEGIES as readonly string[]).includes(s)) throw new ArgError(`unknown strategy "${s}" (expected ${STRATEGIES.join(', ')})`);
+        if (list.length === 0) throw new ArgError('--strategy needs at least one strategy');
+        args.strategies = [...new Set(list)] as Strategy[];
+        strategyGiven = true;
+        break;
+      }
+      case '--layout': {
+        const v = value();
+        if (v !== 'library' && v !== 'transcript') throw new ArgError(`--layout must be library or transcript (got "${v}")`);
+        args.strategies = [v];
+        layoutGiven = true;
+        break;
+      }
+      case '--policy': {
+        const v = value();
+        if (v !== 'append-version' && v !== 'append-diff' && v !== 'refresh-in-place') throw new ArgError(`--policy must be append-version, append-diff or refresh-in-place (got "${v}")`);
+        args.policy = v;
+        break;
+      }
+      case '--cache': {
+        const v = value();
+        if (v !== 'openai' && v !== 'anthropic' && v !== 'both') throw new ArgError(`--cache must be openai, anthropic or both (got "${v}")`);
+        args.cache = v;
+        break;
+      }
+      case '--requests':
+        args.requestsDir = value();
+        break;
+      case '--json':
+        args.json = true;
+        break;
+      case '--reload-at': {
+        const v = value();
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1) throw new ArgError(`--reload-at needs a turn number ≥ 1 (got "${v}")`);
+        args.reloadAt = n;
+        break;
+      }
+      case '--provider': {
+        providerName = value();
+        if (providerName !== 'openai' && providerName !== 'anthropic') throw new ArgError(`--provider must be openai or anthropic (got "${providerName}")`);
+        break;
+      }
+      case '--base-url':
+        baseUrl = value();
+        break;
+      case '--model':
+        model = value();
+        break;
+      default:
+        if (a.startsWith('--')) throw new ArgError(`unknown flag ${a}`);
+        if (args.file) throw new ArgError(`only one trajectory file, got "${args.file}" and "${a}"`);
+        args.file = a;
+    }
+  }
+  if (!args.file) throw new ArgError('usage: npm run replay -- <trajectory.json> [--strategy a,b] [--layout library|transcript] [--policy p] [--cache openai|anthropic|both] [--requests DIR] [--json] [--reload-at N] [--provider openai|anthropic --base-url URL --model M]');
+  if (layoutGiven && strategyGiven) throw new ArgError('use either --layout or --strategy, not both');
+  if (providerName) {
+    if (!baseUrl || !model) throw new ArgError('--provider needs --base-url and --model');
+    args.provider = { name: providerName as 'openai' | 'anthropic', baseUrl, model };
+  } else if (baseUrl || model) throw new ArgError('--base-url and --model go with --provider');
+  return { strategies: [DEFAULT_LAYOUT], ...args } as ReplayArgs;
+}
+
+export function loadTrajectory(file: string): Trajectory {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new TrajectoryError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new TrajectoryError(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  return validateTrajectory(raw);
+}
+
+export interface TurnReport {
+  turn: number;
+  layers: Record<string, number>;
+  promptTokens: number;
+  cached: { openai: number; anthropic: { read: number; write: number } };
+  limit: { openai: number; anthropic: number };
+  rejections: { attachment: string; reason: string }[];
+  pruned: PruneReport[];
+  prefixBreak: boolean;
+  violations: string[];
+  skipped?: string;
+  provider?: { input: number; cacheRead: number; cacheWrite: number; output: number };
+}
+
+export interface StrategyReport {
+  name: Strategy;
+  turns: TurnReport[];
+  totals: {
+    promptTokens: number;
+    cached: { openai: number; anthropic: { read: number; write: number } };
+    uncached: { openai: number; anthropic: number };
+    limit: { openai: number; anthropic: number };
+    prefixBreaks: number;
+    pruned: number;
+    violations: number;
+    overBudgetTurns: number;
+    skippedTurns: number;
+  };
+  efficiency: { openai: number; anthropic: number };
+  costUnits: { openai: number; anthropic: number };
+}
+
+export interface ReplayReport {
+  trajectory: string;
+  strategies: StrategyReport[];
+  timings: Record<string, unknown>;
+}
+
+interface RawTurn {
+  turn: number;
+  messages: ChatMessage[];
+  /** Engine layer tokens and which layer each message's framing belongs to (engine strategies). */
+  engineLayers?: Record<string, number>;
+  rejections: Rejection[];
+  pruned: PruneReport[];
+  prefixBreak: boolean;
+  violations: string[];
+  skipped?: string;
+  budget: number;
+  buildMs: number;
+}
+
+function framingLayerOf(i: number, n: number, role: string): string {
+  if (role === 'system') return 'L1';
+  return i === n - 1 ? 'L5' : 'L4';
+}
+
+/** Per-layer tokens for a request, adding up exactly to the §9 prompt count. */
+function exactLayers(raw: RawTurn, tok: Tokenizer): { layers: Record<string, number>; prompt: number } {
+  const layers: Record<string, number> = { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 };
+  let prompt = 0;
+  raw.messages.forEach((m, i) => {
+    const exact = tok.count(frameMessage(m));
+    prompt += exact;
+    const fl = framingLayerOf(i, raw.messages.length, m.role);
+    if (!raw.engineLayers) {
+      // Baselines: system → L1, attachments inlined in messages count as L3 (current) / L4 (past).
+      layers[fl] += exact;
+    }
+  });
+  if (raw.engineLayers) {
+    let sum = 0;
+    for (const id of LAYER_IDS) {
+      layers[id] = raw.engineLayers[id];
+      sum += layers[id];
+    }
+    // Token merges across block boundaries differ slightly from the sum of parts; the difference
+    // is framing, counted in L5 (the current message) so the layers add up to the prompt.
+    layers.L5 += prompt - sum;
+  }
+  return { layers, prompt };
+}
+
+function* rawTurns(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer, afterTurn?: ReplayOptions['afterTurn']): Generator<RawTurn> {
+  if (strategy === 'library' || strategy === 'transcript') {
+    const it = replay(traj, { layout: strategy, policy: args.policy, tokenizer: tok, afterTurn });
+    for (;;) {
+      const t0 = performance.now();
+      const r = it.next();
+      const buildMs = performance.now() - t0;
+      if (r.done) return;
+      const t = r.value;
+      const env = t.envelope;
+      yield {
+        turn: t.turn,
+        messages: env.messages,
+        engineLayers: Object.fromEntries(env.layers.map((l) => [l.id, l.tokens])),
+        rejections: t.rejections,
+        pruned: t.pruned,
+        prefixBreak: env.prefixBreak,
+        violations: t.violations.map((v) => `${v.rule}: ${v.detail}`),
+        skipped: env.blocked?.message,
+        budget: env.budget,
+        buildMs,
+      };
+    }
+  }
+  const budget = traj.model.contextWindow - traj.model.maxOutputTokens - Math.min(1000, Math.floor(traj.model.contextWindow * 0.02));
+  for (const t of replayBaseline(traj, strategy as BaselineName)) {
+    yield { turn: t.turn, messages: t.messages, rejections: t.rejections, pruned: [], prefixBreak: false, violations: [], budget, buildMs: 0 };
+  }
+}
+
+export function runStrategy(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer, afterTurn?: ReplayOptions['afterTurn'], onRequest?: (turn: number, messages: ChatMessage[], skipped?: string) => void): { report: StrategyReport; buildMs: number[] } {
+  const openai = new OpenAICacheModel();
+  const anthropic = new AnthropicCacheModel();
+  const seenBlocks = new Set<string>();
+  let prevReply: string | undefined;
+  let prevStable: string[] | undefined;
+  const turns: TurnReport[] = [];
+  const buildMs: number[] = [];
+  let overBudgetTurns = 0;
+  for (const raw of rawTurns(traj, strategy, args, tok, afterTurn)) {
+    buildMs.push(raw.buildMs);
+    onRequest?.(raw.turn, raw.messages, raw.skipped);
+    if (raw.skipped) {
+      turns.push({ turn: raw.turn, layers: { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 }, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 }, rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })), pruned: raw.pruned, prefixBreak: false, violations: raw.violations, skipped: raw.skipped });
+      continue;
+    }
+    const { layers, prompt } = exactLayers(raw, tok);
+    const { tokens, breakpointOffsets } = requestTokens(raw.messages, tok);
+    const oa = openai.observe(tokens).cached;
+    const an = anthropic.observe(tokens, breakpointOffsets);
+    // Physical limit: everything but what is new this turn could have been a cache hit.
+    const n = raw.messages.length;
+    let fresh = tok.count(frameMessage(raw.messages[n - 1]));
+    const prev = n >= 2 ? raw.messages[n - 2] : undefined;
+    const prevIsReply = prev?.role === 'assistant' && prevReply !== undefined && prev.content.map((b) => b.text).join('') === prevReply;
+    if (prevIsReply) fresh += tok.count(frameMessage(prev!));
+    for (let i = 0; i < n - 1; i++) {
+      if (prevIsReply && i === n - 2) continue;
+      for (const b of raw.messages[i].content) if (!seenBlocks.has(b.text)) fresh += tok.count(b.text);
+    }
+    for (const m of raw.messages) for (const b of m.content) seenBlocks.add(b.text);
+    const base = Math.max(0, prompt - fresh);
+    const limit = { openai: openaiCacheable(base), anthropic: base >= MIN_CACHEABLE_TOKENS ? base : 0 };
+    if (prompt > raw.budget) overBudgetTurns++;
+    let prefixBreak = raw.prefixBreak;
+    if (!raw.engineLayers) {
+      const stable = raw.messages.slice(0, n - 1).map((m) => m.role + '\u0000' + m.content.map((b) => b.text).join(''));
+      prefixBreak = prevStable !== undefined && prevStable.some((s, i) => stable[i] !== s);
+      prevStable = stable;
+    }
+    prevReply = traj.turns[raw.turn - 1]?.reply;
+    turns.push({
+      turn: raw.turn,
+      layers,
+      promptTokens: prompt,
+      cached: { openai: args.cache === 'anthropic' ? 0 : oa, anthropic: args.cache === 'openai' ? { read: 0, write: 0 } : { read: an.read, write: an.write } },
+      limit: { openai: args.cache === 'anthropic' ? 0 : limit.openai, anthropic: args.cache === 'openai' ? 0 : limit.anthropic },
+      rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })),
+      pruned: raw.pruned,
+      prefixBreak,
+      violations: raw.violations,
+    });
+  }
+  return { report: summarize(strategy, turns, overBudgetTurns), buildMs };
+}
+
+function summarize(name: Strategy, turns: TurnReport[], overBudgetTurns: number): StrategyReport {
+  const sum = (f: (t: TurnReport) => number) => turns.reduce((n, t) => n + f(t), 0);
+  const promptTokens = sum((t) => t.promptTokens);
+  const cachedOA = sum((t) => t.cached.openai);
+  const read = sum((t) => t.cached.anthropic.read);
+  const write = sum((t) => t.cached.anthropic.write);
+  const limOA = sum((t) => (t.limit.openai > 0 ? t.limit.openai : 0));
+  const limAN = sum((t) => (t.limit.anthropic > 0 ? t.limit.anthropic : 0));
+  const cachedOAInLimitTurns = sum((t) => (t.limit.openai > 0 ? t.cached.openai : 0));
+  const readInLimitTurns = sum((t) => (t.limit.anthropic > 0 ? t.cached.anthropic.read : 0));
+  const round = (x: number) => Math.round(x * 10000) / 10000;
+  return {
+    name,
+    turns,
+    totals: {
+      promptTokens,
+      cached: { openai: cachedOA, anthropic: { read, write } },
+      uncached: { openai: promptTokens - cachedOA, anthropic: promptTokens - read },
+      limit: { openai: limOA, anthropic: limAN },
+      prefixBreaks: turns.filter((t) => t.prefixBreak).length,
+      pruned: sum((t) => t.pruned.length),
+      violations: sum((t) => t.violations.length),
+      overBudgetTurns,
+      skippedTurns: turns.filter((t) => t.skipped).length,
+    },
+    efficiency: { openai: limOA > 0 ? round(cachedOAInLimitTurns / limOA) : 1, anthropic: limAN > 0 ? round(readInLimitTurns / limAN) : 1 },
+    costUnits: {
+      openai: round(sum((t) => openaiCostUnits(t.promptTokens, t.cached.openai))),
+      anthropic: round(sum((t) => anthropicCostUnits({ read: t.cached.anthropic.read, write: t.cached.anthropic.write, plain: t.promptTokens - t.cached.anthropic.read - t.cached.anthropic.write }))),
+    },
+  };
+}
+
+export function dumpRequest(dir: string, turn: number, messages: ChatMessage[], skipped?: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  const obj: Record<string, unknown> = { turn, messages: messages.map((m) => ({ role: m.role, content: m.content.map((b) => (b.cacheBreakpoint ? { type: 'text', text: b.text, cacheBreakpoint: true } : { type: 'text', text: b.text })) })) };
+  if (skipped !== undefined) obj.skipped = skipped;
+  fs.writeFileSync(path.join(dir, `turn-${String(turn).padStart(3, '0')}.json`), JSON.stringify(obj, null, 2) + '\n');
+}
+
+function stats(xs: number[]): { min: number; median: number; p95: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * (s.length - 1) + 0.5))] ?? 0;
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  return { min: r(s[0] ?? 0), median: r(at(0.5)), p95: r(at(0.95)) };
+}
+
+export type ReloadHook = (traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer) => ReplayOptions['afterTurn'];
+let reloadHook: ReloadHook | undefined;
+/** The chat store registers how `--reload-at` saves and resumes (DESIGN §10). */
+export function setReloadHook(h: ReloadHook): void {
+  reloadHook = h;
+}
+
+export function runReplay(traj: Trajectory, args: ReplayArgs): ReplayReport {
+  const t0 = performance.now();
+  const tok = getTokenizer(traj.model.encoding);
+  const loadMs = performance.now() - t0;
+  const strategies: StrategyReport[] = [];
+  const timings: Record<string, unknown> = { tokenizerLoadMs: Math.round(loadMs * 1000) / 1000 };
+  for (const s of args.strategies) {
+    const dir = args.requestsDir ? (args.strategies.length > 1 ? path.join(args.requestsDir, s) : args.requestsDir) : undefined;
+    let afterTurn: ReplayOptions['afterTurn'];
+    if (args.reloadAt !== undefined && (s === 'library' || s === 'transcript')) {
+      if (!reloadHook) throw new ArgError('--reload-at needs the chat store, which is not available in this build');
+      afterTurn = reloadHook(traj, s, args, tok);
+    }
+    const t1 = performance.now();
+    const { report, buildMs } = runStrategy(traj, s, args, tok, afterTurn, dir ? (turn, messages, skipped) => dumpRequest(dir, turn, messages, skipped) : undefined);
+    strategies.push(report);
+    timings[s] = { totalMs: Math.round((performance.now() - t1) * 1000) / 1000, buildMsPerTurn: stats(buildMs) };
+  }
+  return { trajectory: traj.name, strategies, timings };
+}
+
+function pad(s: string | number, n: number): string {
+  return String(s).padStart(n);
+}
+
+export function formatReport(r: ReplayReport): string {
+  const out: string[] = [`trajectory ${r.trajectory}`];
+  for (const s of r.strategies) {
+    out.push('', `strategy ${s.name}`);
+    out.push(`${pad('turn', 4)} ${LAYER_IDS.map((l) => pad(l, 7)).join(' ')} ${pad('prompt', 7)} ${pad('oa.cached', 9)} ${pad('oa.limit', 8)} ${pad('an.read', 7)} ${pad('an.write', 8)} ${pad('an.limit', 8)}  notes`);
+    for (const t of s.turns) {
+      const notes: string[] = [];
+      if (t.skipped) notes.push(`SKIPPED: ${t.skipped}`);
+      if (t.prefixBreak) notes.push('prefix break');
+      for (const p of t.pruned) notes.push(`${p.reason} ${p.item} ${p.preTokens}→${p.postTokens}`);
+      for (const j of t.rejections) notes.push(`rejected ${j.attachment} (${j.reason})`);
+      for (const v of t.violations) notes.push(`VIOLATION ${v}`);
+      out.push(`${pad(t.turn, 4)} ${LAYER_IDS.map((l) => pad(t.layers[l], 7)).join(' ')} ${pad(t.promptTokens, 7)} ${pad(t.cached.openai, 9)} ${pad(t.limit.openai, 8)} ${pad(t.cached.anthropic.read, 7)} ${pad(t.cached.anthropic.write, 8)} ${pad(t.limit.anthropic, 8)}  ${notes.join('; ')}`);
+    }
+    const x = s.totals;
+    out.push(`total prompt ${x.promptTokens}, openai cached ${x.cached.openai} (efficiency ${s.efficiency.openai}, cost units ${s.costUnits.openai}), anthropic read ${x.cached.anthropic.read} write ${x.cached.anthropic.write} (efficiency ${s.efficiency.anthropic}, cost units ${s.costUnits.anthropic}); prefix breaks ${x.prefixBreaks}, cuts ${x.pruned}, violations ${x.violations}${x.overBudgetTurns ? `, over budget in ${x.overBudgetTurns} turns` : ''}`);
+  }
+  return out.join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let args: ReplayArgs;
+  let traj: Trajectory;
+  try {
+    args = parseArgs(argv);
+    traj = loadTrajectory(args.file);
+  } catch (e) {
+    if (e instanceof ArgError || e instanceof TrajectoryError) {
+      process.stderr.write(`replay: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  let report: ReplayReport;
+  try {
+    if (args.provider) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { runAgainstProvider } = require('./providerRun') as typeof import('./providerRun');
+      report = await runAgainstProvider(traj, args);
+    } else report = runReplay(traj, args);
+  } catch (e) {
+    if (e instanceof ArgError) {
+      process.stderr.write(`replay: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  process.stdout.write(args.json ? JSON.stringify(report) + '\n' : formatReport(report) + '\n');
+  return report.strategies.some((s) => s.totals.violations > 0) ? 1 : 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      process.stderr.write(`replay: ${(e as Error).stack ?? e}\n`);
+      process.exit(2);
+    },
+  );
+}
+export type { PromptContextEngine };

@@ -1,0 +1,526 @@
+/**
+ * Local imitation servers for the OpenAI chat-completions and Anthropic messages APIs (real HTTP on
+ * 127.0.0.1, port 0 by default). Usage (including cached tokens) is computed with the same token
+ * counting and prefix-cache rules as the simulation (src/services/cacheModel.ts, DESIGN §9), so a
+ * test can compare the provider-reported usage with the engine's prediction exactly.
+ *
+ * Replies: `queueReply()` (one per chat request, in order), else the `x-imitation-reply` request
+ * header (URI-encoded), else `defaultReply`.
+ * Faults: `injectFault(fault, times)` applies to the next `times` chat requests; `faultEvery(n, f)`
+ * to every n-th one.
+ */
+import * as http from 'http';
+import type { AddressInfo, Socket } from 'net';
+import type { ChatMessage, TextBlock } from '../../src/engine/types';
+import { AnthropicCacheModel, OpenAICacheModel, requestTokens, type TokenEncoder } from '../../src/services/cacheModel';
+import { getTokenizer } from '../../src/services/tokenizer';
+
+export type Encoding = 'o200k_base' | 'cl100k_base';
+
+export type Fault =
+  | { kind: 'rate-limit'; retryAfter?: string; retryAfterMs?: string }
+  | { kind: 'server-error'; status?: number }
+  | { kind: 'overloaded' }
+  | { kind: 'bad-key' }
+  | { kind: 'unknown-model' }
+  | { kind: 'context-length' }
+  /** Sends `afterChunks` text deltas (default 2), then resets the connection. */
+  | { kind: 'reset'; afterChunks?: number }
+  /** Sends `afterChunks` text deltas (default 1), then an event whose JSON is cut off, then ends. */
+  | { kind: 'malformed'; afterChunks?: number }
+  /** Sends headers and `afterChunks` deltas (default 0), then nothing for `ms` (default 60 s). */
+  | { kind: 'stall'; afterChunks?: number; ms?: number };
+
+export interface ImitationOptions {
+  host?: string;
+  port?: number;
+  /** Token encoding for usage (default o200k_base), or an explicit tokenizer. */
+  encoding?: Encoding;
+  tokenizer?: TokenEncoder & { count?(text: string): number };
+  defaultReply?: string;
+  /** Code points per text delta (default 6). */
+  deltaChars?: number;
+  /** Pause between deltas (default 0). */
+  chunkDelayMs?: number;
+  /** When set, requests must carry this key (else 401). */
+  apiKey?: string;
+  /** When set, other models get 404. */
+  models?: string[];
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body?: unknown;
+  /** The request as provider-neutral messages (what the usage was computed from). */
+  messages?: ChatMessage[];
+  fault?: Fault['kind'];
+  reply?: string;
+  usage?: { input: number; cacheRead: number; cacheWrite: number; output: number };
+  /** Set when the client went away before the response ended. */
+  clientClosedAt?: number;
+  receivedAt: number;
+}
+
+/** The extension's own tokenizer (src/services/tokenizer.ts): the same counting as the engine. */
+function defaultTokenizer(encoding: Encoding): TokenEncoder & { count?(text: string): number } {
+  return getTokenizer(encoding);
+}
+
+function splitDeltas(text: string, n: number): string[] {
+  const cps = Array.from(text);
+  const out: string[] = [];
+  for (let i = 0; i < cps.length; i += n) out.push(cps.slice(i, i + n).join(''));
+  return out;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+abstract class ImitationServerBase {
+  abstract readonly kind: 'openai' | 'anthropic';
+  readonly requests: RecordedRequest[] = [];
+  protected readonly server: http.Server;
+  protected readonly sockets = new Set<Socket>();
+  protected readonly tokenizer: TokenEncoder & { count?(text: string): number };
+  private readonly replies: string[] = [];
+  private readonly faults: Fault[] = [];
+  private periodic?: { every: number; fault: Fault };
+  private chatCount = 0;
+  private port = 0;
+  protected readonly timers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(protected readonly opts: ImitationOptions) {
+    this.tokenizer = opts.tokenizer ?? defaultTokenizer(opts.encoding ?? 'o200k_base');
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.on('connection', (s: Socket) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+  }
+
+  async listen(): Promise<this> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => resolve());
+    });
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** http://127.0.0.1:PORT */
+  get origin(): string {
+    return `http://${this.opts.host ?? '127.0.0.1'}:${this.port}`;
+  }
+
+  /** The base URL to configure in a client. */
+  abstract get url(): string;
+
+  queueReply(...texts: string[]): void {
+    this.replies.push(...texts);
+  }
+
+  injectFault(fault: Fault, times = 1): void {
+    for (let i = 0; i < times; i++) this.faults.push(fault);
+  }
+
+  /** Every n-th chat request (n, 2n, …, counted from now) gets `fault`; `undefined` clears it. */
+  faultEvery(n: number | undefined, fault?: Fault): void {
+    this.periodic = n && fault ? { every: n, fault } : undefined;
+    this.chatCount = 0;
+  }
+
+  /** Forgets everything the prompt caches remember. */
+  abstract resetCache(): void;
+
+  /** Chat requests only (not GET /models). */
+  get chatRequests(): RecordedRequest[] {
+    return this.requests.filter((r) => r.method === 'POST');
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  protected nextFault(): Fault | undefined {
+    this.chatCount++;
+    const f = this.faults.shift();
+    if (f) return f;
+    if (this.periodic && this.chatCount % this.periodic.every === 0) return this.periodic.fault;
+    return undefined;
+  }
+
+  protected nextReply(req: http.IncomingMessage): string {
+    const q = this.replies.shift();
+    if (q !== undefined) return q;
+    const h = req.headers['x-imitation-reply'];
+    if (typeof h === 'string') {
+      try {
+        return decodeURIComponent(h);
+      } catch {
+        return h;
+      }
+    }
+    return this.opts.defaultReply ?? 'This is a streamed reply from the Strata imitation server.';
+  }
+
+  protected countText(text: string): number {
+    return this.tokenizer.count ? this.tokenizer.count(text) : this.tokenizer.encode(text).length;
+  }
+
+  protected json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const s = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(s), ...headers });
+    res.end(s);
+  }
+
+  protected sse(res: http.ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.flushHeaders();
+  }
+
+  /** Writes `pieces` in order with the configured delay; stops early if the client went away. */
+  protected async writeAll(res: http.ServerResponse, pieces: string[]): Promise<boolean> {
+    for (const p of pieces) {
+      if (res.destroyed || res.writableEnded) return false;
+      res.write(p);
+      if (this.opts.chunkDelayMs) await sleep(this.opts.chunkDelayMs);
+    }
+    return !res.destroyed;
+  }
+
+  protected reset(res: http.ServerResponse): void {
+    const s = res.socket as (Socket & { resetAndDestroy?: () => void }) | null;
+    if (s?.resetAndDestroy) s.resetAndDestroy();
+    else s?.destroy();
+  }
+
+  protected stall(res: http.ServerResponse, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        if (!res.writableEnded) res.end();
+        resolve();
+      }, ms);
+      this.timers.add(t);
+      res.on('close', () => {
+        clearTimeout(t);
+        this.timers.delete(t);
+        resolve();
+      });
+    });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const rec: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, receivedAt: Date.now() };
+    this.requests.push(rec);
+    res.on('close', () => {
+      if (!res.writableFinished) rec.clientClosedAt = Date.now();
+    });
+    try {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const raw = Buffer.concat(chunks).toString('utf8');
+      if (raw) {
+        try {
+          rec.body = JSON.parse(raw);
+        } catch {
+          return this.badRequest(res, 'The request body is not valid JSON.');
+        }
+      }
+      await this.route(req, res, rec);
+    } catch (e) {
+      if (!res.headersSent) this.json(res, 500, { error: { message: String(e) } });
+      else res.destroy();
+    }
+  }
+
+  protected abstract route(req: http.IncomingMessage, res: http.ServerResponse, rec: RecordedRequest): Promise<void>;
+  protected abstract badRequest(res: http.ServerResponse, message: string): void;
+}
+
+/* ================================================================================================
+ * OpenAI chat completions
+ * ============================================================================================== */
+
+export class OpenAIImitationServer extends ImitationServerBase {
+  readonly kind = 'openai' as const;
+  /** One cache per prompt_cache_key ('' = requests without a key). */
+  private caches = new Map<string, OpenAICacheModel>();
+
+  get url(): string {
+    return `${this.origin}/v1`;
+  }
+
+  resetCache(): void {
+    this.caches.clear();
+  }
+
+  protected badRequest(res: http.ServerResponse, message: string): void {
+    this.json(res, 400, { error: { message, type: 'invalid_request_error', param: null, code: null } });
+  }
+
+  private error(res: http.ServerResponse, status: number, message: string, type: string, code: string | null, headers: Record<string, string> = {}): void {
+    this.json(res, status, { error: { message, type, param: null, code } }, headers);
+  }
+
+  protected async route(req: http.IncomingMessage, res: http.ServerResponse, rec: RecordedRequest): Promise<void> {
+    const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
+    if (req.method === 'GET' && path === '/v1/models') {
+      const ids = this.opts.models ?? ['imitation-gpt'];
+      return this.json(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'strata-imitation' })) });
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      return this.error(res, 404, `Unknown request URL: ${req.method} ${path}.`, 'invalid_request_error', 'unknown_url');
+    }
+    const auth = req.headers.authorization ?? '';
+    const body = rec.body as { model?: unknown; messages?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown }; prompt_cache_key?: unknown } | undefined;
+    if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages)) return this.badRequest(res, "Missing required parameter: 'model' or 'messages'.");
+    const fault = this.nextFault();
+    rec.fault = fault?.kind;
+    const presented = auth.replace(/^Bearer\s+/i, '');
+    if (fault?.kind === 'bad-key' || (this.opts.apiKey !== undefined && presented !== this.opts.apiKey)) {
+      // Like a careless server, this one echoes the key it was given: the client must not show it.
+      return this.error(res, 401, `Incorrect API key provided: ${presented}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
+    }
+    if (fault?.kind === 'unknown-model' || (this.opts.models && !this.opts.models.includes(body.model))) {
+      return this.error(res, 404, `The model \`${body.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
+    }
+    if (fault?.kind === 'rate-limit') {
+      const h: Record<string, string> = {};
+      if (fault.retryAfter !== undefined) h['retry-after'] = fault.retryAfter;
+      if (fault.retryAfterMs !== undefined) h['retry-after-ms'] = fault.retryAfterMs;
+      if (!h['retry-after'] && !h['retry-after-ms']) h['retry-after'] = '1';
+      return this.error(res, 429, 'Rate limit reached for requests per min. Please try again later.', 'requests', 'rate_limit_exceeded', h);
+    }
+    if (fault?.kind === 'server-error' || fault?.kind === 'overloaded') {
+      return this.error(res, fault.kind === 'overloaded' ? 503 : fault.status ?? 500, 'The server had an error while processing your request.', 'server_error', null);
+    }
+    let messages: ChatMessage[];
+    try {
+      messages = (body.messages as { role?: unknown; content?: unknown }[]).map(openaiMessage);
+    } catch (e) {
+      return this.badRequest(res, (e as Error).message);
+    }
+    rec.messages = messages;
+    const { tokens } = requestTokens(messages, this.tokenizer);
+    if (fault?.kind === 'context-length') {
+      return this.error(
+        res,
+        400,
+        `This model's maximum context length is 128000 tokens. However, your messages resulted in ${tokens.length + 128000} tokens. Please reduce the length of the messages.`,
+        'invalid_request_error',
+        'context_length_exceeded',
+      );
+    }
+    const key = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : '';
+    let cache = this.caches.get(key);
+    if (!cache) this.caches.set(key, (cache = new OpenAICacheModel()));
+    const { cached } = cache.observe(tokens);
+    const reply = this.nextReply(req);
+    rec.reply = reply;
+    const output = this.countText(reply);
+    const usage = { prompt_tokens: tokens.length, completion_tokens: output, total_tokens: tokens.length + output, prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } };
+    rec.usage = { input: tokens.length, cacheRead: cached, cacheWrite: 0, output };
+    const id = `chatcmpl-imitation-${this.requests.length}`;
+    const base = { id, object: 'chat.completion.chunk', created: 0, model: body.model, system_fingerprint: 'fp_imitation' };
+
+    if (body.stream !== true) {
+      return this.json(res, 200, {
+        id,
+        object: 'chat.completion',
+        created: 0,
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop', logprobs: null }],
+        usage,
+      });
+    }
+
+    const deltas = splitDeltas(reply, this.opts.deltaChars ?? 6);
+    const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ev({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    this.sse(res);
+    const head = [chunk({ role: 'assistant', content: '' })];
+    if (fault?.kind === 'reset' || fault?.kind === 'malformed' || fault?.kind === 'stall') {
+      const n = fault.afterChunks ?? (fault.kind === 'reset' ? 2 : fault.kind === 'malformed' ? 1 : 0);
+      await this.writeAll(res, [...head, ...deltas.slice(0, n).map((d) => chunk({ content: d }))]);
+      if (fault.kind === 'reset') return this.reset(res);
+      if (fault.kind === 'malformed') {
+        res.end(`data: {"id":"${id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"tru\n\n`);
+        return;
+      }
+      return this.stall(res, fault.ms ?? 60_000);
+    }
+    const body2 = [...head, ...deltas.map((d) => chunk({ content: d })), chunk({}, 'stop')];
+    if (body.stream_options?.include_usage) body2.push(ev({ ...base, choices: [], usage }));
+    body2.push('data: [DONE]\n\n');
+    if (await this.writeAll(res, body2)) res.end();
+  }
+}
+
+function textOfContent(content: unknown, where: string): TextBlock[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (content === null || content === undefined) return [];
+  if (!Array.isArray(content)) throw new Error(`${where}: content must be a string or an array of content parts.`);
+  return content.map((p: { type?: unknown; text?: unknown; cache_control?: unknown }) => {
+    if (!p || p.type !== 'text' || typeof p.text !== 'string') throw new Error(`${where}: only text content parts are supported by the imitation server.`);
+    return p.cache_control ? { type: 'text', text: p.text, cacheBreakpoint: true } : { type: 'text', text: p.text };
+  });
+}
+
+function openaiMessage(m: { role?: unknown; content?: unknown }, i: number): ChatMessage {
+  const role = m.role === 'developer' ? 'system' : m.role;
+  if (role !== 'system' && role !== 'user' && role !== 'assistant') throw new Error(`messages[${i}].role: unsupported role ${JSON.stringify(m.role)}.`);
+  // Breakpoints mean nothing to OpenAI: drop any.
+  return { role, content: textOfContent(m.content, `messages[${i}]`).map((b) => ({ type: 'text', text: b.text })) };
+}
+
+/* ================================================================================================
+ * Anthropic messages
+ * ============================================================================================== */
+
+export class AnthropicImitationServer extends ImitationServerBase {
+  readonly kind = 'anthropic' as const;
+  /** Anthropic's cache is per organisation, keyed by exact prefix: one model for the whole server. */
+  private cache = new AnthropicCacheModel();
+
+  get url(): string {
+    return this.origin;
+  }
+
+  resetCache(): void {
+    this.cache = new AnthropicCacheModel();
+  }
+
+  protected badRequest(res: http.ServerResponse, message: string): void {
+    this.error(res, 400, 'invalid_request_error', message);
+  }
+
+  private error(res: http.ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}): void {
+    this.json(res, status, { type: 'error', error: { type, message } }, { 'request-id': `req_imitation_${this.requests.length}`, ...headers });
+  }
+
+  protected async route(req: http.IncomingMessage, res: http.ServerResponse, rec: RecordedRequest): Promise<void> {
+    const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
+    if (req.method === 'GET' && path === '/v1/models') {
+      const ids = this.opts.models ?? ['imitation-claude'];
+      return this.json(res, 200, { data: ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })), has_more: false });
+    }
+    if (req.method !== 'POST' || path !== '/v1/messages') return this.error(res, 404, 'not_found_error', `Not found: ${req.method} ${path}`);
+    const body = rec.body as { model?: unknown; messages?: unknown; system?: unknown; stream?: unknown; max_tokens?: unknown } | undefined;
+    const fault = this.nextFault();
+    rec.fault = fault?.kind;
+    const key = req.headers['x-api-key'];
+    if (fault?.kind === 'bad-key' || (this.opts.apiKey !== undefined && key !== this.opts.apiKey)) {
+      return this.error(res, 401, 'authentication_error', `invalid x-api-key: ${String(key)}`);
+    }
+    if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages)) return this.badRequest(res, 'model: Field required');
+    if (typeof body.max_tokens !== 'number') return this.badRequest(res, 'max_tokens: Field required');
+    if (fault?.kind === 'unknown-model' || (this.opts.models && !this.opts.models.includes(body.model))) {
+      return this.error(res, 404, 'not_found_error', `model: ${body.model}`);
+    }
+    if (fault?.kind === 'rate-limit') {
+      const h: Record<string, string> = {};
+      if (fault.retryAfter !== undefined) h['retry-after'] = fault.retryAfter;
+      if (!h['retry-after']) h['retry-after'] = '1';
+      return this.error(res, 429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit.', h);
+    }
+    if (fault?.kind === 'server-error') return this.error(res, fault.status ?? 500, 'api_error', 'Internal server error');
+    if (fault?.kind === 'overloaded') return this.error(res, 529, 'overloaded_error', 'Overloaded');
+    let messages: ChatMessage[];
+    try {
+      messages = [];
+      if (body.system !== undefined) {
+        const sys = textOfContent(body.system, 'system');
+        if (sys.length > 0) messages.push({ role: 'system', content: sys });
+      }
+      (body.messages as { role?: unknown; content?: unknown }[]).forEach((m, i) => {
+        if (m.role !== 'user' && m.role !== 'assistant') throw new Error(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+        messages.push({ role: m.role, content: textOfContent(m.content, `messages.${i}.content`) });
+      });
+    } catch (e) {
+      return this.badRequest(res, (e as Error).message);
+    }
+    const blocks = messages.flatMap((m) => m.content);
+    if (blocks.some((b) => b.text.length === 0)) return this.badRequest(res, 'messages: text content blocks must be non-empty');
+    const bpCount = blocks.filter((b) => b.cacheBreakpoint).length;
+    if (bpCount > 4) return this.badRequest(res, `A maximum of 4 blocks with cache_control may be provided. Found ${bpCount}.`);
+    rec.messages = messages;
+    const { tokens, breakpointOffsets } = requestTokens(messages, this.tokenizer);
+    if (fault?.kind === 'context-length') {
+      return this.badRequest(res, `prompt is too long: ${tokens.length + 200000} tokens > 200000 maximum`);
+    }
+    const { read, write, plain } = this.cache.observe(tokens, breakpointOffsets);
+    const reply = this.nextReply(req);
+    rec.reply = reply;
+    const output = this.countText(reply);
+    rec.usage = { input: tokens.length, cacheRead: read, cacheWrite: write, output };
+    const id = `msg_imitation_${this.requests.length}`;
+    const usageStart = { input_tokens: plain, cache_creation_input_tokens: write, cache_read_input_tokens: read, output_tokens: 1 };
+
+    if (body.stream !== true) {
+      return this.json(res, 200, {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [{ type: 'text', text: reply }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { ...usageStart, output_tokens: output },
+      });
+    }
+    const ev = (type: string, o: unknown) => `event: ${type}\ndata: ${JSON.stringify(o)}\n\n`;
+    const delta = (d: string) => ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: d } });
+    const head = [
+      ev('message_start', {
+        type: 'message_start',
+        message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: usageStart },
+      }),
+      ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      ev('ping', { type: 'ping' }),
+    ];
+    const deltas = splitDeltas(reply, this.opts.deltaChars ?? 6);
+    this.sse(res);
+    if (fault?.kind === 'reset' || fault?.kind === 'malformed' || fault?.kind === 'stall') {
+      const n = fault.afterChunks ?? (fault.kind === 'reset' ? 2 : fault.kind === 'malformed' ? 1 : 0);
+      await this.writeAll(res, [...head, ...deltas.slice(0, n).map(delta)]);
+      if (fault.kind === 'reset') return this.reset(res);
+      if (fault.kind === 'malformed') {
+        res.end('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tru\n\n');
+        return;
+      }
+      return this.stall(res, fault.ms ?? 60_000);
+    }
+    const all = [
+      ...head,
+      ...deltas.map(delta),
+      ev('content_block_stop', { type: 'content_block_stop', index: 0 }),
+      ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } }),
+      ev('message_stop', { type: 'message_stop' }),
+    ];
+    if (await this.writeAll(res, all)) res.end();
+  }
+}
+
+export async function startOpenAIImitation(opts: ImitationOptions = {}): Promise<OpenAIImitationServer> {
+  return new OpenAIImitationServer(opts).listen();
+}
+
+export async function startAnthropicImitation(opts: ImitationOptions = {}): Promise<AnthropicImitationServer> {
+  return new AnthropicImitationServer(opts).listen();
+}
+
+export interface ImitationPair {
+  openai: OpenAIImitationServer;
+  anthropic: AnthropicImitationServer;
+  close(): Promise<void>;
+}
+
+export async function startImitationServers(opts: ImitationOptions & { openaiPort?: number; anthropicPort?: number } = {}): Promise<ImitationPair> {
+  const openai = await startOpenAIImitation({ ...opts, port: opts.openaiPort ?? opts.port });
+  const anthropic = await startAnthropicImitation({ ...opts, port: opts.anthropicPort ?? (opts.port ? opts.port + 1 : 0) });
+  return { openai, anthropic, close: async () => void (await Promise.all([openai.close(), anthropic.close()])) };
+}
