@@ -22,6 +22,12 @@ const runDir = path.join(repoRoot, '.harness', 'run');
 const timeoutSeconds = Number(process.env.STRATA_INTEGRATION_TIMEOUT_SECONDS || 600);
 const verbose = process.env.STRATA_HARNESS_VERBOSE === '1';
 
+/** Printed by test/integration/index.ts when the suite starts, and its closing line. */
+const SUITE_START = /^Strata integration suite:/m;
+const SUMMARY = /^\d+ passed, \d+ failed/m;
+/** Workbench chatter that is expected offline and says nothing about Strata. */
+const NOISE = /ENOTFOUND|\[(AgentHost[^\]]*|ChatModelSelection|AccountPolicyGate)\]|authentication provider 'github'/;
+
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -212,13 +218,20 @@ async function main() {
     page.on('console', (msg) => fs.appendFileSync(consoleLog, `[${msg.type()}] ${msg.text()}\n`));
     page.on('pageerror', (err) => fs.appendFileSync(consoleLog, `[pageerror] ${err.stack || err}\n`));
 
+    // The workbench's own log (offline noise: gallery lookups, GitHub auth) goes to automation.log;
+    // stdout gets the suite's output, from its start line to its `N passed, N failed` line.
+    const automationLog = path.join(runDir, 'automation.log');
+    let inSuite = false;
     let sawSummary = false;
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       const text = formatLogArgs(args);
-      fs.appendFileSync(path.join(runDir, 'automation.log'), `[${type}] ${text}\n`);
-      if (/^\d+ passed, \d+ failed/m.test(text)) sawSummary = true;
-      if (verbose || type !== 'trace') {
-        (type === 'error' ? process.stderr : process.stdout).write(`${text}\n`);
+      fs.appendFileSync(automationLog, `[${type}] ${text}\n`);
+      if (SUITE_START.test(text)) inSuite = true;
+      const show = verbose || SUMMARY.test(text) || (inSuite && !NOISE.test(text));
+      if (show) (type === 'error' ? process.stderr : process.stdout).write(`${text}\n`);
+      if (SUMMARY.test(text)) {
+        sawSummary = true;
+        inSuite = false;
       }
     });
     const exitCode = new Promise((resolve) => {
@@ -241,13 +254,16 @@ async function main() {
     ]);
     clearTimeout(timer);
     if (code === 'timeout') {
-      console.error(`integration: the suite did not finish within ${timeoutSeconds} s; code-server log tail:`);
-      console.error(tail(serverLog, 30));
-      return 1;
+      console.error(`integration: the suite did not finish within ${timeoutSeconds} s`);
     }
     if (code !== 0) {
+      console.error(`--- last lines of ${path.relative(repoRoot, automationLog)} ---\n${tail(automationLog, 25)}`);
+      console.error(`--- last lines of ${path.relative(repoRoot, serverLog)} ---\n${tail(serverLog, 15)}`);
       await page.screenshot({ path: path.join(runDir, 'failure.png') }).catch(() => undefined);
-      fs.writeFileSync(path.join(runDir, 'frames.txt'), page.frames().map((f) => f.url()).join('\n') + '\n');
+      console.error(`integration: screenshot in ${path.relative(repoRoot, path.join(runDir, 'failure.png'))}`);
+    }
+    if (code === 'timeout') {
+      return 1;
     }
     if (code === 0 && !sawSummary) {
       console.error('integration: the suite exited 0 but printed no "N passed, N failed" line');

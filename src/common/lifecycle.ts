@@ -66,14 +66,19 @@ export class DisposableStore implements IDisposable {
     }
   }
 
+  /** Disposes everything added so far; unlike `dispose()`, the store stays usable. */
+  clear(): void {
+    const items = [...this.items].reverse();
+    this.items.clear();
+    disposeAll(items);
+  }
+
   dispose(): void {
     if (this.disposed) {
       return;
     }
     this.disposed = true;
-    const items = [...this.items].reverse();
-    this.items.clear();
-    disposeAll(items);
+    this.clear();
   }
 }
 

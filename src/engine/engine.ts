@@ -179,7 +179,7 @@ export class PromptContextEngine {
     state.turns = [...state.turns, { ...record, reply }];
     state.completedTurns = record.turn;
     const blocks: string[] = [];
-    for (const m of env.messages) for (const b of m.content) blocks.push(`${m.role}\u0000${b.text}`);
+    for (const m of env.messages) for (const b of m.content) blocks.push(`${m.role}:${this.textHash(b.text)}`);
     state.previousBlocks = blocks;
     this.committed = state;
     this.pending = undefined;
@@ -683,12 +683,14 @@ export class PromptContextEngine {
     // Engine cache prediction: blocks equal (role, text) to the previous request's, in place.
     const prev = s.previousBlocks;
     let common = 0;
-    while (common < flat.length && common < prev.length && prev[common] === `${flat[common].role}\u0000${flat[common].seg.text}`) common++;
+    while (common < flat.length && common < prev.length && prev[common] === `${flat[common].role}:${this.textHash(flat[common].seg.text)}`) common++;
     let prefixTokens = 0;
     for (let i = 0; i < common; i++) prefixTokens += flat[i].seg.tokens;
     const cachedFlags = prefixTokens >= 1024 ? common : 0;
     const cachedSet = new Set(flat.slice(0, cachedFlags).map((f) => f.seg));
-    const prefixBreak = prev.length > 0 && common < lastStableCount(prev);
+    // Transcript promises a pure append of the previous request; library re-renders the previous
+    // user message as history, so only what came before it must stay.
+    const prefixBreak = prev.length > 0 && common < (layout === 'transcript' ? prev.length : lastStableCount(prev));
     let prefixBreakReason: string | undefined;
     if (prefixBreak) {
       const f = flat[common];
@@ -763,6 +765,6 @@ const SEGMENT_LABELS: Record<SegmentKind, string> = {
 /** The part of the previous request that a well-behaved next request keeps: all but its last user message. */
 function lastStableCount(prev: string[]): number {
   let i = prev.length - 1;
-  while (i >= 0 && prev[i].startsWith('user\u0000')) i--;
+  while (i >= 0 && prev[i].startsWith('user:')) i--;
   return i + 1;
 }

@@ -55,7 +55,7 @@ export interface ChatState {
   order: string[];
   turns: TurnRecord[];
   summary?: HistorySummary;
-  /** Block texts of the previous request, for the engine's cache prediction. */
+  /** `role:sha256(text)` of each block of the previous request (cache prediction, prefix breaks). */
   previousBlocks: string[];
 }
 

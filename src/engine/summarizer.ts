@@ -16,7 +16,9 @@ function clip(text: string, max: number): string {
   if (flat.length <= max) return flat;
   const cut = flat.slice(0, max);
   const sentenceEnd = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('? '), cut.lastIndexOf('! '));
-  return (sentenceEnd > max * 0.5 ? cut.slice(0, sentenceEnd + 1) : cut.replace(/\s+\S*$/, '')) + ' …';
+  if (sentenceEnd > max * 0.5) return cut.slice(0, sentenceEnd + 1) + ' …';
+  const atWord = cut.replace(/\s+\S*$/, '');
+  return (atWord.length > max * 0.6 ? atWord : cut) + ' …';
 }
 
 /** Deterministic extractive summary: per turn, the start of the user's message and of the reply. */

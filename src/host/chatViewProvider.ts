@@ -46,9 +46,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   }
 
   resolveWebviewView(webviewView: vscode.WebviewView): void {
-    this.viewDisposables.dispose();
-    const disposables = new DisposableStore();
-    this.viewDisposables.add(disposables);
+    // One webview at a time: drop the listeners of a previous one (the view was closed and reopened).
+    this.viewDisposables.clear();
     this.view = webviewView;
     this.ready = false;
 
@@ -57,12 +56,13 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       enableCommandUris: false,
       localResourceRoots: webviewResourceRoots(this.extensionUri),
     };
-    disposables.add(webviewView.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)));
-    disposables.add(
+    this.viewDisposables.add(webviewView.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)));
+    this.viewDisposables.add(
       webviewView.onDidDispose(() => {
         if (this.view === webviewView) {
           this.view = undefined;
           this.ready = false;
+          this.viewDisposables.clear();
         }
       }),
     );

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha = require('mocha');
+import * as vscode from 'vscode';
 
 function findTests(dir: string): string[] {
   return fs
@@ -22,9 +23,10 @@ function findTests(dir: string): string[] {
  */
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
-  for (const file of findTests(__dirname)) {
-    mocha.addFile(file);
-  }
+  const files = findTests(__dirname);
+  files.forEach((file) => mocha.addFile(file));
+  // The harness shows the extension host's output from this line on (scripts/harness/run-integration.js).
+  console.log(`Strata integration suite: ${files.length} file(s), VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'} UI)`);
   return new Promise((resolve, reject) => {
     try {
       const runner = mocha.run((failures) => {

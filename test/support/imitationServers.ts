@@ -191,7 +191,8 @@ abstract class ImitationServerBase {
     return !res.destroyed;
   }
 
-  protected reset(res: http.ServerResponse): void {
+  protected async reset(res: http.ServerResponse): Promise<void> {
+    await sleep(50); // let the client read what was sent: an RST discards unread data
     const s = res.socket as (Socket & { resetAndDestroy?: () => void }) | null;
     if (s?.resetAndDestroy) s.resetAndDestroy();
     else s?.destroy();

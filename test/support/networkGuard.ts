@@ -4,11 +4,12 @@
  * DNS query leaves the machine. Tests assert `foreign` stays empty; `local` is the positive control
  * that shows the guard really sees the traffic.
  */
-import * as dns from 'dns';
-import * as http from 'http';
-import * as https from 'https';
-import * as net from 'net';
-import * as tls from 'tls';
+// `import x = require()` gives the real module objects (a namespace import would be a frozen copy).
+import dns = require('dns');
+import http = require('http');
+import https = require('https');
+import net = require('net');
+import tls = require('tls');
 
 export interface NetworkGuard {
   /** Attempts to hosts outside the allow-list: `layer host`. */

@@ -4,9 +4,10 @@
  */
 import { ChatAnthropic } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import { chunkText, disableLangChainTracing, toAnthropicMessages } from './langchain';
+import { chunkText, disableLangChainTracing, quietSdkLogger, toAnthropicMessages } from './langchain';
 import { runStream, type RawPiece, type Sleep } from './runner';
 import { safeOrigin, type ErrorContext } from './errors';
+import { isLocalURL } from './openai';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderUsage, type RetryPolicy, type StreamEvent } from './types';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -49,18 +50,21 @@ export class AnthropicProvider implements ChatProvider {
   }
 
   private async *open(req: ChatRequest, signal: AbortSignal): AsyncGenerator<RawPiece> {
-    if (!this.opts.apiKey) {
-      throw new ProviderError('bad-key', `No API key is set for ${this.label}. Set one with "Strata: Set API Key".`);
+    let apiKey = this.opts.apiKey;
+    if (!apiKey) {
+      // Local servers (a proxy, the imitation server) need no key; the SDK insists on one.
+      if (isLocalURL(this.baseURL)) apiKey = 'strata-local-no-key';
+      else throw new ProviderError('bad-key', `No API key is set for ${this.label}. Set one with "Strata: Set API Key".`);
     }
     disableLangChainTracing();
     const model = new ChatAnthropic({
       model: req.model,
-      apiKey: this.opts.apiKey,
+      apiKey,
       anthropicApiUrl: this.baseURL,
       maxRetries: 0,
       maxTokens: req.maxOutputTokens,
       streamUsage: true,
-      clientOptions: { timeout: (req.timeoutMs ?? 120_000) * 2 },
+      clientOptions: { timeout: (req.timeoutMs ?? 120_000) * 2, logger: quietSdkLogger },
     });
     const stream = await model.stream(toAnthropicMessages(req.messages, this.opts.cacheTtl ?? '5m'), { signal, callbacks: [] });
     const usage: ProviderUsage = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };

@@ -15,6 +15,13 @@ export function disableLangChainTracing(): void {
   for (const v of TRACING_VARS) process.env[v] = 'false';
 }
 
+const noop = (): void => {};
+/**
+ * Passed to the OpenAI / Anthropic SDKs: their default logger prints unparsable stream chunks (reply
+ * content) to the console; every failure reaches the user as a ProviderError instead.
+ */
+export const quietSdkLogger = { error: noop, warn: noop, info: noop, debug: noop };
+
 export type TextPart = { type: 'text'; text: string; cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } };
 
 function lcMessage(role: ChatMessage['role'], content: string | TextPart[]): BaseMessage {

@@ -7,7 +7,7 @@
  */
 import { ChatOpenAI } from '@langchain/openai';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import { disableLangChainTracing, chunkText, toOpenAIMessages } from './langchain';
+import { disableLangChainTracing, chunkText, quietSdkLogger, toOpenAIMessages } from './langchain';
 import { runStream, type RawPiece, type Sleep } from './runner';
 import { redact, safeOrigin, toProviderError, type ErrorContext } from './errors';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderUsage, type RetryPolicy, type StreamEvent } from './types';
@@ -84,7 +84,7 @@ export class OpenAIProvider implements ChatProvider {
     const model = new ChatOpenAI({
       model: req.model,
       apiKey: this.apiKeyOrThrow(),
-      configuration: { baseURL: this.baseURL },
+      configuration: { baseURL: this.baseURL, logger: quietSdkLogger },
       maxRetries: 0,
       streamUsage: true,
       maxTokens: req.maxOutputTokens,
