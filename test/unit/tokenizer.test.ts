@@ -250,13 +250,19 @@ describe('tokenizer: long-run guard', () => {
         'a', 'b', 's', 't', 'Z', 'S', 'ǅ', 'ʰ', 'é', 'ß', 'Ω', '中', '文', '𝒜', '1', '2', '٣', '𝟘', '\u0301', "'",
         '.', '-', '=', '/', '_', '😀', '\ufffd', '\ud800', '<|endoftext|>', ' ', '\n',
       ];
+      const noSpace = alphabet.slice(0, 24);
       let safeCuts = 0;
       fc.assert(
         fc.property(
           fc.array(fc.constantFrom(...alphabet), { minLength: 0, maxLength: 400 }),
-          fc.array(fc.constantFrom(...alphabet.slice(0, 24)), { minLength: 100, maxLength: 800, size: 'max' }),
-          (mixed, noSpace) => {
-            for (const text of [mixed.join(''), noSpace.join('')]) {
+          fc.array(fc.constantFrom(...noSpace), { minLength: 100, maxLength: 800, size: 'max' }),
+          // Two or three kinds of character only, so that each kind of transition is sometimes
+          // the only candidate cut in a window.
+          fc
+            .subarray(noSpace, { minLength: 2, maxLength: 3 })
+            .chain((few) => fc.array(fc.constantFrom(...few), { minLength: 100, maxLength: 600, size: 'max' })),
+          (mixed, long, few) => {
+            for (const text of [mixed.join(''), long.join(''), few.join('')]) {
               const r = tok.encodeWithStats(text);
               const ref = unguarded(encoding, text);
               safeCuts += r.safeCuts;
@@ -266,7 +272,7 @@ describe('tokenizer: long-run guard', () => {
             }
           },
         ),
-        { numRuns: 300, seed: 20240601 },
+        { numRuns: 400, seed: 20240601 },
       );
       assert.ok(safeCuts > 1000, `only ${safeCuts} safe cuts exercised`);
     });

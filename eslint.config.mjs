@@ -1,0 +1,120 @@
+// Lint = import boundaries (STYLE.md "Layout") + recommended rules, nothing stylistic.
+// Formatting is not linted; type-aware rules are off so lint stays fast and independent of tsc.
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [...new Set(builtinModules.map((m) => m.replace(/^node:/, '')))].flatMap((m) => [m, `node:${m}`]);
+
+const noVscode = {
+  name: 'vscode',
+  message: 'Only src/host/ (and src/extension.ts, the composition root) may use the VS Code API, not even its types.',
+};
+const noNode = (where) =>
+  nodeBuiltins.map((name) => ({ name, message: `${where} is pure: pass the capability in through a port instead of importing ${name}.` }));
+const noLangChain = { group: ['@langchain/*', 'langchain', 'langchain/*'], message: 'LangChain belongs in src/services/providers.' };
+const layer = (names, message) => ({ group: names, message });
+
+/** One no-restricted-imports rule per folder (flat config replaces, not merges, a rule's options). */
+const restrict = (paths, patterns = []) => ({
+  '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }],
+});
+/** Pure folders also may not reach around the import rule with require() or import(). */
+const noDynamicLoading = {
+  'no-restricted-syntax': [
+    'error',
+    { selector: "CallExpression[callee.name='require']", message: 'Pure code uses static imports only (checked by the import boundaries).' },
+    { selector: 'ImportExpression', message: 'Pure code uses static imports only (checked by the import boundaries).' },
+  ],
+};
+
+export default defineConfig(
+  {
+    ignores: ['node_modules/', 'out/', 'dist/', '.harness/', '.vscode-test/', 'bench/results/', '**/*.d.ts'],
+  },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // `import x = require()` is legitimate TypeScript (CommonJS modules, mutable module objects).
+      '@typescript-eslint/no-require-imports': ['error', { allowAsImport: true }],
+      // Stylistic; `const self = this` is used deliberately for closures in async generators.
+      '@typescript-eslint/no-this-alias': 'off',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-require-imports': 'off',
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { sourceType: 'module', globals: { ...globals.node } },
+  },
+
+  // --- Import boundaries (STYLE.md) ---
+  {
+    // The engine: no editor, no Node, no LangChain, no DOM; only common/ from the rest of src.
+    files: ['src/engine/**/*.ts'],
+    rules: {
+      ...noDynamicLoading,
+      ...restrict(
+        [noVscode, ...noNode('src/engine')],
+        [noLangChain, layer(['**/host', '**/host/**', '**/services', '**/services/**', '**/protocol', '**/protocol/**'], 'src/engine depends on src/common only.')],
+      ),
+    },
+  },
+  {
+    files: ['src/common/**/*.ts'],
+    rules: {
+      ...noDynamicLoading,
+      ...restrict(
+        [noVscode, ...noNode('src/common')],
+        [
+          noLangChain,
+          layer(
+            ['**/host', '**/host/**', '**/services', '**/services/**', '**/engine', '**/engine/**', '**/protocol', '**/protocol/**'],
+            'src/common depends on nothing else in src.',
+          ),
+        ],
+      ),
+    },
+  },
+  {
+    files: ['src/protocol/**/*.ts'],
+    rules: {
+      ...noDynamicLoading,
+      ...restrict(
+        [noVscode, ...noNode('src/protocol (shared with the webview)')],
+        [noLangChain, layer(['**/host', '**/host/**', '**/services', '**/services/**'], 'src/protocol may use src/common and engine types only.')],
+      ),
+    },
+  },
+  {
+    files: ['src/services/**/*.ts'],
+    rules: restrict([noVscode], [layer(['**/host', '**/host/**'], 'src/services must not depend on the host.')]),
+  },
+  {
+    files: ['webview-ui/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      ...noDynamicLoading,
+      ...restrict(
+        [noVscode, ...noNode('webview-ui (a browser bundle)')],
+        [noLangChain, layer(['**/src/host/**', '**/src/services/**', '**/src/engine/**'], 'webview-ui imports src/protocol and src/common only.')],
+      ),
+    },
+  },
+  {
+    // Unit tests run in plain Node without VS Code.
+    files: ['test/unit/**/*.ts'],
+    rules: restrict([noVscode]),
+  },
+);
