@@ -10,7 +10,8 @@ const fs = require('node:fs');
 function run(command, args, options = {}) {
   const { logFile, ...spawnOptions } = options;
   return new Promise((resolve, reject) => {
-    let stdio = 'inherit';
+    // No stdin: nothing a test step runs may stop to ask a question.
+    let stdio = ['ignore', 'inherit', 'inherit'];
     let fd;
     if (logFile) {
       fd = fs.openSync(logFile, 'a');

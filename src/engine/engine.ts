@@ -8,6 +8,8 @@ import { renderDerivedBlock, renderFullBlock, renderReference, renderStub, escap
 import { cloneState, emptyState, type ChatState, type EntryState, type TurnItem, type TurnRecord, type HistorySummary } from './state';
 import { computeBudget, DEFAULT_THRESHOLDS, validateThresholds, type ModelLimits, type Thresholds } from './budget';
 import { buildPreview } from './compaction';
+import { AttachmentManager } from './attachmentManager';
+import { HistoryManager } from './historyManager';
 import { ExtractiveSummarizer, type ISummarizer } from './summarizer';
 import type { Rejection } from './isolation';
 import { sha256Hex } from '../common/hash';
@@ -176,8 +178,7 @@ export class PromptContextEngine {
     if (!this.pending) throw new Error('completeTurn called without a pending turn');
     if (this.pending.env.blocked) throw new Error('cannot complete a blocked turn: nothing was sent');
     const { state, record, env } = this.pending;
-    state.turns = [...state.turns, { ...record, reply }];
-    state.completedTurns = record.turn;
+    this.history(state).append({ ...record, reply });
     const blocks: string[] = [];
     for (const m of env.messages) for (const b of m.content) blocks.push(`${m.role}:${this.textHash(b.text)}`);
     state.previousBlocks = blocks;
@@ -204,6 +205,14 @@ export class PromptContextEngine {
 
   // ---------------------------------------------------------------- state changes
 
+  private attachments(s: ChatState): AttachmentManager {
+    return new AttachmentManager(s, this.hasher, (e) => this.entryTokens(e));
+  }
+
+  private history(s: ChatState): HistoryManager {
+    return new HistoryManager(s, this.opts.tokenizer, this.summarizer, this.opts.keepRecentTurns ?? 4);
+  }
+
   private findEntry(s: ChatState, ref: AttachmentRef): EntryState | undefined {
     if (ref.kind === 'file') {
       const key = s.latest.get(`file:${ref.uri}`) ?? s.latest.get(ref.uri);
@@ -228,11 +237,10 @@ export class PromptContextEngine {
     for (const [refs, value] of [[input.pin ?? [], true], [input.unpin ?? [], false]] as const) {
       for (const ref of refs) {
         const e = this.findEntry(s, ref);
-        if (!e || e.presence === 'detached') {
+        const am = this.attachments(s);
+        if (!e || !(value ? am.pin(e.key) : am.unpin(e.key))) {
           rejections.push({ attachment: this.refLabel(ref), reason: 'not-found', message: `${this.refLabel(ref)} is not attached in this chat, so it cannot be ${value ? 'pinned' : 'unpinned'}.` });
-          continue;
         }
-        e.essential = value;
       }
     }
   }
@@ -244,42 +252,12 @@ export class PromptContextEngine {
         rejections.push({ attachment: this.refLabel(ref), reason: 'not-found', message: `${this.refLabel(ref)} is not attached in this chat, so it cannot be removed.` });
         continue;
       }
-      for (const key of s.order) {
-        const v = s.entries.get(key)!;
-        if (v.artifact.id !== e.artifact.id || v.presence === 'detached' || v.presence === 'replaced') continue;
-        const pre = v.presence === 'present' ? this.entryTokens(v) : 0;
-        v.presence = 'detached';
-        v.essential = false;
-        reports.push({ layer: 'L2', item: key, preTokens: pre, postTokens: 0, kept: 'nothing (removed by the user)', lost: describeArtifact(v.artifact), reason: 'detached' });
-      }
+      reports.push(...this.attachments(s).remove(e.artifact.id));
     }
   }
 
   private newVersion(s: ChatState, turn: number, input: NewArtifactInput, id?: string): EntryState {
-    const probe = makeArtifact(input, 1, this.hasher);
-    const artifactId = id ?? probe.id;
-    const version = (s.versions.get(artifactId) ?? 0) + 1;
-    const artifact: Artifact = { ...probe, id: artifactId, version };
-    const prevKey = s.latest.get(artifactId);
-    const prev = prevKey ? s.entries.get(prevKey) : undefined;
-    const entry: EntryState = {
-      artifact,
-      key: versionKey(artifactId, version),
-      firstTurn: turn,
-      presence: 'present',
-      superseded: false,
-      missing: false,
-      essential: prev?.essential === true && prev.presence === 'present',
-    };
-    if (prev) {
-      prev.superseded = true;
-      prev.essential = false;
-    }
-    s.versions.set(artifactId, version);
-    s.latest.set(artifactId, entry.key);
-    s.entries.set(entry.key, entry);
-    s.order.push(entry.key);
-    return entry;
+    return this.attachments(s).addVersion(input, turn, id);
   }
 
   private applyFreshness(s: ChatState, turn: number, fresh: ReadonlyMap<string, string | null> | undefined, reports: PruneReport[]): TurnItem[] {
@@ -449,7 +427,8 @@ export class PromptContextEngine {
     const drafts: Draft[] = [];
     const system: Draft = { role: 'system', framingLayer: 'L1', segs: this.systemSegments() };
     drafts.push(system);
-    const cutThrough = s.summary?.throughTurn ?? 0;
+    const strip = this.history(s).strip();
+    const cutThrough = strip.summary?.throughTurn ?? 0;
     const summary = this.summarySegment(s);
     if (this.opts.layout === 'library') {
       const l2 = s.order.filter((k) => {
@@ -465,8 +444,7 @@ export class PromptContextEngine {
         }
       }
       if (summary) system.segs.push(summary);
-      for (const t of s.turns) {
-        if (t.turn <= cutThrough) continue;
+      for (const t of strip.verbatim) {
         const note = t.items.length > 0 ? `[attached: ${t.items.map((i) => i.key).join(', ')}]\n` : '';
         drafts.push({ role: 'user', framingLayer: 'L4', segs: [this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, note + t.userText, { turn: t.turn })] });
         drafts.push({ role: 'assistant', framingLayer: 'L4', segs: [this.seg('L4', 'reply', 'assistant', `t${t.turn}:reply`, t.reply, { turn: t.turn })] });
@@ -484,8 +462,7 @@ export class PromptContextEngine {
           system.segs.push(this.seg('L2', e.compacted ? 'compacted' : 'artifact', 'system', k, this.entryBlock(e), { artifactKey: k }));
         }
       }
-      for (const t of s.turns) {
-        if (t.turn <= cutThrough) continue;
+      for (const t of strip.verbatim) {
         const segs = t.items.map((i) => this.itemSegment(s, i, 'L2', 'L4', 'user', `t${t.turn}:`, t.turn, t.turn === s.entries.get(i.key)!.firstTurn));
         segs.push(this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, t.userText, { turn: t.turn }));
         drafts.push({ role: 'user', framingLayer: 'L4', segs });
@@ -547,19 +524,19 @@ export class PromptContextEngine {
     }
 
     // 3. Summarize the oldest history turns; the last K stay verbatim.
-    const k = this.opts.keepRecentTurns ?? 4;
+    const hm = this.history(s);
+    const am = this.attachments(s);
     const summarizeThrough = (through: number, reason: string): boolean => {
-      const from = (s.summary?.throughTurn ?? 0) + 1;
+      const from = hm.summarizedThrough + 1;
       if (through < from) return false;
       const pre = this.turnTokens(r, from, through);
-      this.setSummary(s, through, input.precomputedSummary);
+      if (!hm.summarizeThrough(through, input.precomputedSummary)) return false;
       rerender();
       reports.push({ layer: 'L4', item: from === through ? `turn ${from}` : `turns ${from}-${through}`, preTokens: pre, postTokens: 0, kept: `a summary of turns 1-${through}`, lost: 'the verbatim text of those turns', reason });
       return true;
     };
-    const lastSummarizable = s.completedTurns - k;
-    while (r.total > target && (s.summary?.throughTurn ?? 0) < lastSummarizable) {
-      summarizeThrough((s.summary?.throughTurn ?? 0) + 1, 'summarized');
+    while (r.total > target && hm.summarizedThrough < hm.lastSummarizable) {
+      summarizeThrough(hm.summarizedThrough + 1, 'summarized');
     }
 
     // 4. Drop by priority: highest number first, ties oldest first. Verbatim history turns (but the
@@ -567,9 +544,8 @@ export class PromptContextEngine {
     type Cand = { priority: number; age: number; seq: number; apply: () => void };
     const cands: Cand[] = [];
     let seq = 0;
-    for (const e of present()) {
-      if (e.essential) continue;
-      const priority = e.superseded ? PRIORITY.low : e.artifact.priority;
+    for (const e of am.dropOrder()) {
+      const priority = am.effectivePriority(e);
       cands.push({
         priority, age: e.firstTurn, seq: seq++, apply: () => {
           if (e.presence !== 'present') return;
@@ -580,9 +556,9 @@ export class PromptContextEngine {
         },
       });
     }
-    for (let t = (s.summary?.throughTurn ?? 0) + 1; t < s.completedTurns; t++) {
+    for (let t = hm.summarizedThrough + 1; t < hm.completed; t++) {
       const through = t;
-      cands.push({ priority: PRIORITY.medium, age: t, seq: seq++, apply: () => { if ((s.summary?.throughTurn ?? 0) < through) summarizeThrough(through, 'budget'); } });
+      cands.push({ priority: PRIORITY.medium, age: t, seq: seq++, apply: () => { if (hm.summarizedThrough < through) summarizeThrough(through, 'budget'); } });
     }
     cands.sort((a, b) => b.priority - a.priority || a.age - b.age || a.seq - b.seq);
     for (const c of cands) {
@@ -590,15 +566,6 @@ export class PromptContextEngine {
       c.apply();
     }
     return r;
-  }
-
-  private setSummary(s: ChatState, through: number, precomputed: HistorySummary | undefined): void {
-    if (precomputed && precomputed.throughTurn === through) {
-      s.summary = { throughTurn: through, text: precomputed.text };
-      return;
-    }
-    const turns = s.turns.filter((t) => t.turn <= through).map((t) => ({ turn: t.turn, user: t.userText, reply: t.reply }));
-    s.summary = { throughTurn: through, text: this.summarizer.summarize(turns) };
   }
 
   private blockedMessage(r: Rendered, budget: number): BlockedTurn {

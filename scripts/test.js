@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+'use strict';
+// `npm test`: everything a fresh clone needs, in order, each step timed:
+//   dependencies (npm ci when node_modules does not match the lock) → system packages check →
+//   lint → tsc (extension, tests, bench; webview) → unit tests (mocha) → webpack bundles → vsce package →
+//   code-server harness (installed once into ~/.cache/strata-harness) → integration suite.
+// Steps after a failure still run when they can, so one run shows every problem; the exit code
+// is non-zero when any step failed.
+//   --no-integration   skip the harness and the integration suite (not allowed when CI is set)
+const fs = require('node:fs');
+const path = require('node:path');
+const { run, cleanEnv, formatSeconds } = require('./lib/proc');
+const { staleDependencies } = require('./lib/deps');
+const { missingDebianPackages, installAdvice } = require('./lib/sysdeps');
+
+const root = path.resolve(__dirname, '..');
+const args = new Set(process.argv.slice(2));
+const isCI = !!process.env.CI && process.env.CI !== 'false';
+const skipIntegration = args.has('--no-integration') && !isCI;
+
+const results = [];
+
+async function step(name, fn) {
+  const started = Date.now();
+  console.log(`\n=== ${name} ===`);
+  let ok;
+  try {
+    ok = (await fn()) !== false;
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    ok = false;
+  }
+  const seconds = formatSeconds(Date.now() - started);
+  results.push({ name, ok, seconds });
+  console.log(`=== ${name}: ${ok ? 'ok' : 'FAILED'} (${seconds}) ===`);
+  return ok;
+}
+
+/** Runs a package's command (its package.json `bin`) with this Node, from the repository root. */
+async function bin(pkgName, command, argv) {
+  const pkgDir = path.join(root, 'node_modules', pkgName);
+  const { bin: bins } = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+  const script = path.join(pkgDir, typeof bins === 'string' ? bins : bins[command]);
+  return (await run(process.execPath, [script, ...argv], { cwd: root })) === 0;
+}
+
+async function main() {
+  const depsOk = await step('dependencies', async () => {
+    const why = staleDependencies(root);
+    if (!why) {
+      console.log('node_modules matches package-lock.json');
+      return true;
+    }
+    console.log(`${why}: running npm ci`);
+    return (await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, env: cleanEnv() })) === 0;
+  });
+  if (!depsOk) {
+    return finish();
+  }
+
+  const missing = skipIntegration ? [] : missingDebianPackages(require('./harness/config').chromiumPath);
+  if (missing.length > 0) {
+    console.warn(`\n${installAdvice(missing)}\n(The integration suite needs them; the other steps run anyway.)`);
+  }
+
+  await step('lint', () => bin('eslint', 'eslint', ['.']));
+  await step('typecheck and compile', async () => {
+    const main = await bin('typescript', 'tsc', ['-p', 'tsconfig.json']);
+    const webview = await bin('typescript', 'tsc', ['-p', 'webview-ui/tsconfig.json']);
+    return main && webview;
+  });
+  await step('unit tests', () =>
+    bin('mocha', 'mocha', ['--config', '.mocharc.json', '--reporter', path.join(root, 'scripts', 'mocha', 'summaryReporter.js')]),
+  );
+  const bundled = await step('bundle', () => bin('webpack-cli', 'webpack-cli', ['--mode', 'production']));
+  await step('package (vsce, non-interactive)', async () => {
+    const vsix = path.join(root, '.harness', 'strata.vsix');
+    fs.mkdirSync(path.dirname(vsix), { recursive: true });
+    fs.rmSync(vsix, { force: true });
+    // stdin closed: vsce must not stop to ask (missing LICENSE or repository would make it ask).
+    const ok = await bin('@vscode/vsce', 'vsce', ['package', '--no-dependencies', '--out', vsix]);
+    return ok && fs.existsSync(vsix);
+  });
+
+  if (skipIntegration) {
+    console.log('\n--no-integration: skipping the code-server harness and the integration suite');
+    return finish();
+  }
+  const harnessReady = await step('integration harness', async () => {
+    if (missing.length > 0) {
+      throw new Error(installAdvice(missing));
+    }
+    await require('./harness/setup').setupHarness();
+    return true;
+  });
+  if (harnessReady && bundled) {
+    await step('integration tests', async () => (await run(process.execPath, [path.join(__dirname, 'harness', 'run-integration.js')], { cwd: root })) === 0);
+  } else {
+    results.push({ name: 'integration tests', ok: false, seconds: 'not run' });
+  }
+  return finish();
+}
+
+function finish() {
+  console.log('\nSummary:');
+  for (const r of results) {
+    console.log(`  ${r.ok ? 'ok    ' : 'FAILED'}  ${r.name} (${r.seconds})`);
+  }
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length > 0) {
+    console.error(`npm test failed: ${failed.map((r) => r.name).join(', ')}`);
+    return 1;
+  }
+  return 0;
+}
+
+if (!fs.existsSync(path.join(root, 'package-lock.json'))) {
+  console.error('package-lock.json is missing');
+  process.exit(1);
+}
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

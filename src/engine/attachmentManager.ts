@@ -1,0 +1,138 @@
+import type { Artifact, IHasher, PruneReport } from './types';
+import { describeArtifact, makeArtifact, PRIORITY, versionKey, type NewArtifactInput } from './artifacts';
+import type { ChatState, EntryState } from './state';
+
+/**
+ * The attachments of one chat (DESIGN §3): an ordered keyed map of artifact versions with tokens,
+ * priority and the essential (pinned) flag. A view over `ChatState`, so whatever it changes is
+ * what the chat store persists.
+ */
+export class AttachmentManager {
+  constructor(
+    private readonly state: ChatState,
+    private readonly hasher: IHasher,
+    private readonly tokensOf: (e: EntryState) => number,
+  ) {}
+
+  get(key: string): EntryState | undefined {
+    return this.state.entries.get(key);
+  }
+
+  /** The newest version of `id`. */
+  latest(id: string): EntryState | undefined {
+    const key = this.state.latest.get(id);
+    return key ? this.state.entries.get(key) : undefined;
+  }
+
+  /** Every version in first-seen order. */
+  all(): EntryState[] {
+    return this.state.order.map((k) => this.state.entries.get(k)!);
+  }
+
+  /** Versions still sent (in full or compacted), in first-seen order. */
+  present(): EntryState[] {
+    return this.all().filter((e) => e.presence === 'present');
+  }
+
+  /**
+   * Adds a new version of the artifact described by `input` (id derived from it unless given).
+   * The previous version becomes superseded; a pin moves to the new version.
+   */
+  addVersion(input: NewArtifactInput, turn: number, id?: string): EntryState {
+    const s = this.state;
+    const probe = makeArtifact(input, 1, this.hasher);
+    const artifactId = id ?? probe.id;
+    const version = (s.versions.get(artifactId) ?? 0) + 1;
+    const artifact: Artifact = { ...probe, id: artifactId, version };
+    const prev = this.latest(artifactId);
+    const entry: EntryState = {
+      artifact,
+      key: versionKey(artifactId, version),
+      firstTurn: turn,
+      presence: 'present',
+      superseded: false,
+      missing: false,
+      essential: prev?.essential === true && prev.presence === 'present',
+    };
+    if (prev) {
+      prev.superseded = true;
+      prev.essential = false;
+    }
+    s.versions.set(artifactId, version);
+    s.latest.set(artifactId, entry.key);
+    s.entries.set(entry.key, entry);
+    s.order.push(entry.key);
+    return entry;
+  }
+
+  pin(key: string): boolean {
+    const e = this.get(key);
+    if (!e || e.presence === 'detached') return false;
+    e.essential = true;
+    return true;
+  }
+
+  unpin(key: string): boolean {
+    const e = this.get(key);
+    if (!e || e.presence === 'detached') return false;
+    e.essential = false;
+    return true;
+  }
+
+  /** The user removed the item: every version of its id leaves later requests. */
+  remove(id: string): PruneReport[] {
+    const reports: PruneReport[] = [];
+    for (const v of this.all()) {
+      if (v.artifact.id !== id || v.presence === 'detached' || v.presence === 'replaced') continue;
+      const pre = v.presence === 'present' ? this.tokensOf(v) : 0;
+      v.presence = 'detached';
+      v.essential = false;
+      reports.push({ layer: 'L2', item: v.key, preTokens: pre, postTokens: 0, kept: 'nothing (removed by the user)', lost: describeArtifact(v.artifact), reason: 'detached' });
+    }
+    return reports;
+  }
+
+  /** 0 when pinned, 10 when superseded, else the artifact's own priority (selections 3, others 5). */
+  effectivePriority(e: EntryState): number {
+    if (e.essential) return PRIORITY.essential;
+    if (e.superseded) return PRIORITY.low;
+    return e.artifact.priority;
+  }
+
+  /**
+   * Present, unpinned versions in the order they are dropped under budget pressure: highest
+   * priority number first, ties oldest first (first-seen order breaks the remaining ties).
+   */
+  dropOrder(): EntryState[] {
+    const order = new Map(this.state.order.map((k, i) => [k, i]));
+    return this.present()
+      .filter((e) => !e.essential)
+      .sort((a, b) => this.effectivePriority(b) - this.effectivePriority(a) || a.firstTurn - b.firstTurn || order.get(a.key)! - order.get(b.key)!);
+  }
+
+  /** Tokens of everything present. */
+  tokens(): number {
+    return this.present().reduce((n, e) => n + this.tokensOf(e), 0);
+  }
+
+  /**
+   * Drops versions in `dropOrder` until the present ones fit in `limit` tokens. Pinned items are
+   * never dropped; if they alone exceed the limit the result says so (`fits: false`).
+   */
+  optimizeForLimit(limit: number, turn: number): { fits: boolean; tokens: number; kept: string[]; dropped: PruneReport[] } {
+    let tokens = this.tokens();
+    const dropped: PruneReport[] = [];
+    for (const e of this.dropOrder()) {
+      if (tokens <= limit) break;
+      const pre = this.tokensOf(e);
+      e.presence = 'pruned';
+      tokens -= pre;
+      dropped.push({
+        layer: e.firstTurn < turn ? 'L2' : 'L3', item: e.key, preTokens: pre, postTokens: 0, kept: 'nothing; re-attach it to send it again',
+        lost: e.artifact.recoverable ? describeArtifact(e.artifact) : `${describeArtifact(e.artifact)} (a snapshot that cannot be re-read)`,
+        reason: e.superseded ? 'superseded' : 'budget',
+      });
+    }
+    return { fits: tokens <= limit, tokens, kept: this.present().map((e) => e.key), dropped };
+  }
+}
