@@ -147,7 +147,11 @@ export interface TurnReport {
   rejections: { attachment: string; reason: string }[];
   pruned: PruneReport[];
   prefixBreak: boolean;
+  /** Where the previous request's prefix stopped matching (present only on a break). */
+  prefixBreakReason?: string;
   violations: string[];
+  /** The budget in force (context window − reserved output − safety margin). */
+  budget: number;
   skipped?: string;
   provider?: { input: number; cacheRead: number; cacheWrite: number; output: number };
 }
@@ -184,6 +188,7 @@ interface RawTurn {
   rejections: Rejection[];
   pruned: PruneReport[];
   prefixBreak: boolean;
+  prefixBreakReason?: string;
   violations: string[];
   skipped?: string;
   budget: number;
@@ -238,6 +243,7 @@ function* rawTurns(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: 
         rejections: t.rejections,
         pruned: t.pruned,
         prefixBreak: env.prefixBreak,
+        prefixBreakReason: env.prefixBreakReason,
         violations: t.violations.map((v) => `${v.rule}: ${v.detail}`),
         skipped: env.blocked?.message,
         budget: env.budget,
@@ -264,7 +270,7 @@ export function runStrategy(traj: Trajectory, strategy: Strategy, args: ReplayAr
     buildMs.push(raw.buildMs);
     onRequest?.(raw.turn, raw.messages, raw.skipped);
     if (raw.skipped) {
-      turns.push({ turn: raw.turn, layers: { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 }, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 }, rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })), pruned: raw.pruned, prefixBreak: false, violations: raw.violations, skipped: raw.skipped });
+      turns.push({ turn: raw.turn, layers: { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 }, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 }, rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })), pruned: raw.pruned, prefixBreak: false, violations: raw.violations, budget: raw.budget, skipped: raw.skipped });
       continue;
     }
     const { layers, prompt } = exactLayers(raw, tok);
@@ -301,7 +307,9 @@ export function runStrategy(traj: Trajectory, strategy: Strategy, args: ReplayAr
       rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })),
       pruned: raw.pruned,
       prefixBreak,
+      ...(prefixBreak && raw.prefixBreakReason ? { prefixBreakReason: raw.prefixBreakReason } : {}),
       violations: raw.violations,
+      budget: raw.budget,
     });
   }
   return { report: summarize(strategy, turns, overBudgetTurns), buildMs };
@@ -389,12 +397,12 @@ function pad(s: string | number, n: number): string {
 export function formatReport(r: ReplayReport): string {
   const out: string[] = [`trajectory ${r.trajectory}`];
   for (const s of r.strategies) {
-    out.push('', `strategy ${s.name}`);
+    out.push('', `strategy ${s.name} (budget ${s.turns[0]?.budget ?? 0} tokens)`);
     out.push(`${pad('turn', 4)} ${LAYER_IDS.map((l) => pad(l, 7)).join(' ')} ${pad('prompt', 7)} ${pad('oa.cached', 9)} ${pad('oa.limit', 8)} ${pad('an.read', 7)} ${pad('an.write', 8)} ${pad('an.limit', 8)}  notes`);
     for (const t of s.turns) {
       const notes: string[] = [];
       if (t.skipped) notes.push(`SKIPPED: ${t.skipped}`);
-      if (t.prefixBreak) notes.push('prefix break');
+      if (t.prefixBreak) notes.push(t.prefixBreakReason ? `prefix break (${t.prefixBreakReason})` : 'prefix break');
       for (const p of t.pruned) notes.push(`${p.reason} ${p.item} ${p.preTokens}→${p.postTokens}`);
       for (const j of t.rejections) notes.push(`rejected ${j.attachment} (${j.reason})`);
       for (const v of t.violations) notes.push(`VIOLATION ${v}`);

@@ -158,7 +158,9 @@ describe('replay CLI (DESIGN §9)', () => {
       assert.deepStrictEqual(Object.keys(s), ['name', 'turns', 'totals', 'efficiency', 'costUnits']);
       assert.strictEqual(s.turns.length, 20);
       for (const t of s.turns) {
-        assert.deepStrictEqual(Object.keys(t), ['turn', 'layers', 'promptTokens', 'cached', 'limit', 'rejections', 'pruned', 'prefixBreak', 'violations']);
+        assert.deepStrictEqual(Object.keys(t).filter((k) => k !== 'prefixBreakReason'), ['turn', 'layers', 'promptTokens', 'cached', 'limit', 'rejections', 'pruned', 'prefixBreak', 'violations', 'budget']);
+        assert.strictEqual(t.budget, 122904);
+        if ('prefixBreakReason' in t) assert.strictEqual(t.prefixBreak, true);
         const sum = Object.values(t.layers as Record<string, number>).reduce((a, b) => a + b, 0);
         assert.strictEqual(sum, t.promptTokens, `${s.name} turn ${t.turn}`);
         assert.ok(t.cached.openai <= t.promptTokens && t.cached.openai % 128 === 0);

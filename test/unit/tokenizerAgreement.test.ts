@@ -21,14 +21,19 @@ const MAX_COMPARED_RUN = 2000;
 interface JsTiktoken {
   encode(text: string, allowedSpecial?: string[] | 'all', disallowedSpecial?: string[] | 'all'): number[];
 }
+const loaded = new Map<EncodingName, JsTiktoken>();
 function loadJsTiktoken(encoding: EncodingName): JsTiktoken {
+  const cached = loaded.get(encoding);
+  if (cached) return cached;
   // js-tiktoken's typings are ESM-only ("type": "module"); its CommonJS build is required directly.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (ranks: unknown) => JsTiktoken };
   const ranks: unknown =
     encoding === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return new Tiktoken(ranks);
+  const t = new Tiktoken(ranks);
+  loaded.set(encoding, t);
+  return t;
 }
 
 type FileValue = string | null | { repeat: string; times: number };
