@@ -74,16 +74,6 @@ async function main() {
   };
   const openai = await startOpenAIImitation({ ...common, port: port('openai-port') });
   const anthropic = await startAnthropicImitation({ ...common, port: port('anthropic-port') });
-  process.stdout.write(
-    [
-      'Strata imitation servers (127.0.0.1 only; usage follows DESIGN §9 cache rules):',
-      `  OpenAI-compatible base URL: ${openai.url}`,
-      `  Anthropic base URL:         ${anthropic.url}`,
-      'Set "strata.provider" and "strata.baseUrl" to one of them (any API key works unless --api-key is given).',
-      'Press Ctrl-C to stop.',
-      '',
-    ].join('\n'),
-  );
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -94,6 +84,16 @@ async function main() {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  process.stdout.write(
+    [
+      'Strata imitation servers (127.0.0.1 only; usage follows DESIGN §9 cache rules):',
+      `  OpenAI-compatible base URL: ${openai.url}`,
+      `  Anthropic base URL:         ${anthropic.url}`,
+      'Set "strata.provider" and "strata.baseUrl" to one of them (any API key works unless --api-key is given).',
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
 }
 
 main().catch((e) => {
