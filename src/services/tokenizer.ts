@@ -95,7 +95,7 @@ const ENCODE_OPTIONS = {
   disallowedSpecial: new Set<string>(),
 };
 
-function loadEncoding(encoding: EncodingName): GptEncodingModule {
+function requireEncoding(encoding: EncodingName): GptEncodingModule {
   // Literal requires, loaded on first use (each encoding costs ~0.3-0.4 s and ~20-40 MB).
   switch (encoding) {
     case 'o200k_base':
@@ -107,6 +107,74 @@ function loadEncoding(encoding: EncodingName): GptEncodingModule {
     default:
       throw new Error(`Unknown encoding "${String(encoding)}" (expected o200k_base or cl100k_base)`);
   }
+}
+
+/** The parts of gpt-tokenizer's (private) BytePairEncodingCore this module relies on. */
+interface BpeCore {
+  bytePairRankDecoder: readonly (string | readonly number[] | undefined)[];
+  bytePairNonUtfSortedEncoder: readonly (readonly [Uint8Array, number])[];
+  getBpeRankFromBytes(key: Uint8Array): number | undefined;
+  binarySearch(key: Uint8Array): number;
+}
+
+function bpeCore(mod: GptEncodingModule): BpeCore | undefined {
+  const core = (mod.default as unknown as { bytePairEncodingCoreProcessor?: Partial<BpeCore> }).bytePairEncodingCoreProcessor;
+  if (
+    core &&
+    Array.isArray(core.bytePairRankDecoder) &&
+    Array.isArray(core.bytePairNonUtfSortedEncoder) &&
+    typeof core.getBpeRankFromBytes === 'function' &&
+    typeof core.binarySearch === 'function'
+  ) {
+    return core as BpeCore;
+  }
+  return undefined;
+}
+
+const patchedCores = new WeakSet<object>();
+
+/**
+ * gpt-tokenizer 4.0.0 bug: it turns candidate merges into strings with a `TextDecoder` that strips a
+ * leading byte-order mark, so EF BB BF (U+FEFF) never merges: `\uFEFF` becomes 2 tokens instead of 1
+ * and the vocabulary's BOM-prefixed tokens (`\uFEFFusing`, `\uFEFF//`, …) are never produced, unlike
+ * tiktoken. Those tokens are stored as bytes, so look byte keys that start with a BOM up directly.
+ */
+function patchBomMerges(core: BpeCore): void {
+  if (patchedCores.has(core)) return;
+  patchedCores.add(core);
+  const original = core.getBpeRankFromBytes;
+  core.getBpeRankFromBytes = function (this: BpeCore, key: Uint8Array): number | undefined {
+    if (key.length >= 3 && key[0] === 0xef && key[1] === 0xbb && key[2] === 0xbf) {
+      const i = this.binarySearch(key);
+      return i === -1 ? undefined : this.bytePairNonUtfSortedEncoder[i][1];
+    }
+    return original.call(this, key);
+  };
+}
+
+interface LoadedEncoding {
+  mod: GptEncodingModule;
+  /** UTF-8 bytes of a token; undefined when gpt-tokenizer's internals are not as expected. */
+  tokenBytes: ((id: number) => Uint8Array | undefined) | undefined;
+}
+
+const utf8 = new TextEncoder();
+
+function loadEncoding(encoding: EncodingName): LoadedEncoding {
+  const mod = requireEncoding(encoding);
+  const core = bpeCore(mod);
+  if (!core) return { mod, tokenBytes: undefined };
+  patchBomMerges(core);
+  mod.clearMergeCache(); // in case something encoded a U+FEFF before the patch
+  const table = core.bytePairRankDecoder;
+  return {
+    mod,
+    tokenBytes: (id) => {
+      const v = table[id];
+      if (typeof v === 'string') return utf8.encode(v);
+      return v ? Uint8Array.from(v) : undefined;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,11 +308,62 @@ function sha256HexNode(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
+/** UTF-8 length of the code point starting at `i` (a lone surrogate becomes U+FFFD: 3 bytes). */
+function utf8Length(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 0x80) return 1;
+  if (c < 0x800) return 2;
+  if (c >= 0xd800 && c <= 0xdbff) {
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return 4;
+  }
+  return 3;
+}
+
+/**
+ * Look-ahead cut: walks the window's tokens back from the window's end (`winEnd`) and returns the
+ * first token boundary at or before `maxOffset` that falls between two characters, if it lies after
+ * `minOffset`. The bytes of the tokens walked over are checked against the text's, so the kept tokens
+ * encode exactly the text before the boundary.
+ */
+function syncPoint(
+  tokenBytes: (id: number) => Uint8Array | undefined,
+  win: readonly number[],
+  text: string,
+  winEnd: number,
+  minOffset: number,
+  maxOffset: number,
+): { tokens: number; offset: number } | undefined {
+  let tailStart = minOffset;
+  if (isLowSurrogateOfPair(text, tailStart)) tailStart--;
+  // Byte offset (from tailStart) → UTF-16 offset, at character starts only.
+  const charAt = new Map<number, number>();
+  let bytes = 0;
+  for (let i = tailStart; i < winEnd; ) {
+    charAt.set(bytes, i);
+    const n = utf8Length(text, i);
+    bytes += n;
+    i += n === 4 ? 2 : 1;
+  }
+  const tail = utf8.encode(text.slice(tailStart, winEnd));
+  if (tail.length !== bytes) return undefined;
+  let b = bytes;
+  for (let k = win.length - 1; k >= 0; k--) {
+    const tb = tokenBytes(win[k]);
+    if (!tb || tb.length > b) return undefined;
+    b -= tb.length;
+    for (let j = 0; j < tb.length; j++) if (tail[b + j] !== tb[j]) return undefined;
+    const off = charAt.get(b);
+    if (off !== undefined && off <= maxOffset) return off > minOffset ? { tokens: k, offset: off } : undefined;
+  }
+  return undefined;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /** gpt-tokenizer behind the long-run guard, with a memoized `count`. */
 export class GuardedTokenizer implements Tokenizer {
-  private enc: GptEncodingModule | undefined;
+  private loaded: LoadedEncoding | undefined;
   private readonly o200k: boolean;
   private readonly limit: number;
   private readonly lookahead: number;
@@ -296,7 +415,7 @@ export class GuardedTokenizer implements Tokenizer {
   encodeWithStats(text: string): { ids: number[] } & GuardStats {
     const stats: GuardStats = { safeCuts: 0, lookaheadCuts: 0, plainCuts: 0 };
     if (text.length === 0) return { ids: [], ...stats };
-    const enc = this.encoder();
+    const { mod: enc, tokenBytes } = this.load();
     const L = this.limit;
     const n = text.length;
     let ids: number[] | undefined;
@@ -324,10 +443,10 @@ export class GuardedTokenizer implements Tokenizer {
             continue;
           }
         }
-        if (this.lookahead > 0) {
+        if (this.lookahead > 0 && tokenBytes) {
           const winEnd = Math.min(re, cs + L + this.lookahead);
           const win = enc.encode(text.slice(pos, winEnd), ENCODE_OPTIONS);
-          const sync = this.syncPoint(enc, win, text, winEnd, cs + (L >> 1), cs + L);
+          const sync = syncPoint(tokenBytes, win, text, winEnd, cs + (L >> 1), cs + L);
           if (sync) {
             const o = out();
             for (let k = 0; k < sync.tokens; k++) o.push(win[k]);
@@ -349,30 +468,28 @@ export class GuardedTokenizer implements Tokenizer {
   }
 
   /**
-   * Walks the window's tokens back from its end (`winEnd`) and returns the first token boundary at or
-   * before `maxOffset`, if it lies after `minOffset` and the tokens after it decode exactly to the
-   * text after it (so the kept tokens decode exactly to the text before it).
+   * Text of token ids (UTF-8, invalid sequences as U+FFFD). gpt-tokenizer's own `decode` shares one
+   * streaming TextDecoder between calls (a partial character left by one call leaks into the next,
+   * and a leading U+FEFF is dropped), so this decodes the bytes itself.
    */
-  private syncPoint(
-    enc: GptEncodingModule,
-    win: number[],
-    text: string,
-    winEnd: number,
-    minOffset: number,
-    maxOffset: number,
-  ): { tokens: number; offset: number } | undefined {
-    let off = winEnd;
-    let groupEnd = win.length;
-    for (let k = win.length - 1; k >= 0; k--) {
-      // Tokens may hold part of a character's UTF-8 bytes: grow the group until it decodes cleanly.
-      if (groupEnd - k > 8) return undefined;
-      const s = enc.decode(win.slice(k, groupEnd));
-      if (s.length === 0 || s.length > off || s.includes('\uFFFD') || !text.startsWith(s, off - s.length)) continue;
-      off -= s.length;
-      groupEnd = k;
-      if (off <= maxOffset) return off > minOffset ? { tokens: k, offset: off } : undefined;
+  decode(ids: readonly number[]): string {
+    const { mod, tokenBytes } = this.load();
+    if (!tokenBytes) return mod.decode(ids);
+    const parts: Uint8Array[] = [];
+    let length = 0;
+    for (const id of ids) {
+      const b = tokenBytes(id);
+      if (!b) throw new Error(`Unknown token id ${id} for ${this.encoding}`);
+      parts.push(b);
+      length += b.length;
     }
-    return undefined;
+    const all = new Uint8Array(length);
+    let o = 0;
+    for (const b of parts) {
+      all.set(b, o);
+      o += b.length;
+    }
+    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(all);
   }
 
   /** Memo sizes and hit counts (tests, diagnostics). */
@@ -392,8 +509,8 @@ export class GuardedTokenizer implements Tokenizer {
     this.hits = this.misses = 0;
   }
 
-  private encoder(): GptEncodingModule {
-    return (this.enc ??= loadEncoding(this.encoding));
+  private load(): LoadedEncoding {
+    return (this.loaded ??= loadEncoding(this.encoding));
   }
 }
 

@@ -15,6 +15,7 @@ import {
   parseRetryAfter,
   probeOllama,
   redact,
+  toProviderError,
   resolveAutoProvider,
   streamWithPruneRetry,
   toAnthropicMessages,
@@ -43,58 +44,75 @@ interface Trajectory {
   turns: { user: string; attach: { file?: string }[]; reply: string }[];
 }
 
-function loadWalkthrough(): Trajectory {
+function loadTrajectory(name: string): Trajectory {
   const candidates = [
-    path.resolve(__dirname, '../../../test/fixtures/trajectories/walkthrough-6.json'),
-    path.resolve(__dirname, '../../../../shared/trajectories/walkthrough-6.json'),
-    '/work/shared/trajectories/walkthrough-6.json',
+    path.resolve(__dirname, `../../../test/fixtures/trajectories/${name}.json`),
+    path.resolve(__dirname, `../../../../shared/trajectories/${name}.json`),
   ];
   for (const c of candidates) if (fs.existsSync(c)) return JSON.parse(fs.readFileSync(c, 'utf8')) as Trajectory;
   // Self-contained fallback: a synthetic conversation of the same shape.
   const para = (n: number, w: string) => Array.from({ length: n }, (_, i) => `${w} line ${i}: const value${i} = compute(${i});`).join('\n');
   return {
-    name: 'synthetic-6',
+    name: `synthetic-${name}`,
     system: 'You are a careful coding assistant.',
     files: { 'a.ts': para(300, 'a'), 'b.ts': para(200, 'b') },
     turns: [
       { user: 'Summarize this', attach: [{ file: 'a.ts' }], reply: 'A summary of a.ts.' },
       { user: 'And this one?', attach: [{ file: 'b.ts' }], reply: 'b.ts adds things.' },
       { user: 'Compare', attach: [], reply: 'They differ.' },
-      { user: 'Refactor?', attach: [], reply: 'Maybe.' },
+      { user: 'Refactor?', attach: [{ file: 'a.ts' }], reply: 'Maybe.' },
     ],
   };
 }
 
+const fileBlock = (t: Trajectory, f: string) => `<file path="${f}">\n${t.files[f]}\n</file>\n`;
+
 /**
- * Transcript-shaped requests (DESIGN §1): system → past turns re-sent byte-identical → current user
- * message; a file's full block is sent in the turn that first attaches it. Breakpoints: end of the
- * system message, end of the previous request (the previous user message: the last prefix that was
- * written; a breakpoint after the previous reply was never written, so it could not be read), last block.
+ * Requests shaped like the engine's two layouts (DESIGN §1; files only, selections skipped).
+ * - transcript: system → past turns re-sent byte-identical → current user message; a file's full
+ *   block is sent in the turn that first attaches it. Breakpoints: end of the system message, end of
+ *   the previous request (the previous user message: the last prefix that was written; a breakpoint
+ *   after the previous reply was never written, so it could not be read), last block.
+ * - library: system = L1 + every file seen so far (grows: everything after it falls out of the
+ *   cache) → history → current user message. Breakpoints: end of L1, end of L2, last history block,
+ *   last block.
  */
-function conversation(t: Trajectory): { requests: ChatMessage[][]; replies: string[] } {
+function conversation(t: Trajectory, layout: 'transcript' | 'library'): { requests: ChatMessage[][]; replies: string[] } {
   const system = `${t.system}\n\n${'Rules: answer precisely, cite file and line. '.repeat(3)}`;
-  const seen = new Set<string>();
+  const seen: string[] = [];
   const userBlocks: TextBlock[][] = [];
   const requests: ChatMessage[][] = [];
   t.turns.forEach((turn, i) => {
+    const files = turn.attach.map((a) => a.file).filter((f): f is string => !!f && f in t.files);
     const blocks: TextBlock[] = [];
-    for (const a of turn.attach) {
-      if (!a.file || !(a.file in t.files)) continue;
-      if (seen.has(a.file)) blocks.push(block(`[see ${a.file} above]\n`));
-      else {
-        seen.add(a.file);
-        blocks.push(block(`<file path="${a.file}">\n${t.files[a.file]}\n</file>\n`));
-      }
+    const fresh = files.filter((f) => !seen.includes(f));
+    for (const f of files) {
+      if (layout === 'transcript') blocks.push(block(fresh.includes(f) ? fileBlock(t, f) : `[see ${f} above]\n`));
+      else blocks.push(block(fresh.includes(f) ? fileBlock(t, f) : `[see ${f} in the Context Library]\n`));
     }
+    for (const f of fresh) seen.push(f);
     blocks.push(block(turn.user));
     userBlocks.push(blocks);
-    const msgs: ChatMessage[] = [{ role: 'system', content: [block(system, true)] }];
-    for (let j = 0; j < i; j++) {
-      msgs.push({ role: 'user', content: userBlocks[j].map((b, k) => block(b.text, j === i - 1 && k === userBlocks[j].length - 1)) });
-      msgs.push({ role: 'assistant', content: [block(t.turns[j].reply)] });
+    const last = (bs: TextBlock[]) => bs.map((b, k) => block(b.text, k === bs.length - 1));
+    if (layout === 'transcript') {
+      const msgs: ChatMessage[] = [{ role: 'system', content: [block(system, true)] }];
+      for (let j = 0; j < i; j++) {
+        msgs.push({ role: 'user', content: j === i - 1 ? last(userBlocks[j]) : userBlocks[j].map((b) => block(b.text)) });
+        msgs.push({ role: 'assistant', content: [block(t.turns[j].reply)] });
+      }
+      msgs.push({ role: 'user', content: last(blocks) });
+      requests.push(msgs);
+    } else {
+      const library = seen.filter((f) => !fresh.includes(f)).map((f) => block(fileBlock(t, f)));
+      const sys: TextBlock[] = [block(system, true), ...(library.length ? [block('# Context Library\n'), ...last(library)] : [])];
+      const msgs: ChatMessage[] = [{ role: 'system', content: sys }];
+      for (let j = 0; j < i; j++) {
+        msgs.push({ role: 'user', content: [block(t.turns[j].user)] });
+        msgs.push({ role: 'assistant', content: [block(t.turns[j].reply, j === i - 1)] });
+      }
+      msgs.push({ role: 'user', content: last(blocks) });
+      requests.push(msgs);
     }
-    msgs.push({ role: 'user', content: blocks.map((b, k) => block(b.text, k === blocks.length - 1)) });
-    requests.push(msgs);
   });
   return { requests, replies: t.turns.map((x) => x.reply) };
 }
@@ -234,51 +252,59 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
     });
   });
 
-  describe('usage: provider-reported equals the cache model prediction on a multi-turn conversation', () => {
-    const { requests, replies } = conversation(loadWalkthrough());
+  describe('usage: provider-reported equals the cache model prediction, every turn', () => {
     const rows: string[] = [];
     after(() => {
       if (process.env.STRATA_TEST_VERBOSE) console.log(rows.join('\n'));
     });
+    const cases: [string, 'transcript' | 'library'][] = [
+      ['walkthrough-6', 'transcript'],
+      ['walkthrough-6', 'library'],
+      ['long-session-20', 'transcript'],
+      ['long-session-20', 'library'],
+    ];
+    for (const [trajectory, layout] of cases) {
+      const { requests, replies } = conversation(loadTrajectory(trajectory), layout);
 
-    it(`openai: ${requests.length} turns, input and cached tokens match every turn`, async () => {
-      oai.resetCache();
-      const sim = new ChatCacheSimulator(tokenizer);
-      let cachedTurns = 0;
-      for (let i = 0; i < requests.length; i++) {
-        const predicted = sim.observe(requests[i]);
-        oai.queueReply(replies[i]);
-        const r = await collectReply(openai.stream(req(requests[i], { conversationId: 'walkthrough-openai' })));
-        assert.strictEqual(r.text, replies[i]);
-        const expected: ProviderUsage = { input: predicted.promptTokens, cacheRead: predicted.openai.cached, cacheWrite: 0, output: tokenizer.count(replies[i]) };
-        assert.deepStrictEqual(r.usage, expected, `turn ${i + 1}`);
-        if (expected.cacheRead > 0) cachedTurns++;
-        rows.push(`openai turn ${i + 1}: input ${r.usage!.input} cached ${r.usage!.cacheRead} (predicted ${predicted.openai.cached})`);
-      }
-      assert.ok(cachedTurns >= requests.length - 1, 'every turn after the first is a cache hit');
-    });
+      it(`openai: ${trajectory} (${layout}, ${requests.length} turns): input and cached tokens`, async () => {
+        oai.resetCache();
+        const sim = new ChatCacheSimulator(tokenizer);
+        let cached = 0;
+        for (let i = 0; i < requests.length; i++) {
+          const predicted = sim.observe(requests[i]);
+          oai.queueReply(replies[i]);
+          const r = await collectReply(openai.stream(req(requests[i], { conversationId: `${trajectory}-${layout}` })));
+          assert.strictEqual(r.text, replies[i]);
+          const expected: ProviderUsage = { input: predicted.promptTokens, cacheRead: predicted.openai.cached, cacheWrite: 0, output: tokenizer.count(replies[i]) };
+          assert.deepStrictEqual(r.usage, expected, `turn ${i + 1}`);
+          cached += expected.cacheRead;
+          rows.push(`openai ${trajectory}/${layout} turn ${i + 1}: input ${r.usage!.input} cached ${r.usage!.cacheRead} (predicted ${predicted.openai.cached})`);
+        }
+        assert.ok(cached > 0, 'some turns are cache hits');
+      });
 
-    it(`anthropic: ${requests.length} turns, input, cache read and cache write match every turn`, async () => {
-      ant.resetCache();
-      const sim = new ChatCacheSimulator(tokenizer);
-      let reads = 0;
-      for (let i = 0; i < requests.length; i++) {
-        const predicted = sim.observe(requests[i]);
-        ant.queueReply(replies[i]);
-        const r = await collectReply(anthropic.stream(req(requests[i])));
-        assert.strictEqual(r.text, replies[i]);
-        const expected: ProviderUsage = {
-          input: predicted.promptTokens,
-          cacheRead: predicted.anthropic.read,
-          cacheWrite: predicted.anthropic.write,
-          output: tokenizer.count(replies[i]),
-        };
-        assert.deepStrictEqual(r.usage, expected, `turn ${i + 1}`);
-        if (expected.cacheRead > 0) reads++;
-        rows.push(`anthropic turn ${i + 1}: input ${r.usage!.input} read ${r.usage!.cacheRead} write ${r.usage!.cacheWrite}`);
-      }
-      assert.ok(reads >= requests.length - 1, 'every turn after the first reads the cache');
-    });
+      it(`anthropic: ${trajectory} (${layout}, ${requests.length} turns): input, cache read and cache write`, async () => {
+        ant.resetCache();
+        const sim = new ChatCacheSimulator(tokenizer);
+        let reads = 0;
+        for (let i = 0; i < requests.length; i++) {
+          const predicted = sim.observe(requests[i]);
+          ant.queueReply(replies[i]);
+          const r = await collectReply(anthropic.stream(req(requests[i])));
+          assert.strictEqual(r.text, replies[i]);
+          const expected: ProviderUsage = {
+            input: predicted.promptTokens,
+            cacheRead: predicted.anthropic.read,
+            cacheWrite: predicted.anthropic.write,
+            output: tokenizer.count(replies[i]),
+          };
+          assert.deepStrictEqual(r.usage, expected, `turn ${i + 1}`);
+          reads += expected.cacheRead;
+          rows.push(`anthropic ${trajectory}/${layout} turn ${i + 1}: input ${r.usage!.input} read ${r.usage!.cacheRead} write ${r.usage!.cacheWrite}`);
+        }
+        assert.ok(reads > 0, 'some turns read the cache');
+      });
+    }
   });
 
   for (const [name, provider, server] of both()) {
@@ -518,6 +544,28 @@ describe('providers: pure helpers', () => {
     assert.strictEqual(parseRetryAfter(h({ 'retry-after-ms': '1200', 'retry-after': '9' })), 1200);
     assert.strictEqual(parseRetryAfter({ 'Retry-After': '3' }), 3000);
     assert.strictEqual(parseRetryAfter(h({})), undefined);
+  });
+
+  it('toProviderError maps socket, DNS, HTTP and LangChain errors without leaking the key', () => {
+    const ctx = { provider: 'OpenAI', baseURL: 'https://user:pw@api.example.com/v1', model: 'm', apiKey: 'sk-live-SECRET-123456' };
+    const code = (e: unknown) => toProviderError(e, ctx).code;
+    const dns = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.example.com'), { code: 'ENOTFOUND' }) });
+    assert.strictEqual(code(dns), 'network');
+    assert.match(toProviderError(dns, ctx).message, /https:\/\/api\.example\.com/);
+    assert.ok(!toProviderError(dns, ctx).message.includes('pw'), 'no credentials from the URL');
+    assert.strictEqual(code(Object.assign(new TypeError('terminated'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) })), 'network');
+    assert.strictEqual(code(Object.assign(new Error('Connection error.'), { cause: { code: 'ECONNRESET' } })), 'network');
+    assert.strictEqual(code(Object.assign(new Error('403 forbidden'), { status: 403 })), 'bad-key');
+    assert.strictEqual(code(Object.assign(new Error('413'), { status: 413, error: { message: 'prompt is too long: 300000 tokens' } })), 'context-length');
+    assert.strictEqual(code(Object.assign(new Error('x'), { name: 'ContextOverflowError' })), 'context-length');
+    assert.strictEqual(code(Object.assign(new Error('503'), { status: 503 })), 'server');
+    assert.strictEqual(code(Object.assign(new Error('529'), { status: 529 })), 'server');
+    assert.strictEqual(code(Object.assign(new Error('Request was aborted.'), { name: 'AbortError' })), 'aborted');
+    assert.strictEqual(code(new SyntaxError('Unexpected end of JSON input')), 'bad-response');
+    const bad = toProviderError(Object.assign(new Error("400 Unrecognized request argument supplied: prompt_cache_key (key sk-live-SECRET-123456)"), { status: 400 }), ctx);
+    assert.strictEqual(bad.code, 'bad-request');
+    assert.match(bad.message, /strata\.promptCacheKey/);
+    assert.ok(!bad.message.includes('SECRET'), bad.message);
   });
 
   it('redact removes the key and key-like strings', () => {

@@ -22,7 +22,7 @@ function unguarded(encoding: EncodingName, text: string): number[] {
 }
 
 function decode(encoding: EncodingName, ids: number[]): string {
-  return (encoding === 'o200k_base' ? gptO200k : gptCl100k).decode(ids);
+  return (getTokenizer(encoding) as GuardedTokenizer).decode(ids);
 }
 
 interface JsTiktoken {
@@ -136,6 +136,27 @@ describe('tokenizer: special tokens, edge cases', () => {
       }
     });
   }
+
+  it('counts U+FEFF (byte-order mark) like tiktoken (works around a gpt-tokenizer 4.0.0 bug)', () => {
+    for (const encoding of ENCODINGS) {
+      const tok = getTokenizer(encoding) as GuardedTokenizer;
+      assert.strictEqual(tok.count('\ufeff'), 1);
+      assert.strictEqual(tok.count('\ufeffusing'), 1);
+      for (const s of ['\ufeff', '\ufeffusing System;', 'a\ufeffb', '\ufeff\ufeff', '\ufeff// x']) {
+        assert.deepStrictEqual(tok.encode(s), jsTiktoken(encoding).encode(s, [], []), JSON.stringify(s));
+        assert.strictEqual(tok.decode(tok.encode(s)), s);
+      }
+    }
+  });
+
+  it('decode is exact and has no state between calls', () => {
+    const tok = getTokenizer('o200k_base') as GuardedTokenizer;
+    const partial = tok.encode('\ufeff😀').slice(0, 1); // part of a character
+    assert.ok(tok.decode(partial).length > 0);
+    assert.strictEqual(tok.decode(tok.encode('hello')), 'hello');
+    assert.strictEqual(tok.decode(tok.encode('\ufeffx')), '\ufeffx');
+    assert.strictEqual(tok.decode([]), '');
+  });
 
   it('getTokenizer shares one instance per encoding and rejects unknown encodings', () => {
     assert.strictEqual(getTokenizer('o200k_base'), getTokenizer('o200k_base'));

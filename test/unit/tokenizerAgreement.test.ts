@@ -140,6 +140,10 @@ describe('tokenizer agreement with js-tiktoken (trajectories)', function () {
       '    \t\t  \n\n\n   trailing spaces   ',
       'a'.repeat(2000),
       '='.repeat(1000) + ' ' + '-'.repeat(1000),
+      // U+FEFF: gpt-tokenizer 4.0.0 alone gets these wrong (see patchBomMerges in src/services/tokenizer.ts).
+      '\ufeff',
+      '\ufeffusing System;\r\n',
+      '\ufeff// header\n\ufeff#x\n\ufeff\ufeff a\ufeffb',
     ];
     for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
       const ours = getTokenizer(encoding);
