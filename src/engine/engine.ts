@@ -634,8 +634,13 @@ export class PromptContextEngine {
     const currentMsg = r.drafts.length - 1;
     const bps = new Set<number>();
     if (layout === 'library') {
-      bps.add(lastIndex((f) => f.seg.layer === 'L1'));
-      bps.add(lastIndex((f) => f.seg.layer === 'L2'));
+      // End of the stable system message (L2, or L1 when the library is empty); the end of history
+      // as the previous request had it (written last turn, so readable now); the last history
+      // block (written now, readable next turn); the last block.
+      const l2 = lastIndex((f) => f.seg.layer === 'L2');
+      bps.add(l2 >= 0 ? l2 : lastIndex((f) => f.seg.layer === 'L1'));
+      const lastTurn = s.completedTurns;
+      bps.add(lastIndex((f) => f.seg.layer === 'L4' && f.msg < currentMsg && f.seg.turn !== lastTurn));
       bps.add(lastIndex((f) => f.seg.layer === 'L4'));
     } else {
       bps.add(lastIndex((f) => f.msg === 0));

@@ -26,21 +26,39 @@
  *    that boundary. A token boundary that far from the truncation is almost always a boundary of the
  *    unguarded encoding too, in which case the result is again exact (BPE merges in rank order; with
  *    no merge across a final boundary the two sides evolve independently).
- * 3. **Plain cut** at L characters (never inside a surrogate pair) when the look-ahead cannot map its
- *    tokens back to the text (e.g. a lone surrogate or U+FFFD in the window).
+ * 3. **Plain cut** at L characters (never inside a surrogate pair) when the look-ahead finds no
+ *    usable boundary (or gpt-tokenizer's internals, which it reads token bytes from, change).
  *
- * **Error bound** (measured against unguarded gpt-tokenizer 4.0.0, test/unit/tokenizer.test.ts):
- * look-ahead cuts were exact in every measured case (20,000 × `a`, `=`, `-`, space, newline, random
- * letters of one case, random `=-`, random CJK, adversarial.json's one-long-token and random-run
- * files, both encodings); a plain cut (L-character chunks with no look-ahead) was measured at −2…+3
- * tokens per cut. Guaranteed: |guarded − unguarded| ≤ {@link MAX_ERROR_PER_CUT} × (look-ahead + plain
- * cuts), and there is at most one such cut per L/2 characters of a pathological run, i.e. at most
- * 3 tokens per 256 characters. Decoding the ids always gives back the text, and a text that extends
- * another one gets the same cuts in their common part (prefix-stable, which the cache model needs).
+ * **Error bound** (against unguarded gpt-tokenizer; measurements in test/unit/tokenizer.test.ts and
+ * the numbers below): look-ahead cuts were exact in every case measured: ~19,000 cuts over random
+ * strings of 15 character families at L = 64 and both encodings, plus 20,000 × `a`, `=`, `-`, space,
+ * newline, random letters of one case, random `=-`, random CJK, and adversarial.json's
+ * one-long-token and random-run files. A plain cut (no look-ahead) was measured at −2…+3 tokens per
+ * cut (mean |error| ≈ 0.2). Documented bound, held by the tests: |guarded − unguarded| ≤
+ * {@link MAX_ERROR_PER_CUT} × (look-ahead + plain cuts), with at most one such cut per L/2 characters
+ * of a single over-long pre-token (so ≤ 3 tokens per 256 such characters). It is an empirical bound,
+ * not a theorem: BPE could in principle propagate a change further than K characters. Decoding the
+ * ids always gives back the text exactly. A cut depends only on the text up to K characters after
+ * it, so a text and an extension of it get the same ids up to about the start of the shorter one's
+ * last run (prefix stability, which the cache model relies on).
  *
- * L = 512: the guarded cost of a pathological run is ~linear with slope ∝ L (measured, 20,000
- * characters: `a` 6 ms, random lowercase 35 ms, CJK without punctuation 170 ms vs 0.5/0.4/4.3 s
- * unguarded), while runs of ≤ 512 characters cover real code and prose untouched.
+ * **L = 512, K = 128.** gpt-tokenizer's cost per character is flat up to ~2,000 characters per
+ * pre-token for ASCII letters (~2.5–3 µs) but grows from the start for CJK (6 / 10 / 13 / 40 µs at
+ * 256 / 512 / 1,024 / 4,096 characters), and repeated characters are quadratic beyond ~1,000.
+ * Guarded, 20,000 characters take ~10–50 ms for `a`, spaces or random lowercase (unguarded
+ * 0.2–0.9 s) and ~0.35 s for CJK without punctuation (unguarded 3–4 s). Larger L measured no faster
+ * and leaves CJK slower; smaller L only adds cuts. K = 32 was already exact in the random-string
+ * sweep; 128 keeps a margin for ~12% extra work on pathological runs only.
+ *
+ * **Memo** (`count` only; `encode` returns fresh arrays). Texts up to 16,384 characters are keyed by
+ * their content: a Map lookup costs ~1 µs for 16 KB, where sha256 runs at ~110 MB/s (the pure-JS
+ * one in src/common/hash.ts) or ~300 MB/s (node:crypto). Keys are stored as flat copies, so a
+ * `slice` of a big string does not keep the big string alive. Longer texts are keyed by their
+ * node:crypto sha256. Each memo is an LRU of at most 20,000 entries, the content-keyed one also of at
+ * most 4,000,000 key characters; a hit is ~1,000× faster than encoding.
+ *
+ * **gpt-tokenizer 4.0.0 fixes.** U+FEFF (byte-order mark) is patched to merge like tiktoken (see
+ * {@link patchBomMerges}); `decode` does not use gpt-tokenizer's, which keeps state between calls.
  */
 import { createHash } from 'node:crypto';
 import type { ITokenizer } from '../engine/types';
@@ -56,7 +74,7 @@ export interface Tokenizer extends ITokenizer {
 export const LONG_RUN_LIMIT = 512;
 /** Characters encoded past a look-ahead cut's window to find a stable token boundary (K). */
 export const LOOKAHEAD = 128;
-/** Documented (and tested) bound on the count error of one look-ahead or plain cut. */
+/** Documented (and tested) bound on the count error of one look-ahead or plain cut (measured: −2…+3 for a plain cut, 0 for look-ahead cuts). */
 export const MAX_ERROR_PER_CUT = 3;
 
 export interface TokenizerOptions {
@@ -131,8 +149,6 @@ function bpeCore(mod: GptEncodingModule): BpeCore | undefined {
   return undefined;
 }
 
-const patchedCores = new WeakSet<object>();
-
 /**
  * gpt-tokenizer 4.0.0 bug: it turns candidate merges into strings with a `TextDecoder` that strips a
  * leading byte-order mark, so EF BB BF (U+FEFF) never merges: `\uFEFF` becomes 2 tokens instead of 1
@@ -140,8 +156,6 @@ const patchedCores = new WeakSet<object>();
  * tiktoken. Those tokens are stored as bytes, so look byte keys that start with a BOM up directly.
  */
 function patchBomMerges(core: BpeCore): void {
-  if (patchedCores.has(core)) return;
-  patchedCores.add(core);
   const original = core.getBpeRankFromBytes;
   core.getBpeRankFromBytes = function (this: BpeCore, key: Uint8Array): number | undefined {
     if (key.length >= 3 && key[0] === 0xef && key[1] === 0xbb && key[2] === 0xbf) {
@@ -160,21 +174,30 @@ interface LoadedEncoding {
 
 const utf8 = new TextEncoder();
 
+const loadedEncodings = new Map<EncodingName, LoadedEncoding>();
+
 function loadEncoding(encoding: EncodingName): LoadedEncoding {
+  let loaded = loadedEncodings.get(encoding);
+  if (loaded) return loaded;
   const mod = requireEncoding(encoding);
   const core = bpeCore(mod);
-  if (!core) return { mod, tokenBytes: undefined };
-  patchBomMerges(core);
-  mod.clearMergeCache(); // in case something encoded a U+FEFF before the patch
-  const table = core.bytePairRankDecoder;
-  return {
-    mod,
-    tokenBytes: (id) => {
-      const v = table[id];
-      if (typeof v === 'string') return utf8.encode(v);
-      return v ? Uint8Array.from(v) : undefined;
-    },
-  };
+  if (!core) {
+    loaded = { mod, tokenBytes: undefined };
+  } else {
+    patchBomMerges(core);
+    mod.clearMergeCache(); // in case something encoded a U+FEFF before the patch
+    const table = core.bytePairRankDecoder;
+    loaded = {
+      mod,
+      tokenBytes: (id) => {
+        const v = table[id];
+        if (typeof v === 'string') return utf8.encode(v);
+        return v ? Uint8Array.from(v) : undefined;
+      },
+    };
+  }
+  loadedEncodings.set(encoding, loaded);
+  return loaded;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -193,7 +193,7 @@ describe('library layout', () => {
     assert.deepStrictEqual(env.messages.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
     assert.deepStrictEqual(env.layers.map((l) => l.segments.map((g) => g.id)), [['system'], ['library-header', 'file:a.md'], ['ref:file:a.md', 'file:b.md'], ['t1:user', 't1:reply'], ['user']]);
     assert.strictEqual(texts(env.messages[1])[0], '[attached: file:a.md]\nq1');
-    assert.deepStrictEqual(env.cacheBreakpoints, [0, 2, 4, 7]);
+    assert.deepStrictEqual(env.cacheBreakpoints, [2, 4, 7]);
     e.completeTurn('r2');
     // b.md joins L2 at the end: everything after L2 (all of L4) falls out of the cache.
     const env3 = build(e, { userText: 'q3', fresh: new Map([['file:a.md', 'AAA'], ['file:b.md', 'BBB']]) });

@@ -474,6 +474,16 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
       });
     }
 
+    it('a consumer that stops reading (break) closes the connection', async () => {
+      const p = new AnthropicProvider({ apiKey: 'k', baseURL: slowA.url });
+      slowA.queueReply(long);
+      let n = 0;
+      for await (const ev of p.stream(req(simple))) if (ev.type === 'text' && ++n === 2) break;
+      const rec = slowA.chatRequests.at(-1)!;
+      for (let i = 0; i < 40 && rec.clientClosedAt === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+      assert.ok(rec.clientClosedAt !== undefined, 'the server saw the connection close');
+    });
+
     it('abort during a retry wait stops at once; an already-aborted signal sends nothing', async () => {
       const p = new OpenAIProvider({ apiKey: 'k', baseURL: slowO.url });
       slowO.injectFault({ kind: 'rate-limit', retryAfter: '5' });
@@ -593,11 +603,15 @@ describe('providers: pure helpers', () => {
     assert.strictEqual((await resolveAutoProvider(failing)).kind, 'not-configured');
   });
 
-  it('probeOllama: /api/tags, falls back to /v1/models, undefined when nothing answers (short timeout)', async () => {
+  it('probeOllama: /api/tags, falls back to /v1/models, undefined when nothing answers (short timeout); local servers need no key', async () => {
     const server = await startOpenAIImitation({ tokenizer, models: ['m2', 'm1'] });
     try {
       // The imitation has no /api/tags (404) but lists /v1/models, like an OpenAI-compatible server.
       assert.deepStrictEqual(await probeOllama({ root: server.origin }), { baseURL: `${server.origin}/v1`, models: ['m1', 'm2'] });
+      // A local OpenAI-compatible server needs no key (the SDK gets a placeholder).
+      const r = await collectReply(new OpenAIProvider({ baseURL: server.url }).stream(req(simple, { model: 'm1' })));
+      assert.ok(r.text.length > 0);
+      assert.strictEqual(server.chatRequests.at(-1)!.headers.authorization, 'Bearer strata-local-no-key');
       const tags: typeof fetch = async (input) =>
         String(input).endsWith('/api/tags') ? new Response(JSON.stringify({ models: [{ name: 'llama3.2:latest' }] })) : new Response('', { status: 404 });
       assert.deepStrictEqual(await probeOllama({ fetchImpl: tags }), { baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2:latest'] });
@@ -609,7 +623,7 @@ describe('providers: pure helpers', () => {
     }
   });
 
-  it('a missing key for a remote endpoint fails before any request; local endpoints need none', async () => {
+  it('a missing key for a remote endpoint fails before any request', async () => {
     const { error } = await drain(new OpenAIProvider({}).stream(req(simple)));
     assert.ok(ProviderError.is(error, 'bad-key'), String(error));
     const { error: e2 } = await drain(new AnthropicProvider({}).stream(req(simple)));

@@ -1,0 +1,111 @@
+/**
+ * Drives the engine through a trajectory exactly as bench/replayCore.ts does (edits, re-read of
+ * recoverable artifacts, isolation, build, commit), but times `engine.buildTurn` alone: no invariant
+ * check, no cache simulation. Used by the build-time and memory cases.
+ */
+import type { ChangedFilesPolicy, ITokenizer, Layout } from '../src/engine/types';
+import type { AttachmentRef, PromptContextEngine, TurnEnvelope } from '../src/engine/engine';
+import type { NewArtifactInput } from '../src/engine/artifacts';
+import { IsolationPolicy, type Rejection } from '../src/engine/isolation';
+import type { ModelLimits } from '../src/engine/budget';
+import { attachmentLabel, VirtualWorkspace, type Trajectory, type TrajectoryAttachment } from './trajectory';
+import { engineFor, resolveAttachment } from './replayCore';
+
+export interface DriveOptions {
+  layout: Layout;
+  policy: ChangedFilesPolicy;
+  tokenizer: ITokenizer;
+  /**
+   * `all` (what replayCore does): every recoverable artifact is re-read and passed in `fresh` before
+   * every turn. `changed`: only files whose content changed since the previous turn, as a host with a
+   * file watcher can do. Diagnostic only; `all` is the measured default.
+   */
+  fresh?: 'all' | 'changed';
+  /** Stop after this many turns (default: all). */
+  turns?: number;
+  /** Limits for the last built turn (the prompt-tsx comparison rebuilds a turn under a smaller budget). */
+  lastTurnLimits?: ModelLimits;
+  /** Called after each build with its time and envelope (before the turn is committed). */
+  onBuilt?: (turn: number, ms: number, env: TurnEnvelope) => void;
+  /** Commit the last turn too (default true). */
+  commitLast?: boolean;
+}
+
+export interface DriveResult {
+  engine: PromptContextEngine;
+  /** buildTurn milliseconds, one per turn. */
+  buildMs: number[];
+}
+
+function toRef(a: TrajectoryAttachment, isolation: IsolationPolicy): AttachmentRef | undefined {
+  const p = a.selection ? a.selection.file : a.file!;
+  const checked = isolation.checkPath(p);
+  if (!checked.ok) return undefined;
+  return a.selection
+    ? { kind: 'selection', uri: checked.path, range: { startLine: a.selection.startLine, endLine: a.selection.endLine } }
+    : { kind: 'file', uri: checked.path };
+}
+
+/** The turn input of `traj.turns[i]` as the host would assemble it (everything before buildTurn). */
+export function turnInput(
+  traj: Trajectory,
+  i: number,
+  ws: VirtualWorkspace,
+  isolation: IsolationPolicy,
+  engine: PromptContextEngine,
+  freshMode: 'all' | 'changed',
+  lastSeen: Map<string, string | null>,
+): Parameters<PromptContextEngine['buildTurn']>[0] {
+  const t = traj.turns[i];
+  ws.applyEdits(t.edits);
+  const fresh = new Map<string, string | null>();
+  for (const src of engine.recoverableSources()) {
+    const content = ws.read(src.uri) ?? null;
+    if (freshMode === 'all' || lastSeen.get(src.id) !== content) fresh.set(src.id, content);
+    lastSeen.set(src.id, content);
+  }
+  const rejections: Rejection[] = [];
+  const attachments: NewArtifactInput[] = [];
+  for (const a of t.attach ?? []) {
+    const r = resolveAttachment(a, ws, isolation);
+    if (r.ok) attachments.push(r.input);
+    else rejections.push(r.rejection);
+  }
+  const refs = (list: TrajectoryAttachment[] | undefined): AttachmentRef[] => {
+    const out: AttachmentRef[] = [];
+    for (const a of list ?? []) {
+      const ref = toRef(a, isolation);
+      if (ref) out.push(ref);
+      else rejections.push({ attachment: attachmentLabel(a), reason: 'not-found', message: `${attachmentLabel(a)} is not attached in this chat.` });
+    }
+    return out;
+  };
+  return { userText: t.user, attachments, fresh, pin: refs(t.pin), unpin: refs(t.unpin), detach: refs(t.detach), rejections };
+}
+
+/** Runs the trajectory through a fresh engine; times each buildTurn call. */
+export function driveEngine(traj: Trajectory, opts: DriveOptions): DriveResult {
+  const ws = new VirtualWorkspace(traj.files);
+  const isolation = new IsolationPolicy();
+  const engine = engineFor(traj, opts);
+  const n = Math.min(traj.turns.length, opts.turns ?? traj.turns.length);
+  const buildMs: number[] = [];
+  // Files whose content the engine last saw (for `fresh: 'changed'`), by artifact id.
+  const lastSeen = new Map<string, string | null>();
+  for (let i = 0; i < n; i++) {
+    const input = turnInput(traj, i, ws, isolation, engine, opts.fresh ?? 'all', lastSeen);
+    const last = i === n - 1;
+    if (last && opts.lastTurnLimits) engine.updateOptions({ limits: opts.lastTurnLimits });
+    const t0 = performance.now();
+    const env = engine.buildTurn(input);
+    const ms = performance.now() - t0;
+    buildMs.push(ms);
+    opts.onBuilt?.(i + 1, ms, env);
+    if (env.blocked) {
+      engine.abandonTurn();
+      continue;
+    }
+    if (!last || opts.commitLast !== false) engine.completeTurn(traj.turns[i].reply);
+  }
+  return { engine, buildMs };
+}
