@@ -4,7 +4,7 @@
  * check, no cache simulation. Used by the build-time and memory cases.
  */
 import type { ChangedFilesPolicy, ITokenizer, Layout } from '../src/engine/types';
-import type { AttachmentRef, PromptContextEngine, TurnEnvelope } from '../src/engine/engine';
+import type { AttachmentRef, PromptContextEngine, TurnEnvelope, TurnInput } from '../src/engine/engine';
 import type { NewArtifactInput } from '../src/engine/artifacts';
 import { IsolationPolicy, type Rejection } from '../src/engine/isolation';
 import type { ModelLimits } from '../src/engine/budget';
@@ -29,6 +29,8 @@ export interface DriveOptions {
   onBuilt?: (turn: number, ms: number, env: TurnEnvelope) => void;
   /** Commit the last turn too (default true). */
   commitLast?: boolean;
+  /** Called with each turn's input before it is built. */
+  onInput?: (turn: number, input: TurnInput) => void;
 }
 
 export interface DriveResult {
@@ -55,7 +57,7 @@ export function turnInput(
   engine: PromptContextEngine,
   freshMode: 'all' | 'changed',
   lastSeen: Map<string, string | null>,
-): Parameters<PromptContextEngine['buildTurn']>[0] {
+): TurnInput {
   const t = traj.turns[i];
   ws.applyEdits(t.edits);
   const fresh = new Map<string, string | null>();
@@ -95,6 +97,7 @@ export function driveEngine(traj: Trajectory, opts: DriveOptions): DriveResult {
   for (let i = 0; i < n; i++) {
     const input = turnInput(traj, i, ws, isolation, engine, opts.fresh ?? 'all', lastSeen);
     const last = i === n - 1;
+    opts.onInput?.(i + 1, input);
     if (last && opts.lastTurnLimits) engine.updateOptions({ limits: opts.lastTurnLimits });
     const t0 = performance.now();
     const env = engine.buildTurn(input);

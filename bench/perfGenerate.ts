@@ -61,6 +61,15 @@ function sourceLines(dir: string): string[] {
   return lines;
 }
 
+/**
+ * A copy of `text` in V8's one-byte representation. Substrings of a JSON string that held any
+ * non-Latin-1 character stay two-byte (2 bytes per character) even when they are ASCII; text read
+ * from a file (UTF-8 decoded) is one-byte whenever it can be, so the generator does the same.
+ */
+function oneByte(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
+}
+
 export interface GeneratedInfo {
   files: number;
   fileBytes: number;
@@ -89,7 +98,7 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
         n += lines[k].length + 1;
       }
     }
-    return out.join('\n');
+    return oneByte(out.join('\n'));
   };
   const prose = (chars: number): string => {
     const out: string[] = [];
@@ -113,7 +122,7 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
     const ext = rnd() < 0.75 ? 'ts' : 'md';
     const p = `gen/mod${i % 8}/file${String(i).padStart(3, '0')}.${ext}`;
     const header = ext === 'ts' ? `// ${p}: generated for the Strata benchmark (seed ${o.seed})\n` : `# ${p}\n\nGenerated for the Strata benchmark (seed ${o.seed}).\n\n`;
-    const text = header + passage(size - header.length);
+    const text = oneByte(header + passage(size - header.length));
     files[p] = text;
     paths.push(p);
     total += text.length;
@@ -139,7 +148,7 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
       const old = current.get(p)!.split('\n');
       const at = int(1, Math.max(1, old.length - 41));
       const repl = passage(int(400, 2500)).split('\n');
-      const next = [...old.slice(0, at), ...repl, ...old.slice(at + int(10, 40))].join('\n');
+      const next = oneByte([...old.slice(0, at), ...repl, ...old.slice(at + int(10, 40))].join('\n'));
       current.set(p, next);
       turn.edits = { [p]: next };
       info.edits++;

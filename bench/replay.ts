@@ -445,6 +445,10 @@ export async function main(argv: string[]): Promise<number> {
   return report.strategies.some((s) => s.totals.violations > 0) ? 1 : 0;
 }
 
+// The chat store's --reload-at hook (bench/reload.ts imports this module, so it loads after `reloadHook` exists).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+require('./reload');
+
 if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),

@@ -18,6 +18,14 @@ const { cleanEnv, formatSeconds } = require('../lib/proc');
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const suiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'index.js');
+/**
+ * Test-only extension loaded beside Strata: a fake `vscode.lm` chat model (offline code-server
+ * offers none) for test/integration/vscodeLm.test.ts. Plain JS, no build step, never packaged.
+ * Installed into the private extensions dir as a symlink `<publisher>.<name>-<version>`: the
+ * workbench reads the payload into a Map, so a second `extensionDevelopmentPath` entry would
+ * replace Strata's instead of adding to it.
+ */
+const fakeLmExtension = path.join(repoRoot, 'test', 'fixtures', 'fake-lm-extension');
 const runDir = path.join(repoRoot, '.harness', 'run');
 const timeoutSeconds = Number(process.env.STRATA_INTEGRATION_TIMEOUT_SECONDS || 600);
 const verbose = process.env.STRATA_HARNESS_VERBOSE === '1';
@@ -87,6 +95,12 @@ function tail(file, lines) {
   }
 }
 
+/** Makes an unpacked extension folder an installed extension of this run (no VSIX needed). */
+function installFolderExtension(folder, extensionsDir) {
+  const { publisher, name, version } = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+  fs.symlinkSync(folder, path.join(extensionsDir, `${publisher}.${name}-${version}`), 'dir');
+}
+
 /** The run's private environment: nothing is written into the real home or /tmp. */
 function isolatedEnv() {
   const dirs = {
@@ -118,6 +132,7 @@ async function main() {
     [suiteIndex, 'npm run build'],
     [path.join(repoRoot, 'dist', 'extension.js'), 'npm run bundle'],
     [path.join(repoRoot, 'dist', 'webview', 'main.js'), 'npm run bundle'],
+    [path.join(fakeLmExtension, 'package.json'), 'git checkout test/fixtures/fake-lm-extension'],
   ]) {
     if (!fs.existsSync(file)) {
       throw new Error(`${path.relative(repoRoot, file)} is missing: run \`${hint}\` first`);
@@ -130,6 +145,7 @@ async function main() {
   const extensionsDir = path.join(runDir, 'extensions');
   const workspace = path.join(runDir, 'workspace');
   for (const d of [userDataDir, extensionsDir, workspace]) fs.mkdirSync(d, { recursive: true });
+  installFolderExtension(fakeLmExtension, extensionsDir);
   fs.writeFileSync(path.join(workspace, 'README.md'), '# Strata integration workspace\n');
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.writeFileSync(

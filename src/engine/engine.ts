@@ -14,6 +14,7 @@ import { ExtractiveSummarizer, type ISummarizer } from './summarizer';
 import type { Rejection } from './isolation';
 import { sha256Hex } from '../common/hash';
 import { unifiedDiff } from './diff';
+import { hashChainStep } from './invariants';
 
 export interface Instruction {
   /** Where the text came from: `settings`, `.strata/instructions.md`, `AGENTS.md`, … */
@@ -105,6 +106,12 @@ export class PromptContextEngine {
   private readonly blockMemo = new Map<string, string>();
   private readonly hashMemo = new Map<string, string>();
   private framingMemo = new Map<Role, number>();
+  /** Token counts by text: block texts are memoized strings, so lookups hit V8's cached string hash. */
+  private readonly tokenMemo = new Map<string, number>();
+  private readonly layerChain = new WeakMap<Segment, { prev: string; h: string }>();
+  private readonly prefixChain = new WeakMap<Segment, { prev: string; h: string }>();
+  /** Rendered history turns, reused while nothing they show changed (signature). */
+  private readonly turnMemo = new Map<number, { sig: string; drafts: Draft[] }>();
 
   constructor(private opts: EngineOptions, state?: ChatState) {
     this.hasher = opts.hasher ?? { sha256Hex };
@@ -125,6 +132,8 @@ export class PromptContextEngine {
     if (err) throw new Error(err);
     this.opts = next;
     this.pending = undefined;
+    this.turnMemo.clear();
+    this.blockMemo.clear();
   }
 
   get state(): ChatState {
@@ -151,9 +160,13 @@ export class PromptContextEngine {
     const reports: PruneReport[] = [];
     const rejections: Rejection[] = [...(input.rejections ?? [])];
 
-    this.applyPins(s, input, rejections);
-    this.applyDetach(s, input, reports, rejections);
+    // Detach first (a removed file is not re-read), pins after freshness (pinning a cut file sends
+    // its current content); rejections are reported in the order pin, unpin, detach.
+    const detachRejections: Rejection[] = [];
+    this.applyDetach(s, input, reports, detachRejections);
     const refreshed = this.applyFreshness(s, turn, input.fresh, reports);
+    refreshed.push(...this.applyPins(s, turn, input, rejections));
+    rejections.push(...detachRejections);
     const items = this.applyAttachments(s, turn, input.attachments ?? [], refreshed);
 
     let rendered = this.render(s, turn, items, input.userText);
@@ -179,9 +192,7 @@ export class PromptContextEngine {
     if (this.pending.env.blocked) throw new Error('cannot complete a blocked turn: nothing was sent');
     const { state, record, env } = this.pending;
     this.history(state).append({ ...record, reply });
-    const blocks: string[] = [];
-    for (const m of env.messages) for (const b of m.content) blocks.push(`${m.role}:${this.textHash(b.text)}`);
-    state.previousBlocks = blocks;
+    state.previousBlocks = this.pendingSigs;
     this.committed = state;
     this.pending = undefined;
   }
@@ -218,14 +229,19 @@ export class PromptContextEngine {
       const key = s.latest.get(`file:${ref.uri}`) ?? s.latest.get(ref.uri);
       return key ? s.entries.get(key) : undefined;
     }
-    let best: EntryState | undefined;
+    // Exact range first; else a selection with the same start whose end was clamped at the end of
+    // the file (attached with an endLine past the end). First-seen order: the last match is newest.
+    let exact: EntryState | undefined;
+    let clamped: EntryState | undefined;
     for (const key of s.order) {
       const e = s.entries.get(key)!;
       const r = e.artifact.source.range;
       if (e.artifact.kind !== 'selection' || e.artifact.source.uri !== ref.uri || !r || !ref.range) continue;
-      if (r.startLine !== ref.range.startLine || r.endLine !== ref.range.endLine) continue;
-      best = e; // order is first-seen, so the last match is the newest
+      if (r.startLine !== ref.range.startLine) continue;
+      if (r.endLine === ref.range.endLine) exact = e;
+      else if (r.endLine < ref.range.endLine) clamped = e;
     }
+    const best = exact ?? clamped;
     return best && s.entries.get(s.latest.get(best.artifact.id)!);
   }
 
@@ -233,16 +249,27 @@ export class PromptContextEngine {
     return ref.range ? `${ref.uri}#L${ref.range.startLine}-L${ref.range.endLine}` : ref.uri;
   }
 
-  private applyPins(s: ChatState, input: TurnInput, rejections: Rejection[]): void {
+  /**
+   * Pins and unpins. Pinning something that was cut (pruned or compacted) sends it again in full as
+   * a new version, since a pinned item is never cut (DESIGN §2, §5).
+   */
+  private applyPins(s: ChatState, turn: number, input: TurnInput, rejections: Rejection[]): TurnItem[] {
+    const items: TurnItem[] = [];
+    const am = this.attachments(s);
     for (const [refs, value] of [[input.pin ?? [], true], [input.unpin ?? [], false]] as const) {
       for (const ref of refs) {
-        const e = this.findEntry(s, ref);
-        const am = this.attachments(s);
+        let e = this.findEntry(s, ref);
+        if (e && value && (e.presence === 'pruned' || e.compacted)) {
+          const a = e.artifact;
+          e = this.newVersion(s, turn, { kind: a.kind, uri: a.source.uri, range: a.source.range, content: a.content }, a.id);
+          items.push({ key: e.key, mode: 'full' });
+        }
         if (!e || !(value ? am.pin(e.key) : am.unpin(e.key))) {
           rejections.push({ attachment: this.refLabel(ref), reason: 'not-found', message: `${this.refLabel(ref)} is not attached in this chat, so it cannot be ${value ? 'pinned' : 'unpinned'}.` });
         }
       }
     }
+    return items;
   }
 
   private applyDetach(s: ChatState, input: TurnInput, reports: PruneReport[], rejections: Rejection[]): void {
@@ -276,7 +303,7 @@ export class PromptContextEngine {
         }
         continue;
       }
-      if (this.hasher.sha256Hex(content) === e.artifact.contentHash && !e.missing) continue;
+      if (!e.missing && (content === e.artifact.content || this.hasher.sha256Hex(content) === e.artifact.contentHash)) continue;
       if (e.presence !== 'present') {
         // A pruned or compacted file that changed: nothing is sent until the user attaches it again.
         const entry = this.newVersion(s, turn, { kind: 'file', uri: e.artifact.source.uri, content }, id);
@@ -355,7 +382,7 @@ export class PromptContextEngine {
 
   /** The block for a version first sent in a turn under `append-diff`: a diff when smaller. */
   private firstSendBlock(s: ChatState, e: EntryState): string {
-    if (this.opts.policy !== 'append-diff' || e.artifact.version === 1 || e.compacted) return this.entryBlock(e);
+    if (this.opts.policy !== 'append-diff' || e.artifact.kind !== 'file' || e.artifact.version === 1 || e.compacted) return this.entryBlock(e);
     const memoKey = `d\u0000${e.key}`;
     let text = this.blockMemo.get(memoKey);
     if (text === undefined) {
@@ -363,7 +390,8 @@ export class PromptContextEngine {
       const prev = s.entries.get(prevKey);
       const full = this.entryBlock(e);
       text = full;
-      if (prev) {
+      // Only against a base this request carries in full; never an empty diff.
+      if (prev && prev.presence === 'present' && !prev.compacted && prev.artifact.contentHash !== e.artifact.contentHash) {
         const diff = unifiedDiff(prev.artifact.content, e.artifact.content, prev.artifact.source.uri, prevKey, e.key);
         if (diff.length < e.artifact.content.length) {
           const bodyHash = this.hasher.sha256Hex(diff);
@@ -377,7 +405,13 @@ export class PromptContextEngine {
   }
 
   private seg(layer: LayerId, kind: SegmentKind, role: Role, id: string, text: string, extra?: Partial<Segment>): Segment {
-    return { id, layer, kind, role, text, tokens: this.opts.tokenizer.count(text), ...extra };
+    let tokens = this.tokenMemo.get(text);
+    if (tokens === undefined) {
+      tokens = this.opts.tokenizer.count(text);
+      if (this.tokenMemo.size > 100_000) this.tokenMemo.clear();
+      this.tokenMemo.set(text, tokens);
+    }
+    return { id, layer, kind, role, text, tokens, ...extra };
   }
 
   private framing(role: Role): number {
@@ -413,7 +447,7 @@ export class PromptContextEngine {
       return this.seg(layerOther, 'stub', role, `${idPrefix}missing:${item.key}`, `<deleted id="${escapeAttribute(a.id)}" version="${a.version}"/> (the file was deleted; its last snapshot stays in this conversation)\n`, { artifactKey: item.key, turn });
     }
     if (e.presence !== 'present') {
-      const why = e.presence === 'detached' ? 'detached' : e.superseded ? 'superseded' : 'pruned';
+      const why = e.presence === 'detached' ? 'detached' : 'pruned';
       return this.seg(layerOther, 'stub', role, `${idPrefix}${item.key}`, renderStub(a, why), { artifactKey: item.key, turn });
     }
     if (item.mode === 'reference') {
@@ -421,6 +455,19 @@ export class PromptContextEngine {
     }
     const text = firstSend ? this.firstSendBlock(s, e) : this.entryBlock(e);
     return this.seg(layerFull, e.compacted ? 'compacted' : 'artifact', role, item.key, text, { artifactKey: item.key, turn });
+  }
+
+  /** A past turn's two messages, rebuilt only when its signature changed (history is append-only). */
+  private pastTurn(t: TurnRecord, sig: string, userSegs: () => Segment[]): Draft[] {
+    const key = `${this.opts.layout}:${sig}`;
+    const hit = this.turnMemo.get(t.turn);
+    if (hit && hit.sig === key) return hit.drafts;
+    const drafts: Draft[] = [
+      { role: 'user', framingLayer: 'L4', segs: userSegs() },
+      { role: 'assistant', framingLayer: 'L4', segs: [this.seg('L4', 'reply', 'assistant', `t${t.turn}:reply`, t.reply, { turn: t.turn })] },
+    ];
+    this.turnMemo.set(t.turn, { sig: key, drafts });
+    return drafts;
   }
 
   private render(s: ChatState, turn: number, items: TurnItem[], userText: string): Rendered {
@@ -445,9 +492,10 @@ export class PromptContextEngine {
       }
       if (summary) system.segs.push(summary);
       for (const t of strip.verbatim) {
-        const note = t.items.length > 0 ? `[attached: ${t.items.map((i) => i.key).join(', ')}]\n` : '';
-        drafts.push({ role: 'user', framingLayer: 'L4', segs: [this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, note + t.userText, { turn: t.turn })] });
-        drafts.push({ role: 'assistant', framingLayer: 'L4', segs: [this.seg('L4', 'reply', 'assistant', `t${t.turn}:reply`, t.reply, { turn: t.turn })] });
+        drafts.push(...this.pastTurn(t, '', () => {
+          const note = t.items.length > 0 ? `[attached: ${t.items.map((i) => escapeAttribute(i.key)).join(', ')}]\n` : '';
+          return [this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, note + displayText(t.userText), { turn: t.turn })];
+        }));
       }
     } else {
       if (summary) system.segs.push(summary);
@@ -463,14 +511,20 @@ export class PromptContextEngine {
         }
       }
       for (const t of strip.verbatim) {
-        const segs = t.items.map((i) => this.itemSegment(s, i, 'L2', 'L4', 'user', `t${t.turn}:`, t.turn, t.turn === s.entries.get(i.key)!.firstTurn));
-        segs.push(this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, t.userText, { turn: t.turn }));
-        drafts.push({ role: 'user', framingLayer: 'L4', segs });
-        drafts.push({ role: 'assistant', framingLayer: 'L4', segs: [this.seg('L4', 'reply', 'assistant', `t${t.turn}:reply`, t.reply, { turn: t.turn })] });
+        // What a past message shows depends only on its items' presence and compaction.
+        const sig = t.items.map((i) => {
+          const e = s.entries.get(i.key)!;
+          return e.presence === 'present' ? (e.compacted ? 'c' : 'p') : e.presence[0];
+        }).join('');
+        drafts.push(...this.pastTurn(t, sig, () => {
+          const segs = t.items.map((i) => this.itemSegment(s, i, 'L2', 'L4', 'user', `t${t.turn}:`, t.turn, t.turn === s.entries.get(i.key)!.firstTurn));
+          segs.push(this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, displayText(t.userText), { turn: t.turn }));
+          return segs;
+        }));
       }
     }
     const current = items.map((i) => this.itemSegment(s, i, 'L3', 'L3', 'user', '', turn, i.mode === 'full'));
-    current.push(this.seg('L5', 'user-text', 'user', 'user', userText.length > 0 ? userText : '(empty message)'));
+    current.push(this.seg('L5', 'user-text', 'user', 'user', displayText(userText)));
     drafts.push({ role: 'user', framingLayer: 'L5', segs: current });
     let total = 0;
     for (const d of drafts) {
@@ -602,8 +656,38 @@ export class PromptContextEngine {
     return h;
   }
 
+  /**
+   * One step of a hash chain, memoized on the segment object: past segments are reused across
+   * turns, so a long history costs one comparison per segment instead of a hash.
+   */
+  private chain(memo: WeakMap<Segment, { prev: string; h: string }>, prev: string, seg: Segment, id: string): string {
+    const hit = memo.get(seg);
+    if (hit && hit.prev === prev) return hit.h;
+    const h = hashChainStep(prev, id, this.textHash(seg.text), this.hasher);
+    memo.set(seg, { prev, h });
+    return h;
+  }
+
+  private emptyHash?: string;
+  private readonly sigMemo = new WeakMap<Segment, string>();
+  /** Block signatures of the pending request; they become `previousBlocks` when it completes. */
+  private pendingSigs: string[] = [];
+
+  /** `role:sha256(text)` of a block, memoized on the (reused) segment object. */
+  private blockSig(role: Role, seg: Segment): string {
+    let sig = this.sigMemo.get(seg);
+    if (sig === undefined) {
+      sig = `${role}:${this.textHash(seg.text)}`;
+      this.sigMemo.set(seg, sig);
+    }
+    return sig;
+  }
+
+  /** Same value as `hashLayerSegments` (invariants.ts), memoized step by step. */
   hashLayer(segments: readonly Segment[]): string {
-    return this.hasher.sha256Hex(segments.map((g) => `${g.id}\u0000${this.textHash(g.text)}`).join('\n'));
+    let h = (this.emptyHash ??= this.hasher.sha256Hex(''));
+    for (const g of segments) h = this.chain(this.layerChain, h, g, g.id);
+    return h;
   }
 
   private finish(s: ChatState, turn: number, items: TurnItem[], r: Rendered, reports: PruneReport[], rejections: Rejection[], blocked: BlockedTurn | undefined): TurnEnvelope {
@@ -654,8 +738,10 @@ export class PromptContextEngine {
 
     // Engine cache prediction: blocks equal (role, text) to the previous request's, in place.
     const prev = s.previousBlocks;
+    const sigs = flat.map((f) => this.blockSig(f.role, f.seg));
+    this.pendingSigs = sigs;
     let common = 0;
-    while (common < flat.length && common < prev.length && prev[common] === `${flat[common].role}:${this.textHash(flat[common].seg.text)}`) common++;
+    while (common < sigs.length && common < prev.length && prev[common] === sigs[common]) common++;
     let prefixTokens = 0;
     for (let i = 0; i < common; i++) prefixTokens += flat[i].seg.tokens;
     const cachedFlags = prefixTokens >= 1024 ? common : 0;
@@ -674,7 +760,7 @@ export class PromptContextEngine {
     const prefixHash =
       layout === 'library'
         ? this.hasher.sha256Hex(`${layers[0].hash}\n${layers[1].hash}`)
-        : this.hasher.sha256Hex(flat.filter((f) => f.msg < currentMsg).map((f) => `${f.role}\u0000${this.textHash(f.seg.text)}`).join('\n'));
+        : flat.filter((f) => f.msg < currentMsg).reduce((h, f) => this.chain(this.prefixChain, h, f.seg, f.role), (this.emptyHash ??= this.hasher.sha256Hex('')));
 
     const newBlocks: string[] = [];
     for (const f of flat) if ((f.seg.kind === 'artifact' || f.seg.kind === 'compacted') && f.seg.artifactKey && s.entries.get(f.seg.artifactKey)!.firstTurn === turn && f.msg === currentMsg) newBlocks.push(f.seg.artifactKey);
@@ -726,6 +812,11 @@ export class PromptContextEngine {
     if (g.kind === 'stub' && e) item.reason = e.presence === 'detached' ? 'detached' : 'pruned';
     return item;
   }
+}
+
+/** What the user typed, as sent: providers reject empty text blocks. */
+function displayText(text: string): string {
+  return text.length > 0 ? text : '(empty message)';
 }
 
 const LAYER_LABELS: Record<LayerId, string> = { L1: 'System', L2: 'Library', L3: 'This turn', L4: 'History', L5: 'Your message' };

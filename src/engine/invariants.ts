@@ -17,9 +17,18 @@ export interface CheckContext {
   blocked?: boolean;
 }
 
-/** The layer hash: sha256 over `id NUL sha256(text)` lines. The engine memoizes the same formula. */
+/**
+ * The layer hash: a chain h0 = sha256(""), h(i) = sha256(h(i-1) "\n" id NUL sha256(text)). A chain
+ * lets the engine memoize each step, so hashing a long history costs lookups, not a rehash.
+ */
+export function hashChainStep(prev: string, id: string, textHash: string, hasher: IHasher): string {
+  return hasher.sha256Hex(`${prev}\n${id}\u0000${textHash}`);
+}
+
 export function hashLayerSegments(segments: readonly Segment[], hasher: IHasher): string {
-  return hasher.sha256Hex(segments.map((g) => `${g.id}\u0000${hasher.sha256Hex(g.text)}`).join('\n'));
+  let h = hasher.sha256Hex('');
+  for (const g of segments) h = hashChainStep(h, g.id, hasher.sha256Hex(g.text), hasher);
+  return h;
 }
 
 const MIN_CONTENT_FOR_L4_CHECK = 40;

@@ -41,35 +41,45 @@ export function closingMarker(kind: string, content: string, contentHash: string
   return marker;
 }
 
-function attrs(a: Artifact): string {
+/** The hash in a closing marker `</kind:HASH>`: the opening tag announces it as `sha="HASH"`. */
+function markerHash(marker: string): string {
+  return marker.slice(marker.indexOf(':') + 1, -1);
+}
+
+function attrs(a: Artifact, sha: string): string {
   let s = `id="${escapeAttribute(a.id)}" version="${a.version}" path="${escapeAttribute(a.source.uri)}"`;
   if (a.source.range) s += ` lines="${a.source.range.startLine}-${a.source.range.endLine}"`;
-  return s + ` sha="${a.contentHash.slice(0, 8)}"`;
+  return s + ` sha="${sha}"`;
 }
 
-/** Full block. Format: opening tag line, content verbatim, `\n`, closing marker, `\n`. */
+/**
+ * Full block. Format: opening tag line, content verbatim, `\n`, closing marker, `\n`. The opening
+ * tag's `sha` is exactly the hash in the closing marker (lengthened when the content contains the
+ * short one), so a reader looks for that marker and nothing in the content can end the block.
+ */
 export function renderFullBlock(a: Artifact): string {
   const tag = tagFor(a);
-  return `<${tag} ${attrs(a)}>\n${a.content}\n${closingMarker(tag, a.content, a.contentHash)}\n`;
+  const marker = closingMarker(tag, a.content, a.contentHash);
+  return `<${tag} ${attrs(a, markerHash(marker))}>\n${a.content}\n${marker}\n`;
 }
 
-/** A block whose body is not the artifact's content (a diff, a compacted preview). */
+/**
+ * A block whose body is not the artifact's content (a diff, a compacted preview): `sha` announces
+ * the body's marker, `content-sha` names the artifact version it stands for.
+ */
 export function renderDerivedBlock(a: Artifact, format: 'diff' | 'preview', body: string, extra: string, bodyHash: string): string {
   const tag = tagFor(a);
-  return `<${tag} ${attrs(a)} format="${format}"${extra}>\n${body}\n${closingMarker(tag, body, bodyHash)}\n`;
+  const marker = closingMarker(tag, body, bodyHash);
+  return `<${tag} ${attrs(a, markerHash(marker))} content-sha="${a.contentHash.slice(0, 8)}" format="${format}"${extra}>\n${body}\n${marker}\n`;
 }
 
 export function renderReference(a: Artifact): string {
   return `<ref id="${escapeAttribute(a.id)}" version="${a.version}" sha="${a.contentHash.slice(0, 8)}"/> (attached again, unchanged: its full block is earlier in this conversation)\n`;
 }
 
-export function renderStub(a: Artifact, why: 'detached' | 'pruned' | 'superseded'): string {
-  const note =
-    why === 'detached'
-      ? 'removed from the context by the user'
-      : why === 'superseded'
-        ? 'an older version, dropped to fit the context budget'
-        : 'dropped to fit the context budget; re-attach it to send it again';
+/** The wording depends only on how the block left (never on later state), so re-sent history stays byte-identical. */
+export function renderStub(a: Artifact, why: 'detached' | 'pruned'): string {
+  const note = why === 'detached' ? 'removed from the context by the user' : 'dropped to fit the context budget; re-attach it to send it again';
   return `<removed id="${escapeAttribute(a.id)}" version="${a.version}"/> (${note})\n`;
 }
 

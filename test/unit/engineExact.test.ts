@@ -220,7 +220,7 @@ describe('library layout', () => {
     changed[19] = 'line twenty';
     const env = build(e, { userText: 'q2', fresh: new Map([['file:a.txt', changed.join('\n')]]) });
     const block = env.layers[2].segments[0].text;
-    assert.match(block, /^<file id="file:a.txt" version="2" path="a.txt" sha="[0-9a-f]{8}" format="diff" base-version="1">\n--- a.txt \(file:a.txt\)\n\+\+\+ a.txt \(file:a.txt@v2\)\n@@ -17,7 \+17,7 @@\n line 17\n line 18\n line 19\n-line 20\n\+line twenty\n line 21\n line 22\n line 23\n<\/file:[0-9a-f]{8}>\n$/);
+    assert.match(block, /^<file id="file:a.txt" version="2" path="a.txt" sha="[0-9a-f]{8}" content-sha="[0-9a-f]{8}" format="diff" base-version="1">\n--- a.txt \(file:a.txt\)\n\+\+\+ a.txt \(file:a.txt@v2\)\n@@ -17,7 \+17,7 @@\n line 17\n line 18\n line 19\n-line 20\n\+line twenty\n line 21\n line 22\n line 23\n<\/file:[0-9a-f]{8}>\n$/);
   });
 });
 
@@ -238,7 +238,7 @@ describe('pruning (DESIGN §5)', () => {
     assert.ok(env2.pruned[0].preTokens + env2.totalTokens > 14880, 'setup: the request was over the compaction threshold');
     assert.deepStrictEqual(env2.pruned.map((p) => [p.item, p.reason]), [['file:a.ts', 'superseded']]);
     assert.ok(env2.totalTokens <= 11160, `cut to the target, got ${env2.totalTokens}`);
-    assert.strictEqual(env2.messages[1].content[0].text, '<removed id="file:a.ts" version="1"/> (an older version, dropped to fit the context budget)\n');
+    assert.strictEqual(env2.messages[1].content[0].text, '<removed id="file:a.ts" version="1"/> (dropped to fit the context budget; re-attach it to send it again)\n');
     e.completeTurn('r2');
     // Next turn adds little: below the compaction threshold, nothing more is cut.
     const env3 = build(e, { userText: 'q3', fresh: new Map([['file:a.ts', a2]]) });

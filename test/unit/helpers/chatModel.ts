@@ -114,12 +114,13 @@ export interface TurnExpectation {
   rejections: string[];
   /** Selection versions this turn attached (new or again), key → snapshot. */
   attachedSelections: Map<string, string>;
+  /** Pinned selection versions once this turn's pin / unpin / detach are applied. */
+  pinnedNow: Map<string, string>;
 }
 
 /**
  * Tracks the workspace, every selection version, which selections are pinned, and which files are
- * attached, following the order of DESIGN §8 as the engine applies it within a turn:
- * edits → pin → unpin → detach → (freshness) → attach → cuts.
+ * attached, turn by turn: edits → detach → pin → unpin → attach → cuts.
  */
 export class ChatModel {
   readonly files = new Map<string, string>();
@@ -174,16 +175,8 @@ export class ChatModel {
     };
     const label = (a: TrajectoryAttachment) => (a.selection ? selLabel(a.selection) : a.file!);
 
-    for (const a of turn.pin ?? []) {
-      const t = refTarget(a);
-      if (!t) rejections.push(`${label(a)}|not-found`);
-      else if (t.sel) pinned.set(t.sel.key, t.sel.content);
-    }
-    for (const a of turn.unpin ?? []) {
-      const t = refTarget(a);
-      if (!t) rejections.push(`${label(a)}|not-found`);
-      else if (t.sel) pinned.delete(t.sel.key);
-    }
+    // The generator never names one item in two of pin / unpin / detach in a turn, so their relative
+    // order does not matter; detach first, as the engine does.
     for (const a of turn.detach ?? []) {
       const t = refTarget(a);
       if (!t) {
@@ -195,9 +188,31 @@ export class ChatModel {
         for (const v of this.sels.get(t.sel.id)!.versions) pinned.delete(v.key);
       } else detachedFiles.add(t.file!);
     }
-
     const attachedSelections = new Map<string, string>();
     const newVersions: SelVersion[] = [];
+    for (const a of turn.pin ?? []) {
+      const t = refTarget(a);
+      if (!t) rejections.push(`${label(a)}|not-found`);
+      else if (t.sel) {
+        // Pinning a selection that was cut sends its snapshot again, as a new version (DESIGN §2, §5).
+        let v = t.sel;
+        if (this.sels.get(v.id)!.gone) {
+          v = newVersions.find((n) => n.id === t.sel!.id) ?? { ...v, key: keyOf(v.id, this.sels.get(v.id)!.versions.length + 1) };
+          if (!newVersions.includes(v)) newVersions.push(v);
+          attachedSelections.set(v.key, v.content);
+        }
+        pinned.set(v.key, v.content);
+      }
+    }
+    for (const a of turn.unpin ?? []) {
+      const t = refTarget(a);
+      if (!t) rejections.push(`${label(a)}|not-found`);
+      else if (t.sel) {
+        const pending = newVersions.find((n) => n.id === t.sel!.id);
+        pinned.delete(pending ? pending.key : t.sel.key);
+      }
+    }
+
     const newFiles = new Set<string>();
     for (const a of turn.attach ?? []) {
       const path = a.selection ? a.selection.file : a.file!;
@@ -239,7 +254,7 @@ export class ChatModel {
     }
 
     if (committed) {
-      for (const [k, v] of [...this.pinned]) if (!pinned.has(k)) this.pinned.delete(k);
+      for (const k of [...this.pinned.keys()]) if (!pinned.has(k)) this.pinned.delete(k);
       for (const [k, v] of pinned) this.pinned.set(k, v);
       for (const id of detachedIds) {
         const s = this.sels.get(id)!;
@@ -262,6 +277,6 @@ export class ChatModel {
         for (const s of this.sels.values()) if (s.versions[s.versions.length - 1].key === r.item) s.gone = true;
       }
     }
-    return { rejections: rejections.sort(), attachedSelections };
+    return { rejections: rejections.sort(), attachedSelections, pinnedNow: pinned };
   }
 }

@@ -9,7 +9,7 @@ import * as fc from 'fast-check';
 import type { ChangedFilesPolicy, ITokenizer, Layout } from '../../../src/engine/types';
 import type { Trajectory, TrajectoryAttachment, TrajectoryTurn } from '../../../bench/trajectory';
 
-/** Paths of the virtual workspace; the last two do not exist until an edit creates them. */
+/** Paths of the virtual workspace: the first 3–5 exist from the start, the others once an edit creates them. */
 export const PATHS = ['src/app.ts', 'docs/guide.md', 'lib/util.js', 'src/big.ts', 'notes/todo.txt', 'src/extra.ts', 'docs/new.md'] as const;
 
 export interface FileSpec {
@@ -197,12 +197,25 @@ export function buildTrajectory(spec: ScenarioSpec, name = 'property'): Trajecto
         return written[r.pick % written.length];
       });
     };
-    turn.pin = refs(t.pin);
-    turn.unpin = refs(t.unpin);
+    // One item is named by at most one of detach / pin / unpin in a turn (their order is not part of
+    // the format, DESIGN §8).
+    const key = (a: TrajectoryAttachment) => JSON.stringify(a);
     turn.detach = refs(t.detach);
-    for (const k of ['pin', 'unpin', 'detach'] as const) if (turn[k] === undefined) delete turn[k];
+    const taken = new Set((turn.detach ?? []).map(key));
+    turn.pin = refs(t.pin)?.filter((a) => !taken.has(key(a)));
+    for (const a of turn.pin ?? []) taken.add(key(a));
+    turn.unpin = refs(t.unpin)?.filter((a) => !taken.has(key(a)));
+    for (const k of ['pin', 'unpin', 'detach'] as const) if (!turn[k]?.length) delete turn[k];
     if (attach.length > 0) turn.attach = attach;
-    written.push(...attach.filter((a) => !!a.selection || (!!a.file && !a.file.startsWith('missing/') && !a.file.startsWith('..') && !a.file.startsWith('/'))));
+    // Pin / unpin / detach name things attached earlier, as written: files, and selections that were
+    // inside the file when attached (a past-the-end range is clamped, see the engine bug tests).
+    for (const a of attach) {
+      if (a.file !== undefined && PATHS.includes(a.file as (typeof PATHS)[number])) written.push(a);
+      if (a.selection) {
+        const text = current.get(a.selection.file);
+        if (typeof text === 'string' && a.selection.endLine <= text.split(/\r\n|\r|\n/).length) written.push(a);
+      }
+    }
     const rand = prng(t.userSeed);
     turn.user = t.userWords === 0 ? '' : `Q${ti + 1}: ${words(rand, t.userWords)}`;
     turn.reply = `A${ti + 1}: ${words(rand, t.replyWords)}`;
@@ -221,15 +234,15 @@ export function buildTrajectory(spec: ScenarioSpec, name = 'property'): Trajecto
 
 const fileSpec: fc.Arbitrary<FileSpec> = fc.record({
   seed: fc.nat(),
-  lines: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 40 }), weight: 3 }, { arbitrary: fc.integer({ min: 120, max: 320 }), weight: 1 }),
+  lines: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 40 }), weight: 2 }, { arbitrary: fc.integer({ min: 60, max: 320 }), weight: 2 }),
   crlf: fc.boolean(),
 });
 
 const editSpec: fc.Arbitrary<EditSpec> = fc.oneof(
-  { arbitrary: fc.record({ op: fc.constant('change' as const), file: fc.nat(6), seed: fc.nat() }), weight: 4 },
+  { arbitrary: fc.record({ op: fc.constant('change' as const), file: fc.nat(4), seed: fc.nat() }), weight: 4 },
   { arbitrary: fc.record({ op: fc.constant('create' as const), file: fc.nat(6), seed: fc.nat(), lines: fc.integer({ min: 1, max: 60 }) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('delete' as const), file: fc.nat(6) }), weight: 1 },
-  { arbitrary: fc.record({ op: fc.constant('revert' as const), file: fc.nat(6), back: fc.nat(4) }), weight: 2 },
+  { arbitrary: fc.record({ op: fc.constant('revert' as const), file: fc.nat(4), back: fc.nat(4) }), weight: 2 },
 );
 
 const attachSpec: fc.Arbitrary<AttachSpec> = fc.record({
@@ -240,7 +253,8 @@ const attachSpec: fc.Arbitrary<AttachSpec> = fc.record({
     { arbitrary: fc.constant('outside' as const), weight: 1 },
     { arbitrary: fc.constant('excluded' as const), weight: 1 },
   ),
-  file: fc.nat(6),
+  // Mostly the files every workspace has; sometimes one that exists only once an edit creates it.
+  file: fc.oneof({ arbitrary: fc.nat(2), weight: 3 }, { arbitrary: fc.nat(6), weight: 1 }),
   // Mostly inside small files; sometimes past the end (clamped or rejected).
   start: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 12 }), weight: 4 }, { arbitrary: fc.integer({ min: 1, max: 400 }), weight: 1 }),
   len: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 8 }), weight: 3 }, { arbitrary: fc.integer({ min: 0, max: 500 }), weight: 1 }),
@@ -252,19 +266,20 @@ const refSpec: fc.Arbitrary<RefSpec> = fc.record({
 });
 
 const turnSpec: fc.Arbitrary<TurnSpec> = fc.record({
-  attach: fc.array(attachSpec, { maxLength: 3 }),
-  edits: fc.oneof({ arbitrary: fc.constant([] as EditSpec[]), weight: 2 }, { arbitrary: fc.array(editSpec, { minLength: 1, maxLength: 2 }), weight: 1 }),
+  attach: fc.array(attachSpec, { maxLength: 4 }),
+  edits: fc.oneof({ arbitrary: fc.constant([] as EditSpec[]), weight: 3 }, { arbitrary: fc.array(editSpec, { minLength: 1, maxLength: 2 }), weight: 2 }),
   pin: fc.oneof({ arbitrary: fc.constant([] as RefSpec[]), weight: 3 }, { arbitrary: fc.array(refSpec, { minLength: 1, maxLength: 2 }), weight: 1 }),
   unpin: fc.oneof({ arbitrary: fc.constant([] as RefSpec[]), weight: 6 }, { arbitrary: fc.array(refSpec, { minLength: 1, maxLength: 1 }), weight: 1 }),
   detach: fc.oneof({ arbitrary: fc.constant([] as RefSpec[]), weight: 6 }, { arbitrary: fc.array(refSpec, { minLength: 1, maxLength: 1 }), weight: 1 }),
   userSeed: fc.nat(),
-  userWords: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 12 }), weight: 8 }, { arbitrary: fc.integer({ min: 100, max: 600 }), weight: 1 }),
+  userWords: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 12 }), weight: 10 }, { arbitrary: fc.integer({ min: 100, max: 1500 }), weight: 1 }),
   replyWords: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 40 }), weight: 6 }, { arbitrary: fc.integer({ min: 100, max: 900 }), weight: 1 }),
 });
 
 const modelSpec: fc.Arbitrary<ModelSpec> = fc.oneof(
   // Small windows force pruning, sometimes blocking.
-  { arbitrary: fc.record({ contextWindow: fc.integer({ min: 3000, max: 20000 }), maxOutputTokens: fc.constantFrom(256, 1024, 2048) }), weight: 4 },
+  { arbitrary: fc.record({ contextWindow: fc.integer({ min: 3000, max: 9000 }), maxOutputTokens: fc.constantFrom(256, 1024) }), weight: 4 },
+  { arbitrary: fc.record({ contextWindow: fc.integer({ min: 9000, max: 20000 }), maxOutputTokens: fc.constantFrom(1024, 2048) }), weight: 2 },
   // A large window: pruning never needed.
   { arbitrary: fc.constant({ contextWindow: 200_000, maxOutputTokens: 4096 }), weight: 1 },
 );
@@ -272,7 +287,7 @@ const modelSpec: fc.Arbitrary<ModelSpec> = fc.oneof(
 export function scenarioArb(opts: { maxTurns?: number; tokenizers?: ('cheap' | 'real')[] } = {}): fc.Arbitrary<ScenarioSpec> {
   return fc.record({
     files: fc.array(fileSpec, { minLength: 3, maxLength: 5 }),
-    turns: fc.array(turnSpec, { minLength: 1, maxLength: opts.maxTurns ?? 9 }),
+    turns: fc.array(turnSpec, { minLength: 1, maxLength: opts.maxTurns ?? 12 }),
     layout: fc.constantFrom<Layout>('library', 'transcript'),
     policy: fc.constantFrom<ChangedFilesPolicy>('append-version', 'append-diff', 'refresh-in-place'),
     model: modelSpec,
