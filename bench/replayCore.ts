@@ -59,7 +59,9 @@ export function resolveAttachment(a: TrajectoryAttachment, ws: VirtualWorkspace,
   if (!a.selection) return { ok: true, input: { kind: 'file', uri: checked.path, content } };
   const slice = sliceLines(content, { startLine: a.selection.startLine, endLine: a.selection.endLine });
   if (!slice) return { ok: false, rejection: { attachment: label, reason: 'not-found', message: `${label}: the file has no line ${a.selection.startLine}.` } };
-  return { ok: true, input: { kind: 'selection', uri: checked.path, range: slice.range, content: slice.content } };
+  const input: NewArtifactInput = { kind: 'selection', uri: checked.path, range: slice.range, content: slice.content };
+  if (slice.range.endLine < a.selection.endLine) input.requestedEndLine = a.selection.endLine;
+  return { ok: true, input };
 }
 
 export function* replay(traj: Trajectory, opts: ReplayOptions): Generator<ReplayTurn> {

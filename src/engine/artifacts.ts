@@ -76,6 +76,8 @@ export interface NewArtifactInput {
   content: string;
   /** Overrides the id derived from kind/uri/range/content (tool outputs name themselves). */
   id?: string;
+  /** A selection's endLine as the user gave it, when it was past the end of the file (clamped). */
+  requestedEndLine?: number;
 }
 
 export function makeArtifact(input: NewArtifactInput, version: number, hasher: IHasher): Artifact {

@@ -54,6 +54,7 @@ export class AttachmentManager {
       missing: false,
       essential: prev?.essential === true && prev.presence === 'present',
     };
+    if (input.requestedEndLine !== undefined && input.range && input.requestedEndLine > input.range.endLine) entry.requestedEndLine = input.requestedEndLine;
     if (prev) {
       prev.superseded = true;
       prev.essential = false;

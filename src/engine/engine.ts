@@ -165,9 +165,9 @@ export class PromptContextEngine {
     const detachRejections: Rejection[] = [];
     this.applyDetach(s, input, reports, detachRejections);
     const refreshed = this.applyFreshness(s, turn, input.fresh, reports);
-    refreshed.push(...this.applyPins(s, turn, input, rejections));
-    rejections.push(...detachRejections);
     const items = this.applyAttachments(s, turn, input.attachments ?? [], refreshed);
+    items.push(...this.applyPins(s, turn, input, rejections).filter((i) => !items.some((j) => j.key === i.key)));
+    rejections.push(...detachRejections);
 
     let rendered = this.render(s, turn, items, input.userText);
     const budget = this.budget;
@@ -190,7 +190,7 @@ export class PromptContextEngine {
   completeTurn(reply: string): void {
     if (!this.pending) throw new Error('completeTurn called without a pending turn');
     if (this.pending.env.blocked) throw new Error('cannot complete a blocked turn: nothing was sent');
-    const { state, record, env } = this.pending;
+    const { state, record } = this.pending;
     this.history(state).append({ ...record, reply });
     state.previousBlocks = this.pendingSigs;
     this.committed = state;
@@ -238,8 +238,10 @@ export class PromptContextEngine {
       const r = e.artifact.source.range;
       if (e.artifact.kind !== 'selection' || e.artifact.source.uri !== ref.uri || !r || !ref.range) continue;
       if (r.startLine !== ref.range.startLine) continue;
+      // A removed (detached) selection no longer exists for pin / unpin / detach.
+      if (s.entries.get(s.latest.get(e.artifact.id)!)!.presence === 'detached') continue;
       if (r.endLine === ref.range.endLine) exact = e;
-      else if (r.endLine < ref.range.endLine) clamped = e;
+      else if (e.requestedEndLine !== undefined && r.endLine < ref.range.endLine) clamped = e;
     }
     const best = exact ?? clamped;
     return best && s.entries.get(s.latest.get(best.artifact.id)!);
@@ -259,7 +261,7 @@ export class PromptContextEngine {
     for (const [refs, value] of [[input.pin ?? [], true], [input.unpin ?? [], false]] as const) {
       for (const ref of refs) {
         let e = this.findEntry(s, ref);
-        if (e && value && (e.presence === 'pruned' || e.compacted)) {
+        if (e && value && e.presence !== 'detached' && (e.presence === 'pruned' || e.compacted)) {
           const a = e.artifact;
           e = this.newVersion(s, turn, { kind: a.kind, uri: a.source.uri, range: a.source.range, content: a.content }, a.id);
           items.push({ key: e.key, mode: 'full' });
@@ -364,7 +366,7 @@ export class PromptContextEngine {
   /** The block text that stands for a present entry: full, compacted preview, or diff. */
   private entryBlock(e: EntryState): string {
     if (e.compacted) {
-      const memoKey = `c\u0000${e.key}`;
+      const memoKey = `c\u0000${e.key}\u0000${e.compacted.bodyHash}`;
       let text = this.blockMemo.get(memoKey);
       if (text === undefined) {
         text = renderDerivedBlock(e.artifact, 'preview', e.compacted.body, ` kept-lines="${e.compacted.keptLines}" total-lines="${e.compacted.totalLines}"`, e.compacted.bodyHash);
@@ -372,10 +374,12 @@ export class PromptContextEngine {
       }
       return text;
     }
-    let text = this.blockMemo.get(e.key);
+    // Keyed by content too: a version number handed out by an abandoned turn is handed out again.
+    const fullKey = `${e.key}\u0000${e.artifact.contentHash}`;
+    let text = this.blockMemo.get(fullKey);
     if (text === undefined) {
       text = renderFullBlock(e.artifact);
-      this.blockMemo.set(e.key, text);
+      this.blockMemo.set(fullKey, text);
     }
     return text;
   }
@@ -383,15 +387,18 @@ export class PromptContextEngine {
   /** The block for a version first sent in a turn under `append-diff`: a diff when smaller. */
   private firstSendBlock(s: ChatState, e: EntryState): string {
     if (this.opts.policy !== 'append-diff' || e.artifact.kind !== 'file' || e.artifact.version === 1 || e.compacted) return this.entryBlock(e);
-    const memoKey = `d\u0000${e.key}`;
+    // Only against a base this request carries (not cut, not compacted); once the base is cut, the
+    // block is sent in full again.
+    const prevKey = versionKey(e.artifact.id, e.artifact.version - 1);
+    const prev = s.entries.get(prevKey);
+    const baseOk = !!prev && prev.presence === 'present' && !prev.compacted;
+    if (!baseOk) return this.entryBlock(e);
+    const memoKey = `d\u0000${e.key}\u0000${e.artifact.contentHash}\u0000${prev.artifact.contentHash}`;
     let text = this.blockMemo.get(memoKey);
     if (text === undefined) {
-      const prevKey = versionKey(e.artifact.id, e.artifact.version - 1);
-      const prev = s.entries.get(prevKey);
       const full = this.entryBlock(e);
       text = full;
-      // Only against a base this request carries in full; never an empty diff.
-      if (prev && prev.presence === 'present' && !prev.compacted && prev.artifact.contentHash !== e.artifact.contentHash) {
+      if (prev.artifact.contentHash !== e.artifact.contentHash) {
         const diff = unifiedDiff(prev.artifact.content, e.artifact.content, prev.artifact.source.uri, prevKey, e.key);
         if (diff.length < e.artifact.content.length) {
           const bodyHash = this.hasher.sha256Hex(diff);
@@ -435,7 +442,9 @@ export class PromptContextEngine {
 
   private summarySegment(s: ChatState): Segment | undefined {
     if (!s.summary) return undefined;
-    const text = `\n<conversation-summary turns="1-${s.summary.throughTurn}">\n${s.summary.text}\n</conversation-summary>\n`;
+    const hash = this.textHash(s.summary.text);
+    const marker = closingMarker('conversation-summary', s.summary.text, hash);
+    const text = `\n<conversation-summary turns="1-${s.summary.throughTurn}" sha="${marker.slice(marker.indexOf(':') + 1, -1)}">\n${s.summary.text}\n${marker}\n`;
     return this.seg('L4', 'summary', 'system', 'summary', text);
   }
 
@@ -512,10 +521,13 @@ export class PromptContextEngine {
       }
       for (const t of strip.verbatim) {
         // What a past message shows depends only on its items' presence and compaction.
+        const status = (e: EntryState | undefined) => (!e ? '-' : e.presence === 'present' ? (e.compacted ? 'c' : 'f') : e.presence);
         const sig = t.items.map((i) => {
           const e = s.entries.get(i.key)!;
-          return e.presence === 'present' ? (e.compacted ? 'c' : 'p') : e.presence[0];
-        }).join('');
+          // A diff block depends on its base too.
+          const base = this.opts.policy === 'append-diff' && i.mode === 'full' && e.artifact.version > 1 ? status(s.entries.get(versionKey(e.artifact.id, e.artifact.version - 1))) : '';
+          return status(e) + base;
+        }).join(',');
         drafts.push(...this.pastTurn(t, sig, () => {
           const segs = t.items.map((i) => this.itemSegment(s, i, 'L2', 'L4', 'user', `t${t.turn}:`, t.turn, t.turn === s.entries.get(i.key)!.firstTurn));
           segs.push(this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, displayText(t.userText), { turn: t.turn }));

@@ -20,6 +20,8 @@ export interface EntryState {
   compacted?: { body: string; bodyHash: string; keptLines: number; totalLines: number };
   /** refresh-in-place: this version took the L2 slot of an older one. */
   inPlaceOf?: string;
+  /** A selection attached with an endLine past the end of the file: that endLine (it was clamped). */
+  requestedEndLine?: number;
 }
 
 export type TurnItemMode = 'full' | 'reference' | 'missing';

@@ -60,6 +60,7 @@ export interface EncodedEntry {
   essential: boolean;
   compacted?: EncodedCompacted;
   inPlaceOf?: string;
+  requestedEndLine?: number;
 }
 
 /** The engine options that decide rendering, without the ports (DESIGN §10: "policy and model in force"). */
@@ -191,6 +192,7 @@ function encodeEntry(e: EntryState): EncodedEntry {
     out.compacted = c;
   }
   if (e.inPlaceOf !== undefined) out.inPlaceOf = e.inPlaceOf;
+  if (e.requestedEndLine !== undefined) out.requestedEndLine = e.requestedEndLine;
   return out;
 }
 
@@ -376,6 +378,9 @@ function decodeEntry(v: unknown, where: string, getBlob: (hash: string) => strin
     };
   }
   if (v.inPlaceOf !== undefined) entry.inPlaceOf = str(v.inPlaceOf, `${w}.inPlaceOf`);
+  if (v.requestedEndLine !== undefined) {
+    entry.requestedEndLine = int(v.requestedEndLine, `${w}.requestedEndLine`);
+  }
   return entry;
 }
 

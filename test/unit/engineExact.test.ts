@@ -305,7 +305,7 @@ describe('pruning (DESIGN §5)', () => {
     assert.deepStrictEqual(env.pruned.map((p) => [p.item, p.reason]), [['turn 1', 'summarized'], ['turn 2', 'summarized'], ['turn 3', 'summarized'], ['turn 4', 'budget'], ['turn 5', 'budget']]);
     assert.ok(env.totalTokens <= 6456, `cut down to the target: ${env.totalTokens}`);
     const summary = env.layers[3].segments.find((g) => g.kind === 'summary')!;
-    assert.match(summary.text, /^\n<conversation-summary turns="1-5">\n- Turn 1\. User: question 1 q{150,200} … \| Assistant: answer 1\. a{150,300} …\n/);
+    assert.match(summary.text, /^\n<conversation-summary turns="1-5" sha="[0-9a-f]{8}">\n- Turn 1\. User: question 1 q{150,200} … \| Assistant: answer 1\. a{150,300} …\n/);
     assert.deepStrictEqual(env.layers[3].segments.filter((g) => g.kind === 'user-text').map((g) => g.id), ['t6:user', 't7:user']);
   });
 });

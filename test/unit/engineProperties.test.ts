@@ -118,6 +118,39 @@ describe('engine bugs found by the properties (minimal reproductions)', () => {
     assert.equal(extractBody(seg.text), NOTES);
   });
 
+  it('pinning a file the user detached is rejected as not-found, also when it had been compacted (DESIGN §8: detach removes it)', () => {
+    // Turn 2 compacts a.md, turn 3 detaches it, turn 4 pins it.
+    const run = runTrajectory(chat({ 'a.md': NOTES, 'b.txt': 'b'.repeat(1000) }, [
+      { user: 'one', attach: [{ file: 'a.md' }], reply: 'r1' },
+      { user: 'two', attach: [{ file: 'b.txt' }], reply: 'r2' },
+      { user: 'three', detach: [{ file: 'a.md' }], reply: 'r3' },
+      { user: 'four', pin: [{ file: 'a.md' }], reply: 'r4' },
+    ], 6000), 'transcript', 'append-version', charTok);
+    assert.deepEqual(run[1].pruned.map((p) => `${p.reason} ${p.item}`), ['compacted file:a.md']);
+    assert.deepEqual(run[2].pruned.map((p) => `${p.reason} ${p.item}`), ['detached file:a.md']);
+    assert.deepEqual(run[3].rejections.map((r) => `${r.attachment} ${r.reason}`), ['a.md not-found']);
+    assert.deepEqual([...presentKeys(run[3])], ['file:b.txt']);
+  });
+
+  for (const layout of ['library', 'transcript'] as const) {
+    it(`${layout}: after a blocked turn, a file that changed again is sent with its current content (no stale block for a reused version number)`, () => {
+      // Turn 2 edits a.txt to "version B" and is blocked (its message alone is over budget), so
+      // nothing of it is kept. Turn 3 edits a.txt to "version C": the new version is again a.txt@v2.
+      // Actual: turn 3 sends "version B" under a.txt@v2 (a block cached by version key in the
+      // abandoned turn) — content that is not the file; checkEnvelope reports not-verbatim.
+      const run = runTrajectory(chat({ 'a.txt': 'version A' }, [
+        { user: 'one', attach: [{ file: 'a.txt' }], reply: 'r1' },
+        { user: 'x'.repeat(2500), edits: { 'a.txt': 'version B' }, reply: 'r2' },
+        { user: 'three', edits: { 'a.txt': 'version C' }, reply: 'r3' },
+      ]), layout, 'append-version', charTok);
+      assert.ok(run[1].envelope.blocked, 'turn 2 is blocked');
+      const blocks = fullBlocks(run[2]);
+      assert.deepEqual([...blocks.keys()], ['file:a.txt', 'file:a.txt@v2']);
+      assert.equal(extractBody(blocks.get('file:a.txt@v2')!), 'version C');
+      assert.deepEqual(run[2].violations, []);
+    });
+  }
+
   it('append-diff never sends a diff against a version the request does not carry (file re-attached after a cut)', () => {
     // Turn 2 cuts a.txt; turn 3 attaches the unchanged a.txt again: a new version a.txt@v2 is made
     // (the old one is not present). Actual: v2 goes out as a diff against v1 — which the model no
@@ -136,8 +169,8 @@ describe('engine bugs found by the properties (minimal reproductions)', () => {
 
   it('append-diff never keeps a diff whose base version the same turn cut (superseded versions go first)', () => {
     // Turn 2 edits one line of a.txt (v2 goes out as a small diff against v1) and attaches b.txt; the
-    // request passes 1552, and the first cut is the superseded v1 — the base of v2's diff. Actual: v2
-    // stays a diff of a version the request no longer carries.
+    // request passes 1552, and the first cut is the superseded v1 — the base of v2's diff. Seen at
+    // 0ea5a72: v2 stays a diff of a version the request no longer carries.
     const a = Array.from({ length: 30 }, (_, i) => `line ${i} of the file a.txt here`).join('\n');
     const a2 = a.replace('line 7 of', 'LINE 7 OF');
     const run = runTrajectory(chat({ 'a.txt': a, 'b.txt': 'b'.repeat(500) }, [
@@ -148,7 +181,11 @@ describe('engine bugs found by the properties (minimal reproductions)', () => {
     assert.ok(t2.pruned.some((p) => p.item === 'file:a.txt'), JSON.stringify(t2.pruned));
     assert.equal(presentKeys(t2).has('file:a.txt'), false);
     const block = fullBlocks(t2).get('file:a.txt@v2');
-    assert.ok(block !== undefined, 'v2 is sent');
+    if (block === undefined) {
+      // Also acceptable: v2 cut as well, and reported.
+      assert.ok(t2.pruned.some((p) => p.item === 'file:a.txt@v2' && (p.reason === 'budget' || p.reason === 'compacted')), JSON.stringify(t2.pruned));
+      return;
+    }
     assert.equal(isDiffBlock(block), false, `v2 is a diff against the cut v1: ${JSON.stringify(block.slice(0, 200))}`);
     assert.equal(extractBody(block), a2);
   });

@@ -120,7 +120,7 @@ export interface TurnExpectation {
 
 /**
  * Tracks the workspace, every selection version, which selections are pinned, and which files are
- * attached, turn by turn: edits → detach → pin → unpin → attach → cuts.
+ * attached, turn by turn: edits → detach → attach → pin → unpin → cuts.
  */
 export class ChatModel {
   readonly files = new Map<string, string>();
@@ -175,8 +175,8 @@ export class ChatModel {
     };
     const label = (a: TrajectoryAttachment) => (a.selection ? selLabel(a.selection) : a.file!);
 
-    // The generator never names one item in two of pin / unpin / detach in a turn, so their relative
-    // order does not matter; detach first, as the engine does.
+    // The generator never names one item in two of pin / unpin / detach in a turn. The engine applies
+    // detach first, then this turn's attachments, then pin and unpin.
     for (const a of turn.detach ?? []) {
       const t = refTarget(a);
       if (!t) {
@@ -190,29 +190,8 @@ export class ChatModel {
     }
     const attachedSelections = new Map<string, string>();
     const newVersions: SelVersion[] = [];
-    for (const a of turn.pin ?? []) {
-      const t = refTarget(a);
-      if (!t) rejections.push(`${label(a)}|not-found`);
-      else if (t.sel) {
-        // Pinning a selection that was cut sends its snapshot again, as a new version (DESIGN §2, §5).
-        let v = t.sel;
-        if (this.sels.get(v.id)!.gone) {
-          v = newVersions.find((n) => n.id === t.sel!.id) ?? { ...v, key: keyOf(v.id, this.sels.get(v.id)!.versions.length + 1) };
-          if (!newVersions.includes(v)) newVersions.push(v);
-          attachedSelections.set(v.key, v.content);
-        }
-        pinned.set(v.key, v.content);
-      }
-    }
-    for (const a of turn.unpin ?? []) {
-      const t = refTarget(a);
-      if (!t) rejections.push(`${label(a)}|not-found`);
-      else if (t.sel) {
-        const pending = newVersions.find((n) => n.id === t.sel!.id);
-        pinned.delete(pending ? pending.key : t.sel.key);
-      }
-    }
-
+    /** This turn's new selection versions whose endLine was past the end of the file. */
+    const clampedNow = new Set<SelVersion>();
     const newFiles = new Set<string>();
     for (const a of turn.attach ?? []) {
       const path = a.selection ? a.selection.file : a.file!;
@@ -248,9 +227,47 @@ export class ChatModel {
       else {
         const v: SelVersion = { id, key: keyOf(id, (known?.versions.length ?? 0) + 1), uri: path, startLine: a.selection.startLine, endLine: slice.endLine, content: slice.content };
         newVersions.push(v);
+        if (slice.endLine < a.selection.endLine) clampedNow.add(v);
         key = v.key;
       }
       attachedSelections.set(key, slice.content);
+    }
+
+    // Pins and unpins run after this turn's attachments, so an item attached now can be pinned now.
+    const pinTarget = (a: TrajectoryAttachment): { sel?: SelVersion; file?: string; label: string } | undefined => {
+      if (a.selection) {
+        const sa = a.selection;
+        // As the engine: an exact range first (this turn's or earlier), then a clamped one.
+        const exact = [...newVersions].reverse().find((n) => n.uri === sa.file && n.startLine === sa.startLine && n.endLine === sa.endLine);
+        if (exact) return { sel: exact, label: selLabel(sa) };
+        const earlier = refTarget(a);
+        if (earlier) return earlier;
+        const clamped = [...newVersions].reverse().find((n) => clampedNow.has(n) && n.uri === sa.file && n.startLine === sa.startLine && n.endLine < sa.endLine);
+        return clamped ? { sel: clamped, label: selLabel(sa) } : undefined;
+      }
+      return newFiles.has(a.file!) ? { file: a.file!, label: a.file! } : refTarget(a);
+    };
+    for (const a of turn.pin ?? []) {
+      const t = pinTarget(a);
+      if (!t) rejections.push(`${label(a)}|not-found`);
+      else if (t.sel) {
+        // Pinning a selection that was cut sends its snapshot again, as a new version (DESIGN §2, §5).
+        let v = t.sel;
+        if (!newVersions.includes(v) && this.sels.get(v.id)!.gone) {
+          v = newVersions.find((n) => n.id === t.sel!.id) ?? { ...v, key: keyOf(v.id, this.sels.get(v.id)!.versions.length + 1) };
+          if (!newVersions.includes(v)) newVersions.push(v);
+          attachedSelections.set(v.key, v.content);
+        }
+        pinned.set(v.key, v.content);
+      }
+    }
+    for (const a of turn.unpin ?? []) {
+      const t = pinTarget(a);
+      if (!t) rejections.push(`${label(a)}|not-found`);
+      else if (t.sel) {
+        const pending = newVersions.find((n) => n.id === t.sel!.id);
+        pinned.delete(pending ? pending.key : t.sel.key);
+      }
     }
 
     if (committed) {
