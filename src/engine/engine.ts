@@ -101,10 +101,13 @@ const REF_PREFIX = 'ref:';
 export class PromptContextEngine {
   private committed: ChatState;
   private pending: { state: ChatState; record: Omit<TurnRecord, 'reply'>; env: TurnEnvelope } | undefined;
+  /** Memoized by text: files attached again and again are hashed once, not once per turn. */
   private readonly hasher: IHasher;
+  private readonly baseHasher: IHasher;
   private readonly summarizer: ISummarizer;
   private readonly blockMemo = new Map<string, string>();
   private readonly hashMemo = new Map<string, string>();
+  private hashMemoChars = 0;
   private framingMemo = new Map<Role, number>();
   /** Token counts by text: block texts are memoized strings, so lookups hit V8's cached string hash. */
   private readonly tokenMemo = new Map<string, number>();
@@ -114,7 +117,8 @@ export class PromptContextEngine {
   private readonly turnMemo = new Map<number, { sig: string; drafts: Draft[] }>();
 
   constructor(private opts: EngineOptions, state?: ChatState) {
-    this.hasher = opts.hasher ?? { sha256Hex };
+    this.baseHasher = opts.hasher ?? { sha256Hex };
+    this.hasher = { sha256Hex: (text: string) => this.textHash(text) };
     this.summarizer = opts.summarizer ?? new ExtractiveSummarizer();
     const err = validateThresholds(opts.thresholds ?? DEFAULT_THRESHOLDS);
     if (err) throw new Error(err);
@@ -661,8 +665,13 @@ export class PromptContextEngine {
   private textHash(text: string): string {
     let h = this.hashMemo.get(text);
     if (h === undefined) {
-      h = this.hasher.sha256Hex(text);
-      if (this.hashMemo.size > 50_000) this.hashMemo.clear();
+      h = this.baseHasher.sha256Hex(text);
+      // Bounded by entries and characters: re-read files arrive as new strings every turn.
+      this.hashMemoChars += text.length;
+      if (this.hashMemo.size > 50_000 || this.hashMemoChars > 64 * 1024 * 1024) {
+        this.hashMemo.clear();
+        this.hashMemoChars = text.length;
+      }
       this.hashMemo.set(text, h);
     }
     return h;
