@@ -4,12 +4,11 @@
  * check, no cache simulation. Used by the build-time and memory cases.
  */
 import type { ChangedFilesPolicy, ITokenizer, Layout } from '../src/engine/types';
-import type { AttachmentRef, PromptContextEngine, TurnEnvelope, TurnInput } from '../src/engine/engine';
-import type { NewArtifactInput } from '../src/engine/artifacts';
-import { IsolationPolicy, type Rejection } from '../src/engine/isolation';
+import type { PromptContextEngine, TurnEnvelope, TurnInput } from '../src/engine/engine';
+import { IsolationPolicy } from '../src/engine/isolation';
 import type { ModelLimits } from '../src/engine/budget';
-import { attachmentLabel, VirtualWorkspace, type Trajectory, type TrajectoryAttachment } from './trajectory';
-import { engineFor, resolveAttachment } from './replayCore';
+import { VirtualWorkspace, type Trajectory } from './trajectory';
+import { engineFor, turnInput } from './replayCore';
 
 export interface DriveOptions {
   layout: Layout;
@@ -37,52 +36,6 @@ export interface DriveResult {
   engine: PromptContextEngine;
   /** buildTurn milliseconds, one per turn. */
   buildMs: number[];
-}
-
-function toRef(a: TrajectoryAttachment, isolation: IsolationPolicy): AttachmentRef | undefined {
-  const p = a.selection ? a.selection.file : a.file!;
-  const checked = isolation.checkPath(p);
-  if (!checked.ok) return undefined;
-  return a.selection
-    ? { kind: 'selection', uri: checked.path, range: { startLine: a.selection.startLine, endLine: a.selection.endLine } }
-    : { kind: 'file', uri: checked.path };
-}
-
-/** The turn input of `traj.turns[i]` as the host would assemble it (everything before buildTurn). */
-export function turnInput(
-  traj: Trajectory,
-  i: number,
-  ws: VirtualWorkspace,
-  isolation: IsolationPolicy,
-  engine: PromptContextEngine,
-  freshMode: 'all' | 'changed',
-  lastSeen: Map<string, string | null>,
-): TurnInput {
-  const t = traj.turns[i];
-  ws.applyEdits(t.edits);
-  const fresh = new Map<string, string | null>();
-  for (const src of engine.recoverableSources()) {
-    const content = ws.read(src.uri) ?? null;
-    if (freshMode === 'all' || lastSeen.get(src.id) !== content) fresh.set(src.id, content);
-    lastSeen.set(src.id, content);
-  }
-  const rejections: Rejection[] = [];
-  const attachments: NewArtifactInput[] = [];
-  for (const a of t.attach ?? []) {
-    const r = resolveAttachment(a, ws, isolation);
-    if (r.ok) attachments.push(r.input);
-    else rejections.push(r.rejection);
-  }
-  const refs = (list: TrajectoryAttachment[] | undefined): AttachmentRef[] => {
-    const out: AttachmentRef[] = [];
-    for (const a of list ?? []) {
-      const ref = toRef(a, isolation);
-      if (ref) out.push(ref);
-      else rejections.push({ attachment: attachmentLabel(a), reason: 'not-found', message: `${attachmentLabel(a)} is not attached in this chat.` });
-    }
-    return out;
-  };
-  return { userText: t.user, attachments, fresh, pin: refs(t.pin), unpin: refs(t.unpin), detach: refs(t.detach), rejections };
 }
 
 /** Runs the trajectory through a fresh engine; times each buildTurn call. */

@@ -77,8 +77,7 @@ async function main() {
     const vsix = path.join(root, '.harness', 'strata.vsix');
     fs.mkdirSync(path.dirname(vsix), { recursive: true });
     fs.rmSync(vsix, { force: true });
-    // stdin closed: vsce must not stop to ask (missing LICENSE or repository would make it ask).
-    const ok = await bin('@vscode/vsce', 'vsce', ['package', '--no-dependencies', '--out', vsix]);
+    const ok = require('./package').packageVsix(vsix);
     return ok && fs.existsSync(vsix);
   });
 
