@@ -4,6 +4,7 @@
  * `config.ts`, so a setting cannot be read without being declared. No vscode import: unit tests
  * load this file in plain Node.
  */
+import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../engine/isolation';
 
 export const CONFIG_SECTION = 'strata';
 
@@ -34,23 +35,6 @@ export interface StrataSettings {
 
 export type SettingKey = keyof StrataSettings;
 
-/** Files never attached or sent (DESIGN §3), matched case-sensitively with dot files included. */
-export const DEFAULT_EXCLUDES: readonly string[] = [
-  '**/.env',
-  '**/.env.*',
-  '**/*.pem',
-  '**/*.key',
-  '**/*.p12',
-  '**/*.pfx',
-  '**/id_rsa*',
-  '**/id_ed25519*',
-  '**/id_ecdsa*',
-  '**/.ssh/**',
-  '**/.aws/**',
-  '**/.npmrc',
-  '**/.netrc',
-  '**/.git/**',
-];
 
 export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   provider: 'auto',
@@ -62,7 +46,7 @@ export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   layout: 'transcript',
   'context.changedFiles': 'append-version',
   'context.exclude': DEFAULT_EXCLUDES,
-  'context.maxFileBytes': 8 * 1024 * 1024,
+  'context.maxFileBytes': DEFAULT_MAX_FILE_BYTES,
   'budget.reservedOutputTokens': 0,
   'budget.warnPercent': 70,
   'budget.compactPercent': 80,

@@ -8,6 +8,7 @@
 import * as fc from 'fast-check';
 import type { ChangedFilesPolicy, ITokenizer, Layout } from '../../../src/engine/types';
 import type { Trajectory, TrajectoryAttachment, TrajectoryTurn } from '../../../bench/trajectory';
+import { prng } from '../../../bench/perfGenerate';
 
 /** Paths of the virtual workspace: the first 3–5 exist from the start, the others once an edit creates them. */
 export const PATHS = ['src/app.ts', 'docs/guide.md', 'lib/util.js', 'src/big.ts', 'notes/todo.txt', 'src/extra.ts', 'docs/new.md'] as const;
@@ -64,17 +65,6 @@ export interface ScenarioSpec {
 
 // ------------------------------------------------------------------ deterministic content
 
-/** mulberry32: a tiny seeded PRNG, so content is a pure function of the spec. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['alpha', 'beta', 'queue', 'retry', 'parse', 'token', 'budget', 'layer', 'cache', 'prefix', 'value', 'result', 'error', 'state', 'async', 'limit'];
 
