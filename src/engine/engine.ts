@@ -568,10 +568,11 @@ export class PromptContextEngine {
     let r = start;
     const rerender = () => (r = this.render(s, turn, items, input.userText));
     const currentKeys = new Set(items.map((i) => i.key));
-    const present = () => s.order.map((k) => s.entries.get(k)!).filter((e) => e.presence === 'present');
+    const hm = this.history(s);
+    const am = this.attachments(s);
 
     // 1. Superseded versions, oldest first.
-    for (const e of present()) {
+    for (const e of am.present()) {
       if (r.total <= target) return r;
       if (!e.superseded || e.essential) continue;
       const pre = this.keyTokens(r, e.key);
@@ -581,7 +582,7 @@ export class PromptContextEngine {
     }
 
     // 2. Compact recoverable artifacts to structure + preview: the library first (oldest first), this turn's last.
-    const compactable = present().filter((e) => e.artifact.recoverable && !e.essential && !e.compacted);
+    const compactable = am.present().filter((e) => e.artifact.recoverable && !e.essential && !e.compacted);
     const ordered = [...compactable.filter((e) => !currentKeys.has(e.key)), ...compactable.filter((e) => currentKeys.has(e.key))];
     for (const e of ordered) {
       if (r.total <= target) return r;
@@ -594,8 +595,6 @@ export class PromptContextEngine {
     }
 
     // 3. Summarize the oldest history turns; the last K stay verbatim.
-    const hm = this.history(s);
-    const am = this.attachments(s);
     const summarizeThrough = (through: number, reason: string): boolean => {
       const from = hm.summarizedThrough + 1;
       if (through < from) return false;

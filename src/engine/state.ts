@@ -1,4 +1,4 @@
-import type { Artifact, LayerId } from './types';
+import type { Artifact } from './types';
 
 /** Where one artifact version stands in the chat. */
 export type Presence = 'present' | 'detached' | 'pruned' | 'replaced';
@@ -79,8 +79,4 @@ export function cloneState(s: ChatState): ChatState {
     summary: s.summary ? { ...s.summary } : undefined,
     previousBlocks: s.previousBlocks,
   };
-}
-
-export interface LayerPlacement {
-  layer: LayerId;
 }
