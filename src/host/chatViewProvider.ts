@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable, DisposableStore } from '../common/lifecycle';
 import {
-  PROTOCOL_VERSION,
+  ProtocolError,
   parseWebviewToHostMessage,
   type HostToWebviewMessage,
   type WebviewToHostMessage,
@@ -80,8 +80,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   private onMessage(raw: unknown): void {
     const message = parseWebviewToHostMessage(raw);
-    if (!message) {
-      this.log.warn('chat view: ignored an invalid message from the webview');
+    if (message instanceof ProtocolError) {
+      this.log.warn(`chat view: rejected a message from the webview (${message.message})`);
       return;
     }
     this.handle(message);
@@ -89,11 +89,12 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   private handle(message: WebviewToHostMessage): void {
     switch (message.type) {
+      case 'request':
+        break;
       case 'ready': {
         this.ready = true;
         const queued = this.pending;
         this.pending = [];
-        this.post({ type: 'init', protocolVersion: PROTOCOL_VERSION, extensionVersion: this.extensionVersion });
         queued.forEach((m) => this.post(m));
         this.onDidBecomeReadyEmitter.fire();
         break;
