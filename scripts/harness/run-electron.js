@@ -7,6 +7,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runTests } = require('@vscode/test-electron');
+const { createFixtureWorkspace } = require('./fixtureWorkspace');
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 
@@ -16,13 +17,13 @@ async function main() {
     throw new Error('build first: npm run build && npm run bundle');
   }
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-it-'));
-  fs.writeFileSync(path.join(workspace, 'README.md'), '# Strata integration workspace\n');
+  const { workspaceFile } = createFixtureWorkspace(workspace);
   try {
     return await runTests({
       version: process.env.STRATA_VSCODE_VERSION || '1.139.1',
       extensionDevelopmentPath: repoRoot,
       extensionTestsPath,
-      launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust'],
+      launchArgs: [workspaceFile, '--disable-extensions', '--disable-workspace-trust'],
     });
   } finally {
     fs.rmSync(workspace, { recursive: true, force: true });

@@ -14,6 +14,7 @@ const { spawn } = require('node:child_process');
 const util = require('node:util');
 const cfg = require('./config');
 const { setupHarness } = require('./setup');
+const { createFixtureWorkspace } = require('./fixtureWorkspace');
 const { cleanEnv, formatSeconds } = require('../lib/proc');
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -143,10 +144,9 @@ async function main() {
   fs.rmSync(runDir, { recursive: true, force: true });
   const userDataDir = path.join(runDir, 'user-data');
   const extensionsDir = path.join(runDir, 'extensions');
-  const workspace = path.join(runDir, 'workspace');
-  for (const d of [userDataDir, extensionsDir, workspace]) fs.mkdirSync(d, { recursive: true });
+  for (const d of [userDataDir, extensionsDir]) fs.mkdirSync(d, { recursive: true });
   installFolderExtension(fakeLmExtension, extensionsDir);
-  fs.writeFileSync(path.join(workspace, 'README.md'), '# Strata integration workspace\n');
+  const { workspaceFile } = createFixtureWorkspace(path.join(runDir, 'workspace'));
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(userDataDir, 'User', 'settings.json'),
@@ -258,7 +258,7 @@ async function main() {
       ['extensionDevelopmentPath', `vscode-remote://${authority}${repoRoot}`],
       ['extensionTestsPath', `vscode-remote://${authority}${suiteIndex}`],
     ]);
-    const url = `http://${authority}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
+    const url = `http://${authority}/?workspace=${encodeURIComponent(workspaceFile)}&payload=${encodeURIComponent(payload)}`;
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
     let timer;
