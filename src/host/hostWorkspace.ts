@@ -280,6 +280,28 @@ export class HostWorkspace implements WorkspacePort {
     return out;
   }
 
+  /**
+   * Synchronous isolation check of a path for chat import (the store's import callback is
+   * synchronous): inside a workspace folder on its real path, not excluded. Content is not read.
+   */
+  isAllowedPathSync(path: string): boolean {
+    if (path.startsWith(UNTITLED_PREFIX)) return false;
+    const located = this.locate(path);
+    if (!located) return false;
+    const policy = this.policy();
+    if (!policy.checkPath(located.relative).ok) return false;
+    if (located.uri.scheme !== 'file') return true;
+    try {
+      const folderReal = fs.realpathSync(located.folder.uri.fsPath);
+      const real = fs.existsSync(located.uri.fsPath) ? fs.realpathSync(located.uri.fsPath) : located.uri.fsPath;
+      if (real !== folderReal && !real.startsWith(`${folderReal}/`)) return false;
+      const realRelative = real.slice(folderReal.length + 1).split('\\').join('/');
+      return realRelative.length === 0 || policy.checkPath(realRelative).ok;
+    } catch {
+      return false;
+    }
+  }
+
   /** Forgets cached stats (a file watcher saw a change the mtime may not show). */
   invalidate(uri?: vscode.Uri): void {
     if (uri) this.lastRead.delete(uri.toString());

@@ -17,7 +17,7 @@ import { editorModels, VscodeLmProvider } from './vscodeLmProvider';
 export type KeyedProvider = 'openai' | 'anthropic';
 export const KEYED_PROVIDERS: readonly KeyedProvider[] = ['openai', 'anthropic'];
 const ENV_KEYS: Record<KeyedProvider, string> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
-const SECRET_KEYS: Record<KeyedProvider, string> = { openai: 'strata.apiKey.openai', anthropic: 'strata.apiKey.anthropic' };
+const SECRET_KEYS: Record<KeyedProvider, string> = { openai: 'strata-api-key:openai', anthropic: 'strata-api-key:anthropic' };
 const PROVIDER_NAMES: Record<KeyedProvider | 'vscode-lm', string> = { openai: 'OpenAI', anthropic: 'Anthropic', 'vscode-lm': 'VS Code' };
 
 /** What a send uses: a provider (or none, with the reason), the model and its limits, and how the panel shows it. */
