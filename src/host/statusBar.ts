@@ -16,7 +16,7 @@ export class MeterStatusBar extends Disposable {
 
   constructor() {
     super();
-    this.item = this._register(vscode.window.createStatusBarItem('strata.meter', vscode.StatusBarAlignment.Right, 100));
+    this.item = this._register(vscode.window.createStatusBarItem('strata-meter', vscode.StatusBarAlignment.Right, 100));
     this.item.name = 'Strata context meter';
     this.item.command = { title: 'Open Strata', command: `${VIEW_IDS.chat}.focus` };
     this.item.text = '$(layers) Strata';
