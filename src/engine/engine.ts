@@ -108,7 +108,7 @@ interface PastRender {
   sigs: string[];
   /** The turns array the records were read from (appends keep them in place). */
   turns: readonly TurnRecord[];
-  /** Two per record; never mutated once handed out (copied on change). */
+  /** Two per record. */
   drafts: Draft[];
   /** Tokens (segments + framing) per record, and their sum. */
   tokens: number[];
@@ -671,20 +671,17 @@ export class PromptContextEngine {
     if (extendsTurns(turns, c.turns)) k = lim;
     else while (k < lim && c.records[k] === turns[start + k]) k++;
     c.turns = turns;
-    let records = c.records;
-    let sigs = c.sigs;
-    let drafts = c.drafts;
-    let tokens = c.tokens;
-    let total = c.total;
-    if (k < c.records.length) {
-      for (let i = c.records.length - 1; i >= k; i--) {
-        total -= tokens[i];
+    // The arrays are the cache's own and change in place: a render's `past` is read before the next render.
+    const { records, sigs, drafts, tokens } = c;
+    if (k < records.length) {
+      for (let i = records.length - 1; i >= k; i--) {
+        c.total -= tokens[i];
         if (transcript) for (const key of this.sigKeys(s, records[i])) c.byKey.get(key)!.pop();
       }
-      records = records.slice(0, k);
-      sigs = sigs.slice(0, k);
-      drafts = drafts.slice(0, 2 * k);
-      tokens = tokens.slice(0, k);
+      records.length = k;
+      sigs.length = k;
+      drafts.length = 2 * k;
+      tokens.length = k;
       this.pastUnchanged = Math.min(this.pastUnchanged, 2 * k);
     }
     const draftTokens = (ds: readonly Draft[]) => ds.reduce((m, d) => m + this.framing(d.role) + d.segs.reduce((x, g) => x + g.tokens, 0), 0);
@@ -693,57 +690,37 @@ export class PromptContextEngine {
     if (transcript && changed.length > 0 && k > 0) {
       const affected = new Set<number>();
       for (const key of changed) for (const i of c.byKey.get(key) ?? []) if (i < k) affected.add(i);
-      let copied = false;
-      for (const i of [...affected].sort((x, y) => x - y)) {
+      for (const i of affected) {
         const r = this.pastTurnDrafts(s, records[i]);
         if (r.sig === sigs[i]) continue;
-        if (!copied) {
-          copied = true;
-          sigs = sigs.slice();
-          drafts = drafts.slice();
-          tokens = tokens.slice();
-        }
         sigs[i] = r.sig;
         this.pastUnchanged = Math.min(this.pastUnchanged, 2 * i);
         drafts[2 * i] = r.drafts[0];
         drafts[2 * i + 1] = r.drafts[1];
-        total -= tokens[i];
+        c.total -= tokens[i];
         tokens[i] = draftTokens(r.drafts);
-        total += tokens[i];
+        c.total += tokens[i];
       }
     }
 
     // New records.
-    if (k < n) {
-      if (records === c.records) {
-        records = records.slice();
-        sigs = sigs.slice();
-        drafts = drafts.slice();
-        tokens = tokens.slice();
-      }
-      for (let i = k; i < n; i++) {
-        const t = turns[start + i];
-        const r = this.pastTurnDrafts(s, t);
-        records.push(t);
-        sigs.push(r.sig);
-        drafts.push(r.drafts[0], r.drafts[1]);
-        const m = draftTokens(r.drafts);
-        tokens.push(m);
-        total += m;
-        if (transcript) {
-          for (const key of this.sigKeys(s, t)) {
-            const list = c.byKey.get(key);
-            if (list) list.push(i);
-            else c.byKey.set(key, [i]);
-          }
+    for (let i = k; i < n; i++) {
+      const t = turns[start + i];
+      const r = this.pastTurnDrafts(s, t);
+      records.push(t);
+      sigs.push(r.sig);
+      drafts.push(r.drafts[0], r.drafts[1]);
+      const m = draftTokens(r.drafts);
+      tokens.push(m);
+      c.total += m;
+      if (transcript) {
+        for (const key of this.sigKeys(s, t)) {
+          const list = c.byKey.get(key);
+          if (list) list.push(i);
+          else c.byKey.set(key, [i]);
         }
       }
     }
-    c.records = records;
-    c.sigs = sigs;
-    c.drafts = drafts;
-    c.tokens = tokens;
-    c.total = total;
     this.pastRender = c;
     return c;
   }

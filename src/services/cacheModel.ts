@@ -110,27 +110,52 @@ export function requestTokenCount(messages: readonly ChatMessage[], tokenizer: T
 }
 
 /* ------------------------------------------------------------------------------------------------
- * OpenAI: longest common token prefix with any earlier request of the chat.
- * A radix tree over the observed token sequences: edges reference slices of the observed arrays,
- * so memory is O(requests) nodes and each observation costs O(length of its matched prefix).
+ * A radix tree over the observed token sequences, shared by both cache rules: the OpenAI rule asks
+ * for the longest common prefix with any earlier request, the Anthropic rule for the prefixes
+ * written at earlier breakpoints (marked nodes). Each observation costs O(length of its matched
+ * prefix) plus what it adds. Memory is what the sequences do not share: an edge keeps its own
+ * compact copy (Int32Array) of the tokens it adds, never the request's whole array — a long chat's
+ * requests are mostly the previous request plus a little, so the tree holds about one request's
+ * tokens, not every request's (issue 12: the 200-turn replay had peaked at 740 MB keeping them).
  * ---------------------------------------------------------------------------------------------- */
+type TokenRun = Int32Array | readonly number[];
+
 interface RadixEdge {
-  src: readonly number[];
+  src: TokenRun;
   start: number;
   end: number;
   child: RadixNode;
 }
 interface RadixNode {
   edges: Map<number, RadixEdge>;
+  /** A prefix written to the (Anthropic) cache ends here. */
+  written?: boolean;
+}
+
+/** tokens[from..] as a compact copy (token ids are 32-bit integers; anything else stays as numbers). */
+function compactRun(tokens: readonly number[], from: number): TokenRun {
+  const out = new Int32Array(tokens.length - from);
+  for (let i = 0; i < out.length; i++) {
+    const v = tokens[from + i];
+    if ((v | 0) !== v) return tokens.slice(from);
+    out[i] = v;
+  }
+  return out;
 }
 
 export class TokenPrefixTree {
   private readonly root: RadixNode = { edges: new Map() };
   private count = 0;
+  private marks = 0;
 
   /** Number of sequences inserted. */
   get size(): number {
     return this.count;
+  }
+
+  /** Number of distinct marked prefixes. */
+  get marked(): number {
+    return this.marks;
   }
 
   /** Length of the longest common prefix of `tokens` with any inserted sequence. */
@@ -145,6 +170,64 @@ export class TokenPrefixTree {
     return n;
   }
 
+  /** Marks the prefixes of an inserted sequence that end at `depths` (each ≤ its length). */
+  mark(tokens: readonly number[], depths: readonly number[]): void {
+    for (const d of depths) {
+      const node = this.nodeAt(tokens, d);
+      if (node && !node.written) {
+        node.written = true;
+        this.marks++;
+      }
+    }
+  }
+
+  /** Depths of the marked prefixes of `tokens` (ascending). */
+  markedPrefixes(tokens: readonly number[]): number[] {
+    const out: number[] = [];
+    let node = this.root;
+    let pos = 0;
+    const n = tokens.length;
+    while (pos < n) {
+      const edge = node.edges.get(tokens[pos]);
+      if (!edge) break;
+      const len = edge.end - edge.start;
+      if (pos + len > n) break;
+      let m = 1;
+      while (m < len && edge.src[edge.start + m] === tokens[pos + m]) m++;
+      if (m < len) break;
+      pos += len;
+      node = edge.child;
+      if (node.written) out.push(pos);
+    }
+    return out;
+  }
+
+  /** The node ending exactly `d` tokens into `tokens` (an edge is split there if needed); undefined when the path is not in the tree. */
+  private nodeAt(tokens: readonly number[], d: number): RadixNode | undefined {
+    let node = this.root;
+    let pos = 0;
+    while (pos < d) {
+      const edge = node.edges.get(tokens[pos]);
+      if (!edge) return undefined;
+      const len = edge.end - edge.start;
+      let m = 1;
+      while (m < len && pos + m < d && edge.src[edge.start + m] === tokens[pos + m]) m++;
+      if (m === len) {
+        pos += m;
+        node = edge.child;
+        continue;
+      }
+      if (pos + m < d) return undefined; // diverges before d
+      const mid: RadixNode = { edges: new Map() };
+      const rest: RadixEdge = { src: edge.src, start: edge.start + m, end: edge.end, child: edge.child };
+      mid.edges.set(edge.src[rest.start], rest);
+      edge.end = edge.start + m;
+      edge.child = mid;
+      return mid;
+    }
+    return node;
+  }
+
   private walk(tokens: readonly number[], insert: boolean): number {
     let node = this.root;
     let pos = 0;
@@ -152,7 +235,7 @@ export class TokenPrefixTree {
     while (pos < n) {
       const edge = node.edges.get(tokens[pos]);
       if (!edge) {
-        if (insert) node.edges.set(tokens[pos], { src: tokens, start: pos, end: n, child: { edges: new Map() } });
+        if (insert) node.edges.set(tokens[pos], { src: compactRun(tokens, pos), start: 0, end: n - pos, child: { edges: new Map() } });
         return pos;
       }
       const len = edge.end - edge.start;
@@ -171,7 +254,7 @@ export class TokenPrefixTree {
         mid.edges.set(edge.src[rest.start], rest);
         edge.end = edge.start + m;
         edge.child = mid;
-        if (matched < n) mid.edges.set(tokens[matched], { src: tokens, start: matched, end: n, child: { edges: new Map() } });
+        if (matched < n) mid.edges.set(tokens[matched], { src: compactRun(tokens, matched), start: 0, end: n - matched, child: { edges: new Map() } });
       }
       return matched;
     }
@@ -212,30 +295,9 @@ export class OpenAICacheModel {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Anthropic: prefixes written at breakpoints, identified by their exact token content.
+ * Anthropic: prefixes written at breakpoints, identified by their exact token content (marked
+ * nodes of a prefix tree of the requests: no hash, so nothing can collide).
  * ---------------------------------------------------------------------------------------------- */
-
-/** Two independent 32-bit rolling hashes over a token prefix; `prefixHashes` returns them at offsets. */
-function prefixHashes(tokens: readonly number[], offsets: readonly number[]): string[] {
-  const wanted = [...new Set(offsets)].filter((o) => o >= 0 && o <= tokens.length).sort((a, b) => a - b);
-  const out = new Map<number, string>();
-  let h1 = 0x811c9dc5 | 0;
-  let h2 = 0x9747b28c | 0;
-  let wi = 0;
-  if (wanted[wi] === 0) out.set(wanted[wi++], '0:811c9dc5:9747b28c');
-  for (let i = 0; i < tokens.length && wi < wanted.length; i++) {
-    const t = tokens[i] | 0;
-    h1 = Math.imul(h1 ^ t, 0x01000193);
-    h1 ^= h1 >>> 15;
-    h2 = Math.imul(h2 + t, 0x5bd1e995);
-    h2 ^= h2 >>> 13;
-    h2 = Math.imul(h2, 0x27d4eb2d);
-    while (wi < wanted.length && wanted[wi] === i + 1) {
-      out.set(wanted[wi++], `${i + 1}:${(h1 >>> 0).toString(16)}:${(h2 >>> 0).toString(16)}`);
-    }
-  }
-  return offsets.map((o) => out.get(o) ?? `invalid:${o}`);
-}
 
 export interface AnthropicCacheResult {
   /** Tokens served from an earlier-written prefix. */
@@ -247,16 +309,15 @@ export interface AnthropicCacheResult {
 }
 
 export class AnthropicCacheModel {
-  /** hash → the token array it was written from (verified on a hit, so a hash collision cannot lie). */
-  private readonly written = new Map<string, { src: readonly number[]; length: number }>();
+  private readonly tree = new TokenPrefixTree();
 
   observe(tokens: readonly number[], breakpointOffsets: readonly number[]): AnthropicCacheResult {
     const r = this.compute(tokens, breakpointOffsets);
     const offsets = breakpointOffsets.filter((o) => o > 0 && o <= tokens.length);
-    const hashes = prefixHashes(tokens, offsets);
-    offsets.forEach((o, i) => {
-      if (!this.written.has(hashes[i])) this.written.set(hashes[i], { src: tokens, length: o });
-    });
+    if (offsets.length > 0) {
+      this.tree.insert(tokens);
+      this.tree.mark(tokens, offsets);
+    }
     return r;
   }
 
@@ -266,30 +327,20 @@ export class AnthropicCacheModel {
   }
 
   get writtenPrefixes(): number {
-    return this.written.size;
+    return this.tree.marked;
   }
 
   private compute(tokens: readonly number[], breakpointOffsets: readonly number[]): AnthropicCacheResult {
     const total = tokens.length;
     const offsets = breakpointOffsets.filter((o) => o > 0 && o <= total);
     if (offsets.length === 0) return { read: 0, write: 0, plain: total };
-    const hashes = prefixHashes(tokens, offsets);
+    const written = new Set(this.tree.markedPrefixes(tokens));
     let read = 0;
-    offsets.forEach((o, i) => {
-      if (o < MIN_CACHEABLE_TOKENS || o <= read) return;
-      const w = this.written.get(hashes[i]);
-      if (w && w.length === o && samePrefix(w.src, tokens, o)) read = o;
-    });
+    for (const o of offsets) if (o >= MIN_CACHEABLE_TOKENS && o > read && written.has(o)) read = o;
     const last = Math.max(...offsets);
     const write = last >= MIN_CACHEABLE_TOKENS ? Math.max(0, last - read) : 0;
     return { read, write, plain: total - read - write };
   }
-}
-
-function samePrefix(a: readonly number[], b: readonly number[], n: number): boolean {
-  if (a === b) return true;
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /* ------------------------------------------------------------------------------------------------
