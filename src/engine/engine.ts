@@ -229,8 +229,8 @@ export class PromptContextEngine {
     const detachRejections: Rejection[] = [];
     this.applyDetach(s, input, reports, detachRejections);
     const refreshed = this.applyFreshness(s, turn, input.fresh, reports);
-    const items = this.applyAttachments(s, turn, input.attachments ?? [], refreshed);
-    items.push(...this.applyPins(s, turn, input, rejections).filter((i) => !items.some((j) => j.key === i.key)));
+    const items = this.applyAttachments(s, turn, input.attachments ?? [], refreshed, reports);
+    items.push(...this.applyPins(s, turn, input, rejections, reports).filter((i) => !items.some((j) => j.key === i.key)));
     rejections.push(...detachRejections);
 
     let rendered = this.render(s, turn, items, input.userText);
@@ -320,7 +320,7 @@ export class PromptContextEngine {
    * Pins and unpins. Pinning something that was cut (pruned or compacted) sends it again in full as
    * a new version, since a pinned item is never cut (DESIGN §2, §5).
    */
-  private applyPins(s: ChatState, turn: number, input: TurnInput, rejections: Rejection[]): TurnItem[] {
+  private applyPins(s: ChatState, turn: number, input: TurnInput, rejections: Rejection[], reports: PruneReport[]): TurnItem[] {
     const items: TurnItem[] = [];
     const am = this.attachments(s);
     for (const [refs, value] of [[input.pin ?? [], true], [input.unpin ?? [], false]] as const) {
@@ -328,8 +328,10 @@ export class PromptContextEngine {
         let e = this.findEntry(s, ref);
         if (e && value && e.presence !== 'detached' && (e.presence === 'pruned' || e.compacted)) {
           const a = e.artifact;
+          const cut = e;
           e = this.newVersion(s, turn, { kind: a.kind, uri: a.source.uri, range: a.source.range, content: a.content }, a.id);
           items.push({ key: e.key, mode: 'full' });
+          this.supersedePreview(s, turn, cut, e, reports);
         }
         if (!e || !(value ? am.pin(e.key) : am.unpin(e.key))) {
           rejections.push({ attachment: this.refLabel(ref), reason: 'not-found', message: `${this.refLabel(ref)} is not attached in this chat, so it cannot be ${value ? 'pinned' : 'unpinned'}.` });
@@ -337,6 +339,18 @@ export class PromptContextEngine {
       }
     }
     return items;
+  }
+
+  /**
+   * Library: when a compacted version's content is sent again in full (re-attached or pinned), its
+   * preview leaves this request — the new version supersedes it, and the same lines are not sent
+   * twice (issue 12). Transcript keeps past messages byte-identical (the prefix), so it keeps it.
+   */
+  private supersedePreview(s: ChatState, turn: number, old: EntryState, next: EntryState, reports: PruneReport[]): void {
+    if (this.opts.layout !== 'library' || old.presence !== 'present' || !old.compacted || old.artifact.contentHash !== next.artifact.contentHash) return;
+    const pre = this.entryTokens(old);
+    writableEntry(s, old.key).presence = 'pruned';
+    reports.push({ layer: old.firstTurn < turn ? 'L2' : 'L3', item: old.key, preTokens: pre, postTokens: 0, kept: `${next.key}, the same content in full`, lost: `the compacted preview of ${old.artifact.source.uri}`, reason: 'resent-in-full' });
   }
 
   private applyDetach(s: ChatState, input: TurnInput, reports: PruneReport[], rejections: Rejection[]): void {
@@ -410,7 +424,7 @@ export class PromptContextEngine {
     return false;
   }
 
-  private applyAttachments(s: ChatState, turn: number, attachments: NewArtifactInput[], refreshed: TurnItem[]): TurnItem[] {
+  private applyAttachments(s: ChatState, turn: number, attachments: NewArtifactInput[], refreshed: TurnItem[], reports: PruneReport[]): TurnItem[] {
     const items: TurnItem[] = [];
     const seen = new Set<string>();
     const refreshedKeys = new Map(refreshed.map((i) => [i.key, i]));
@@ -427,6 +441,7 @@ export class PromptContextEngine {
         const entry = this.newVersion(s, turn, input);
         key = entry.key;
         mode = 'full';
+        if (latest) this.supersedePreview(s, turn, latest, entry, reports);
       }
       if (seen.has(key)) continue;
       seen.add(key);
