@@ -89,6 +89,12 @@ export interface Assembled {
   segmentAt(i: number): Segment | undefined;
   /** Whether some block of the request carries this artifact key. */
   hasKey(key: string): boolean;
+  /**
+   * Artifact keys of the blocks added to or dropped from the carried request in this call, and of
+   * the current message (this call's and the previous one's); undefined when a carried portion was
+   * started over (then any key may have come or gone).
+   */
+  touchedKeys: ReadonlySet<string> | undefined;
 }
 
 const MIN_CACHED_PREFIX = 1024;
@@ -113,27 +119,32 @@ class Portion {
     this.p = p;
   }
 
-  consume(d: Draft, hooks: AssemblyHooks, prefix: boolean, keyPos?: Map<string, number[]>): void {
-    this.fr[LAYER_INDEX[d.framingLayer]] += hooks.framing(d.role);
-    for (const g of d.segs) {
+  /** Adds a message's segments (its framing too, unless `framing` is false). */
+  consume(d: Draft, hooks: AssemblyHooks, prefix: boolean, from = 0, framing = true): void {
+    if (framing) this.fr[LAYER_INDEX[d.framingLayer]] += hooks.framing(d.role);
+    const segs = d.segs;
+    for (let i = from; i < segs.length; i++) {
+      const g = segs[i];
       const pos = this.segs.length;
       const l = LAYER_INDEX[g.layer];
       this.segs.push(g);
       this.sigs.push(hooks.sig(d.role, g));
       this.cum.push(this.cum[pos] + g.tokens);
-      if (keyPos && g.artifactKey) {
-        const list = keyPos.get(g.artifactKey);
-        const code = this.layerSegs[l].length * 8 + l;
-        if (list) list.push(code);
-        else keyPos.set(g.artifactKey, [code]);
-      }
+      this.pushed(g, l, pos);
       this.layerSegs[l].push(g);
       this.layerPos[l].push(pos);
       this.tok[l] += g.tokens;
       this.h[l] = hooks.chain('layer', this.h[l], g, g.id);
       if (prefix) this.p = hooks.chain('prefix', this.p, g, d.role);
+      this.stepped(l, pos);
     }
   }
+
+  /** Before a segment joins its layer list (carried portions index it). */
+  protected pushed(_g: Segment, _l: number, _pos: number): void {}
+
+  /** After a segment's running values are updated. */
+  protected stepped(_l: number, _pos: number): void {}
 
   /** Ledger items for segments that have none yet. */
   fillItems(hooks: AssemblyHooks, cachedBelow: number): void {
@@ -153,6 +164,145 @@ class Portion {
   }
 }
 
+/**
+ * A portion kept from one request to the next: it knows which call pushed each segment, where
+ * each artifact key's segments are, and the cache prediction its ledger items were built with.
+ */
+class CarriedPortion extends Portion {
+  /** Artifact key → positions of its segments (`index in layer × 8 + layer`). */
+  readonly keyPos = new Map<string, number[]>();
+  /** The call that pushed each segment (non-decreasing: a truncated tail is pushed again later). */
+  readonly pushedAt: number[] = [];
+  /**
+   * Both ledger items of each segment, predicted cached and not: where the cached prefix ends moves
+   * from request to request (in library, across the whole history whenever the library grows), and
+   * the items of a layer are then two slices, not a rebuild.
+   */
+  readonly itemsCached: LedgerItem[][] = [[], [], [], [], []];
+  readonly itemsUncached: LedgerItem[][] = [[], [], [], [], []];
+  /** Items kept by the last truncation. */
+  private keptItems = [0, 0, 0, 0, 0];
+  call = 0;
+  /** Artifact keys of the segments added or dropped since `begin`. */
+  touched = new Set<string>();
+
+  protected override pushed(g: Segment, l: number, _pos: number): void {
+    this.pushedAt.push(this.call);
+    if (!g.artifactKey) return;
+    this.touched.add(g.artifactKey);
+    const list = this.keyPos.get(g.artifactKey);
+    const code = this.layerSegs[l].length * 8 + l;
+    if (list) list.push(code);
+    else this.keyPos.set(g.artifactKey, [code]);
+  }
+
+  /** Drops segments from flat index `n` on (their key positions, items, per-layer lists). */
+  protected dropFrom(n: number, ln: readonly number[]): void {
+    for (let pos = this.segs.length - 1; pos >= n; pos--) {
+      const key = this.segs[pos].artifactKey;
+      if (!key) continue;
+      this.keyPos.get(key)!.pop();
+      this.touched.add(key);
+    }
+    this.segs.length = n;
+    this.pushedAt.length = n;
+    this.sigs.length = n;
+    this.cum.length = n + 1;
+    for (let l = 0; l < LAYERS; l++) {
+      this.layerSegs[l].length = ln[l];
+      this.layerPos[l].length = ln[l];
+      if (this.itemsCached[l].length > ln[l]) this.itemsCached[l].length = ln[l];
+      if (this.itemsUncached[l].length > ln[l]) this.itemsUncached[l].length = ln[l];
+    }
+  }
+
+  /** Starts a call: what is kept from here on was built by earlier calls. */
+  begin(call: number): void {
+    this.call = call;
+    this.touched = new Set();
+  }
+
+  /** Call after truncating, before adding: remembers how many items were carried. */
+  markKept(): void {
+    this.keptItems = this.itemsCached.map((a) => a.length);
+  }
+
+  /** Ledger items: rebuilt for carried segments whose artifact facts changed; made for new segments. */
+  refreshItems(hooks: AssemblyHooks, changedKeys: readonly string[]): void {
+    const kept = this.keptItems;
+    for (const key of changedKeys) {
+      for (const code of this.keyPos.get(key) ?? []) {
+        const l = code & 7;
+        const i = code >> 3;
+        if (i >= kept[l]) continue;
+        this.itemsCached[l][i] = hooks.item(this.layerSegs[l][i], true);
+        this.itemsUncached[l][i] = hooks.item(this.layerSegs[l][i], false);
+      }
+    }
+    for (let l = 0; l < LAYERS; l++) {
+      const segs = this.layerSegs[l];
+      for (let i = this.itemsCached[l].length; i < segs.length; i++) {
+        this.itemsCached[l].push(hooks.item(segs[i], true));
+        this.itemsUncached[l].push(hooks.item(segs[i], false));
+      }
+    }
+  }
+
+  /** The items of layer `l`: predicted cached below flat index `below`. */
+  items(l: number, below: number): LedgerItem[] {
+    const cut = lowerBound(this.layerPos[l], below);
+    if (cut === 0) return this.itemsUncached[l];
+    if (cut === this.itemsCached[l].length) return this.itemsCached[l];
+    return this.itemsCached[l].slice(0, cut).concat(this.itemsUncached[l].slice(cut));
+  }
+
+  /** Leading segments unchanged since call `call` (pushed by it or earlier). */
+  stableSince(call: number): number {
+    return upperBound(this.pushedAt, call);
+  }
+}
+
+/** The system message of the last request, kept for the next: positions compared, the rest added. */
+class SystemCarry extends CarriedPortion {
+  /** Per segment: its layer's chain after it, the prefix chain after it. */
+  private readonly hAfter: string[] = [];
+  private readonly pAfter: string[] = [];
+  /** Per layer: cumulative segment tokens (layerTok[l][i] = tokens of the first i). */
+  private readonly layerTok: number[][] = [[0], [0], [0], [0], [0]];
+  private readonly start: string;
+  draft: Draft | undefined;
+  message: ChatMessage | undefined;
+
+  constructor(readonly layout: Layout, readonly role: Role, readonly framingLayer: LayerId, emptyHash: string, framing: number) {
+    super([emptyHash, emptyHash, emptyHash, emptyHash, emptyHash], emptyHash);
+    this.start = emptyHash;
+    this.fr[LAYER_INDEX[framingLayer]] = framing;
+  }
+
+  protected override stepped(l: number, _pos: number): void {
+    this.hAfter.push(this.h[l]);
+    this.pAfter.push(this.p);
+    const lt = this.layerTok[l];
+    lt.push(lt[lt.length - 1] + this.segs[this.segs.length - 1].tokens);
+  }
+
+  /** Keeps the first `d` segments. */
+  truncate(d: number): void {
+    if (d >= this.segs.length) return;
+    const ln = this.layerPos.map((pos) => lowerBound(pos, d));
+    for (let l = 0; l < LAYERS; l++) {
+      const k = ln[l];
+      this.h[l] = k > 0 ? this.hAfter[this.layerPos[l][k - 1]] : this.start;
+      this.tok[l] = this.layerTok[l][k];
+      this.layerTok[l].length = k + 1;
+    }
+    this.p = d > 0 ? this.pAfter[d - 1] : this.start;
+    this.dropFrom(d, ln);
+    this.hAfter.length = d;
+    this.pAfter.length = d;
+  }
+}
+
 /** Running values after each past message (boundary j = before past message j). */
 interface Boundary {
   n: number;
@@ -164,16 +314,10 @@ interface Boundary {
 }
 
 /** The past portion of the last assembled request, kept for the next one. */
-class PastCarry extends Portion {
+class PastCarry extends CarriedPortion {
   readonly drafts: Draft[] = [];
   readonly messages: ChatMessage[] = [];
   readonly at: Boundary[];
-  /** Artifact key → positions of its segments (`index in layer × 8 + layer`). */
-  readonly keyPos = new Map<string, number[]>();
-  /** Carried items are predicted cached exactly below this flat index. */
-  cachedBelow = 0;
-  /** The call that pushed each segment (non-decreasing: a truncated tail is pushed again later). */
-  readonly pushedAt: number[] = [];
 
   constructor(readonly layout: Layout, h: readonly string[], p: string) {
     super(h, p);
@@ -194,19 +338,7 @@ class PastCarry extends Portion {
   truncate(k: number): void {
     if (k >= this.drafts.length) return;
     const b = this.at[k];
-    for (let pos = this.segs.length - 1; pos >= b.n; pos--) {
-      const key = this.segs[pos].artifactKey;
-      if (key) this.keyPos.get(key)!.pop();
-    }
-    this.segs.length = b.n;
-    this.pushedAt.length = b.n;
-    this.sigs.length = b.n;
-    this.cum.length = b.n + 1;
-    for (let l = 0; l < LAYERS; l++) {
-      this.layerSegs[l].length = b.ln[l];
-      this.layerPos[l].length = b.ln[l];
-      if (this.layerItems[l].length > b.ln[l]) this.layerItems[l].length = b.ln[l];
-    }
+    this.dropFrom(b.n, b.ln);
     this.tok = b.tok.slice();
     this.fr = b.fr.slice();
     this.h = b.h.slice();
@@ -255,22 +387,28 @@ function upperBound(xs: readonly number[], x: number): number {
 
 /** What an assembled request's signatures were made of (to compare the next request with it). */
 interface Output {
-  carry: PastCarry;
+  sys: SystemCarry;
+  past: PastCarry;
   call: number;
-  sysSigs: readonly string[];
+  sysLen: number;
   pastLen: number;
 }
 
 export class RequestAssembler {
-  private carry: PastCarry | undefined;
+  private sys: SystemCarry | undefined;
+  private past: PastCarry | undefined;
   private calls = 0;
+  private lastCurrentKeys: ReadonlySet<string> = new Set();
+  /** A carried portion was started over in this call. */
+  private restarted = false;
   private readonly messageMemo = new WeakMap<Draft, ChatMessage>();
   /** Signature arrays this assembler returned (a later request's `previousBlocks` is one of them). */
   private readonly outputs = new WeakMap<readonly string[], Output>();
 
   /** Forget everything carried (options changed). */
   reset(): void {
-    this.carry = undefined;
+    this.sys = undefined;
+    this.past = undefined;
   }
 
   private message(d: Draft): ChatMessage {
@@ -282,20 +420,46 @@ export class RequestAssembler {
     return m;
   }
 
+  /** The system message: carried up to its first changed segment. */
+  private systemPortion(input: AssembleInput, hooks: AssemblyHooks, call: number): SystemCarry {
+    const d = input.system;
+    let sys = this.sys;
+    if (!sys || sys.layout !== input.layout || sys.role !== d.role || sys.framingLayer !== d.framingLayer) {
+      sys = this.sys = new SystemCarry(input.layout, d.role, d.framingLayer, hooks.emptyHash, hooks.framing(d.role));
+      this.restarted = true;
+    }
+    sys.begin(call);
+    if (sys.draft !== d) {
+      const segs = d.segs;
+      const lim = Math.min(segs.length, sys.segs.length);
+      let k = 0;
+      while (k < lim && segs[k] === sys.segs[k]) k++;
+      sys.truncate(k);
+      sys.markKept();
+      sys.consume(d, hooks, input.layout === 'transcript', k, false);
+      if (!sys.message || k < sys.message.content.length || segs.length !== sys.message.content.length) {
+        const content = sys.message ? sys.message.content.slice(0, k) : [];
+        for (let i = content.length; i < segs.length; i++) content.push({ type: 'text', text: segs[i].text });
+        sys.message = { role: d.role, content };
+      }
+      sys.draft = d;
+    } else {
+      sys.markKept();
+    }
+    return sys;
+  }
+
   /**
    * Leading blocks of `sigs` equal to `prev`. When `prev` is a request this assembler returned, the
-   * carried past blocks it shared with it are known equal: only the system message and the tail are
-   * compared.
+   * carried blocks it shared with it are known equal: only the blocks after them are compared.
    */
-  private commonPrefix(prev: readonly string[], sigs: readonly string[], sys: Portion, carry: PastCarry): number {
+  private commonPrefix(prev: readonly string[], sigs: readonly string[], sys: SystemCarry, past: PastCarry): number {
     const n = Math.min(sigs.length, prev.length);
     let i = 0;
     const rec = this.outputs.get(prev);
-    if (rec && rec.carry === carry) {
-      const m = Math.min(sys.sigs.length, rec.sysSigs.length);
-      while (i < m && sys.sigs[i] === rec.sysSigs[i]) i++;
-      if (i < m) return i;
-      if (sys.sigs.length === rec.sysSigs.length) i = sys.sigs.length + Math.min(upperBound(carry.pushedAt, rec.call), rec.pastLen, carry.segs.length);
+    if (rec && rec.sys === sys && rec.past === past) {
+      i = Math.min(sys.stableSince(rec.call), rec.sysLen, sys.segs.length);
+      if (i === rec.sysLen && i === sys.segs.length) i += Math.min(past.stableSince(rec.call), rec.pastLen, past.segs.length);
     }
     while (i < n && prev[i] === sigs[i]) i++;
     return i;
@@ -303,24 +467,25 @@ export class RequestAssembler {
 
   assemble(input: AssembleInput, hooks: AssemblyHooks): Assembled {
     const transcript = input.layout === 'transcript';
-    const empty = [hooks.emptyHash, hooks.emptyHash, hooks.emptyHash, hooks.emptyHash, hooks.emptyHash];
-
-    // System message: always assembled (a few segments; in library the library blocks, memoized).
-    const sys = new Portion(empty, hooks.emptyHash);
-    sys.consume(input.system, hooks, transcript);
-
-    // Past messages: carried from the last request up to the first that differs.
-    let carry = this.carry;
-    if (!carry || carry.layout !== input.layout || !carry.startsAt(sys.h, sys.p)) carry = this.carry = new PastCarry(input.layout, sys.h, sys.p);
     const call = ++this.calls;
+    this.restarted = false;
+
+    // System message: carried up to its first changed segment.
+    const sys = this.systemPortion(input, hooks, call);
+
+    // Past messages: carried from the last request up to the first that changed.
+    let carry = this.past;
+    if (!carry || carry.layout !== input.layout || !carry.startsAt(sys.h, sys.p)) {
+      carry = this.past = new PastCarry(input.layout, sys.h, sys.p);
+      this.restarted = true;
+    }
+    carry.begin(call);
     const past = input.past;
     const k = Math.max(0, Math.min(input.pastUnchanged, past.length, carry.drafts.length));
     carry.truncate(k);
-    const carriedItems = carry.layerItems.map((a) => a.length);
+    carry.markKept();
     for (let j = k; j < past.length; j++) {
-      const from = carry.segs.length;
-      carry.consume(past[j], hooks, transcript, carry.keyPos);
-      for (let p = from; p < carry.segs.length; p++) carry.pushedAt.push(call);
+      carry.consume(past[j], hooks, transcript);
       carry.drafts.push(past[j]);
       carry.messages.push(this.message(past[j]));
       carry.at.push(carry.boundary());
@@ -338,34 +503,17 @@ export class RequestAssembler {
     // Cache prediction: blocks equal (role, text) to the previous request's, in place.
     const sigs = sys.sigs.concat(carry.sigs, cur.sigs);
     const common = this.commonPrefix(input.previousBlocks, sigs, sys, carry);
-    this.outputs.set(sigs, { carry, call, sysSigs: sys.sigs, pastLen: pastLen });
+    this.outputs.set(sigs, { sys, past: carry, call, sysLen, pastLen });
     const prefixTokens =
       common <= sysLen ? sys.cum[common] : common <= curStart ? sys.cum[sysLen] + carry.cum[common - sysLen] : sys.cum[sysLen] + carry.cum[pastLen] + cur.cum[common - curStart];
     const cachedBlocks = prefixTokens >= MIN_CACHED_PREFIX ? common : 0;
 
-    // Ledger items: new ones; carried ones whose prediction or artifact facts changed.
-    sys.fillItems(hooks, cachedBlocks);
-    const below = Math.max(0, Math.min(pastLen, cachedBlocks - sysLen));
-    const was = carry.cachedBelow;
-    if (below !== was) {
-      const lo = Math.min(below, was);
-      const hi = Math.max(below, was);
-      for (let l = 0; l < LAYERS; l++) {
-        const pos = carry.layerPos[l];
-        const items = carry.layerItems[l];
-        for (let i = lowerBound(pos, lo); i < carriedItems[l] && pos[i] < hi; i++) items[i] = hooks.item(carry.layerSegs[l][i], pos[i] < below);
-      }
-    }
-    for (const key of input.changedKeys) {
-      for (const code of carry.keyPos.get(key) ?? []) {
-        const l = code & 7;
-        const i = code >> 3;
-        if (i < carriedItems[l]) carry.layerItems[l][i] = hooks.item(carry.layerSegs[l][i], carry.layerPos[l][i] < below);
-      }
-    }
-    carry.fillItems(hooks, below);
-    carry.cachedBelow = below;
+    // Ledger items: made for new segments, rebuilt where artifact facts changed; the prediction picks the variant.
+    sys.refreshItems(hooks, input.changedKeys);
+    carry.refreshItems(hooks, input.changedKeys);
     cur.fillItems(hooks, cachedBlocks - curStart);
+    const sysBelow = Math.min(cachedBlocks, sysLen);
+    const pastBelow = Math.max(0, Math.min(pastLen, cachedBlocks - sysLen));
 
     const segments: Segment[][] = [];
     const items: LedgerItem[][] = [];
@@ -373,7 +521,7 @@ export class RequestAssembler {
     const framing: number[] = [];
     for (let l = 0; l < LAYERS; l++) {
       segments.push(sys.layerSegs[l].concat(carry.layerSegs[l], cur.layerSegs[l]));
-      items.push(sys.layerItems[l].concat(carry.layerItems[l], cur.layerItems[l]));
+      items.push(sys.items(l, sysBelow).concat(carry.items(l, pastBelow), cur.layerItems[l]));
       const fr = sys.fr[l] + carry.fr[l] + cur.fr[l];
       framing.push(fr);
       tokens.push(sys.tok[l] + carry.tok[l] + cur.tok[l] + fr);
@@ -408,7 +556,7 @@ export class RequestAssembler {
     bps.delete(-1);
     const cacheBreakpoints = [...bps].sort((a, b) => a - b);
 
-    const messages = [this.message(input.system)].concat(carry.messages, [this.message(input.current)]);
+    const messages = [sys.message!].concat(carry.messages, [this.message(input.current)]);
     const copied = new Set<number>();
     for (const i of cacheBreakpoints) {
       let mi: number;
@@ -431,12 +579,11 @@ export class RequestAssembler {
       messages[mi].content[bi] = { type: 'text', text: messages[mi].content[bi].text, cacheBreakpoint: true };
     }
 
-    let edgeKeys: Set<string> | undefined;
-    const hasKey = (key: string): boolean => {
-      if ((carry.keyPos.get(key)?.length ?? 0) > 0) return true;
-      edgeKeys ??= new Set([...sys.segs, ...cur.segs].map((g) => g.artifactKey).filter((x): x is string => !!x));
-      return edgeKeys.has(key);
-    };
+    const curKeys = new Set(cur.segs.map((g) => g.artifactKey).filter((x): x is string => !!x));
+    const hasKey = (key: string): boolean => (carry.keyPos.get(key)?.length ?? 0) > 0 || (sys.keyPos.get(key)?.length ?? 0) > 0 || curKeys.has(key);
+    // The previous call's current message is gone too (it became history, or was abandoned).
+    const touchedKeys = this.restarted ? undefined : new Set([...sys.touched, ...carry.touched, ...curKeys, ...this.lastCurrentKeys]);
+    this.lastCurrentKeys = curKeys;
 
     return {
       messages,
@@ -453,6 +600,7 @@ export class RequestAssembler {
       transcriptPrefix: carry.p,
       segmentAt,
       hasKey,
+      touchedKeys,
     };
   }
 }

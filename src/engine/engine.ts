@@ -15,7 +15,7 @@ import type { Rejection } from './isolation';
 import { sha256Hex } from '../common/hash';
 import { unifiedDiff } from './diff';
 import { hashChainStep } from './invariants';
-import { RequestAssembler, type AssemblyHooks, type Draft } from './assembly';
+import { RequestAssembler, type Assembled, type AssemblyHooks, type Draft } from './assembly';
 
 export interface Instruction {
   /** Where the text came from: `settings`, `.strata/instructions.md`, `AGENTS.md`, … */
@@ -156,7 +156,8 @@ export class PromptContextEngine {
   private readonly stableSegs = new Map<string, Segment>();
   private systemMemo: { opts: EngineOptions; segs: Segment[] } | undefined;
   private lastSystem: Draft | undefined;
-  private openingMemo: { through: number; keys: Set<string> } | undefined;
+  private openingMemo: { through: number; keys: string[]; keySet: Set<string>; segs: Segment[] | undefined; seen: { state: ChatState; writes: number } | undefined } | undefined;
+  private summaryMemo: { text: string; through: number; seg: Segment } | undefined;
   /** Ledger facts per entry key as of the last envelope; ledger items memoized per segment and stamp. */
   private readonly stamps = new Map<string, EntryStamp>();
   private readonly itemMemo = new WeakMap<Segment, { stamp: EntryStamp | undefined; cached?: LedgerItem; uncached?: LedgerItem }>();
@@ -167,6 +168,7 @@ export class PromptContextEngine {
   private statusSeen: { state: ChatState; writes: number } | undefined;
   private stampsSeen: { state: ChatState; writes: number } | undefined;
   private absentSeen: { state: ChatState; writes: number; keys: string[]; set: Set<string> } | undefined;
+  private cutMemo: { absent: readonly string[]; items: LedgerItem[]; reported: boolean } | undefined;
 
   constructor(private opts: EngineOptions, state?: ChatState) {
     this.baseHasher = opts.hasher ?? { sha256Hex };
@@ -193,9 +195,11 @@ export class PromptContextEngine {
     this.pastRender = undefined;
     this.pastUnchanged = 0;
     this.statusSeen = undefined;
+    this.cutMemo = undefined;
     this.openingMemo = undefined;
     this.stableSegs.clear();
     this.systemMemo = undefined;
+    this.summaryMemo = undefined;
     this.lastSystem = undefined;
     this.assembler.reset();
   }
@@ -552,10 +556,14 @@ export class PromptContextEngine {
 
   private summarySegment(s: ChatState): Segment | undefined {
     if (!s.summary) return undefined;
+    const memo = this.summaryMemo;
+    if (memo && memo.text === s.summary.text && memo.through === s.summary.throughTurn) return memo.seg;
     const hash = this.textHash(s.summary.text);
     const marker = closingMarker('conversation-summary', s.summary.text, hash);
     const text = `\n<conversation-summary turns="1-${s.summary.throughTurn}" sha="${marker.slice(marker.indexOf(':') + 1, -1)}">\n${s.summary.text}\n${marker}\n`;
-    return this.stableSeg('summary', 'L4', 'summary', 'system', 'summary', text);
+    const seg = this.stableSeg('summary', 'L4', 'summary', 'system', 'summary', text);
+    this.summaryMemo = { text: s.summary.text, through: s.summary.throughTurn, seg };
+    return seg;
   }
 
   /** An L2 block in the system message (library, or the transcript's rebuilt opening). */
@@ -740,13 +748,29 @@ export class PromptContextEngine {
     return c;
   }
 
-  /** Keys of the blocks first sent in summarized turns 1..through (records of completed turns never change). */
-  private openingKeys(s: ChatState, through: number): Set<string> {
-    if (this.openingMemo?.through === through) return this.openingMemo.keys;
-    const keys = new Set<string>();
-    for (const t of s.turns) if (t.turn <= through) for (const i of t.items) if (i.mode === 'full') keys.add(i.key);
-    this.openingMemo = { through, keys };
-    return keys;
+  /**
+   * The transcript's rebuilt opening after a cut: the surviving blocks first sent in summarized
+   * turns 1..through, in first-seen order. Its keys are fixed once `through` is (records of completed
+   * turns never change); the blocks are recomputed only when one of those entries was written.
+   */
+  private openingSegments(s: ChatState, through: number): Segment[] {
+    let c = this.openingMemo;
+    if (!c || c.through !== through) {
+      const set = new Set<string>();
+      for (const t of s.turns) if (t.turn <= through) for (const i of t.items) if (i.mode === 'full') set.add(i.key);
+      c = this.openingMemo = { through, keys: s.order.filter((k) => set.has(k)), keySet: set, segs: undefined, seen: undefined };
+    }
+    const since = c.seen ? entryChanges(c.seen.state, c.seen.writes, s) : undefined;
+    if (!c.segs || !since || since.some((k) => c!.keySet.has(k))) {
+      const segs: Segment[] = [];
+      for (const k of c.keys) {
+        const e = s.entries.get(k)!;
+        if (e.presence === 'present') segs.push(this.systemBlock(k, e));
+      }
+      c.segs = segs;
+    }
+    c.seen = { state: s, writes: writeCount(s) };
+    return c.segs;
   }
 
   private render(s: ChatState, turn: number, items: TurnItem[], userText: string): Rendered {
@@ -768,16 +792,8 @@ export class PromptContextEngine {
       if (summary) sysSegs.push(summary);
     } else {
       if (summary) sysSegs.push(summary);
-      if (cutThrough > 0) {
-        // The rebuilt opening: surviving blocks first sent in summarized turns, in first-seen order.
-        const opening = this.openingKeys(s, cutThrough);
-        for (const k of s.order) {
-          if (!opening.has(k)) continue;
-          const e = s.entries.get(k)!;
-          if (e.presence !== 'present') continue;
-          sysSegs.push(this.systemBlock(k, e));
-        }
-      }
+      // The rebuilt opening: surviving blocks first sent in summarized turns, in first-seen order.
+      if (cutThrough > 0) for (const g of this.openingSegments(s, cutThrough)) sysSegs.push(g);
     }
     // The same system message object while its segments are the same (its provider message is reused).
     const last = this.lastSystem;
@@ -973,6 +989,33 @@ export class PromptContextEngine {
     return changed;
   }
 
+  /**
+   * Ledger items of the versions cut earlier or now (pruned, detached) that the request does not show.
+   * Kept from the last envelope unless one of those versions was cut now, changed, or gained or lost a
+   * block in the request (a long chat can have hundreds; they are not walked every turn).
+   */
+  private cutItems(s: ChatState, a: Assembled, reports: readonly PruneReport[], changedKeys: readonly string[]): readonly LedgerItem[] {
+    const absent = this.absentKeys(s);
+    const c = this.cutMemo;
+    const set = this.absentSeen!.set;
+    const touches = (keys: Iterable<string>) => {
+      for (const k of keys) if (set.has(k)) return true;
+      return false;
+    };
+    const reported = reports.some((p) => set.has(p.item));
+    if (c && !c.reported && !reported && c.absent === absent && a.touchedKeys && !touches(a.touchedKeys) && !touches(changedKeys)) return c.items;
+    const reasons = new Map(reports.map((p) => [p.item, p.reason]));
+    const items: LedgerItem[] = [];
+    for (const k of absent) {
+      const e = s.entries.get(k)!;
+      if (e.presence === 'present' || e.presence === 'replaced' || a.hasKey(k)) continue;
+      items.push({ id: k, label: describeArtifact(e.artifact), tokens: 0, status: 'pruned', cached: false, recoverable: e.artifact.recoverable, reason: reasons.get(k) ?? (e.presence === 'detached' ? 'detached' : 'pruned earlier'), ...artifactFacts(e) });
+    }
+    // Reasons given by this turn's reports are this turn's only: the next envelope recomputes.
+    this.cutMemo = { absent, items, reported };
+    return items;
+  }
+
   /** Keys (first-seen order) of the versions not sent as themselves: pruned, detached, replaced. */
   private absentKeys(s: ChatState): readonly string[] {
     const seen = this.absentSeen;
@@ -1044,13 +1087,7 @@ export class PromptContextEngine {
       return { id, label: LAYER_LABELS[id], tokens: a.tokens[l], items };
     });
     // Pruned and detached items stay visible (greyed) with their reason.
-    let reasons: Map<string, string> | undefined;
-    for (const k of this.absentKeys(s)) {
-      const e = s.entries.get(k)!;
-      if (e.presence === 'present' || e.presence === 'replaced' || a.hasKey(k)) continue;
-      reasons ??= new Map(reports.map((p) => [p.item, p.reason]));
-      ledgerLayers[1].items.push({ id: k, label: describeArtifact(e.artifact), tokens: 0, status: 'pruned', cached: false, recoverable: e.artifact.recoverable, reason: reasons.get(k) ?? (e.presence === 'detached' ? 'detached' : 'pruned earlier'), ...artifactFacts(e) });
-    }
+    for (const item of this.cutItems(s, a, reports, changedKeys)) ledgerLayers[1].items.push(item);
 
     const budget = this.budget;
     const env: TurnEnvelope = {
