@@ -147,7 +147,6 @@ export class PromptContextEngine {
   /** Token counts by text: block texts are memoized strings, so lookups hit V8's cached string hash. */
   private readonly tokenMemo = new Map<string, number>();
   private readonly layerChain = new WeakMap<Segment, { prev: string; h: string }>();
-  private readonly prefixChain = new WeakMap<Segment, { prev: string; h: string }>();
   /** Rendered history turns, reused while nothing they show changed (signature). */
   private readonly turnMemo = new Map<number, { sig: string; drafts: Draft[] }>();
   /** The past turns' messages of the last render (see PastRender). */
@@ -944,24 +943,19 @@ export class PromptContextEngine {
   private chain(memo: WeakMap<Segment, { prev: string; h: string }>, prev: string, seg: Segment, id: string): string {
     const hit = memo.get(seg);
     if (hit && hit.prev === prev) return hit.h;
-    const h = hashChainStep(prev, id, this.textHash(seg.text), this.hasher);
+    // The step's input is unique to this segment and position: hashed without keeping it in the text memo.
+    const h = hashChainStep(prev, id, this.textHash(seg.text), this.baseHasher);
     memo.set(seg, { prev, h });
     return h;
   }
 
   private emptyHash?: string;
-  private readonly sigMemo = new WeakMap<Segment, string>();
   /** Block signatures of the pending request; they become `previousBlocks` when it completes. */
   private pendingSigs: string[] = [];
 
-  /** `role:sha256(text)` of a block, memoized on the (reused) segment object. */
+  /** `role:sha256(text)` of a block (the assembler keeps it with the segment's position). */
   private blockSig(role: Role, seg: Segment): string {
-    let sig = this.sigMemo.get(seg);
-    if (sig === undefined) {
-      sig = `${role}:${this.textHash(seg.text)}`;
-      this.sigMemo.set(seg, sig);
-    }
-    return sig;
+    return `${role}:${this.textHash(seg.text)}`;
   }
 
   /** Same value as `hashLayerSegments` (invariants.ts), memoized step by step. */
@@ -1051,7 +1045,8 @@ export class PromptContextEngine {
     const layout = this.opts.layout;
     const emptyHash = (this.emptyHash ??= this.hasher.sha256Hex(''));
     const hooks: AssemblyHooks = {
-      chain: (which, prev, seg, id) => this.chain(which === 'layer' ? this.layerChain : this.prefixChain, prev, seg, id),
+      // The assembler keeps each step's value with the segment's position: no per-segment memo here.
+      chain: (_which, prev, seg, id) => hashChainStep(prev, id, this.textHash(seg.text), this.baseHasher),
       sig: (role, seg) => this.blockSig(role, seg),
       framing: (role) => this.framing(role),
       item: (seg, cached) => this.itemFor(s, seg, cached),
