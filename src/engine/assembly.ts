@@ -180,6 +180,9 @@ class CarriedPortion extends Portion {
    */
   readonly itemsCached: LedgerItem[][] = [[], [], [], [], []];
   readonly itemsUncached: LedgerItem[][] = [[], [], [], [], []];
+  /** Per layer, the variant in force: cached below `mixedBelow` (flat index), not cached from there. */
+  readonly itemsMixed: LedgerItem[][] = [[], [], [], [], []];
+  private mixedBelow = 0;
   /** Items kept by the last truncation. */
   private keptItems = [0, 0, 0, 0, 0];
   call = 0;
@@ -213,6 +216,7 @@ class CarriedPortion extends Portion {
       this.layerPos[l].length = ln[l];
       if (this.itemsCached[l].length > ln[l]) this.itemsCached[l].length = ln[l];
       if (this.itemsUncached[l].length > ln[l]) this.itemsUncached[l].length = ln[l];
+      if (this.itemsMixed[l].length > ln[l]) this.itemsMixed[l].length = ln[l];
     }
   }
 
@@ -227,9 +231,14 @@ class CarriedPortion extends Portion {
     this.keptItems = this.itemsCached.map((a) => a.length);
   }
 
-  /** Ledger items: rebuilt for carried segments whose artifact facts changed; made for new segments. */
-  refreshItems(hooks: AssemblyHooks, changedKeys: readonly string[]): void {
+  /**
+   * Ledger items: rebuilt for carried segments whose artifact facts changed, made for new segments;
+   * then the variant in force follows the prediction (cached below flat index `below`): only the
+   * segments between the old and the new boundary switch.
+   */
+  refreshItems(hooks: AssemblyHooks, changedKeys: readonly string[], below: number): void {
     const kept = this.keptItems;
+    const was = this.mixedBelow;
     for (const key of changedKeys) {
       for (const code of this.keyPos.get(key) ?? []) {
         const l = code & 7;
@@ -237,23 +246,32 @@ class CarriedPortion extends Portion {
         if (i >= kept[l]) continue;
         this.itemsCached[l][i] = hooks.item(this.layerSegs[l][i], true);
         this.itemsUncached[l][i] = hooks.item(this.layerSegs[l][i], false);
+        this.itemsMixed[l][i] = this.layerPos[l][i] < was ? this.itemsCached[l][i] : this.itemsUncached[l][i];
       }
     }
     for (let l = 0; l < LAYERS; l++) {
       const segs = this.layerSegs[l];
-      for (let i = this.itemsCached[l].length; i < segs.length; i++) {
-        this.itemsCached[l].push(hooks.item(segs[i], true));
-        this.itemsUncached[l].push(hooks.item(segs[i], false));
+      const pos = this.layerPos[l];
+      const c = this.itemsCached[l];
+      const u = this.itemsUncached[l];
+      const m = this.itemsMixed[l];
+      for (let i = c.length; i < segs.length; i++) {
+        c.push(hooks.item(segs[i], true));
+        u.push(hooks.item(segs[i], false));
+        m.push(pos[i] < was ? c[i] : u[i]);
+      }
+      if (below !== was) {
+        const lo = Math.min(below, was);
+        const hi = Math.max(below, was);
+        for (let i = lowerBound(pos, lo); i < segs.length && pos[i] < hi; i++) m[i] = pos[i] < below ? c[i] : u[i];
       }
     }
+    this.mixedBelow = below;
   }
 
-  /** The items of layer `l`: predicted cached below flat index `below`. */
-  items(l: number, below: number): LedgerItem[] {
-    const cut = lowerBound(this.layerPos[l], below);
-    if (cut === 0) return this.itemsUncached[l];
-    if (cut === this.itemsCached[l].length) return this.itemsCached[l];
-    return this.itemsCached[l].slice(0, cut).concat(this.itemsUncached[l].slice(cut));
+  /** The items of layer `l` as the last `refreshItems` predicted them. */
+  items(l: number): LedgerItem[] {
+    return this.itemsMixed[l];
   }
 
   /** Leading segments unchanged since call `call` (pushed by it or earlier). */
@@ -509,11 +527,9 @@ export class RequestAssembler {
     const cachedBlocks = prefixTokens >= MIN_CACHED_PREFIX ? common : 0;
 
     // Ledger items: made for new segments, rebuilt where artifact facts changed; the prediction picks the variant.
-    sys.refreshItems(hooks, input.changedKeys);
-    carry.refreshItems(hooks, input.changedKeys);
+    sys.refreshItems(hooks, input.changedKeys, Math.min(cachedBlocks, sysLen));
+    carry.refreshItems(hooks, input.changedKeys, Math.max(0, Math.min(pastLen, cachedBlocks - sysLen)));
     cur.fillItems(hooks, cachedBlocks - curStart);
-    const sysBelow = Math.min(cachedBlocks, sysLen);
-    const pastBelow = Math.max(0, Math.min(pastLen, cachedBlocks - sysLen));
 
     const segments: Segment[][] = [];
     const items: LedgerItem[][] = [];
@@ -521,7 +537,7 @@ export class RequestAssembler {
     const framing: number[] = [];
     for (let l = 0; l < LAYERS; l++) {
       segments.push(sys.layerSegs[l].concat(carry.layerSegs[l], cur.layerSegs[l]));
-      items.push(sys.items(l, sysBelow).concat(carry.items(l, pastBelow), cur.layerItems[l]));
+      items.push(sys.items(l).concat(carry.items(l), cur.layerItems[l]));
       const fr = sys.fr[l] + carry.fr[l] + cur.fr[l];
       framing.push(fr);
       tokens.push(sys.tok[l] + carry.tok[l] + cur.tok[l] + fr);

@@ -168,6 +168,8 @@ export class PromptContextEngine {
   private stampsSeen: { state: ChatState; writes: number } | undefined;
   private absentSeen: { state: ChatState; writes: number; keys: string[]; set: Set<string> } | undefined;
   private cutMemo: { absent: readonly string[]; items: LedgerItem[]; reported: boolean } | undefined;
+  /** Re-read files known unchanged: id → the content string of its newest version (not a copy). */
+  private freshSeen: { state: ChatState; writes: number; confirmed: Map<string, string> } | undefined;
 
   constructor(private opts: EngineOptions, state?: ChatState) {
     this.baseHasher = opts.hasher ?? { sha256Hex };
@@ -414,17 +416,28 @@ export class PromptContextEngine {
 
   /**
    * Whether any re-read file differs from its newest version (or was deleted or came back): most turns
-   * change nothing, and this check costs a lookup per re-read file, not a walk over every id.
+   * change nothing, and this check costs a lookup per re-read file, not a walk over every id. A file
+   * whose re-read content is the very string its newest version holds, and whose versions nothing
+   * wrote since, is known unchanged without looking its entry up.
    */
   private anyFreshChange(s: ChatState, fresh: ReadonlyMap<string, string | null>): boolean {
-    for (const [id, content] of fresh) {
+    const seen = this.freshSeen;
+    const since = seen ? entryChanges(seen.state, seen.writes, s) : undefined;
+    const confirmed = since && seen ? seen.confirmed : new Map<string, string>();
+    if (since) for (const k of since) { const e = s.entries.get(k); if (e) confirmed.delete(e.artifact.id); }
+    let changed = false;
+    // forEach: a Map's for-of makes an entry array per file.
+    fresh.forEach((content, id) => {
+      if (changed || (content !== null && content !== undefined && confirmed.get(id) === content)) return;
       const key = s.latest.get(id);
-      if (key === undefined) continue;
+      if (key === undefined) return;
       const e = s.entries.get(key)!;
-      if (!e.artifact.recoverable || e.presence === 'detached') continue;
-      if (content === null || content === undefined ? !e.missing : e.missing || content !== e.artifact.content) return true;
-    }
-    return false;
+      if (!e.artifact.recoverable || e.presence === 'detached') return;
+      if (content === null || content === undefined ? !e.missing : e.missing || content !== e.artifact.content) changed = true;
+      else if (content === e.artifact.content) confirmed.set(id, e.artifact.content);
+    });
+    this.freshSeen = { state: s, writes: writeCount(s), confirmed };
+    return changed;
   }
 
   private applyAttachments(s: ChatState, turn: number, attachments: NewArtifactInput[], refreshed: TurnItem[], reports: PruneReport[]): TurnItem[] {

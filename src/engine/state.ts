@@ -72,52 +72,63 @@ export function emptyState(): ChatState {
  * costs the writes of one turn, not a copy of every entry. The base is never written.
  */
 export class LayeredMap<K, V> extends Map<K, V> {
+  #base: ReadonlyMap<K, V>;
+  /** This layer's writes. */
+  #own: Map<K, V>;
   /** Keys set here that the base does not have, in insertion order. */
-  private readonly added: K[];
+  #added: K[];
+  /** Writes of `undefined` here (a lookup then needs `has` to tell them from a miss). */
+  #undefinedWrites: number;
 
-  constructor(private readonly base: ReadonlyMap<K, V>, own?: LayeredMap<K, V>) {
+  constructor(base: ReadonlyMap<K, V>, own?: LayeredMap<K, V>) {
     super();
-    this.added = own ? own.added.slice() : [];
-    if (own) for (const [k, v] of own.ownEntries()) super.set(k, v);
-  }
-
-  /** Writes made on this layer (not the base's entries). */
-  get ownSize(): number {
-    return super.size;
-  }
-
-  private ownEntries(): IterableIterator<[K, V]> {
-    return super.entries();
+    this.#base = base;
+    this.#own = own ? new Map(own.#own) : new Map();
+    this.#added = own ? own.#added.slice() : [];
+    this.#undefinedWrites = own ? own.#undefinedWrites : 0;
   }
 
   /**
    * A new layer for a clone of the state that owns this (frozen) map: over the same base, starting
-   * with this layer's writes, so layers never stack; once the writes are an eighth of the base, over
-   * a flat copy instead (amortized: a copy every few dozen turns, not every turn).
+   * with this layer's writes, so layers never stack. Once the writes are an eighth of the base, this
+   * map first takes a flat copy of itself as its base (same content; amortized: a copy every few
+   * dozen turns, and once, not at every clone of the same state).
    */
   relayer(): LayeredMap<K, V> {
-    if (super.size * 8 > this.base.size) return new LayeredMap<K, V>(new Map(this));
-    return new LayeredMap<K, V>(this.base, this);
+    if (this.#own.size * 8 > this.#base.size) {
+      const flat = new Map<K, V>();
+      for (const [k, v] of this.#base) flat.set(k, this.#own.has(k) ? (this.#own.get(k) as V) : v);
+      for (const k of this.#added) flat.set(k, this.#own.get(k) as V);
+      this.#base = flat;
+      this.#own = new Map();
+      this.#added = [];
+      this.#undefinedWrites = 0;
+    }
+    return new LayeredMap<K, V>(this.#base, this);
   }
 
   override get(key: K): V | undefined {
-    const v = super.get(key);
-    if (v !== undefined || super.has(key)) return v;
-    return this.base.get(key);
+    const own = this.#own;
+    if (own.size !== 0) {
+      const v = own.get(key);
+      if (v !== undefined || (this.#undefinedWrites > 0 && own.has(key))) return v;
+    }
+    return this.#base.get(key);
   }
 
   override has(key: K): boolean {
-    return super.has(key) || this.base.has(key);
+    return this.#own.has(key) || this.#base.has(key);
   }
 
   override set(key: K, value: V): this {
-    if (!super.has(key) && !this.base.has(key)) this.added.push(key);
-    super.set(key, value);
+    if (!this.#own.has(key) && !this.#base.has(key)) this.#added.push(key);
+    if (value === undefined) this.#undefinedWrites++;
+    this.#own.set(key, value);
     return this;
   }
 
   override get size(): number {
-    return this.base.size + this.added.length;
+    return this.#base.size + this.#added.length;
   }
 
   override delete(_key: K): boolean {
@@ -129,13 +140,18 @@ export class LayeredMap<K, V> extends Map<K, V> {
   }
 
   override *entries(): MapIterator<[K, V]> {
-    for (const [k, v] of this.base) yield [k, super.has(k) ? (super.get(k) as V) : v];
-    for (const k of this.added) yield [k, super.get(k) as V];
+    const own = this.#own;
+    if (own.size === 0) {
+      yield* this.#base.entries();
+      return;
+    }
+    for (const [k, v] of this.#base) yield [k, own.has(k) ? (own.get(k) as V) : v];
+    for (const k of this.#added) yield [k, own.get(k) as V];
   }
 
   override *keys(): MapIterator<K> {
-    for (const k of this.base.keys()) yield k;
-    for (const k of this.added) yield k;
+    yield* this.#base.keys();
+    yield* this.#added;
   }
 
   override *values(): MapIterator<V> {
@@ -148,6 +164,11 @@ export class LayeredMap<K, V> extends Map<K, V> {
 
   override forEach(callback: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
     for (const [k, v] of this.entries()) callback.call(thisArg, v, k, this);
+  }
+
+  /** How Node's inspector shows it: the entries, not the layers. */
+  [Symbol.for('nodejs.util.inspect.custom')](): Map<K, V> {
+    return new Map(this.entries());
   }
 }
 
