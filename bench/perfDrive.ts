@@ -3,8 +3,8 @@
  * recoverable artifacts, isolation, build, commit), but times `engine.buildTurn` alone: no invariant
  * check, no cache simulation. Used by the build-time and memory cases.
  */
-import type { ChangedFilesPolicy, ITokenizer, Layout } from '../src/engine/types';
-import type { PromptContextEngine, TurnEnvelope, TurnInput } from '../src/engine/engine';
+import type { ChangedFilesPolicy, IHasher, ITokenizer, Layout } from '../src/engine/types';
+import { PromptContextEngine, type TurnEnvelope, type TurnInput } from '../src/engine/engine';
 import { IsolationPolicy } from '../src/engine/isolation';
 import type { ModelLimits } from '../src/engine/budget';
 import { VirtualWorkspace, type Trajectory } from './trajectory';
@@ -30,21 +30,28 @@ export interface DriveOptions {
   commitLast?: boolean;
   /** Called with each turn's input before it is built. */
   onInput?: (turn: number, input: TurnInput) => void;
+  /** The engine's hashing port (default: its pure-JS sha256, as the replay). */
+  hasher?: IHasher;
+  /** Called after each turn is committed (not after a blocked one). */
+  afterCommit?: (turn: number, engine: PromptContextEngine) => void;
 }
 
 export interface DriveResult {
   engine: PromptContextEngine;
   /** buildTurn milliseconds, one per turn. */
   buildMs: number[];
+  /** Turns that cut for the budget (pruned, compacted, summarized) or were blocked. */
+  cutTurns: number[];
 }
 
 /** Runs the trajectory through a fresh engine; times each buildTurn call. */
 export function driveEngine(traj: Trajectory, opts: DriveOptions): DriveResult {
   const ws = new VirtualWorkspace(traj.files);
   const isolation = new IsolationPolicy();
-  const engine = engineFor(traj, opts);
+  const engine = opts.hasher ? new PromptContextEngine({ ...engineFor(traj, opts).options, hasher: opts.hasher }) : engineFor(traj, opts);
   const n = Math.min(traj.turns.length, opts.turns ?? traj.turns.length);
   const buildMs: number[] = [];
+  const cutTurns: number[] = [];
   // Files whose content the engine last saw (for `fresh: 'changed'`), by artifact id.
   const lastSeen = new Map<string, string | null>();
   for (let i = 0; i < n; i++) {
@@ -56,12 +63,16 @@ export function driveEngine(traj: Trajectory, opts: DriveOptions): DriveResult {
     const env = engine.buildTurn(input);
     const ms = performance.now() - t0;
     buildMs.push(ms);
+    if (env.blocked || env.pruned.some((p) => p.reason !== 'detached')) cutTurns.push(i + 1);
     opts.onBuilt?.(i + 1, ms, env);
     if (env.blocked) {
       engine.abandonTurn();
       continue;
     }
-    if (!last || opts.commitLast !== false) engine.completeTurn(traj.turns[i].reply);
+    if (!last || opts.commitLast !== false) {
+      engine.completeTurn(traj.turns[i].reply);
+      opts.afterCommit?.(i + 1, engine);
+    }
   }
-  return { engine, buildMs };
+  return { engine, buildMs, cutTurns };
 }
