@@ -1,0 +1,406 @@
+import type { MessageView } from '../src/protocol/messages';
+import { h, icon } from './dom';
+import { renderMarkdownBatch } from './markdown';
+import { createMessage, messageElementId, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
+import type { Tooltips } from './tooltip';
+
+export interface ConversationHost {
+  /** Ask the host for messages before `beforeTurn`; resolves false when the request failed. */
+  loadOlder(beforeTurn: number): Promise<boolean>;
+  copy(text: string, button: HTMLButtonElement): void;
+  insert(code: string): void;
+  regenerate(): void;
+  /** Where the user is scrolled (UI state; restored after the view is hidden and shown). */
+  scrolled(position: ScrollPosition): void;
+}
+
+export interface ScrollPosition {
+  atBottom: boolean;
+  anchorId?: string;
+  anchorOffset?: number;
+}
+
+interface Stream {
+  record: MessageRecord;
+  text: string;
+  /** The next chunk sequence number to apply; lower ones are duplicates. */
+  nextSeq: number;
+  /** Chunks that arrived ahead of a gap, applied once the gap fills. */
+  early: Map<number, string>;
+  /** A render is due at the next animation frame. */
+  dirty: boolean;
+  frameRequested: boolean;
+}
+
+/** Within this many px of the end counts as "at the bottom" (the stream is followed). */
+const BOTTOM_SLACK = 24;
+/** Older messages are requested when the top is closer than this (px). */
+const LOAD_OLDER_MARGIN = 400;
+
+/**
+ * The scrolling conversation: messages in order, the streaming reply, lazy loading of older
+ * messages, and the end-of-conversation slot (the request preview). The streaming reply touches
+ * only its own message: chunks are applied in sequence order (duplicates ignored), the message's
+ * markdown is re-rendered at most once per animation frame (the first chunk after a quiet frame at
+ * once), and only the top-level blocks that changed are replaced.
+ */
+export class Conversation {
+  readonly el: HTMLElement;
+  private readonly olderRow: HTMLElement;
+  private readonly list: HTMLElement;
+  readonly tail: HTMLElement;
+  private readonly empty: HTMLElement;
+  private readonly records = new Map<string, MessageRecord>();
+  private readonly streams = new Map<string, Stream>();
+  private chatId = '';
+  private hasOlder = false;
+  private loadingOlder = false;
+  private olderFailed = false;
+  private stick = true;
+  private busy = false;
+  private readonly regenerateButton: HTMLButtonElement;
+  private scrollSaveTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly host: ConversationHost,
+    private readonly tooltips: Tooltips,
+    empty: HTMLElement,
+  ) {
+    this.olderRow = h('div', { class: 'older-row' });
+    this.list = h('div', { class: 'messages', role: 'list', 'aria-label': 'Conversation' });
+    this.tail = h('div', { class: 'conversation-tail' });
+    this.empty = empty;
+    this.el = h('main', { class: 'conversation', 'data-testid': 'strata-conversation', tabindex: -1 }, this.olderRow, this.list, this.empty, this.tail);
+    this.regenerateButton = h(
+      'button',
+      { type: 'button', class: 'icon-btn', 'aria-label': 'Regenerate Reply', title: 'Regenerate Reply', 'data-testid': 'strata-regenerate', 'data-action': 'regenerate' },
+      icon('refresh'),
+    );
+
+    this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
+    this.el.addEventListener('click', (e) => this.onClick(e));
+    // Follow the end while the user is there: any growth of the list (streaming text, fonts,
+    // lazily laid-out messages) keeps the bottom in view; this runs after layout, before paint.
+    new ResizeObserver(() => {
+      if (this.stick) this.scrollToBottom();
+    }).observe(this.list);
+  }
+
+  get messageCount(): number {
+    return this.records.size;
+  }
+
+  get currentChatId(): string {
+    return this.chatId;
+  }
+
+  /** The whole chat (init, chat switch). `restore` is where the user was, if it is this chat. */
+  setMessages(chatId: string, messages: readonly MessageView[], hasOlder: boolean, restore?: ScrollPosition): void {
+    this.chatId = chatId;
+    this.streams.clear();
+    this.records.clear();
+    this.hasOlder = hasOlder;
+    this.loadingOlder = false;
+    this.olderFailed = false;
+    this.list.replaceChildren(this.build(messages));
+    this.adoptStreaming(messages);
+    this.updateOlderRow();
+    this.updateEmpty();
+    this.updateLastActions();
+    if (restore && !restore.atBottom && restore.anchorId && this.records.has(restore.anchorId)) {
+      this.stick = false;
+      const anchor = this.records.get(restore.anchorId)!.el;
+      const offset = anchor.getBoundingClientRect().top - this.el.getBoundingClientRect().top;
+      this.el.scrollTop += offset - (restore.anchorOffset ?? 0);
+    } else {
+      this.stick = true;
+      this.scrollToBottom();
+    }
+    this.maybeLoadOlder();
+  }
+
+  /** Builds message elements; assistant markdown is rendered in one sanitizer pass. */
+  private build(messages: readonly MessageView[]): DocumentFragment {
+    const fragment = document.createDocumentFragment();
+    const fresh = messages.filter((m) => !this.records.has(m.id));
+    const assistants = fresh.filter((m) => m.role === 'assistant' && m.text.length > 0);
+    const rendered = renderMarkdownBatch(assistants.map((m) => m.text));
+    const byId = new Map(assistants.map((m, i) => [m.id, rendered[i]]));
+    for (const view of fresh) {
+      const record = createMessage(view, this.tooltips, byId.get(view.id));
+      this.records.set(view.id, record);
+      fragment.append(record.el);
+    }
+    return fragment;
+  }
+
+  /**
+   * A streaming message in a fresh state (the view was reloaded mid-turn) keeps receiving chunks
+   * when the host says which turn it belongs to and how many chunks its text already holds.
+   */
+  private adoptStreaming(messages: readonly MessageView[]): void {
+    for (const m of messages) {
+      if (m.role !== 'assistant' || m.status !== 'streaming' || m.turnId === undefined) continue;
+      const record = this.records.get(m.id);
+      if (record) this.streams.set(m.turnId, this.newStream(record, m.text, m.nextSeq ?? 0));
+    }
+  }
+
+  private newStream(record: MessageRecord, text: string, nextSeq: number): Stream {
+    return { record, text, nextSeq, early: new Map(), dirty: false, frameRequested: false };
+  }
+
+  prependOlder(chatId: string, messages: readonly MessageView[], hasOlder: boolean): void {
+    if (chatId !== this.chatId) return;
+    this.loadingOlder = false;
+    this.hasOlder = hasOlder;
+    const anchor = this.firstVisible();
+    const before = anchor?.el.getBoundingClientRect().top;
+    this.list.prepend(this.build(messages));
+    this.updateOlderRow();
+    this.updateEmpty();
+    this.updateLastActions();
+    if (anchor && before !== undefined && !this.stick) {
+      const after = anchor.el.getBoundingClientRect().top;
+      if (after !== before) this.el.scrollTop += after - before;
+    }
+    // Still nothing to scroll (a short chat)? Keep loading until the view fills or nothing is left.
+    this.maybeLoadOlder();
+  }
+
+  /** A turn began: the user's message and an empty streaming reply. */
+  startTurn(chatId: string, turnId: string, user: MessageView, assistant: MessageView): void {
+    if (chatId !== this.chatId) return;
+    for (const id of [user.id, assistant.id]) this.removeRecord(id);
+    this.list.append(this.build([user, assistant]));
+    const record = this.records.get(assistant.id);
+    if (record) this.streams.set(turnId, this.newStream(record, assistant.text, 0));
+    // Sending is an explicit act: show the new turn even if the user had scrolled up.
+    this.stick = true;
+    this.scrollToBottom();
+    this.updateEmpty();
+    this.updateLastActions();
+  }
+
+  /** Appends a chunk in sequence order; a duplicate (seq already applied or queued) is ignored. */
+  applyChunk(chatId: string, turnId: string, seq: number, text: string): void {
+    if (chatId !== this.chatId) return;
+    const stream = this.streams.get(turnId);
+    if (!stream || seq < stream.nextSeq || stream.early.has(seq)) return;
+    if (seq > stream.nextSeq) {
+      stream.early.set(seq, text);
+      return;
+    }
+    stream.text += text;
+    stream.nextSeq++;
+    for (let next = stream.early.get(stream.nextSeq); next !== undefined; next = stream.early.get(stream.nextSeq)) {
+      stream.early.delete(stream.nextSeq);
+      stream.text += next;
+      stream.nextSeq++;
+    }
+    this.scheduleRender(stream);
+  }
+
+  /** Leading edge at once, then at most one render per animation frame while chunks keep coming. */
+  private scheduleRender(stream: Stream): void {
+    if (stream.frameRequested) {
+      stream.dirty = true;
+      return;
+    }
+    this.renderStream(stream);
+    stream.frameRequested = true;
+    requestAnimationFrame(() => {
+      stream.frameRequested = false;
+      if (stream.dirty) this.renderStream(stream);
+    });
+  }
+
+  private renderStream(stream: Stream): void {
+    stream.dirty = false;
+    if (!stream.record.el.isConnected) return;
+    renderAssistantText(stream.record, stream.text);
+  }
+
+  /** The turn ended: its final message replaces the streamed text; a turn not kept disappears. */
+  endTurn(chatId: string, turnId: string, assistant: MessageView, kept: boolean): void {
+    if (chatId !== this.chatId) return;
+    const stream = this.streams.get(turnId);
+    this.streams.delete(turnId);
+    const record = this.records.get(assistant.id) ?? stream?.record;
+    if (!record) return;
+    if (!kept) {
+      this.removeTurn(chatId, record.view.turn);
+      return;
+    }
+    if (stream) stream.dirty = false;
+    record.view = assistant;
+    renderAssistantText(record, assistant.text);
+    updateAssistantChrome(record, this.tooltips);
+    this.updateLastActions();
+  }
+
+  removeTurn(chatId: string, turn: number): void {
+    if (chatId !== this.chatId) return;
+    for (const [id, record] of [...this.records]) {
+      if (record.view.turn === turn) this.removeRecord(id);
+    }
+    for (const [turnId, stream] of [...this.streams]) {
+      if (stream.record.view.turn === turn) this.streams.delete(turnId);
+    }
+    this.updateEmpty();
+    this.updateLastActions();
+  }
+
+  private removeRecord(id: string): void {
+    const record = this.records.get(id);
+    if (!record) return;
+    record.el.remove();
+    this.records.delete(id);
+  }
+
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.updateLastActions();
+  }
+
+  /** Regenerate belongs to the last reply, when no turn is running. */
+  private updateLastActions(): void {
+    const last = this.list.lastElementChild;
+    const record = last ? this.records.get(last.getAttribute('data-message-id') ?? '') : undefined;
+    if (!record || record.view.role !== 'assistant' || this.busy || record.view.status === 'streaming' || !record.actions) {
+      this.regenerateButton.remove();
+      return;
+    }
+    if (this.regenerateButton.parentElement !== record.actions) record.actions.append(this.regenerateButton);
+  }
+
+  updateEmpty(): void {
+    const hasTail = this.tail.childElementCount > 0;
+    this.empty.hidden = this.records.size > 0 || this.hasOlder || hasTail;
+  }
+
+  /** Scroll to the end and follow it again (after sending, or when the preview appears). */
+  revealEnd(): void {
+    this.stick = true;
+    this.scrollToBottom();
+  }
+
+  private scrollToBottom(): void {
+    this.el.scrollTop = this.el.scrollHeight;
+  }
+
+  private onScroll(): void {
+    const distance = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight;
+    this.stick = distance <= BOTTOM_SLACK;
+    this.maybeLoadOlder();
+    if (this.scrollSaveTimer !== undefined) clearTimeout(this.scrollSaveTimer);
+    this.scrollSaveTimer = setTimeout(() => this.host.scrolled(this.position()), 150);
+  }
+
+  position(): ScrollPosition {
+    if (this.stick) return { atBottom: true };
+    const anchor = this.firstVisible();
+    if (!anchor) return { atBottom: false };
+    return {
+      atBottom: false,
+      anchorId: anchor.view.id,
+      anchorOffset: Math.round(anchor.el.getBoundingClientRect().top - this.el.getBoundingClientRect().top),
+    };
+  }
+
+  /** The first message whose bottom is inside the viewport (binary search over document order). */
+  private firstVisible(): MessageRecord | undefined {
+    const items = this.list.children;
+    if (items.length === 0) return undefined;
+    const top = this.el.getBoundingClientRect().top;
+    let lo = 0;
+    let hi = items.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (items[mid].getBoundingClientRect().bottom <= top) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.records.get(items[lo].getAttribute('data-message-id') ?? '');
+  }
+
+  private maybeLoadOlder(): void {
+    if (!this.hasOlder || this.loadingOlder || this.olderFailed) return;
+    if (this.el.scrollTop > LOAD_OLDER_MARGIN && this.el.scrollHeight > this.el.clientHeight) return;
+    void this.loadOlder();
+  }
+
+  private async loadOlder(): Promise<void> {
+    const first = this.list.firstElementChild;
+    const firstRecord = first ? this.records.get(first.getAttribute('data-message-id') ?? '') : undefined;
+    const beforeTurn = firstRecord?.view.turn;
+    if (beforeTurn === undefined || beforeTurn < 1) {
+      this.hasOlder = false;
+      this.updateOlderRow();
+      return;
+    }
+    this.loadingOlder = true;
+    this.olderFailed = false;
+    this.updateOlderRow();
+    const chatId = this.chatId;
+    const ok = await this.host.loadOlder(beforeTurn);
+    if (!ok && chatId === this.chatId && this.loadingOlder) {
+      this.loadingOlder = false;
+      this.olderFailed = true;
+      this.updateOlderRow();
+    }
+  }
+
+  private updateOlderRow(): void {
+    const row = this.olderRow;
+    row.hidden = !this.hasOlder;
+    if (!this.hasOlder) {
+      row.replaceChildren();
+      return;
+    }
+    if (this.loadingOlder) {
+      row.replaceChildren(h('span', { class: 'older-loading', role: 'status', 'data-testid': 'strata-loading-older' }, icon('loading', 'codicon-modifier-spin'), 'Loading earlier messages…'));
+      return;
+    }
+    row.replaceChildren(
+      h(
+        'button',
+        { type: 'button', class: 'link-btn', 'data-testid': 'strata-load-older', 'data-action': 'load-older' },
+        this.olderFailed ? 'Could not load earlier messages. Retry' : 'Load earlier messages',
+      ),
+    );
+  }
+
+  private onClick(e: MouseEvent): void {
+    const target = e.target instanceof Element ? e.target.closest<HTMLElement>('[data-action]') : null;
+    if (!target || !this.el.contains(target)) return;
+    const action = target.getAttribute('data-action');
+    if (action === 'load-older') {
+      this.olderFailed = false;
+      void this.loadOlder();
+      return;
+    }
+    if (action === 'regenerate') {
+      this.host.regenerate();
+      return;
+    }
+    const article = target.closest('article');
+    const record = article ? this.records.get(article.getAttribute('data-message-id') ?? '') : undefined;
+    if (!record || !(target instanceof HTMLButtonElement)) return;
+    if (action === 'copy-reply') {
+      this.host.copy(record.view.text, target);
+      return;
+    }
+    if (action === 'copy-code' || action === 'insert-code') {
+      const pre = target.closest('.code-block')?.querySelector('pre[data-code]');
+      const block = pre ? record.codes[Number(pre.getAttribute('data-code'))] : undefined;
+      if (!block) return;
+      if (action === 'copy-code') this.host.copy(block.code, target);
+      else this.host.insert(block.code);
+    }
+  }
+
+  /** For the tests and the host's "reveal": the element of a message id. */
+  elementOf(id: string): HTMLElement | null {
+    return document.getElementById(messageElementId(id));
+  }
+}
