@@ -1,7 +1,7 @@
 import type { MessageView } from '../src/protocol/messages';
 import { h, icon } from './dom';
 import { renderMarkdownBatch } from './markdown';
-import { createMessage, messageElementId, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
+import { createMessage, fillDeferred, messageElementId, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
 import type { Tooltips } from './tooltip';
 
 export interface ConversationHost {
@@ -36,6 +36,14 @@ interface Stream {
 const BOTTOM_SLACK = 24;
 /** Older messages are requested when the top is closer than this (px). */
 const LOAD_OLDER_MARGIN = 400;
+/**
+ * Opening a chat renders the markdown of the newest messages at once (enough to fill any panel)
+ * and of the others when they come near the viewport or when the panel is idle, newest first.
+ */
+const EAGER_MESSAGES = 24;
+const EAGER_CHARS = 40_000;
+/** Deferred messages rendered per idle slice (one sanitizer pass each). */
+const IDLE_BATCH = 12;
 
 /**
  * The scrolling conversation: messages in order, the streaming reply, lazy loading of older
@@ -60,6 +68,16 @@ export class Conversation {
   private busy = false;
   private readonly regenerateButton: HTMLButtonElement;
   private scrollSaveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Deferred messages, rendered newest first when idle, or at once when they near the viewport. */
+  private readonly deferred = new Set<MessageRecord>();
+  private readonly nearViewport: IntersectionObserver;
+  private idleScheduled = false;
+  /**
+   * Keeps a message at a given offset from the top of the viewport while the layout settles
+   * (messages off screen are laid out lazily, so heights above it change after a restore or a
+   * prepend). Released by the user's next scroll gesture, or after a short while.
+   */
+  private anchorLock: { record: MessageRecord; offset: number; until: number } | undefined;
 
   constructor(
     private readonly host: ConversationHost,
@@ -83,7 +101,13 @@ export class Conversation {
     // lazily laid-out messages) keeps the bottom in view; this runs after layout, before paint.
     new ResizeObserver(() => {
       if (this.stick) this.scrollToBottom();
+      else this.applyAnchorLock();
     }).observe(this.list);
+    const release = () => {
+      this.anchorLock = undefined;
+    };
+    for (const type of ['wheel', 'touchstart', 'mousedown', 'keydown'] as const) this.el.addEventListener(type, release, { passive: true });
+    this.nearViewport = new IntersectionObserver((entries) => this.onNearViewport(entries), { root: this.el, rootMargin: '800px 0px' });
   }
 
   get messageCount(): number {
@@ -99,6 +123,8 @@ export class Conversation {
     this.chatId = chatId;
     this.streams.clear();
     this.records.clear();
+    this.deferred.clear();
+    this.nearViewport.disconnect();
     this.hasOlder = hasOlder;
     this.loadingOlder = false;
     this.olderFailed = false;
@@ -107,11 +133,11 @@ export class Conversation {
     this.updateOlderRow();
     this.updateEmpty();
     this.updateLastActions();
-    if (restore && !restore.atBottom && restore.anchorId && this.records.has(restore.anchorId)) {
+    this.anchorLock = undefined;
+    const anchor = restore && !restore.atBottom && restore.anchorId ? this.records.get(restore.anchorId) : undefined;
+    if (anchor) {
       this.stick = false;
-      const anchor = this.records.get(restore.anchorId)!.el;
-      const offset = anchor.getBoundingClientRect().top - this.el.getBoundingClientRect().top;
-      this.el.scrollTop += offset - (restore.anchorOffset ?? 0);
+      this.lockAnchor(anchor, restore?.anchorOffset ?? 0);
     } else {
       this.stick = true;
       this.scrollToBottom();
@@ -119,19 +145,77 @@ export class Conversation {
     this.maybeLoadOlder();
   }
 
-  /** Builds message elements; assistant markdown is rendered in one sanitizer pass. */
-  private build(messages: readonly MessageView[]): DocumentFragment {
+  /**
+   * Builds message elements. Assistant markdown is rendered in one sanitizer pass for the newest
+   * messages (`eager`: all of them); older ones are deferred (see EAGER_MESSAGES).
+   */
+  private build(messages: readonly MessageView[], eager = false): DocumentFragment {
     const fragment = document.createDocumentFragment();
     const fresh = messages.filter((m) => !this.records.has(m.id));
-    const assistants = fresh.filter((m) => m.role === 'assistant' && m.text.length > 0);
+    const now = new Set<MessageView>();
+    let chars = 0;
+    for (let i = fresh.length - 1; i >= 0; i--) {
+      const m = fresh[i];
+      if (!eager && (now.size >= EAGER_MESSAGES || chars >= EAGER_CHARS)) break;
+      if (m.role === 'assistant' && m.text.length > 0) {
+        now.add(m);
+        chars += m.text.length;
+      }
+    }
+    const assistants = fresh.filter((m) => now.has(m));
     const rendered = renderMarkdownBatch(assistants.map((m) => m.text));
     const byId = new Map(assistants.map((m, i) => [m.id, rendered[i]]));
+    const deferred: MessageRecord[] = [];
     for (const view of fresh) {
-      const record = createMessage(view, this.tooltips, byId.get(view.id));
+      const record = createMessage(view, this.tooltips, view.role === 'assistant' && !now.has(view) ? 'defer' : byId.get(view.id));
       this.records.set(view.id, record);
       fragment.append(record.el);
+      if (record.pending) deferred.push(record);
     }
+    for (const record of deferred) {
+      this.deferred.add(record);
+      this.nearViewport.observe(record.el);
+    }
+    if (deferred.length > 0) this.scheduleIdle();
     return fragment;
+  }
+
+  private onNearViewport(entries: IntersectionObserverEntry[]): void {
+    const near: MessageRecord[] = [];
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      const record = this.records.get(entry.target.getAttribute('data-message-id') ?? '');
+      if (record && this.deferred.has(record)) near.push(record);
+    }
+    this.renderDeferred(near);
+  }
+
+  /** Renders deferred messages while the panel is idle, newest first. */
+  private scheduleIdle(): void {
+    if (this.idleScheduled) return;
+    this.idleScheduled = true;
+    const run = (deadline?: IdleDeadline) => {
+      this.idleScheduled = false;
+      do {
+        const newest = [...this.deferred].slice(-IDLE_BATCH);
+        if (newest.length === 0) return;
+        this.renderDeferred(newest);
+      } while (deadline && deadline.timeRemaining() > 8);
+      if (this.deferred.size > 0) this.scheduleIdle();
+    };
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 1000 });
+    else setTimeout(run, 50);
+  }
+
+  private renderDeferred(records: readonly MessageRecord[]): void {
+    const todo = records.filter((r) => this.deferred.has(r));
+    if (todo.length === 0) return;
+    const rendered = renderMarkdownBatch(todo.map((r) => r.view.text));
+    todo.forEach((record, i) => {
+      this.deferred.delete(record);
+      this.nearViewport.unobserve(record.el);
+      if (record.pending) fillDeferred(record, rendered[i]);
+    });
   }
 
   /**
@@ -154,16 +238,13 @@ export class Conversation {
     if (chatId !== this.chatId) return;
     this.loadingOlder = false;
     this.hasOlder = hasOlder;
-    const anchor = this.firstVisible();
-    const before = anchor?.el.getBoundingClientRect().top;
+    const anchor = this.stick ? undefined : this.firstVisible();
+    const offset = anchor ? this.offsetOf(anchor) : 0;
     this.list.prepend(this.build(messages));
     this.updateOlderRow();
     this.updateEmpty();
     this.updateLastActions();
-    if (anchor && before !== undefined && !this.stick) {
-      const after = anchor.el.getBoundingClientRect().top;
-      if (after !== before) this.el.scrollTop += after - before;
-    }
+    if (anchor) this.lockAnchor(anchor, offset);
     // Still nothing to scroll (a short chat)? Keep loading until the view fills or nothing is left.
     this.maybeLoadOlder();
   }
@@ -172,7 +253,7 @@ export class Conversation {
   startTurn(chatId: string, turnId: string, user: MessageView, assistant: MessageView): void {
     if (chatId !== this.chatId) return;
     for (const id of [user.id, assistant.id]) this.removeRecord(id);
-    this.list.append(this.build([user, assistant]));
+    this.list.append(this.build([user, assistant], true));
     const record = this.records.get(assistant.id);
     if (record) this.streams.set(turnId, this.newStream(record, assistant.text, 0));
     // Sending is an explicit act: show the new turn even if the user had scrolled up.
@@ -256,6 +337,8 @@ export class Conversation {
     if (!record) return;
     record.el.remove();
     this.records.delete(id);
+    this.deferred.delete(record);
+    this.nearViewport.unobserve(record.el);
   }
 
   setBusy(busy: boolean): void {
@@ -289,6 +372,27 @@ export class Conversation {
     this.el.scrollTop = this.el.scrollHeight;
   }
 
+  /** A message's top relative to the top of the viewport (px). */
+  private offsetOf(record: MessageRecord): number {
+    return record.el.getBoundingClientRect().top - this.el.getBoundingClientRect().top;
+  }
+
+  private lockAnchor(record: MessageRecord, offset: number): void {
+    this.anchorLock = { record, offset, until: performance.now() + 1500 };
+    this.applyAnchorLock();
+  }
+
+  private applyAnchorLock(): void {
+    const lock = this.anchorLock;
+    if (!lock) return;
+    if (performance.now() > lock.until || !lock.record.el.isConnected) {
+      this.anchorLock = undefined;
+      return;
+    }
+    const delta = this.offsetOf(lock.record) - lock.offset;
+    if (Math.abs(delta) >= 0.5) this.el.scrollTop += delta;
+  }
+
   private onScroll(): void {
     const distance = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight;
     this.stick = distance <= BOTTOM_SLACK;
@@ -301,11 +405,7 @@ export class Conversation {
     if (this.stick) return { atBottom: true };
     const anchor = this.firstVisible();
     if (!anchor) return { atBottom: false };
-    return {
-      atBottom: false,
-      anchorId: anchor.view.id,
-      anchorOffset: Math.round(anchor.el.getBoundingClientRect().top - this.el.getBoundingClientRect().top),
-    };
+    return { atBottom: false, anchorId: anchor.view.id, anchorOffset: Math.round(this.offsetOf(anchor)) };
   }
 
   /** The first message whose bottom is inside the viewport (binary search over document order). */

@@ -15,13 +15,19 @@ export interface MessageRecord {
   actions?: HTMLElement;
   /** Assistant: the code blocks of the rendered text, in document order (for Copy / Insert). */
   codes: CodeBlock[];
+  /** Assistant: the body shows the raw text until its markdown is rendered (long chats, off screen). */
+  pending?: boolean;
 }
 
 export function messageElementId(id: string): string {
   return `msg-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
-export function createMessage(view: MessageView, tooltips: Tooltips, rendered?: RenderedMarkdown): MessageRecord {
+/**
+ * `rendered`: the markdown rendered in a batch; `'defer'`: show the text as it is for now (the
+ * conversation renders it when it comes near the viewport or when the panel is idle).
+ */
+export function createMessage(view: MessageView, tooltips: Tooltips, rendered?: RenderedMarkdown | 'defer'): MessageRecord {
   return view.role === 'user' ? createUser(view) : createAssistant(view, tooltips, rendered);
 }
 
@@ -54,11 +60,18 @@ function createUser(view: MessageView): MessageRecord {
   return { view, el, body, codes: [] };
 }
 
-function createAssistant(view: MessageView, tooltips: Tooltips, rendered?: RenderedMarkdown): MessageRecord {
+function createAssistant(view: MessageView, tooltips: Tooltips, rendered?: RenderedMarkdown | 'defer'): MessageRecord {
   const body = h('div', { class: 'msg-body markdown', 'data-testid': 'strata-message-body', 'aria-live': 'polite' });
   const el = h('article', baseAttrs(view, 'Strata'), body);
   const record: MessageRecord = { view, el, body, codes: [] };
-  const r = rendered ?? (view.text ? renderMarkdown(view.text) : undefined);
+  if (rendered === 'defer' && view.text.length > 0) {
+    body.textContent = view.text;
+    body.classList.add('md-pending');
+    record.pending = true;
+    updateAssistantChrome(record, tooltips);
+    return record;
+  }
+  const r = rendered === 'defer' ? undefined : (rendered ?? (view.text ? renderMarkdown(view.text) : undefined));
   if (r) {
     body.append(r.fragment);
     record.codes = r.codes;
@@ -77,8 +90,18 @@ export function morphBody(body: HTMLElement, fragment: DocumentFragment): void {
   if (same < next.length) body.append(...next.slice(same));
 }
 
+/** Puts markdown rendered later (see `createMessage`) into a deferred message. */
+export function fillDeferred(record: MessageRecord, rendered: RenderedMarkdown): void {
+  record.body.replaceChildren(rendered.fragment);
+  record.body.classList.remove('md-pending');
+  record.codes = rendered.codes;
+  record.pending = false;
+}
+
 /** Renders an assistant message's text (streaming or final). */
 export function renderAssistantText(record: MessageRecord, text: string): void {
+  record.pending = false;
+  record.body.classList.remove('md-pending');
   if (text.length === 0) {
     record.codes = [];
     record.body.replaceChildren();
