@@ -65,6 +65,10 @@ export class Conversation {
   private loadingOlder = false;
   private olderFailed = false;
   private stick = true;
+  /** Until when a scroll event counts as the user's (see the constructor). */
+  private userScrollUntil = 0;
+  /** The content height at the last scroll we saw or made. */
+  private lastScrollHeight = 0;
   private busy = false;
   private readonly regenerateButton: HTMLButtonElement;
   private scrollSaveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -85,7 +89,7 @@ export class Conversation {
     empty: HTMLElement,
   ) {
     this.olderRow = h('div', { class: 'older-row' });
-    this.list = h('div', { class: 'messages', role: 'list', 'aria-label': 'Conversation' });
+    this.list = h('div', { class: 'messages', role: 'feed', 'aria-label': 'Conversation' });
     this.tail = h('div', { class: 'conversation-tail' });
     this.empty = empty;
     this.el = h('main', { class: 'conversation', 'data-testid': 'strata-conversation', tabindex: -1 }, this.olderRow, this.list, this.empty, this.tail);
@@ -102,11 +106,16 @@ export class Conversation {
     new ResizeObserver(() => {
       if (this.stick) this.scrollToBottom();
       else this.applyAnchorLock();
+      this.lastScrollHeight = this.el.scrollHeight;
     }).observe(this.list);
-    const release = () => {
+    // A scroll the user asked for (wheel, touch, scrollbar, keys) may leave the bottom; scrolls that
+    // layout causes (lazily laid-out messages, scroll anchoring) must not stop the follow.
+    const intent = () => {
       this.anchorLock = undefined;
+      this.userScrollUntil = performance.now() + 1000;
     };
-    for (const type of ['wheel', 'touchstart', 'mousedown', 'keydown'] as const) this.el.addEventListener(type, release, { passive: true });
+    for (const type of ['wheel', 'touchstart', 'touchmove', 'mousedown', 'keydown'] as const) this.el.addEventListener(type, intent, { passive: true });
+    this.el.addEventListener('focusin', intent);
     this.nearViewport = new IntersectionObserver((entries) => this.onNearViewport(entries), { root: this.el, rootMargin: '800px 0px' });
   }
 
@@ -370,6 +379,7 @@ export class Conversation {
 
   private scrollToBottom(): void {
     this.el.scrollTop = this.el.scrollHeight;
+    this.lastScrollHeight = this.el.scrollHeight;
   }
 
   /** A message's top relative to the top of the viewport (px). */
@@ -394,8 +404,15 @@ export class Conversation {
   }
 
   private onScroll(): void {
-    const distance = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight;
-    this.stick = distance <= BOTTOM_SLACK;
+    const height = this.el.scrollHeight;
+    const distance = height - this.el.scrollTop - this.el.clientHeight;
+    // Layout moved the view (the content's height changed: lazily laid-out messages, scroll
+    // anchoring) unless the user was scrolling just now: keep following the end.
+    const fromLayout = height !== this.lastScrollHeight && performance.now() > this.userScrollUntil;
+    this.lastScrollHeight = height;
+    if (distance <= BOTTOM_SLACK) this.stick = true;
+    else if (fromLayout && this.stick) this.scrollToBottom();
+    else this.stick = false;
     this.maybeLoadOlder();
     if (this.scrollSaveTimer !== undefined) clearTimeout(this.scrollSaveTimer);
     this.scrollSaveTimer = setTimeout(() => this.host.scrolled(this.position()), 150);

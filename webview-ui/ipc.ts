@@ -1,6 +1,6 @@
 import { REQUEST_TIMEOUT_MS, type ResponseMessage, type WebviewRequest, type WebviewToHostMessage } from '../src/protocol/messages';
 
-export type RequestResult = { ok: true; value: unknown } | { ok: false; error: string };
+export type RequestResult = { ok: true; value: unknown } | { ok: false; error: string; timedOut?: true };
 
 interface Pending {
   kind: WebviewRequest['kind'];
@@ -31,7 +31,7 @@ export class HostClient {
     return new Promise<RequestResult>((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(requestId);
-        resolve({ ok: false, error: `${request.kind}: no answer from the extension within ${Math.round(this.timeoutMs / 1000)} s` });
+        resolve({ ok: false, error: `${request.kind}: no answer from the extension within ${Math.round(this.timeoutMs / 1000)} s`, timedOut: true });
       }, this.timeoutMs);
       this.pending.set(requestId, { kind: request.kind, resolve, timer });
       try {

@@ -61,17 +61,12 @@ export function layerBarTooltip(view: MessageView): Node {
   const body = h('tbody');
   for (const key of LAYER_KEYS) body.append(swatchRow(key, bar.layers[key] ?? 0, bar.total));
   body.append(h('tr', { class: 'sum' }, h('th', { scope: 'row' }, 'Total'), h('td', null, formatInt(bar.total)), h('td')));
-  body.append(
-    h(
-      'tr',
-      null,
-      h('th', { scope: 'row' }, `Cached (${bar.cachedReported ? 'reported by the provider' : 'predicted by Strata'})`),
-      h('td', null, formatInt(bar.cached)),
-      h('td', { class: 'dim' }, formatPercent(bar.cached, bar.total)),
-    ),
-  );
+  body.append(h('tr', null, h('th', { scope: 'row' }, 'Cached'), h('td', null, formatInt(bar.cached)), h('td', { class: 'dim' }, formatPercent(bar.cached, bar.total))));
   table.append(body);
-  box.append(table);
+  box.append(
+    table,
+    h('div', { class: 'tooltip-note' }, bar.cachedReported ? 'Cached tokens as reported by the provider.' : 'Cached tokens as predicted by Strata (not reported by the provider).'),
+  );
   const u = view.usage;
   if (u) {
     box.append(

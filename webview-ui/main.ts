@@ -41,6 +41,7 @@ class App {
   private chatId = '';
   private busy = false;
   private initialized = false;
+  private turnsStarted = 0;
 
   constructor(root: HTMLElement) {
     this.tooltips = new Tooltips(document.body);
@@ -83,7 +84,13 @@ class App {
     });
     this.composer = new Composer(
       {
-        send: (text) => this.request({ kind: 'send', text }),
+        send: async (text) => {
+          const started = this.turnsStarted;
+          const result = await this.request({ kind: 'send', text });
+          // The turn is running (the host answers when it accepted it; a late answer is no failure).
+          if (!result.ok && result.timedOut && this.turnsStarted > started) return { ok: true, value: undefined };
+          return result;
+        },
         stop: () => this.fire({ kind: 'stop' }),
         attach: (what) => this.fire({ kind: 'attach', what }),
         removeChip: (chipId) => this.request({ kind: 'removeChip', chipId }),
@@ -172,6 +179,7 @@ class App {
         this.banners.setNotices(m.notices);
         break;
       case 'turnStarted':
+        this.turnsStarted++;
         this.conversation.startTurn(m.chatId, m.turnId, m.user, m.assistant);
         if (m.chatId === this.chatId) this.setBusy(true);
         break;

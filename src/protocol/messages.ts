@@ -202,6 +202,7 @@ export type WebviewRequest =
   | { kind: 'pinChip'; chipId: string; pinned: boolean }
   /** Without provider/model: the host opens its model quick pick. */
   | { kind: 'selectModel'; provider?: ModelOption['provider']; model?: string }
+  /** Answered with `value: ModelOption[]` (the models the picker offers). */
   | { kind: 'listModels' }
   | { kind: 'insertCode'; code: string }
   | { kind: 'copy'; text: string }
