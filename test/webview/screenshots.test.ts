@@ -31,7 +31,7 @@ function conversation(): PanelState['messages'] {
 /**
  * Screenshots of the panel in the three theme kinds at a narrow (300 px) and a wide (500 px)
  * sidebar: the empty state, a streamed reply with code and the layer bars (one hovered), an error
- * banner, the request preview, and the chat list. Saved to .harness/webview/screenshots/.
+ * banner, the request preview, the chat list and the model menu. Saved to .harness/webview/screenshots/.
  */
 describe('chat panel screenshots (real browser)', function () {
   this.timeout(180_000);
@@ -149,6 +149,21 @@ describe('chat panel screenshots (real browser)', function () {
         await p.page.locator('[data-chat-id="chat-2"]').getByTestId('strata-chat-delete').click();
         await p.settle();
         await shot(p, 'chat-list');
+        await p.page.keyboard.press('Escape');
+
+        // The model picker's menu.
+        await p.byTestId('strata-model').click();
+        const list = await p.waitForRequest('listModels');
+        await p.respond(list.requestId, {
+          ok: true,
+          value: [
+            { provider: 'openai', model: 'gpt-4o', label: 'OpenAI · gpt-4o' },
+            { provider: 'openai', model: 'gpt-4.1-mini', label: 'OpenAI · gpt-4.1-mini' },
+            { provider: 'anthropic', model: 'claude-sonnet-4', label: 'Anthropic · claude-sonnet-4', detail: 'estimated tokens' },
+            { provider: 'vscode-lm', model: 'copilot-gpt-4.1', label: 'VS Code · GPT-4.1', detail: 'Copilot' },
+          ],
+        });
+        await shot(p, 'model-menu');
         await p.close();
       });
     }
