@@ -25,7 +25,8 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 /**
  * The panel's speed targets, measured in Chromium on the production bundle, printed as one line:
- * bundle size; a 500-message chat (realistic markdown with code blocks) from `init` to painted;
+ * bundle size; a 500-message chat (realistic markdown with code blocks) from `init` to painted (the
+ * newest messages rendered, the others' markdown following while idle; that time is printed too);
  * one streamed chunk with those 500 messages on screen, from the message to the next frame.
  */
 describe('chat panel benchmark (real browser)', function () {
@@ -50,7 +51,7 @@ describe('chat panel benchmark (real browser)', function () {
     const init = { type: 'init', protocolVersion: 2, extensionVersion: '0.1.0', state: state({ messages }) } as const;
 
     // Three fresh pages; the median counts (the first run also pays for the JIT warming up).
-    const inits: { handledMs: number; paintedMs: number; messages: number }[] = [];
+    const inits: { handledMs: number; paintedMs: number; allMarkdownMs: number; messages: number }[] = [];
     let panel: Panel | undefined;
     for (let run = 0; run < 3; run++) {
       await panel?.close();
@@ -81,7 +82,7 @@ describe('chat panel benchmark (real browser)', function () {
 
     const line =
       `webview bench: bundle ${(bundleBytes / 1024).toFixed(0)} KB (target ≤ ${BUNDLE_MAX_BYTES / 1024} KB)` +
-      ` | 500 messages (${(markdownChars / 1024).toFixed(0)} KB markdown) init→painted median ${ms(initMs)} [${inits.map((r) => r.paintedMs.toFixed(0)).join(', ')}] (target ≤ ${INIT_500_MAX_MS} ms)` +
+      ` | 500 messages (${(markdownChars / 1024).toFixed(0)} KB markdown) init→painted median ${ms(initMs)} [${inits.map((r) => r.paintedMs.toFixed(0)).join(', ')}] (target ≤ ${INIT_500_MAX_MS} ms), every message's markdown rendered (idle) by ${ms(median(inits.map((r) => r.allMarkdownMs)))}` +
       ` | chunk→DOM median ${ms(median(toDom))} p95 ${ms(p95(toDom))}` +
       `, chunk→next frame laid out median ${ms(median(toFrame))} p95 ${ms(p95(toFrame))} max ${ms(Math.max(...toFrame))} (target ≤ ${CHUNK_MAX_MS} ms)` +
       `, our work per chunk (handler + layout) p95 ${ms(p95(work))}`;

@@ -31,7 +31,7 @@ export interface PageDriver {
   post(message: unknown): void;
   afterPaint(): Promise<number>;
   fontsReady(): Promise<void>;
-  measureInit(message: unknown): Promise<{ handledMs: number; paintedMs: number; messages: number }>;
+  measureInit(message: unknown): Promise<{ handledMs: number; paintedMs: number; allMarkdownMs: number; messages: number }>;
   measureChunks(
     chatId: string,
     turnId: string,
