@@ -67,8 +67,9 @@ export class Conversation {
   private stick = true;
   /** Until when a scroll event counts as the user's (see the constructor). */
   private userScrollUntil = 0;
-  /** The content height at the last scroll we saw or made. */
+  /** The content and viewport heights at the last scroll we saw or made. */
   private lastScrollHeight = 0;
+  private lastClientHeight = 0;
   private busy = false;
   private readonly regenerateButton: HTMLButtonElement;
   private scrollSaveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -103,11 +104,14 @@ export class Conversation {
     this.el.addEventListener('click', (e) => this.onClick(e));
     // Follow the end while the user is there: any growth of the list (streaming text, fonts,
     // lazily laid-out messages) keeps the bottom in view; this runs after layout, before paint.
-    new ResizeObserver(() => {
+    // The viewport changes size too (banners appear, the input grows): same rule.
+    const resized = new ResizeObserver(() => {
       if (this.stick) this.scrollToBottom();
       else this.applyAnchorLock();
-      this.lastScrollHeight = this.el.scrollHeight;
-    }).observe(this.list);
+      this.noteGeometry();
+    });
+    resized.observe(this.list);
+    resized.observe(this.el);
     // A scroll the user asked for (wheel, touch, scrollbar, keys) may leave the bottom; scrolls that
     // layout causes (lazily laid-out messages, scroll anchoring) must not stop the follow.
     const intent = () => {
@@ -379,7 +383,12 @@ export class Conversation {
 
   private scrollToBottom(): void {
     this.el.scrollTop = this.el.scrollHeight;
+    this.noteGeometry();
+  }
+
+  private noteGeometry(): void {
     this.lastScrollHeight = this.el.scrollHeight;
+    this.lastClientHeight = this.el.clientHeight;
   }
 
   /** A message's top relative to the top of the viewport (px). */
@@ -405,11 +414,12 @@ export class Conversation {
 
   private onScroll(): void {
     const height = this.el.scrollHeight;
-    const distance = height - this.el.scrollTop - this.el.clientHeight;
-    // Layout moved the view (the content's height changed: lazily laid-out messages, scroll
-    // anchoring) unless the user was scrolling just now: keep following the end.
-    const fromLayout = height !== this.lastScrollHeight && performance.now() > this.userScrollUntil;
-    this.lastScrollHeight = height;
+    const viewport = this.el.clientHeight;
+    const distance = height - this.el.scrollTop - viewport;
+    // Layout moved the view (the content or the viewport changed size: lazily laid-out messages,
+    // scroll anchoring, a banner appearing) unless the user was scrolling just now: keep following.
+    const fromLayout = (height !== this.lastScrollHeight || viewport !== this.lastClientHeight) && performance.now() > this.userScrollUntil;
+    this.noteGeometry();
     if (distance <= BOTTOM_SLACK) this.stick = true;
     else if (fromLayout && this.stick) this.scrollToBottom();
     else this.stick = false;

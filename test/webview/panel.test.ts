@@ -499,6 +499,27 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.ok((await gap()) > 300);
   });
 
+  it('opens at the end and stays there while banners, chips and lazily laid-out messages change the geometry', async () => {
+    const p = await open({ width: 300, height: 640 });
+    await p.init(
+      state({
+        messages: [...longChat(6), userMessage(4, 'Summarize the whole repository.'), assistantMessage(4, '', { status: 'error', error: 'Over the context window.', bar: undefined })],
+        banners: [{ id: 'auth', severity: 'error', message: 'OpenAI rejected the API key (401 Unauthorized).', actions: ['setApiKey', 'openSettings', 'showLog', 'dismiss'] }],
+        notices: [{ id: 'r', message: 'Restricted Mode: project instruction files are not read.' }],
+      }),
+    );
+    const conv = p.byTestId('strata-conversation');
+    const gap = () => conv.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    await p.settle();
+    assert.ok((await gap()) <= 2, `at the end after opening (${await gap()} px above it)`);
+    assert.equal(await p.page.locator('[data-message-id="4:assistant"]').getByTestId('strata-message-error').isVisible(), true);
+    await p.post({ type: 'chips', chips });
+    await p.post({ type: 'banners', banners: [] });
+    await p.settle();
+    await p.settle();
+    assert.ok((await gap()) <= 2, `still at the end (${await gap()} px above it)`);
+  });
+
   it('Stop while busy; a stopped reply is marked; Regenerate on the last reply', async () => {
     const p = await open();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'done')] }));
