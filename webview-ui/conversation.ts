@@ -1,7 +1,7 @@
 import type { MessageView } from '../src/protocol/messages';
 import { h, icon } from './dom';
 import { renderMarkdownBatch } from './markdown';
-import { createMessage, fillDeferred, messageElementId, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
+import { createMessage, fillDeferred, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
 import type { Tooltips } from './tooltip';
 
 export interface ConversationHost {
@@ -121,14 +121,6 @@ export class Conversation {
     for (const type of ['wheel', 'touchstart', 'touchmove', 'mousedown', 'keydown'] as const) this.el.addEventListener(type, intent, { passive: true });
     this.el.addEventListener('focusin', intent);
     this.nearViewport = new IntersectionObserver((entries) => this.onNearViewport(entries), { root: this.el, rootMargin: '800px 0px' });
-  }
-
-  get messageCount(): number {
-    return this.records.size;
-  }
-
-  get currentChatId(): string {
-    return this.chatId;
   }
 
   /** The whole chat (init, chat switch). `restore` is where the user was, if it is this chat. */
@@ -524,10 +516,5 @@ export class Conversation {
       if (action === 'copy-code') this.host.copy(block.code, target);
       else this.host.insert(block.code);
     }
-  }
-
-  /** For the tests and the host's "reveal": the element of a message id. */
-  elementOf(id: string): HTMLElement | null {
-    return document.getElementById(messageElementId(id));
   }
 }

@@ -52,7 +52,3 @@ export function iconButton(opts: { icon: string; label: string; testid?: string;
     icon(opts.icon),
   );
 }
-
-export function show(el: HTMLElement, visible: boolean): void {
-  el.hidden = !visible;
-}

@@ -45,8 +45,10 @@ export class PreviewCard {
       this.collapsed = !collapsible.open;
       this.host.collapsedChanged(this.collapsed);
     });
-    const copy = iconButton({ icon: 'copy', label: 'Copy Request', testid: 'strata-preview-copy', action: 'copy-request' });
+    const copy = iconButton({ icon: 'copy', label: 'Copy Request', testid: 'strata-preview-copy' });
     copy.slot = 'actions';
+    // The collapsible stops clicks in its header slots from bubbling: listen on the button itself.
+    copy.addEventListener('click', () => this.host.copy(preview.request, copy));
     collapsible.append(copy);
 
     const howTo = renderMarkdown(preview.howTo);
@@ -67,10 +69,6 @@ export class PreviewCard {
     const target = e.target instanceof Element ? e.target.closest<HTMLButtonElement>('button[data-action]') : null;
     if (!target || !this.preview) return;
     const action = target.getAttribute('data-action');
-    if (action === 'copy-request') {
-      this.host.copy(this.preview.request, target);
-      return;
-    }
     const pre = target.closest('.code-block')?.querySelector('pre[data-code]');
     const block = pre ? this.codes[Number(pre.getAttribute('data-code'))] : undefined;
     if (!block) return;

@@ -425,8 +425,11 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
       const ui = await p.page.evaluate(() => (globalThis as WithDriver).strataTest.uiState());
       return isRecord(ui) && ui.requestCollapsed === true;
     });
+    await preview.getByTestId('strata-preview-toggle').click({ position: { x: 40, y: 10 } });
+    await preview.getByTestId('strata-preview-request').waitFor({ state: 'visible' });
     await p.autoRespond({ copy: { ok: true } });
-    await preview.getByTestId('strata-preview-copy').click({ force: true }).catch(() => undefined);
+    await preview.getByTestId('strata-preview-copy').click();
+    assert.equal((await p.waitForRequest('copy')).request.text, request);
     await p.post({ type: 'preview', preview: null });
     await p.settle();
     assert.equal(await preview.count(), 0);
