@@ -55,6 +55,11 @@ export default defineConfig(
     },
   },
   {
+    // The standalone panel test page's driver runs in the browser, as a classic script.
+    files: ['test/webview/page/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+  },
+  {
     files: ['**/*.mjs'],
     languageOptions: { sourceType: 'module', globals: { ...globals.node } },
   },

@@ -1,6 +1,7 @@
 'use strict';
 // Two bundles: the extension (Node, `vscode` provided by the host) and the chat webview (browser).
 // Type checking is tsc's job (`npm run build`, webview-ui/tsconfig.json); ts-loader only transpiles.
+const fs = require('node:fs');
 const path = require('node:path');
 
 /** @param {string} configFile */
@@ -20,6 +21,24 @@ const tsRule = (configFile) => ({
     },
   ],
 });
+
+/**
+ * Copies the codicon font and its stylesheet next to the webview bundle (dist/webview/codicons/),
+ * inside the webview's resource roots. Not bundled: the font is loaded by the stylesheet.
+ */
+class CopyCodiconsPlugin {
+  /** @param {import('webpack').Compiler} compiler */
+  apply(compiler) {
+    compiler.hooks.afterEmit.tap('CopyCodiconsPlugin', () => {
+      const from = path.dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
+      const to = path.join(compiler.outputPath, 'codicons');
+      fs.mkdirSync(to, { recursive: true });
+      for (const file of ['codicon.css', 'codicon.ttf']) {
+        fs.copyFileSync(path.join(from, file), path.join(to, file));
+      }
+    });
+  }
+}
 
 /** @type {(env: unknown, argv: {mode?: string}) => import('webpack').Configuration[]} */
 module.exports = (_env, argv) => {
@@ -62,6 +81,7 @@ module.exports = (_env, argv) => {
       clean: true,
     },
     module: { rules: [tsRule('webview-ui/tsconfig.json')] },
+    plugins: [new CopyCodiconsPlugin()],
   };
 
   return [extension, webview];

@@ -2,7 +2,8 @@
 'use strict';
 // `npm test`: everything a fresh clone needs, in order, each step timed:
 //   dependencies (npm ci when node_modules does not match the lock) → system packages check →
-//   lint → tsc (extension, tests, bench; webview) → unit tests (mocha) → webpack bundles → vsce package →
+//   lint → tsc (extension, tests, bench; webview) → unit tests (mocha) → webpack bundles →
+//   webview tests (the chat panel's production bundle in Chromium, standalone page) → vsce package →
 //   code-server harness (installed once into ~/.cache/strata-harness) → integration suite.
 // Steps after a failure still run when they can, so one run shows every problem; the exit code
 // is non-zero when any step failed.
@@ -73,6 +74,13 @@ async function main() {
     bin('mocha', 'mocha', ['--config', '.mocharc.json', '--reporter', path.join(root, 'scripts', 'mocha', 'summaryReporter.js')]),
   );
   const bundled = await step('bundle', () => bin('webpack-cli', 'webpack-cli', ['--mode', 'production']));
+  if (bundled) {
+    await step('webview tests', () =>
+      bin('mocha', 'mocha', ['--config', '.mocharc.webview.json', '--reporter', path.join(root, 'scripts', 'mocha', 'summaryReporter.js')]),
+    );
+  } else {
+    results.push({ name: 'webview tests', ok: false, seconds: 'not run' });
+  }
   await step('package (vsce, non-interactive)', async () => {
     const vsix = path.join(root, '.harness', 'strata.vsix');
     fs.mkdirSync(path.dirname(vsix), { recursive: true });
