@@ -113,14 +113,14 @@ export const MAX_ERROR_PER_CUT = 3;
 /** Texts longer than this (characters) are counted in chunks. */
 export const CHUNK_THRESHOLD = 32_768;
 /** Shortest chunk (characters), except the last one; at least 32 (the rolling hash's window). */
-export const CHUNK_MIN = 2_048;
+export const CHUNK_MIN = 1_024;
 /**
- * A chunk ends at the first boundary after this many characters, hash or not: ~2–4 ms of encoding for
- * code, so `warm`'s slices stay near {@link WARM_SLICE_MS}.
+ * A chunk ends at the first boundary after this many characters, hash or not: a few ms of encoding
+ * for code (0.2–0.8 µs per character), so `warm`'s slices stay near {@link WARM_SLICE_MS}.
  */
-export const CHUNK_MAX = 16_384;
-/** A chunk end is wanted where the top this-many bits of the rolling hash are zero (1 in 4,096 positions). */
-export const CHUNK_HASH_BITS = 12;
+export const CHUNK_MAX = 8_192;
+/** A chunk end is wanted where the top this-many bits of the rolling hash are zero (1 in 2,048 positions). */
+export const CHUNK_HASH_BITS = 11;
 /** `warm` yields to the event loop once a slice has run this long (ms). */
 export const WARM_SLICE_MS = 8;
 
@@ -147,6 +147,16 @@ export interface GuardStats {
   safeCuts: number;
   lookaheadCuts: number;
   plainCuts: number;
+}
+
+export interface WarmStats {
+  /** Synchronous slices the work was cut into. */
+  slices: number;
+  /** The longest one, wall-clock ms (GC pauses inside a slice included; so is time the OS gave to other processes). */
+  maxSliceMs: number;
+  /** The longest one in CPU ms of this process (not inflated by other processes on a busy machine). */
+  maxSliceCpuMs: number;
+  totalMs: number;
 }
 
 export interface MemoStats {
@@ -391,16 +401,19 @@ export function chunkEnd(text: string, start: number, params: ChunkParams): numb
   const n = text.length;
   if (n - start <= params.min) return n;
   const shift = 32 - params.bits;
+  const minEnd = start + params.min;
+  const maxEnd = start + params.max;
   let h = 0;
-  let want = false;
   // The hash at i depends on the 32 characters before i only: start it where it is first read.
-  for (let i = Math.max(start + 1, start + params.min - 32); i < n; i++) {
-    const c = text.charCodeAt(i - 1);
-    h = ((h << 1) + GEAR[(c ^ (c >>> 8)) & 0xff]) | 0;
-    const len = i - start;
-    if (len < params.min) continue;
-    if (!want && (h >>> shift === 0 || len >= params.max)) want = true;
-    if (want && isChunkBoundary(text, i)) return i;
+  let i = Math.max(start + 1, minEnd - 32);
+  for (; i < minEnd; i++) h = ((h << 1) + GEAR[text.charCodeAt(i - 1) & 0xff]) | 0;
+  for (; i < n; i++) {
+    h = ((h << 1) + GEAR[text.charCodeAt(i - 1) & 0xff]) | 0;
+    if (h >>> shift === 0 || i >= maxEnd) {
+      // Wanted from here on: the first boundary at or after i.
+      for (; i < n; i++) if (isChunkBoundary(text, i)) return i;
+      return n;
+    }
   }
   return n;
 }
@@ -542,6 +555,7 @@ export class GuardedTokenizer implements Tokenizer {
   private readonly chunk: ChunkParams & { threshold: number };
   private hits = 0;
   private misses = 0;
+  private warmStats: WarmStats = { slices: 0, maxSliceMs: 0, maxSliceCpuMs: 0, totalMs: 0 };
   private chunkHits = 0;
   private chunkMisses = 0;
   /** Estimated encoding ms per character (starts at ~2.5 MB/s). */
@@ -606,7 +620,15 @@ export class GuardedTokenizer implements Tokenizer {
       return;
     }
     if (this.recentLong.has(text)) return;
-    let sliceStart = performance.now();
+    const started = performance.now();
+    const stats: WarmStats = { slices: 1, maxSliceMs: 0, maxSliceCpuMs: 0, totalMs: 0 };
+    this.warmStats = stats;
+    let sliceStart = started;
+    let cpu = process.cpuUsage();
+    const sliceCpuMs = (): number => {
+      const d = process.cpuUsage(cpu);
+      return (d.user + d.system) / 1000;
+    };
     let total = 0;
     for (let s = 0; s < text.length; ) {
       const e = chunkEnd(text, s, this.chunk);
@@ -615,13 +637,21 @@ export class GuardedTokenizer implements Tokenizer {
       // chunks encoded so far).
       const elapsed = performance.now() - sliceStart;
       if (elapsed > 0.5 && elapsed + chunk.length * this.msPerChar > WARM_SLICE_MS) {
+        stats.maxSliceMs = Math.max(stats.maxSliceMs, elapsed);
+        stats.maxSliceCpuMs = Math.max(stats.maxSliceCpuMs, sliceCpuMs());
         await yieldToEventLoop();
         if (signal?.aborted) throw abortError();
         sliceStart = performance.now();
+        cpu = process.cpuUsage();
+        stats.slices++;
       }
       total += this.countChunk(chunk);
       s = e;
     }
+    const end = performance.now();
+    stats.maxSliceMs = Math.max(stats.maxSliceMs, end - sliceStart);
+    stats.maxSliceCpuMs = Math.max(stats.maxSliceCpuMs, sliceCpuMs());
+    stats.totalMs = end - started;
     this.rememberLong(text, total);
   }
 
@@ -750,6 +780,11 @@ export class GuardedTokenizer implements Tokenizer {
       o += b.length;
     }
     return new TextDecoder('utf-8', { ignoreBOM: true }).decode(all);
+  }
+
+  /** The synchronous slices of the last `warm` of a long text (measurements). */
+  lastWarmStats(): WarmStats {
+    return { ...this.warmStats };
   }
 
   /** Memo sizes and hit counts (tests, diagnostics). */
