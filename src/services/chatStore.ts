@@ -63,6 +63,30 @@ export interface TurnAttachmentMeta {
   mode: string;
 }
 
+/** A reference to an attachment already in the chat (pin / unpin / detach). */
+export interface StoredRef {
+  kind: 'file' | 'selection';
+  uri: string;
+  range?: { startLine: number; endLine: number };
+}
+
+/**
+ * What the user asked for in a turn, as sent to the turn pipeline: Regenerate runs it again. Files
+ * and trajectory selections are specs (read again); selection chips are snapshots, named by their
+ * content hash (their text is in the state's blobs).
+ */
+export interface StoredTurnRequest {
+  attachments: (
+    | { kind: 'file'; path: string }
+    | { kind: 'selection'; path: string; startLine: number; endLine: number }
+    | { kind: 'snapshot'; uri: string; range?: { startLine: number; endLine: number }; contentHash: string; requestedEndLine?: number; label?: string }
+  )[];
+  pin?: StoredRef[];
+  unpin?: StoredRef[];
+  detach?: StoredRef[];
+  targetPercentOverride?: number;
+}
+
 /** Per-turn metadata (DESIGN §10). Everything needed to render is in the state; this is the record. */
 export interface TurnMeta {
   turn: number;
@@ -88,6 +112,8 @@ export interface TurnMeta {
   model?: string;
   /** The user stopped the reply: what had streamed is the reply. */
   stopped?: true;
+  /** What the turn asked for (Regenerate). */
+  request?: StoredTurnRequest;
   /** The engine options in force (filled in on load from the chain). */
   engine?: EngineMeta;
 }
@@ -114,6 +140,7 @@ export interface AppendTurnInput {
   model?: string;
   /** The reply was stopped by the user (it holds what had streamed). */
   stopped?: boolean;
+  request?: StoredTurnRequest;
   /** Title for a new chat (default: the start of the first message). */
   title?: string;
 }
@@ -343,6 +370,7 @@ export class ChatStore {
     if (env?.layers && env.layers.every((l) => typeof l.tokens === 'number')) meta.layerTokens = Object.fromEntries(env.layers.map((l) => [l.id, l.tokens as number]));
     if (input.model) meta.model = input.model;
     if (input.stopped) meta.stopped = true;
+    if (input.request) meta.request = JSON.parse(JSON.stringify(input.request)) as StoredTurnRequest;
     return meta;
   }
 
@@ -354,9 +382,9 @@ export class ChatStore {
    * file is moved aside (`ChatStoreError` code `corrupt`, `movedTo`); a missing or damaged blob is a
    * `missing-blob` error for this chat only.
    */
-  loadChat(chatId: string): LoadedChat {
+  loadChat(chatId: string, opts: { throughTurn?: number } = {}): LoadedChat {
     const id = validateChatId(chatId);
-    const head = this.readHead(id);
+    const head = this.readHead(id, opts.throughTurn);
     const enc = head.enc;
     let state: ChatState;
     let engine: EngineMeta | undefined;
@@ -379,13 +407,17 @@ export class ChatStore {
         throw this.corrupt(id, (e as Error).message);
       }
     }
-    this.heads.set(id, head);
+    // A head read up to an earlier turn is not the file's head.
+    if (opts.throughTurn === undefined) this.heads.set(id, head);
     const entry = this.readIndex().find((c) => c.id === id);
     return { id, title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''), state, engine, turns: head.turns, warnings: head.warnings, bytes: head.fileBytes };
   }
 
-  /** Reads and checks a chat file without fetching blobs. */
-  private readHead(id: string): ChatHead {
+  /**
+   * Reads and checks a chat file without fetching blobs; with `throughTurn`, only the lines up to that
+   * turn (the state before later turns: Regenerate builds on it without touching the file).
+   */
+  private readHead(id: string, throughTurn?: number): ChatHead {
     const file = this.chatPath(id);
     let buf: Buffer;
     try {
@@ -423,6 +455,10 @@ export class ChatStore {
           break;
         }
         throw this.corrupt(id, `line ${lineNo} is not valid JSON (${(e as Error).message})`);
+      }
+      if (throughTurn !== undefined && isObj(parsed) && typeof parsed.turn === 'number' && parsed.turn > throughTurn) {
+        if ((enc?.completedTurns ?? 0) < throughTurn) throw new ChatStoreError('conflict', `chat ${id}: turns ${(enc?.completedTurns ?? 0) + 1}-${parsed.turn} were saved together; there is no state after turn ${throughTurn} alone`);
+        break;
       }
       try {
         const line = checkLine(parsed);

@@ -18,7 +18,7 @@ export interface MemoryWorkspaceOptions {
 
 export class MemoryWorkspace implements WorkspacePort {
   protected readonly files = new Map<string, string>();
-  readonly isolation: IsolationPolicy;
+  private policy: IsolationPolicy;
   private readonly freshMode: 'all' | 'changed';
   /** Content last returned by `readFresh`, by artifact id (`changed` mode). */
   private readonly lastSeen = new Map<string, string | null>();
@@ -28,8 +28,18 @@ export class MemoryWorkspace implements WorkspacePort {
   constructor(files: Iterable<[string, string]> | Record<string, string> = {}, options: MemoryWorkspaceOptions = {}) {
     const entries = Symbol.iterator in files ? (files as Iterable<[string, string]>) : Object.entries(files);
     for (const [p, v] of entries) this.files.set(p, v);
-    this.isolation = options.isolation ?? new IsolationPolicy();
+    this.policy = options.isolation ?? new IsolationPolicy();
     this.freshMode = options.fresh ?? 'all';
+  }
+
+  get isolation(): IsolationPolicy {
+    return this.policy;
+  }
+
+  /** New excludes or size limit (the host's settings changed): later checks use them. */
+  setIsolation(policy: IsolationPolicy): void {
+    this.policy = policy;
+    this.checked.clear();
   }
 
   read(path: string): string | undefined {

@@ -20,9 +20,9 @@ import { PromptContextEngine, type AttachmentRef, type TurnEnvelope, type TurnIn
 import type { NewArtifactInput } from '../engine/artifacts';
 import type { Rejection } from '../engine/isolation';
 import { checkEnvelope, type Violation } from '../engine/invariants';
-import type { LayerId } from '../engine/types';
+import type { IHasher, LayerId } from '../engine/types';
 import { sha256Hex } from '../common/hash';
-import type { ChatStore, TurnMeta } from './chatStore';
+import type { ChatStore, StoredRef, StoredTurnRequest, TurnMeta } from './chatStore';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderErrorCode, type ProviderUsage, type StreamEvent } from './providers/types';
 import type { AttachmentSpec, MaybePromise, WorkspacePort } from './workspacePort';
 
@@ -66,6 +66,8 @@ export interface PersistTarget {
   chatId: string;
   /** Title for the chat's first saved turn (a new chat). */
   title?: () => string | undefined;
+  /** Regenerate: the completed turn replaces the chat's last saved turn (`ChatStore.dropLastTurn` first). */
+  replaceLast?: boolean;
 }
 
 export interface TurnPipelineOptions {
@@ -356,7 +358,7 @@ export class TurnPipeline {
           break;
         } catch (e) {
           const pe = ProviderError.is(e) ? e : new ProviderError(send.signal?.aborted ? 'aborted' : 'bad-response', (e as Error)?.message ?? String(e));
-          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, send, state, emit, finish);
+          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, send, state, request, emit, finish);
           if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder) {
             state.prunedHarder = true;
             const harder: TurnInput = { ...input, targetPercentOverride: Math.min(PRUNE_HARDER_PERCENT, input.targetPercentOverride ?? PRUNE_HARDER_PERCENT) };
@@ -374,7 +376,7 @@ export class TurnPipeline {
 
       // 6. Complete, persist, done.
       const reply = send.recordReply ?? doneText;
-      const saved = this.commit(engine, reply, envelope, send, false, state);
+      const saved = this.commit(engine, reply, envelope, send, false, state, request);
       if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
       if (saved.bytes !== undefined) emit({ type: 'persisted', turn: envelope.turn, bytes: saved.bytes });
       return finish({ status: 'done', reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
@@ -395,6 +397,7 @@ export class TurnPipeline {
     envelope: TurnEnvelope,
     send: SendOptions,
     state: { usage?: ProviderUsage },
+    request: TurnRequest,
     emit: (e: TurnEvent) => void,
     finish: (o: { status: TurnStatus } & Record<string, unknown>, code?: string) => TurnOutcome,
   ): TurnOutcome {
@@ -402,7 +405,7 @@ export class TurnPipeline {
       engine.abandonTurn();
       return finish({ status: 'stopped', kept: false, reply: '' });
     }
-    const saved = this.commit(engine, streamed, envelope, send, true, state);
+    const saved = this.commit(engine, streamed, envelope, send, true, state, request);
     if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
     if (saved.bytes !== undefined) emit({ type: 'persisted', turn: envelope.turn, bytes: saved.bytes });
     return finish({ status: 'stopped', kept: true, reply: streamed, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
@@ -428,12 +431,14 @@ export class TurnPipeline {
     send: Pick<SendOptions, 'modelLabel'>,
     stopped: boolean,
     state: { usage?: ProviderUsage },
+    request: TurnRequest,
   ): { ok: true; bytes?: number; meta?: TurnMeta } | { ok: false; error: TurnError } {
     const before = engine.state;
     engine.completeTurn(reply);
     const target = this.persist;
     if (!target) return { ok: true };
     try {
+      if (target.replaceLast) target.store.dropLastTurn(target.chatId);
       const r = target.store.appendTurn(target.chatId, {
         state: engine.state,
         engine: engine.options,
@@ -441,6 +446,7 @@ export class TurnPipeline {
         usage: state.usage,
         model: send.modelLabel,
         stopped,
+        request: storedRequest(request, engine.options.hasher ?? { sha256Hex }),
         title: target.title?.(),
       });
       for (const w of r.warnings) this.options.log?.(w);
@@ -483,6 +489,33 @@ export class TurnPipeline {
     if (errorCode) r.errorCode = errorCode;
     return r;
   }
+}
+
+function storedRef(r: AttachmentRef): StoredRef {
+  return r.range ? { kind: r.kind, uri: r.uri, range: { startLine: r.range.startLine, endLine: r.range.endLine } } : { kind: r.kind, uri: r.uri };
+}
+
+/** A turn request in the chat store's form (snapshots named by content hash). */
+export function storedRequest(req: TurnRequest, hasher: IHasher): StoredTurnRequest {
+  const out: StoredTurnRequest = {
+    attachments: (req.attachments ?? []).map((a) => {
+      if (a.kind !== 'snapshot') return { ...a };
+      const i = a.input;
+      return {
+        kind: 'snapshot' as const,
+        uri: i.uri,
+        ...(i.range ? { range: { startLine: i.range.startLine, endLine: i.range.endLine } } : {}),
+        contentHash: hasher.sha256Hex(i.content),
+        ...(i.requestedEndLine !== undefined ? { requestedEndLine: i.requestedEndLine } : {}),
+        ...(a.label ? { label: a.label } : {}),
+      };
+    }),
+  };
+  if (req.pin?.length) out.pin = req.pin.map(storedRef);
+  if (req.unpin?.length) out.unpin = req.unpin.map(storedRef);
+  if (req.detach?.length) out.detach = req.detach.map(storedRef);
+  if (req.targetPercentOverride !== undefined) out.targetPercentOverride = req.targetPercentOverride;
+  return out;
 }
 
 /** The turn report as one log line. */
