@@ -132,7 +132,7 @@ export class ChatSession {
   private chipSeq = 0;
   private readonly itemOps = new Map<string, ItemOp>();
   private compactPending = false;
-  private running: { controller: AbortController; done: Promise<TurnOutcome> } | undefined;
+  private running: { controller: AbortController; done?: Promise<TurnOutcome> } | undefined;
   private meterCache: MeterView | undefined;
   private last: { chatId: string; turn: number; messages: ChatMessage[] } | undefined;
 
@@ -608,10 +608,15 @@ export class ChatSession {
       this.pipeline.engine = how.regenerate.engine;
       this.pipeline.persist = { store: this.store, chatId, replaceLast: true };
     }
+    // Busy from here: with an in-memory port and a scripted provider the whole turn may complete
+    // (and settle) before `run` even returns its promise.
+    const token: { controller: AbortController; done?: Promise<TurnOutcome> } = { controller };
+    this.running = token;
     let settled = false;
     const settle = (outcome: TurnOutcome) => {
       if (settled) return;
       settled = true;
+      if (this.running === token) this.running = undefined;
       this.settle(outcome, how, chatId);
     };
     const done = this.pipeline
@@ -632,13 +637,12 @@ export class ChatSession {
         return outcome;
       })
       .finally(() => signal?.removeEventListener('abort', forward));
-    this.running = { controller, done };
+    token.done = done;
     return done;
   }
 
   /** The session's state after a turn, set before the final event reaches the host. */
   private settle(outcome: TurnOutcome, how: { fromComposer: boolean; regenerate?: { previous: PromptContextEngine; turn: number } }, chatId: string): void {
-    this.running = undefined;
     const kept = outcome.status === 'done' || (outcome.status === 'stopped' && outcome.kept);
     if (how.regenerate) {
       this.attachStore();
@@ -673,7 +677,7 @@ export class ChatSession {
 
   /** Waits for the streaming turn, if any (deactivate, tests). */
   async idle(): Promise<void> {
-    await this.running?.done.catch(() => undefined);
+    await this.running?.done?.catch(() => undefined);
   }
 
   private assertIdle(): void {
