@@ -134,6 +134,8 @@ export class ChatSession {
   private compactPending = false;
   private running: { controller: AbortController; done?: Promise<TurnOutcome> } | undefined;
   private meterCache: MeterView | undefined;
+  /** A model switch or settings change that arrived while a turn was streaming. */
+  private deferred: { model?: ModelInfo; settings?: boolean } = {};
   private last: { chatId: string; turn: number; messages: ChatMessage[] } | undefined;
 
   private constructor(opts: ChatSessionOptions, chatId?: string) {
@@ -199,7 +201,7 @@ export class ChatSession {
 
   renameChat(id: string, title: string): void {
     const clean = title.replace(/\s+/g, ' ').trim();
-    if (clean.length === 0) throw new ChatStoreError('invalid-id', 'a chat title cannot be empty');
+    if (clean.length === 0) throw new ChatStoreError('invalid-title', 'a chat title cannot be empty');
     if (id === this.chatId && !this.store.hasChat(id)) {
       this.pendingTitle = clean.slice(0, 200);
       return;
@@ -287,13 +289,19 @@ export class ChatSession {
     return this.model;
   }
 
-  /** Switches the model: new limits at once (the meter follows); a different encoding gets a new tokenizer. */
+  /**
+   * Switches the model: new limits at once (the meter follows); a different encoding gets a new
+   * tokenizer. While a reply streams, the switch waits for the end of the turn.
+   */
   setModel(info: ModelInfo): void {
+    if (this.running) {
+      this.deferred.model = info;
+      return;
+    }
     if (sameModel(info, this.model)) {
       this.model = info;
       return;
     }
-    this.assertIdle();
     const encodingChanged = info.encoding !== this.model.encoding;
     this.model = info;
     if (encodingChanged) this.pipeline.engine = new PromptContextEngine(this.engineOptions(this.chatId), this.engine.state);
@@ -306,9 +314,13 @@ export class ChatSession {
    * from the next request on. Returns the error message of invalid thresholds (then the defaults apply).
    */
   settingsChanged(): string | undefined {
-    this.assertIdle();
     const s = this.settings();
     const err = validateThresholds(s.thresholds);
+    if (this.running) {
+      // Applied when the streaming turn ends (the pending turn must not be dropped under it).
+      this.deferred.settings = true;
+      return err;
+    }
     this.engine.updateOptions({ layout: s.layout, policy: s.policy, system: s.system, instructions: s.instructions, limits: this.limits(), thresholds: err ? DEFAULT_THRESHOLDS : s.thresholds });
     this.dirty();
     return err;
@@ -667,6 +679,15 @@ export class ChatSession {
       }
     }
     if (outcome.violations.length > 0) this.log(`turn ${outcome.envelope?.turn}: invariant violations: ${outcome.violations.map((v) => `${v.rule}: ${v.detail}`).join('; ')}`);
+    const { model, settings } = this.deferred;
+    this.deferred = {};
+    if (!this.running) {
+      if (model) this.setModel(model);
+      if (settings) {
+        const err = this.settingsChanged();
+        if (err) this.log(err);
+      }
+    }
     this.dirty();
   }
 

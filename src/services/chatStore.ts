@@ -35,7 +35,7 @@ export const INDEX_FORMAT = 'strata-chat-index';
 export const EXPORT_FORMAT = 'strata-chat-export';
 const FORMAT_VERSION = 1;
 
-export type ChatStoreErrorCode = 'invalid-id' | 'not-found' | 'corrupt' | 'missing-blob' | 'conflict' | 'invalid-import' | 'secret';
+export type ChatStoreErrorCode = 'invalid-id' | 'invalid-title' | 'not-found' | 'corrupt' | 'missing-blob' | 'conflict' | 'invalid-import' | 'secret';
 
 export class ChatStoreError extends Error {
   constructor(readonly code: ChatStoreErrorCode, message: string, readonly movedTo?: string) {
@@ -501,7 +501,7 @@ export class ChatStore {
   renameChat(chatId: string, title: string): ChatIndexEntry {
     const id = validateChatId(chatId);
     const clean = title.replace(/\s+/g, ' ').trim().slice(0, 200);
-    if (clean.length === 0) throw new ChatStoreError('invalid-id', 'a chat title cannot be empty');
+    if (clean.length === 0) throw new ChatStoreError('invalid-title', 'a chat title cannot be empty');
     const index = this.readIndex();
     const i = index.findIndex((c) => c.id === id);
     if (i < 0) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);

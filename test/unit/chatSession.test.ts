@@ -390,6 +390,31 @@ describe('ChatSession: turns', () => {
     assert.strictEqual(ChatStore.open(st.root, { durable: false }).loadChat(s.activeChatId).turns[0].stopped, true);
   });
 
+  it('a model or settings change while a reply streams applies when the turn ends', async () => {
+    const st = setup();
+    const s = ChatSession.open(st.options);
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const port = st.ws;
+    const slowPort = { resolve: port.resolve.bind(port), readFresh: port.readFresh.bind(port), recheck: async (p: string, l: string) => (await gate, port.recheck(p, l)) };
+    const s2 = ChatSession.open({ ...st.options, port: slowPort, storeRoot: tmp() });
+    await s2.attach({ kind: 'file', path: 'src/util.ts' });
+    const { provider } = recorder();
+    const turn = s2.send('hello', provider);
+    assert.ok(s2.busy);
+    s2.setModel(modelInfo('openai', 'gpt-4-turbo'));
+    st.settings.layout = 'library';
+    assert.strictEqual(s2.settingsChanged(), undefined);
+    assert.strictEqual(s2.engine.options.tokenizer.encoding, 'o200k_base', 'not yet');
+    release();
+    const o = await turn;
+    assert.strictEqual(o.status, 'done');
+    assert.strictEqual(o.envelope!.layout, 'transcript', 'the turn was built with the settings it started with');
+    assert.strictEqual(s2.engine.options.tokenizer.encoding, 'cl100k_base');
+    assert.strictEqual(s2.engine.options.layout, 'library');
+    assert.strictEqual(s.busy, false);
+  });
+
   it('a full turn through the OpenAI imitation server over HTTP, state updated before the final event', async () => {
     const guard = installNetworkGuard();
     const server = await startOpenAIImitation({ apiKey: 'sk-test-session-0123456789abcdef' });

@@ -57,7 +57,7 @@ describe('chat store: panel additions', () => {
     store.renameChat('c1', '  A   better\ntitle ');
     assert.strictEqual(ChatStore.open(root).listChats()[0].title, 'A better title');
     assert.strictEqual(ChatStore.open(root).loadChat('c1').title, 'A better title');
-    assert.throws(() => store.renameChat('c1', '   '), code('invalid-id'));
+    assert.throws(() => store.renameChat('c1', '   '), code('invalid-title'));
     assert.throws(() => store.renameChat('nope', 'x'), code('not-found'));
     // Later turns keep the title.
     const engine = new PromptContextEngine(options(), ChatStore.open(root).loadChat('c1').state);
