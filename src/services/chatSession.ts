@@ -147,8 +147,16 @@ export class ChatSession {
     const initial = chatId && this.store.hasChat(chatId) ? chatId : this.store.listChats()[0]?.id;
     this.chatId = initial ?? this.freshId();
     this.pipeline = new TurnPipeline({ engine: this.newEngine(this.chatId), port: opts.port, check: opts.check, warm: (t, s) => this.warm(t, s), log: (l) => this.log(l) });
-    if (initial) this.openChat(initial);
-    else this.attachStore();
+    this.attachStore();
+    if (initial) {
+      try {
+        this.openChat(initial);
+      } catch (e) {
+        // A damaged chat (moved aside by the store) must not keep the panel from opening.
+        this.log(`chat ${initial} could not be opened: ${(e as Error).message}`);
+        this.switchTo(this.freshId(), undefined);
+      }
+    }
   }
 
   /** Opens the store and the chat to show: `chatId` when it exists, else the most recent, else a new one. */
@@ -305,7 +313,12 @@ export class ChatSession {
     const encodingChanged = info.encoding !== this.model.encoding;
     this.model = info;
     if (encodingChanged) this.pipeline.engine = new PromptContextEngine(this.engineOptions(this.chatId), this.engine.state);
-    else this.engine.updateOptions({ limits: this.limits() });
+    else {
+      const next = this.limits();
+      const cur = this.engine.options.limits;
+      // updateOptions drops the engine's render memos: only when the budget really changes.
+      if (next.contextWindow !== cur.contextWindow || next.maxOutputTokens !== cur.maxOutputTokens) this.engine.updateOptions({ limits: next });
+    }
     this.dirty();
   }
 
