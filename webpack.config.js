@@ -53,6 +53,10 @@ module.exports = (_env, argv) => {
     stats: 'errors-warnings',
   };
 
+  // The tokenizer's BPE ranks (3.5 MB of data) are files of their own, required synchronously on the
+  // first count: the extension bundle stays small and activation does not parse them.
+  const encodings = ['o200k_base', 'cl100k_base'];
+
   /** @type {import('webpack').Configuration} */
   const extension = {
     ...common,
@@ -62,11 +66,30 @@ module.exports = (_env, argv) => {
     output: {
       path: path.resolve(__dirname, 'dist'),
       filename: '[name].js',
+      chunkFilename: 'chunks/[name].js',
       library: { type: 'commonjs2' },
-      clean: { keep: /^webview\// },
+      clean: { keep: /^(webview|tokenizer)\// },
     },
-    externals: { vscode: 'commonjs vscode' },
+    externals: {
+      vscode: 'commonjs vscode',
+      ...Object.fromEntries(encodings.map((e) => [`gpt-tokenizer/encoding/${e}`, `commonjs ./tokenizer/${e}.js`])),
+    },
     module: { rules: [tsRule('tsconfig.json')] },
+  };
+
+  /** @type {import('webpack').Configuration} */
+  const tokenizer = {
+    ...common,
+    devtool: false,
+    name: 'tokenizer',
+    target: 'node',
+    entry: Object.fromEntries(encodings.map((e) => [e, `gpt-tokenizer/encoding/${e}`])),
+    output: {
+      path: path.resolve(__dirname, 'dist', 'tokenizer'),
+      filename: '[name].js',
+      library: { type: 'commonjs2' },
+      clean: true,
+    },
   };
 
   /** @type {import('webpack').Configuration} */
@@ -84,5 +107,5 @@ module.exports = (_env, argv) => {
     plugins: [new CopyCodiconsPlugin()],
   };
 
-  return [extension, webview];
+  return [extension, tokenizer, webview];
 };

@@ -498,12 +498,25 @@ export class ChatSession {
     const engine = this.engine;
     const env = engine.buildTurn(this.predictedInput());
     engine.abandonTurn();
+    this.predicted = env;
     this.meterCache = this.meterView(env);
     this.meterDirty = false;
     return this.meterCache;
   }
 
   private meterDirty = true;
+  private predicted: TurnEnvelope | undefined;
+
+  /** The predicted next request the meter shows (history + chips + pending operations + an empty message). */
+  predictedEnvelope(): TurnEnvelope | undefined {
+    this.meter();
+    return this.predicted;
+  }
+
+  /** Metadata of each completed turn of the active chat, oldest first (the Context Layers "Requests"). */
+  turnMetas(): readonly TurnMeta[] {
+    return this.metas;
+  }
 
   private dirty(): void {
     this.meterDirty = true;

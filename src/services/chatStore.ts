@@ -102,6 +102,10 @@ export interface TurnMeta {
   summaryThrough?: number;
   layerHashes?: Partial<Record<LayerId, string>>;
   prefixHash?: string;
+  /** Why the request did not keep the previous one as its prefix (absent when it did). */
+  prefixBreak?: string;
+  /** The budget the request was built for. */
+  budget?: number;
   predicted?: { promptTokens: number; cachedTokens: number };
   prunedReports?: PruneReport[];
   rejections?: { attachment: string; reason: string }[];
@@ -122,10 +126,12 @@ export interface TurnMeta {
 export interface EnvelopeFacts {
   layers?: readonly { id: LayerId; hash: string; tokens?: number }[];
   prefixHash?: string;
+  prefixBreak?: boolean;
+  prefixBreakReason?: string;
   pruned?: readonly PruneReport[];
   rejections?: readonly { attachment: string; reason: string }[];
   totalTokens?: number;
-  ledger?: { cachedTokens: number };
+  ledger?: { cachedTokens: number; budget?: number };
 }
 
 export interface AppendTurnInput {
@@ -363,6 +369,8 @@ export class ChatStore {
     const layerHashes = input.layerHashes ?? (env?.layers ? Object.fromEntries(env.layers.map((l) => [l.id, l.hash])) : undefined);
     if (layerHashes) meta.layerHashes = layerHashes;
     if (env?.prefixHash) meta.prefixHash = env.prefixHash;
+    if (env?.prefixBreak) meta.prefixBreak = env.prefixBreakReason ?? 'the prefix changed';
+    if (env?.ledger?.budget !== undefined) meta.budget = env.ledger.budget;
     if (env?.totalTokens !== undefined) meta.predicted = { promptTokens: env.totalTokens, cachedTokens: env.ledger?.cachedTokens ?? 0 };
     if (env?.pruned && env.pruned.length > 0) meta.prunedReports = env.pruned.map((p) => ({ ...p }));
     if (env?.rejections && env.rejections.length > 0) meta.rejections = env.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason }));
@@ -595,11 +603,12 @@ export class ChatStore {
    * The chat as Markdown, as the user saw it: messages, the attachments of each turn, selection
    * snapshots verbatim, and a hidden `<!-- strata-chat: base64 JSON -->` comment holding the state and
    * its snapshots so `importMarkdown` can restore it. Secrets (the options' keys, key-like environment
-   * values) are replaced by [REDACTED] everywhere; an export that would still contain one is refused.
+   * values, and `extraSecrets` — the host's stored API keys) are replaced by [REDACTED] everywhere; an
+   * export that would still contain one is refused.
    */
-  exportMarkdown(chatId: string): string {
+  exportMarkdown(chatId: string, extraSecrets: readonly string[] = []): string {
     const loaded = this.loadChat(chatId);
-    const secrets = this.secretList();
+    const secrets = [...new Set([...this.secretList(), ...extraSecrets.filter((x) => x.length >= 8)])];
     const { state, redacted } = scrubState(loaded.state, secrets);
     const title = scrub(loaded.title, secrets);
     const enc = encodeState(state, { engine: loaded.engine });
