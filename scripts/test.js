@@ -3,10 +3,11 @@
 // `npm test`: everything a fresh clone needs, in order, each step timed:
 //   dependencies (npm ci when node_modules does not match the lock) → system packages check →
 //   lint → tsc (extension, tests, bench; webview) → unit tests (mocha) → webpack bundles → vsce package →
-//   code-server harness (installed once into ~/.cache/strata-harness) → integration suite.
+//   code-server harness (installed once into ~/.cache/strata-harness) → integration suite (inside the
+//   extension host) → e2e tests (the packaged VSIX in the real workbench, driven by Chromium).
 // Steps after a failure still run when they can, so one run shows every problem; the exit code
-// is non-zero when any step failed.
-//   --no-integration   skip the harness and the integration suite (not allowed when CI is set)
+// is non-zero when any step failed. The two VS Code steps run one after the other, never together.
+//   --no-integration   skip the harness, the integration suite and the e2e tests (not allowed when CI is set)
 const fs = require('node:fs');
 const path = require('node:path');
 const { run, cleanEnv, formatSeconds } = require('./lib/proc');
@@ -60,7 +61,7 @@ async function main() {
 
   const missing = skipIntegration ? [] : missingDebianPackages(require('./harness/config').chromiumPath);
   if (missing.length > 0) {
-    console.warn(`\n${installAdvice(missing)}\n(The integration suite needs them; the other steps run anyway.)`);
+    console.warn(`\n${installAdvice(missing)}\n(The integration and e2e tests need them; the other steps run anyway.)`);
   }
 
   await step('lint', () => bin('eslint', 'eslint', ['.']));
@@ -73,8 +74,8 @@ async function main() {
     bin('mocha', 'mocha', ['--config', '.mocharc.json', '--reporter', path.join(root, 'scripts', 'mocha', 'summaryReporter.js')]),
   );
   const bundled = await step('bundle', () => bin('webpack-cli', 'webpack-cli', ['--mode', 'production']));
-  await step('package (vsce, non-interactive)', async () => {
-    const vsix = path.join(root, '.harness', 'strata.vsix');
+  const vsix = path.join(root, '.harness', 'strata.vsix');
+  const packaged = await step('package (vsce, non-interactive)', async () => {
     fs.mkdirSync(path.dirname(vsix), { recursive: true });
     fs.rmSync(vsix, { force: true });
     const ok = require('./package').packageVsix(vsix);
@@ -82,10 +83,10 @@ async function main() {
   });
 
   if (skipIntegration) {
-    console.log('\n--no-integration: skipping the code-server harness and the integration suite');
+    console.log('\n--no-integration: skipping the code-server harness, the integration suite and the e2e tests');
     return finish();
   }
-  const harnessReady = await step('integration harness', async () => {
+  const harnessReady = await step('code-server harness', async () => {
     if (missing.length > 0) {
       throw new Error(installAdvice(missing));
     }
@@ -96,6 +97,11 @@ async function main() {
     await step('integration tests', async () => (await run(process.execPath, [path.join(__dirname, 'harness', 'run-integration.js')], { cwd: root })) === 0);
   } else {
     results.push({ name: 'integration tests', ok: false, seconds: 'not run' });
+  }
+  if (harnessReady && bundled && packaged) {
+    await step('e2e tests', async () => (await run(process.execPath, [path.join(__dirname, 'harness', 'run-e2e.js'), '--vsix', vsix], { cwd: root })) === 0);
+  } else {
+    results.push({ name: 'e2e tests', ok: false, seconds: 'not run' });
   }
   return finish();
 }
