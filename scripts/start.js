@@ -22,6 +22,7 @@ const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const { onPath } = require('./lib/sysdeps');
 const { applyManagedSettings } = require('./lib/profileSettings');
+const { QUIET_SETTINGS } = require('./harness/codeServer');
 
 const root = path.resolve(__dirname, '..');
 const startDir = path.join(root, '.harness', 'start');
@@ -94,11 +95,7 @@ function prepareWorkspace(opts) {
 /** Settings the private profile gets on every start (the imitation's are added with --imitate). */
 function managedSettings(imitation) {
   return {
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'telemetry.telemetryLevel': 'off',
-    'update.mode': 'none',
-    'git.openRepositoryInParentFolders': 'never',
+    ...QUIET_SETTINGS,
     'workbench.startupEditor': 'readme',
     // The editor's built-in chat would sit beside Strata's panel; keep the secondary side bar closed.
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
@@ -208,9 +205,9 @@ async function main() {
   }
 
   // code-server
-  const cfg = require('./harness/config');
   const { setupHarness } = require('./harness/setup');
   const { isolatedEnv, linkFolderExtension, startCodeServer, workbenchUrl } = require('./harness/codeServer');
+  const cfg = require('./harness/config');
   await setupHarness({ browser: false });
   // This repository is the installed extension: rebuild (npm start does it) and reload the window to pick up changes.
   linkFolderExtension(root, extensionsDir);

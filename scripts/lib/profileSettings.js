@@ -34,8 +34,28 @@ function parseJsonc(text) {
       out += c;
     }
   }
-  const withoutTrailingCommas = out.replace(/,(\s*[}\]])/g, '$1');
-  return withoutTrailingCommas.trim() === '' ? {} : JSON.parse(withoutTrailingCommas);
+  const json = withoutTrailingCommas(out);
+  return json.trim() === '' ? {} : JSON.parse(json);
+}
+
+/** Drops commas followed only by whitespace and a closing bracket, outside strings. */
+function withoutTrailingCommas(text) {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === '\\') out += text[++i] ?? '';
+      else if (c === '"') inString = false;
+    } else if (c === ',' && /^\s*[}\]]/.test(text.slice(i + 1))) {
+      // trailing comma: skip it
+    } else {
+      if (c === '"') inString = true;
+      out += c;
+    }
+  }
+  return out;
 }
 
 function readJson(file, fallback) {

@@ -103,7 +103,16 @@ describe('e2e: a chat turn in the real workbench', function () {
     if (readme) {
       await steps.run('README screenshot saved', async () => {
         await runCommand(page, 'Notifications: Clear All Notifications');
-        await page.mouse.move(700, 780);
+        // A wider side bar shows the panel better: drag the sash between it and the editor.
+        const bar = await page.locator('.part.sidebar').boundingBox();
+        if (bar) {
+          const y = bar.y + bar.height / 2;
+          await page.mouse.move(bar.x + bar.width + 1, y);
+          await page.mouse.down();
+          await page.mouse.move(bar.x + 480, y, { steps: 8 });
+          await page.mouse.up();
+        }
+        await page.mouse.move(900, 780);
         await page.screenshot({ path: readme });
         log(`README screenshot: ${path.relative(process.cwd(), readme)}`);
       });
