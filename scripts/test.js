@@ -8,6 +8,9 @@
 // Steps after a failure still run when they can, so one run shows every problem; the exit code
 // is non-zero when any step failed. The two VS Code steps run one after the other, never together.
 //   --no-integration   skip the harness, the integration suite and the e2e tests (not allowed when CI is set)
+// STRATA_VSCODE_LOCK=<file>: run the two VS Code steps under `flock <file>`, so checkouts sharing a
+// machine never run two VS Code sessions at once (about 2 GB each).
+
 const fs = require('node:fs');
 const path = require('node:path');
 const { run, cleanEnv, formatSeconds } = require('./lib/proc');
@@ -94,16 +97,27 @@ async function main() {
     return true;
   });
   if (harnessReady && bundled) {
-    await step('integration tests', async () => (await run(process.execPath, [path.join(__dirname, 'harness', 'run-integration.js')], { cwd: root })) === 0);
+    await step('integration tests', async () => (await runVsCode('run-integration.js', [])) === 0);
   } else {
     results.push({ name: 'integration tests', ok: false, seconds: 'not run' });
   }
   if (harnessReady && bundled && packaged) {
-    await step('e2e tests', async () => (await run(process.execPath, [path.join(__dirname, 'harness', 'run-e2e.js'), '--vsix', vsix], { cwd: root })) === 0);
+    await step('e2e tests', async () => (await runVsCode('run-e2e.js', ['--vsix', vsix])) === 0);
   } else {
     results.push({ name: 'e2e tests', ok: false, seconds: 'not run' });
   }
   return finish();
+}
+
+/** Runs a harness script that starts VS Code (code-server), under STRATA_VSCODE_LOCK when set. */
+function runVsCode(script, args) {
+  const argv = [path.join(__dirname, 'harness', script), ...args];
+  const lock = process.env.STRATA_VSCODE_LOCK;
+  if (lock) {
+    console.log(`(waiting for ${lock} if another VS Code run holds it)`);
+    return run('flock', [lock, process.execPath, ...argv], { cwd: root });
+  }
+  return run(process.execPath, argv, { cwd: root });
 }
 
 function finish() {
