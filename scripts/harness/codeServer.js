@@ -168,9 +168,21 @@ async function startCodeServer({ runDir, userDataDir, extensionsDir, env, logFil
   const child = spawn(cfg.nodeBin, args, { env, cwd: runDir, detached: true, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
 
+  // Last resort when this process exits without stopping it (mocha --exit, an uncaught error):
+  // code-server runs in its own process group, so nothing else would end it.
+  const onExit = () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  process.on('exit', onExit);
   let stopping;
   const stop = () => {
-    stopping ??= stopProcessGroup(child);
+    stopping ??= stopProcessGroup(child).finally(() => process.removeListener('exit', onExit));
     return stopping;
   };
   try {

@@ -134,10 +134,9 @@ export class E2ESession {
     ].join('\n    ');
   }
 
+  /** Stops everything at once: code-server must not wait for a browser that is slow to close. */
   async close(): Promise<void> {
-    await this.browser.close().catch(() => undefined);
-    await this.server.stop().catch(() => undefined);
-    await this.imitation.close().catch(() => undefined);
+    await Promise.all([this.server.stop(), this.browser.close(), this.imitation.close()].map((p) => p.catch(() => undefined)));
   }
 }
 
@@ -154,18 +153,20 @@ export function log(message: string): void {
 }
 
 let current: Promise<E2ESession> | undefined;
+let closing: Promise<void> | undefined;
 
 /** The run's session, started on first use. */
 export function e2eSession(): Promise<E2ESession> {
+  if (closing) return Promise.reject(new Error('the e2e session is shutting down'));
   current ??= E2ESession.start();
   return current;
 }
 
-/** Stops the session if one was started (root hook, signals). */
-export async function closeE2ESession(): Promise<void> {
-  const pending = current;
-  current = undefined;
-  if (!pending) return;
-  const session = await pending.catch(() => undefined);
-  await session?.close();
+/** Stops the session if one was started (root hook, signals); every caller waits for the same stop. */
+export function closeE2ESession(): Promise<void> {
+  closing ??= (async () => {
+    const session = await current?.catch(() => undefined);
+    await session?.close();
+  })();
+  return closing;
 }

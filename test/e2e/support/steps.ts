@@ -6,6 +6,12 @@
 import * as path from 'node:path';
 import { log, type E2ESession } from './session';
 
+/** Playwright appends the browser's whole stderr when the browser died; the cause is at the top. */
+function firstLines(message: string, max = 12): string {
+  const lines = message.split('\nBrowser logs:')[0].split('\n');
+  return lines.length > max ? `${lines.slice(0, max).join('\n')}\n    … (${lines.length - max} more lines)` : lines.join('\n');
+}
+
 export class StepError extends Error {
   constructor(
     readonly step: string,
@@ -13,7 +19,7 @@ export class StepError extends Error {
     readonly screenshot: string | undefined,
     logHint: string,
   ) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = firstLines(cause instanceof Error ? cause.message : String(cause));
     super(
       [
         `step "${step}" failed: ${reason}`,
