@@ -8,7 +8,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
+import { ChatPanel, deltaLatencies, normalize, summarizeMs, TEST_ID } from './support/chatPanel';
 import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import { chatFrame, openFile, openStrataView, poll, reloadWindow, runCommand, selectLines, TIMEOUT, waitForWorkbench } from './support/workbench';
@@ -68,6 +68,7 @@ describe('e2e: a chat turn in the real workbench', function () {
     const requestsBefore = imitation.chatRequests.length;
     const assistantBefore = await panel.messages('assistant').count();
     imitation.queueReply(REPLY);
+    await panel.startRecording();
     await steps.run('question typed in the panel and sent with Enter', () => panel.typeAndSend(QUESTION));
     await steps.run('question shown as a user message', async () => {
       await panel.messages('user').filter({ hasText: QUESTION }).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
@@ -88,6 +89,15 @@ describe('e2e: a chat turn in the real workbench', function () {
     });
     await steps.run('model labelled as the local imitation', async () => {
       await poll('the word "imitation" in the panel', TIMEOUT.ui, async () => (/imitation/i.test(await panel.frame.locator('body').innerText()) ? true : undefined));
+    });
+    await steps.run('streaming latency measured', async () => {
+      const shown = await panel.stopRecording();
+      const deltas = imitation.chatRequests.slice(requestsBefore)[0]?.deltas ?? [];
+      const latencies = deltaLatencies(REPLY, deltas, shown);
+      assert.ok(latencies.length > 0, `no streamed delta was matched on screen (${deltas.length} sent, ${shown.length} samples)`);
+      // Printed, not asserted: the issue's targets (first token ≤ 50 ms, a chunk ≤ 16 ms) are for the
+      // panel; on a shared 2-core CI machine these numbers vary run to run.
+      log(`first delta shown ${latencies[0]} ms after the provider sent it; every delta: ${summarizeMs(latencies)}`);
     });
     await steps.run('request carried the selected lines verbatim', async () => {
       const sent = imitation.chatRequests.slice(requestsBefore);

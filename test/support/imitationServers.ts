@@ -79,6 +79,8 @@ export interface RecordedRequest {
   usage?: { input: number; cacheRead: number; cacheWrite: number; output: number };
   /** Set when the client went away before the response ended. */
   clientClosedAt?: number;
+  /** The streamed text deltas, each with the time (Date.now()) it was written to the socket. */
+  deltas?: { text: string; sentAt: number }[];
   receivedAt: number;
 }
 
@@ -201,11 +203,18 @@ abstract class ImitationServerBase {
     res.flushHeaders();
   }
 
-  /** Writes `pieces` in order with the configured delay; stops early if the client went away. */
-  protected async writeAll(res: http.ServerResponse, pieces: string[]): Promise<boolean> {
-    for (const p of pieces) {
+  /**
+   * Writes `pieces` in order with the configured delay; stops early if the client went away.
+   * Pieces `deltas.first` … `deltas.first + deltas.texts.length - 1` are text deltas: each one's
+   * send time is recorded in `rec.deltas` (for latency measurements).
+   */
+  protected async writeAll(res: http.ServerResponse, pieces: string[], deltas?: { rec: RecordedRequest; first: number; texts: string[] }): Promise<boolean> {
+    for (const [i, p] of pieces.entries()) {
       if (res.destroyed || res.writableEnded) return false;
       res.write(p);
+      if (deltas && i >= deltas.first && i < deltas.first + deltas.texts.length) {
+        (deltas.rec.deltas ??= []).push({ text: deltas.texts[i - deltas.first], sentAt: Date.now() });
+      }
       if (this.opts.chunkDelayMs) await sleep(this.opts.chunkDelayMs);
     }
     return !res.destroyed;
@@ -366,7 +375,7 @@ export class OpenAIImitationServer extends ImitationServerBase {
     const head = [chunk({ role: 'assistant', content: '' })];
     if (fault?.kind === 'reset' || fault?.kind === 'malformed' || fault?.kind === 'stall') {
       const n = fault.afterChunks ?? (fault.kind === 'reset' ? 2 : fault.kind === 'malformed' ? 1 : 0);
-      await this.writeAll(res, [...head, ...deltas.slice(0, n).map((d) => chunk({ content: d }))]);
+      await this.writeAll(res, [...head, ...deltas.slice(0, n).map((d) => chunk({ content: d }))], { rec, first: head.length, texts: deltas.slice(0, n) });
       if (fault.kind === 'reset') return this.reset(res);
       if (fault.kind === 'malformed') {
         res.end(`data: {"id":"${id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"tru\n\n`);
@@ -377,7 +386,7 @@ export class OpenAIImitationServer extends ImitationServerBase {
     const body2 = [...head, ...deltas.map((d) => chunk({ content: d })), chunk({}, 'stop')];
     if (body.stream_options?.include_usage) body2.push(ev({ ...base, choices: [], usage }));
     body2.push('data: [DONE]\n\n');
-    if (await this.writeAll(res, body2)) res.end();
+    if (await this.writeAll(res, body2, { rec, first: head.length, texts: deltas })) res.end();
   }
 }
 
@@ -507,7 +516,7 @@ export class AnthropicImitationServer extends ImitationServerBase {
     this.sse(res);
     if (fault?.kind === 'reset' || fault?.kind === 'malformed' || fault?.kind === 'stall') {
       const n = fault.afterChunks ?? (fault.kind === 'reset' ? 2 : fault.kind === 'malformed' ? 1 : 0);
-      await this.writeAll(res, [...head, ...deltas.slice(0, n).map(delta)]);
+      await this.writeAll(res, [...head, ...deltas.slice(0, n).map(delta)], { rec, first: head.length, texts: deltas.slice(0, n) });
       if (fault.kind === 'reset') return this.reset(res);
       if (fault.kind === 'malformed') {
         res.end('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tru\n\n');
@@ -522,7 +531,7 @@ export class AnthropicImitationServer extends ImitationServerBase {
       ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } }),
       ev('message_stop', { type: 'message_stop' }),
     ];
-    if (await this.writeAll(res, all)) res.end();
+    if (await this.writeAll(res, all, { rec, first: head.length, texts: deltas })) res.end();
   }
 }
 

@@ -47,6 +47,31 @@ export function shownPrefixLength(shown: string, reply: string): number {
   return lo;
 }
 
+/** What the panel showed of the last assistant message, and when (Date.now() in the webview). */
+export interface ShownSample {
+  t: number;
+  text: string;
+}
+
+/**
+ * Installed in the webview: a MutationObserver that records the last assistant message's text each
+ * time it changes (before the browser paints it). A string, because the root tsconfig has no DOM.
+ */
+const RECORDER = `() => {
+  const w = window;
+  if (w.__strataShown) w.__strataShown.observer.disconnect();
+  const samples = [];
+  const read = () => {
+    const all = document.querySelectorAll('[data-testid="${TEST_ID.message}"][data-role="assistant"]');
+    const last = all[all.length - 1];
+    const text = last ? last.textContent || '' : '';
+    if (samples.length === 0 || samples[samples.length - 1].text !== text) samples.push({ t: Date.now(), text });
+  };
+  const observer = new MutationObserver(read);
+  observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+  w.__strataShown = { observer, samples };
+}`;
+
 export class ChatPanel {
   constructor(
     readonly page: Page,
@@ -93,6 +118,18 @@ export class ChatPanel {
     await this.page.keyboard.press('Enter');
   }
 
+  /** Starts recording what the last assistant message shows, as it changes (see RECORDER). */
+  async startRecording(): Promise<void> {
+    await this.frame.locator('body').evaluate(`(${RECORDER})()`);
+  }
+
+  /** Stops recording; returns the samples. */
+  async stopRecording(): Promise<ShownSample[]> {
+    return (await this.frame.locator('body').evaluate(
+      '(() => { const r = window.__strataShown; if (!r) return []; r.observer.disconnect(); delete window.__strataShown; return r.samples; })()',
+    )) as ShownSample[];
+  }
+
   /**
    * Follows the last assistant message until it contains `reply`, sampling its text as it streams.
    * Returns the prefix lengths seen (in order), so the caller can check it grew in steps.
@@ -115,4 +152,29 @@ export class ChatPanel {
       await new Promise((r) => setTimeout(r, 30));
     }
   }
+}
+
+/**
+ * How long after the provider sent each text delta the panel showed it: for each delta, the first
+ * sample whose shown prefix of `reply` covers everything sent so far. Clocks: the imitation server
+ * (Node) and the webview (Chromium) run on the same machine, so Date.now() values compare.
+ */
+export function deltaLatencies(reply: string, deltas: readonly { text: string; sentAt: number }[], shown: readonly ShownSample[]): number[] {
+  const prefixes = shown.map((s) => ({ t: s.t, k: shownPrefixLength(s.text, reply) }));
+  const out: number[] = [];
+  let sent = '';
+  for (const d of deltas) {
+    sent += d.text;
+    const need = normalize(sent).length;
+    const first = prefixes.find((p) => p.k >= need && p.t >= d.sentAt - 5);
+    if (first) out.push(Math.max(0, first.t - d.sentAt));
+  }
+  return out;
+}
+
+export function summarizeMs(values: readonly number[]): string {
+  if (values.length === 0) return 'no samples';
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return `median ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${sorted[sorted.length - 1]} ms (n=${values.length})`;
 }
