@@ -81,6 +81,10 @@ describe('e2e: a chat turn in the real workbench', function () {
       assert.ok(partial.length >= 2, `the reply did not stream: prefix lengths seen ${samples.join(', ')}`);
       assert.ok(samples.every((k, i) => i === 0 || k >= samples[i - 1]), `the shown reply shrank: ${samples.join(', ')}`);
     });
+    await steps.run('no error banner after a successful turn', async () => {
+      const shown = await panel.byTestId(TEST_ID.error).filter({ visible: true }).allInnerTexts();
+      assert.deepEqual(shown.map(normalize), [], 'an error banner is shown after a turn that succeeded');
+    });
     await steps.run('meter updated after the turn', async () => {
       await poll('the meter to change', TIMEOUT.ui, async () => {
         const now = await panel.text(TEST_ID.meter);
@@ -144,14 +148,18 @@ describe('e2e: a chat turn in the real workbench', function () {
       return openPanel(session);
     });
     const requestsBefore = imitation.chatRequests.length;
+    const bannersBefore = (await panel.byTestId(TEST_ID.error).filter({ visible: true }).allInnerTexts()).map(normalize);
     // Every request fails until cleared (not retried: an unknown model is not a transient error).
     imitation.faultEvery(1, { kind: 'unknown-model' });
     try {
       await steps.run('question sent while the provider fails', () => panel.typeAndSend('This request fails on purpose.'));
       await steps.run('error banner shown', async () => {
-        const banner = panel.byTestId(TEST_ID.error).first();
-        await banner.waitFor({ state: 'visible', timeout: TIMEOUT.reply });
-        const text = normalize(await banner.innerText());
+        // A banner that was not there before the failing request (one already shown does not count).
+        const text = await poll('a new error banner', TIMEOUT.reply, async () => {
+          const now = (await panel.byTestId(TEST_ID.error).filter({ visible: true }).allInnerTexts()).map(normalize);
+          const fresh = now.filter((t) => t.length > 0 && !bannersBefore.includes(t));
+          return fresh.length > 0 || now.length > bannersBefore.length ? (fresh[0] ?? now[now.length - 1]) : undefined;
+        });
         assert.ok(text.length > 0, 'the error banner is empty');
         log(`error banner: "${text.slice(0, 160)}"`);
       });
