@@ -4,6 +4,21 @@
  * press Enter, watch the reply stream in and the meter change, reload the window, find the chat
  * again. Strata talks to the OpenAI imitation server (configured in user settings), so the test can
  * check the request that went out. And the error path: a provider fault shows the error banner.
+ *
+ * What it needs from the panel and host (test hooks from issue 9; all waits bounded):
+ * - the webview loads a script from the installed extension's folder (`strata-dev.strata-<version>`);
+ * - `strata-input` visible when the panel is ready; a click focuses a text field, typed keys go in,
+ *   Enter sends;
+ * - after "Strata: Attach Selection" on lines 53–59 of src/invoice.ts, a `strata-chip` whose text
+ *   contains `invoice.ts:L53-59`;
+ * - `strata-meter` text with a digit once something is attached, different after the turn;
+ * - `strata-message[data-role=user]` with the question; a new `strata-message[data-role=assistant]`
+ *   (DOM order) whose text shows the reply growing, then all of it (other text inside is allowed);
+ * - the word "imitation" in the panel (the model label for a loopback imitation server);
+ * - exactly one chat request per turn, to `strata.baseUrl` with `strata.model`, containing the
+ *   selected lines verbatim and the question; no visible `strata-error` after a successful turn;
+ * - after a page reload and reopening the Strata view: the same chat, question and reply;
+ * - a provider error (404 unknown model, not retried) shows a new visible `strata-error`.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
