@@ -27,7 +27,8 @@ module.exports = (_env, argv) => {
   const common = {
     mode,
     devtool: mode === 'production' ? 'nosources-source-map' : 'source-map',
-    resolve: { extensions: ['.ts', '.js'] },
+    // `.js` in a relative import (required for dynamic import() under node16 resolution) means the .ts source.
+    resolve: { extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } },
     performance: { hints: false },
     infrastructureLogging: { level: 'warn' },
     stats: 'errors-warnings',

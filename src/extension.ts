@@ -18,7 +18,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   context.subscriptions.push(
     chatView,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),
-    new LayersTreeProvider(),
+    new LayersTreeProvider(() => []),
     registerCommands({}),
   );
 

@@ -213,10 +213,11 @@ async function stopProcessGroup(child) {
   }
 }
 
-/** The workbench URL for a folder (plus an optional smoke-test payload). */
-function workbenchUrl(authority, folder, payload) {
+/** The workbench URL for a folder or a `.code-workspace` file (plus an optional smoke-test payload). */
+function workbenchUrl(authority, folderOrWorkspace, payload) {
+  const kind = folderOrWorkspace.endsWith('.code-workspace') ? 'workspace' : 'folder';
   // '/' stays readable: the URL is printed for people to open.
-  let url = `http://${authority}/?folder=${encodeURIComponent(folder).replace(/%2F/g, '/')}`;
+  let url = `http://${authority}/?${kind}=${encodeURIComponent(folderOrWorkspace).replace(/%2F/g, '/')}`;
   if (payload) url += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   return url;
 }

@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runTests } = require('@vscode/test-electron');
+const { createFixtureWorkspace } = require('./fixtureWorkspace');
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 /**
@@ -27,7 +28,7 @@ async function main() {
     throw new Error(`${path.relative(repoRoot, fakeLmExtension)} is missing`);
   }
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-it-'));
-  fs.writeFileSync(path.join(workspace, 'README.md'), '# Strata integration workspace\n');
+  const { workspaceFile } = createFixtureWorkspace(workspace);
   try {
     return await runTests({
       version: process.env.STRATA_VSCODE_VERSION || '1.139.1',
@@ -35,7 +36,7 @@ async function main() {
       vscodeExecutablePath: process.env.STRATA_VSCODE_EXECUTABLE || undefined,
       extensionDevelopmentPath: [repoRoot, fakeLmExtension],
       extensionTestsPath,
-      launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust'],
+      launchArgs: [workspaceFile, '--disable-extensions', '--disable-workspace-trust'],
     });
   } finally {
     fs.rmSync(workspace, { recursive: true, force: true });

@@ -11,6 +11,7 @@ const path = require('node:path');
 const util = require('node:util');
 const cfg = require('./config');
 const { setupHarness } = require('./setup');
+const { createFixtureWorkspace } = require('./fixtureWorkspace');
 const { formatSeconds } = require('../lib/proc');
 const { CHROMIUM_ARGS, QUIET_SETTINGS, isolatedEnv, linkFolderExtension, startCodeServer, tail, workbenchUrl, writeUserSettings } = require('./codeServer');
 
@@ -56,10 +57,9 @@ async function main() {
   fs.rmSync(runDir, { recursive: true, force: true });
   const userDataDir = path.join(runDir, 'user-data');
   const extensionsDir = path.join(runDir, 'extensions');
-  const workspace = path.join(runDir, 'workspace');
-  for (const d of [userDataDir, extensionsDir, workspace]) fs.mkdirSync(d, { recursive: true });
+  for (const d of [userDataDir, extensionsDir]) fs.mkdirSync(d, { recursive: true });
   linkFolderExtension(fakeLmExtension, extensionsDir);
-  fs.writeFileSync(path.join(workspace, 'README.md'), '# Strata integration workspace\n');
+  const { workspaceFile } = createFixtureWorkspace(path.join(runDir, 'workspace'));
   writeUserSettings(userDataDir, { 'workbench.startupEditor': 'none', ...QUIET_SETTINGS });
   const env = isolatedEnv(runDir);
 
@@ -112,7 +112,7 @@ async function main() {
       void page.exposeFunction('codeAutomationExit', (code) => resolve(Number(code)));
     });
 
-    const url = workbenchUrl(authority, workspace, [
+    const url = workbenchUrl(authority, workspaceFile, [
       ['extensionDevelopmentPath', `vscode-remote://${authority}${repoRoot}`],
       ['extensionTestsPath', `vscode-remote://${authority}${suiteIndex}`],
     ]);

@@ -797,7 +797,7 @@ export class PromptContextEngine {
     for (const k of s.order) {
       const e = s.entries.get(k)!;
       if (e.presence === 'present' || e.presence === 'replaced' || shown.has(k)) continue;
-      ledgerLayers[1].items.push({ id: k, label: describeArtifact(e.artifact), tokens: 0, status: 'pruned', cached: false, recoverable: e.artifact.recoverable, reason: reasons.get(k) ?? (e.presence === 'detached' ? 'detached' : 'pruned earlier') });
+      ledgerLayers[1].items.push({ id: k, label: describeArtifact(e.artifact), tokens: 0, status: 'pruned', cached: false, recoverable: e.artifact.recoverable, reason: reasons.get(k) ?? (e.presence === 'detached' ? 'detached' : 'pruned earlier'), ...artifactFacts(e) });
     }
 
     const budget = this.budget;
@@ -830,8 +830,16 @@ export class PromptContextEngine {
     if (e?.superseded) item.superseded = true;
     if (e?.missing) item.missing = true;
     if (g.kind === 'stub' && e) item.reason = e.presence === 'detached' ? 'detached' : 'pruned';
+    item.segment = g.kind;
+    if (g.turn !== undefined) item.turn = g.turn;
+    if (e) Object.assign(item, artifactFacts(e));
     return item;
   }
+}
+
+/** The artifact facts a ledger item carries (the tree shows them; nothing is parsed back out of ids). */
+function artifactFacts(e: EntryState): Pick<LedgerItem, 'key' | 'artifactKind' | 'version' | 'contentHash'> {
+  return { key: e.key, artifactKind: e.artifact.kind, version: e.artifact.version, contentHash: e.artifact.contentHash };
 }
 
 /** What the user typed, as sent: providers reject empty text blocks. */

@@ -101,6 +101,16 @@ export interface LedgerItem {
   superseded?: boolean;
   missing?: boolean;
   reason?: string;
+  /** What the segment is (absent for the per-layer framing line and for items cut earlier). */
+  segment?: SegmentKind;
+  /** The artifact version this item sends or stands for (`id` or `id@vN`). */
+  key?: string;
+  artifactKind?: ArtifactKind;
+  version?: number;
+  /** sha256 hex of the artifact's content. */
+  contentHash?: string;
+  /** The history turn the item belongs to. */
+  turn?: number;
 }
 
 export interface LedgerLayer {

@@ -1,28 +1,45 @@
 import * as vscode from 'vscode';
 import { Disposable, DisposableStore } from '../common/lifecycle';
 import {
+  PROTOCOL_VERSION,
   ProtocolError,
   parseWebviewToHostMessage,
   type HostToWebviewMessage,
-  type WebviewToHostMessage,
+  type PanelState,
+  type WebviewRequest,
 } from '../protocol/messages';
 import { VIEW_IDS } from './commandIds';
 import { renderWebviewHtml, webviewResourceRoots } from './webviewHtml';
 
+/** What the panel asks of the host; the webview is UI, this decides. */
+export interface PanelHandler {
+  /** The whole panel, for `init` and after the view is re-created. */
+  panelState(): Promise<PanelState>;
+  /** Acts on one validated request; the resolved value (or the error's message) is the response. */
+  handle(request: WebviewRequest): Promise<unknown>;
+}
+
 /**
- * The chat side panel. Placeholder for now: it loads the webview bundle, waits for the webview's
- * `ready` and then sends `init`. Messages posted before `ready` are queued, never dropped.
+ * The chat side panel (WebviewView `strata.chat`). Loads the webview bundle, waits for the webview's
+ * `ready`, then sends `init`; messages posted before `ready` are dropped (the `init` state carries
+ * everything). Every inbound message is validated (DESIGN §6): a malformed or forged one is rejected
+ * and logged, never acted on.
  */
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
   static readonly viewId = VIEW_IDS.chat;
 
   private view: vscode.WebviewView | undefined;
   private ready = false;
-  private pending: HostToWebviewMessage[] = [];
+  private handler: PanelHandler | undefined;
   private readonly viewDisposables = this._register(new DisposableStore());
   private readonly onDidBecomeReadyEmitter = this._register(new vscode.EventEmitter<void>());
-  /** Fires each time a (re)created webview reports `ready`. */
+  /** Fires each time a (re)created webview reports `ready` and has been sent `init`. */
   readonly onDidBecomeReady = this.onDidBecomeReadyEmitter.event;
+  private readonly onDidRejectEmitter = this._register(new vscode.EventEmitter<string>());
+  /** Fires with the reason whenever an inbound message is rejected (tests, diagnostics). */
+  readonly onDidReject = this.onDidRejectEmitter.event;
+  /** Messages the panel received and handled, by request kind (tests, diagnostics). */
+  private readonly postedListeners = new Set<(m: HostToWebviewMessage) => void>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -32,17 +49,33 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     super();
   }
 
-  /** Resolves once a webview has said `ready` (at once if the current one already has). */
+  setHandler(handler: PanelHandler): void {
+    this.handler = handler;
+  }
+
+  get isReady(): boolean {
+    return !!this.view && this.ready;
+  }
+
+  get visible(): boolean {
+    return !!this.view?.visible;
+  }
+
+  /** Resolves once a webview has said `ready` and got `init` (at once if the current one has). */
   whenReady(): Promise<void> {
-    if (this.ready) {
-      return Promise.resolve();
-    }
+    if (this.isReady) return Promise.resolve();
     return new Promise((resolve) => {
       const subscription = this.onDidBecomeReady(() => {
         subscription.dispose();
         resolve();
       });
     });
+  }
+
+  /** Observes every message posted to the webview (used by the integration tests). */
+  onDidPost(listener: (m: HostToWebviewMessage) => void): vscode.Disposable {
+    this.postedListeners.add(listener);
+    return new vscode.Disposable(() => this.postedListeners.delete(listener));
   }
 
   resolveWebviewView(webviewView: vscode.WebviewView): void {
@@ -56,7 +89,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       enableCommandUris: false,
       localResourceRoots: webviewResourceRoots(this.extensionUri),
     };
-    this.viewDisposables.add(webviewView.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)));
+    this.viewDisposables.add(webviewView.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)));
     this.viewDisposables.add(
       webviewView.onDidDispose(() => {
         if (this.view === webviewView) {
@@ -69,36 +102,54 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     webviewView.webview.html = renderWebviewHtml(webviewView.webview, this.extensionUri, 'Strata Chat');
   }
 
-  /** Sends now when the webview is ready, otherwise after its `ready`. */
-  post(message: HostToWebviewMessage): void {
-    if (this.view && this.ready) {
-      void this.view.webview.postMessage(message);
-    } else {
-      this.pending.push(message);
-    }
+  /** Reveals the panel (and focuses its input when asked). */
+  async reveal(focusInput = false): Promise<void> {
+    await vscode.commands.executeCommand(`${VIEW_IDS.chat}.focus`);
+    if (focusInput) this.post({ type: 'focusInput' });
   }
 
-  private onMessage(raw: unknown): void {
+  /** Sends now when the webview is ready; otherwise drops it (`init` will carry the current state). */
+  post(message: HostToWebviewMessage): void {
+    for (const l of this.postedListeners) l(message);
+    if (this.view && this.ready) void this.view.webview.postMessage(message);
+  }
+
+  /**
+   * The one entry point for everything the webview sends (also used by the integration suite to
+   * deliver forged messages through the same checks).
+   */
+  async receive(raw: unknown): Promise<void> {
     const message = parseWebviewToHostMessage(raw);
     if (message instanceof ProtocolError) {
-      this.log.warn(`chat view: rejected a message from the webview (${message.message})`);
+      this.log.warn(`chat view: rejected a message from the webview: ${message.message}`);
+      this.onDidRejectEmitter.fire(message.message);
       return;
     }
-    this.handle(message);
-  }
-
-  private handle(message: WebviewToHostMessage): void {
-    switch (message.type) {
-      case 'request':
-        break;
-      case 'ready': {
-        this.ready = true;
-        const queued = this.pending;
-        this.pending = [];
-        queued.forEach((m) => this.post(m));
-        this.onDidBecomeReadyEmitter.fire();
-        break;
+    if (message.type === 'ready') {
+      this.ready = !!this.view;
+      if (this.handler) {
+        try {
+          const state = await this.handler.panelState();
+          this.post({ type: 'init', protocolVersion: PROTOCOL_VERSION, extensionVersion: this.extensionVersion, state });
+        } catch (e) {
+          this.log.error(`chat view: could not build the panel state: ${e instanceof Error ? e.message : String(e)}`);
+        }
       }
+      this.onDidBecomeReadyEmitter.fire();
+      return;
+    }
+    const { requestId, request } = message;
+    if (!this.handler) {
+      this.post({ type: 'response', requestId, ok: false, error: 'Strata is still starting.' });
+      return;
+    }
+    try {
+      const value = await this.handler.handle(request);
+      this.post({ type: 'response', requestId, ok: true, value: value === undefined ? undefined : value });
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      this.log.warn(`chat view: ${request.kind} failed: ${error}`);
+      this.post({ type: 'response', requestId, ok: false, error });
     }
   }
 }

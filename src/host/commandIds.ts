@@ -1,6 +1,5 @@
 /**
- * Every command Strata contributes. Activation registers each of them (a placeholder until its
- * feature lands), and the manifest test checks this list equals `contributes.commands`.
+ * Every command Strata contributes. Activation registers each of them, and the manifest test checks this list equals `contributes.commands`.
  * No vscode import: unit tests load this file in plain Node.
  */
 export const COMMAND_IDS = [
@@ -18,6 +17,9 @@ export const COMMAND_IDS = [
   'strata.exportChat',
   'strata.importChat',
   'strata.deleteChat',
+  // Context Layers tree item actions (issue 10), beyond DESIGN §11's list.
+  'strata.openSource',
+  'strata.showContent',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

@@ -9,6 +9,11 @@ export function readSetting<K extends SettingKey>(key: K, scope?: vscode.Configu
   return vscode.workspace.getConfiguration(CONFIG_SECTION, scope).get<StrataSettings[K]>(key, SETTING_DEFAULTS[key]);
 }
 
+/** Writes a `strata.*` setting (user settings unless a target is given). */
+export async function writeSetting<K extends SettingKey>(key: K, value: StrataSettings[K], target: vscode.ConfigurationTarget = vscode.ConfigurationTarget.Global): Promise<void> {
+  await vscode.workspace.getConfiguration(CONFIG_SECTION).update(key, value, target);
+}
+
 /** Fires `listener` with the changed keys whenever any `strata.*` setting changes. */
 export function onDidChangeSettings(listener: (changed: SettingKey[]) => void): vscode.Disposable {
   return vscode.workspace.onDidChangeConfiguration((event) => {

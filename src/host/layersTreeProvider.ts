@@ -1,34 +1,113 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
+import type { LedgerTreeNode, TreeIcon } from '../services/ledgerTree';
 import { VIEW_IDS } from './commandIds';
 
-/** A row of the Context Layers tree. Filled by the breakdown view in a later version. */
-export interface LayerNode {
-  readonly label: string;
+const ICONS: Record<TreeIcon, string> = {
+  request: 'arrow-swap',
+  layer: 'layers',
+  file: 'file',
+  selection: 'selection',
+  message: 'comment',
+  reply: 'comment-discussion',
+  summary: 'fold',
+  system: 'settings-gear',
+  instructions: 'book',
+  reference: 'references',
+  pruned: 'circle-slash',
+  next: 'send',
+  history: 'history',
+  warning: 'warning',
+  tool: 'tools',
+  framing: 'symbol-misc',
+};
+
+/** Icon colours carry the status (superseded and pruned greyed, pinned highlighted). */
+function iconFor(node: LedgerTreeNode): vscode.ThemeIcon {
+  const id = node.status === 'pinned' ? 'pinned' : ICONS[node.icon];
+  const color =
+    node.status === 'pruned' || node.status === 'superseded'
+      ? new vscode.ThemeColor('disabledForeground')
+      : node.icon === 'warning'
+        ? new vscode.ThemeColor('problemsWarningIcon.foreground')
+        : node.status === 'pinned'
+          ? new vscode.ThemeColor('charts.blue')
+          : undefined;
+  return new vscode.ThemeIcon(id, color);
 }
 
 /**
- * The "Context Layers" tree. Renders only; until a request has been built it has no rows and the
- * view shows a message instead.
+ * The "Context Layers" tree (`strata.layers`). It only renders: the nodes come from
+ * src/services/ledgerTree.ts through `source`, rebuilt on `refresh()` (every turn, attach, remove,
+ * pin and chat switch). `getChildren` has no side effects beyond expanding lazily built requests.
  */
-export class LayersTreeProvider extends Disposable implements vscode.TreeDataProvider<LayerNode> {
+export class LayersTreeProvider extends Disposable implements vscode.TreeDataProvider<LedgerTreeNode> {
   static readonly viewId = VIEW_IDS.layers;
 
-  private readonly onDidChangeTreeDataEmitter = this._register(new vscode.EventEmitter<LayerNode | undefined>());
+  private readonly onDidChangeTreeDataEmitter = this._register(new vscode.EventEmitter<LedgerTreeNode | undefined>());
   readonly onDidChangeTreeData = this.onDidChangeTreeDataEmitter.event;
-  private readonly treeView: vscode.TreeView<LayerNode>;
+  private readonly treeView: vscode.TreeView<LedgerTreeNode>;
+  private roots: LedgerTreeNode[] | undefined;
+  private readonly lazy = new Map<string, LedgerTreeNode[]>();
 
-  constructor() {
+  constructor(private readonly source: () => LedgerTreeNode[]) {
     super();
-    this.treeView = this._register(vscode.window.createTreeView(LayersTreeProvider.viewId, { treeDataProvider: this }));
-    this.treeView.message = vscode.l10n.t('No request yet');
+    this.treeView = this._register(vscode.window.createTreeView(LayersTreeProvider.viewId, { treeDataProvider: this, showCollapseAll: true }));
   }
 
-  getTreeItem(node: LayerNode): vscode.TreeItem {
-    return new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+  /** Rebuilds the tree from the current chat. */
+  refresh(): void {
+    this.roots = undefined;
+    this.lazy.clear();
+    this.onDidChangeTreeDataEmitter.fire(undefined);
   }
 
-  getChildren(): LayerNode[] {
+  get view(): vscode.TreeView<LedgerTreeNode> {
+    return this.treeView;
+  }
+
+  getTreeItem(node: LedgerTreeNode): vscode.TreeItem {
+    const hasChildren = (node.children && node.children.length > 0) || !!node.lazyChildren;
+    const item = new vscode.TreeItem(
+      node.label,
+      hasChildren ? (node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed) : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = node.id;
+    item.description = node.description;
+    if (node.tooltip) {
+      const md = new vscode.MarkdownString(node.tooltip, false);
+      md.isTrusted = false;
+      md.supportHtml = false;
+      item.tooltip = md;
+    }
+    item.iconPath = iconFor(node);
+    item.contextValue = node.contextValue;
+    item.accessibilityInformation = { label: node.accessibility, role: hasChildren ? 'treeitem' : undefined };
+    if (node.source && (node.contextValue.startsWith('attachment') || node.contextValue.startsWith('chip') || node.contextValue.startsWith('pruned'))) {
+      item.command = { title: 'Open Source', command: 'strata.openSource', arguments: [node] };
+    }
+    return item;
+  }
+
+  getChildren(node?: LedgerTreeNode): LedgerTreeNode[] {
+    if (!node) {
+      this.roots ??= this.source();
+      this.treeView.message = this.roots.length <= 1 && !this.roots.some((r) => r.id === 'last') ? 'No request yet in this chat. Attach files or a selection and send a message; every token of the request shows here.' : undefined;
+      return this.roots;
+    }
+    if (node.children) return node.children;
+    if (node.lazyChildren) {
+      let kids = this.lazy.get(node.id);
+      if (!kids) {
+        kids = node.lazyChildren();
+        this.lazy.set(node.id, kids);
+      }
+      return kids;
+    }
     return [];
+  }
+
+  getParent(): undefined {
+    return undefined;
   }
 }

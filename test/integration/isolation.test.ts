@@ -1,0 +1,168 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { HostWorkspace } from '../../src/host/hostWorkspace';
+import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../../src/engine/isolation';
+import type { Resolved } from '../../src/services/workspacePort';
+
+/**
+ * Workspace isolation on the real extension host (DESIGN §3) against the multi-root fixture of
+ * scripts/harness/fixtureWorkspace.js: folders `app` and `lib`, a symlink out of the workspace, a
+ * symlink to `.env`, excluded, binary, over-size and 5 MB files, and a file outside both folders.
+ */
+
+function folder(name: string): vscode.WorkspaceFolder {
+  const f = vscode.workspace.workspaceFolders?.find((w) => w.name === name);
+  assert.ok(f, `workspace folder ${name} is not open (folders: ${vscode.workspace.workspaceFolders?.map((w) => w.name).join(', ')})`);
+  return f;
+}
+
+function rejected(r: Resolved): string {
+  assert.equal(r.ok, false, 'expected a refusal');
+  return r.ok ? '' : r.rejection.reason;
+}
+
+/** Runs `fn` while sampling the event loop; returns its result and the longest stall in ms. */
+async function withStallProbe<T>(fn: () => Promise<T>): Promise<{ value: T; maxStallMs: number }> {
+  let last = performance.now();
+  let maxStallMs = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    maxStallMs = Math.max(maxStallMs, now - last);
+    last = now;
+  }, 1);
+  try {
+    const value = await fn();
+    const now = performance.now();
+    maxStallMs = Math.max(maxStallMs, now - last);
+    return { value, maxStallMs };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+describe('Workspace isolation in the extension host', () => {
+  const ws = new HostWorkspace(() => ({ excludes: DEFAULT_EXCLUDES, maxFileBytes: DEFAULT_MAX_FILE_BYTES }));
+  let appDir: string;
+
+  before(() => {
+    appDir = folder('app').uri.fsPath;
+    folder('lib');
+  });
+
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('names files by folder in a multi-root workspace and reads them', async () => {
+    const uri = vscode.Uri.joinPath(folder('app').uri, 'src', 'math.ts');
+    assert.equal(HostWorkspace.pathOf(uri), 'app/src/math.ts');
+    const r = await ws.resolve({ kind: 'file', path: 'app/src/math.ts' });
+    assert.ok(r.ok);
+    assert.equal(r.input.uri, 'app/src/math.ts');
+    assert.equal(r.input.content, fs.readFileSync(uri.fsPath, 'utf8'));
+    const lib = await ws.resolve({ kind: 'file', path: 'lib/index.ts' });
+    assert.ok(lib.ok);
+    assert.equal(lib.input.content, 'export const version = "1.0.0";\n');
+  });
+
+  it('refuses excluded secrets files, by pattern', async () => {
+    assert.equal(rejected(await ws.resolve({ kind: 'file', path: 'app/.env' })), 'excluded');
+    assert.equal(rejected(await ws.resolve({ kind: 'file', path: 'app/keys/server.pem' })), 'excluded');
+    const r = await ws.resolve({ kind: 'file', path: 'app/.env' });
+    assert.ok(!r.ok && /strata\.context\.exclude/.test(r.rejection.message), 'the message names the setting');
+  });
+
+  it('refuses a symlink that points out of the workspace, and one that points at an excluded file', async () => {
+    const out = await ws.resolve({ kind: 'file', path: 'app/link-out.txt' });
+    assert.equal(rejected(out), 'outside-workspace');
+    assert.ok(!out.ok && /link that points outside the workspace/.test(out.rejection.message), out.ok ? '' : out.rejection.message);
+    assert.equal(rejected(await ws.resolve({ kind: 'file', path: 'app/link-env.txt' })), 'excluded');
+  });
+
+  it('refuses paths that climb out, files outside every folder, and unknown folders', async () => {
+    assert.equal(rejected(await ws.resolve({ kind: 'file', path: 'app/../outside/secret.txt' })), 'outside-workspace');
+    assert.equal(rejected(await ws.resolve({ kind: 'file', path: 'nope/file.ts' })), 'outside-workspace');
+    const outsideUri = vscode.Uri.file(path.join(path.dirname(appDir), 'outside', 'secret.txt'));
+    assert.equal(HostWorkspace.pathOf(outsideUri), undefined);
+  });
+
+  it('refuses binary, over-size and missing files with their reasons', async () => {
+    assert.equal(rejected(await ws.resolve({ kind: 'file', path: 'app/image.bin' })), 'binary');
+    const huge = await ws.resolve({ kind: 'file', path: 'app/huge.log' });
+    assert.equal(rejected(huge), 'too-large');
+    assert.ok(!huge.ok && /maxFileBytes/.test(huge.rejection.message));
+    assert.equal(rejected(await ws.resolve({ kind: 'file', path: 'app/src/missing.ts' })), 'not-found');
+  });
+
+  it('reads a dirty buffer as the editor shows it, and slices selections verbatim (CRLF kept)', async () => {
+    const uri = vscode.Uri.joinPath(folder('app').uri, 'src', 'main.ts');
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc);
+    await editor.edit((e) => e.insert(new vscode.Position(0, 0), '// unsaved line\n'));
+    assert.ok(doc.isDirty);
+    const r = await ws.resolve({ kind: 'file', path: 'app/src/main.ts' });
+    assert.ok(r.ok);
+    assert.ok(r.input.content.startsWith('// unsaved line\n'), 'the dirty buffer is attached');
+    const crlf = await ws.resolve({ kind: 'selection', path: 'app/src/crlf.ts', startLine: 2, endLine: 3 });
+    assert.ok(crlf.ok);
+    assert.equal(crlf.input.content, 'const b = 2;\r\nconst c = 3;');
+    assert.deepEqual(crlf.input.range, { startLine: 2, endLine: 3 });
+  });
+
+  it('attaches untitled documents of this window', async () => {
+    const doc = await vscode.workspace.openTextDocument({ content: 'scratch notes\nline two', language: 'plaintext' });
+    const p = HostWorkspace.pathOf(doc.uri);
+    assert.ok(p && p.startsWith('untitled:'), String(p));
+    const r = await ws.resolve({ kind: 'file', path: p });
+    assert.ok(r.ok);
+    assert.equal(r.input.content, 'scratch notes\nline two');
+  });
+
+  it('re-checks the real path before sending: a file swapped for a symlink out is refused', async () => {
+    const file = path.join(appDir, 'swap.txt');
+    fs.writeFileSync(file, 'harmless\n');
+    try {
+      const r = await ws.resolve({ kind: 'file', path: 'app/swap.txt' });
+      assert.ok(r.ok);
+      assert.equal(await ws.recheck('app/swap.txt', 'app/swap.txt'), undefined);
+      fs.rmSync(file);
+      fs.symlinkSync(path.join(path.dirname(appDir), 'outside', 'secret.txt'), file);
+      const again = await ws.recheck('app/swap.txt', 'app/swap.txt');
+      assert.equal(again?.reason, 'outside-workspace');
+      const fresh = await ws.readFresh([{ id: 'file:app/swap.txt', uri: 'app/swap.txt' }]);
+      assert.notEqual(fresh.get('file:app/swap.txt'), 'this file is outside every workspace folder\n');
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  });
+
+  it('reads a 5 MB file without blocking the extension host for more than 50 ms at a time', async () => {
+    const { value, maxStallMs } = await withStallProbe(() => ws.resolve({ kind: 'file', path: 'app/big.txt' }));
+    assert.ok(value.ok);
+    assert.ok(value.input.content.length > 5 * 1024 * 1024 - 200);
+    console.log(`    5 MB attach read: longest event-loop stall ${maxStallMs.toFixed(1)} ms (limit 50 ms)`);
+    assert.ok(maxStallMs <= 50, `the host was blocked for ${maxStallMs.toFixed(1)} ms`);
+  });
+
+  it('re-reads only files that changed since the last read', async () => {
+    const file = path.join(appDir, 'fresh.txt');
+    fs.writeFileSync(file, 'one\n');
+    try {
+      const r = await ws.resolve({ kind: 'file', path: 'app/fresh.txt' });
+      assert.ok(r.ok);
+      const unchanged = await ws.readFresh([{ id: 'file:app/fresh.txt', uri: 'app/fresh.txt' }]);
+      assert.equal(unchanged.has('file:app/fresh.txt'), false, 'an unchanged file is not re-read');
+      fs.writeFileSync(file, 'two, longer\n');
+      const changed = await ws.readFresh([{ id: 'file:app/fresh.txt', uri: 'app/fresh.txt' }]);
+      assert.equal(changed.get('file:app/fresh.txt'), 'two, longer\n');
+      fs.rmSync(file);
+      const gone = await ws.readFresh([{ id: 'file:app/fresh.txt', uri: 'app/fresh.txt' }]);
+      assert.equal(gone.get('file:app/fresh.txt'), null);
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  });
+});

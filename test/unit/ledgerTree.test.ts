@@ -1,0 +1,112 @@
+import * as assert from 'node:assert/strict';
+import { PromptContextEngine } from '../../src/engine/engine';
+import { buildLedgerTree, itemLabel, layerNodes, nextMessageNode, requestNode, sourceOfKey, type LedgerTreeNode, type RequestRecord } from '../../src/services/ledgerTree';
+import { charTokenizer } from '../support/charTokenizer';
+
+function engine(): PromptContextEngine {
+  return new PromptContextEngine({
+    conversationId: 'c1',
+    layout: 'transcript',
+    policy: 'append-version',
+    tokenizer: charTokenizer(),
+    system: 'SYS',
+    limits: { contextWindow: 100_000, maxOutputTokens: 1000 },
+  });
+}
+
+function flatten(nodes: readonly LedgerTreeNode[]): LedgerTreeNode[] {
+  return nodes.flatMap((n) => [n, ...flatten(n.children ?? (n.lazyChildren ? n.lazyChildren() : []))]);
+}
+
+function record(turn: number, env: ReturnType<PromptContextEngine['buildTurn']>, reported?: RequestRecord['reported']): RequestRecord {
+  return { turn, ledger: env.ledger, promptTokens: env.totalTokens, budget: env.budget, predictedCached: env.ledger.cachedTokens, reported, prefixBreak: env.prefixBreak, prefixBreakReason: env.prefixBreakReason };
+}
+
+describe('Context Layers tree model', () => {
+  it('names sources from artifact keys without parsing rendered text', () => {
+    assert.deepEqual(sourceOfKey('file:src/a.ts@v2'), { path: 'src/a.ts' });
+    assert.deepEqual(sourceOfKey('sel:src/a.ts#L12-L30@0123abcd'), { path: 'src/a.ts', startLine: 12, endLine: 30 });
+    assert.deepEqual(sourceOfKey('untitled:1'), { path: 'untitled:1' });
+    assert.equal(itemLabel({ label: 'x', version: 2 }, { path: 'src/a.ts', startLine: 12, endLine: 30 }), 'src/a.ts:L12-30 @v2');
+  });
+
+  it('shows L1–L5 with tokens and % of budget, items with status, recoverability and actions', () => {
+    const e = engine();
+    e.buildTurn({ userText: 'first', attachments: [{ kind: 'file', uri: 'src/a.ts', content: 'const a = 1;\n' }, { kind: 'selection', uri: 'src/b.ts', range: { startLine: 2, endLine: 3 }, content: 'b2\nb3' }] });
+    e.completeTurn('reply one');
+    const env = e.buildTurn({ userText: 'second', attachments: [{ kind: 'file', uri: 'src/a.ts', content: 'const a = 2;\n' }], pin: [{ kind: 'selection', uri: 'src/b.ts', range: { startLine: 2, endLine: 3 } }] });
+    const layers = layerNodes('last', env.ledger);
+    assert.deepEqual(layers.map((l) => l.label), ['L1 System', 'L2 Library', 'L3 This turn', 'L4 History', 'L5 Your message']);
+    for (const [i, l] of layers.entries()) {
+      assert.equal(l.description?.startsWith(`${env.layers[i].tokens.toLocaleString('en-US')} tokens`), true, l.description);
+    }
+    const all = flatten(layers);
+    const v2 = all.find((n) => n.label === 'src/a.ts @v2');
+    assert.ok(v2, 'the new version is listed as @v2');
+    assert.equal(v2.status, 'full');
+    assert.equal(v2.recoverable, true);
+    assert.equal(v2.ref, 'file:src/a.ts@v2');
+    assert.equal(v2.contextValue, 'attachment');
+    assert.match(v2.tooltip ?? '', /version: 2/);
+    assert.match(v2.tooltip ?? '', /content sha256/);
+    const v1 = all.find((n) => n.label === 'src/a.ts');
+    assert.equal(v1?.status, 'superseded');
+    const sel = all.find((n) => n.label === 'src/b.ts:L2-3');
+    assert.ok(sel);
+    assert.equal(sel.status, 'pinned');
+    assert.equal(sel.recoverable, false);
+    assert.equal(sel.contextValue, 'attachment.pinned.selection');
+    assert.deepEqual(sel.source, { path: 'src/b.ts', startLine: 2, endLine: 3 });
+    const msg = all.find((n) => n.label === 'Your message');
+    assert.equal(msg?.icon, 'message');
+    assert.ok(all.some((n) => n.label === 'Turn 1 · reply'));
+    // Tokens of the items add up to each layer.
+    for (const [i, l] of layers.entries()) {
+      const sum = (l.children ?? []).reduce((n, c) => n + Number((c.description ?? '0').split(' ')[0].replace(/,/g, '')), 0);
+      assert.equal(sum, env.layers[i].tokens, `${l.label} items add up`);
+    }
+  });
+
+  it('marks a reported cache figure that differs from the prediction, and explains it', () => {
+    const e = engine();
+    const env = e.buildTurn({ userText: 'hi' });
+    const same = requestNode('last', 'Last request · turn 1', record(1, env, { input: env.totalTokens, cacheRead: env.ledger.cachedTokens, cacheWrite: 0, output: 3 }), true);
+    assert.doesNotMatch(same.description ?? '', /⚠/);
+    const differs = requestNode('last', 'Last request · turn 1', record(1, env, { input: env.totalTokens, cacheRead: env.ledger.cachedTokens + 128, cacheWrite: 0, output: 3 }), true);
+    assert.match(differs.description ?? '', /⚠/);
+    assert.match(differs.tooltip ?? '', /served more from its cache than predicted/);
+    assert.equal(differs.icon, 'warning');
+  });
+
+  it('prices the next message before it is sent and lists earlier requests newest first, lazily', () => {
+    const next = nextMessageNode(
+      [
+        { chipId: 'c1', kind: 'file', label: 'src/a.ts', tokens: 120, reference: false, pinned: false, source: { path: 'src/a.ts' } },
+        { chipId: 'c2', kind: 'selection', label: 'src/b.ts:L2-3', tokens: 14, reference: true, pinned: true, source: { path: 'src/b.ts', startLine: 2, endLine: 3 } },
+      ],
+      5000,
+      10_000,
+    );
+    assert.match(next.description ?? '', /2 attached · \+134 tokens/);
+    assert.equal(next.children?.[1].contextValue, 'chip.pinned.selection');
+    let loads = 0;
+    const e = engine();
+    const env = e.buildTurn({ userText: 'hi' });
+    const tree = buildLedgerTree({
+      last: record(2, env),
+      next: [],
+      budget: env.budget,
+      requests: [
+        { ...record(1, env), ledger: undefined, loadLedger: () => (loads++, env.ledger) },
+        record(2, env),
+      ],
+    });
+    assert.deepEqual(tree.map((n) => n.label), ['Last request · turn 2', 'Next message', 'Requests']);
+    const requests = tree[2].children ?? [];
+    assert.deepEqual(requests.map((r) => r.label), ['Turn 2', 'Turn 1']);
+    assert.equal(loads, 0, 'an earlier request is not rebuilt until it is expanded');
+    const expanded = requests[1].lazyChildren?.() ?? [];
+    assert.equal(loads, 1);
+    assert.equal(expanded.length, 5);
+  });
+});
