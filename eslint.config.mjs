@@ -32,7 +32,8 @@ const noDynamicLoading = {
 
 export default defineConfig(
   {
-    ignores: ['node_modules/', 'out/', 'dist/', '.harness/', '.vscode-test/', 'bench/results/', '**/*.d.ts'],
+    // samples/: the sample user project `npm start` opens, not Strata's code.
+    ignores: ['node_modules/', 'out/', 'dist/', '.harness/', '.vscode-test/', 'bench/results/', 'samples/', '**/*.d.ts'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,
