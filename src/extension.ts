@@ -24,6 +24,7 @@ export interface StrataApi {
     readonly session: ChatSession;
     readonly controller: StrataController;
     readonly workspace: HostWorkspace;
+    readonly resolver: ProviderResolver;
     /** Delivers a raw message as if the webview had posted it (validation included). */
     receive(raw: unknown): Promise<void>;
     onDidPost(listener: (m: HostToWebviewMessage) => void): vscode.Disposable;
@@ -137,6 +138,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       session,
       controller,
       workspace,
+      resolver,
       receive: (raw) => chatView.receive(raw),
       onDidPost: (l) => chatView.onDidPost(l),
       onDidReject: (l) => chatView.onDidReject(l),

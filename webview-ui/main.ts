@@ -104,6 +104,8 @@ class App {
     );
     root.replaceChildren(this.header.el, this.progress, this.banners.el, this.conversation.el, this.composer.el);
     root.classList.add('strata');
+    // Until the host's first state arrives, nothing chat-specific is shown (no flash of an empty chat).
+    document.body.classList.add('strata-loading');
 
     window.addEventListener('message', (event: MessageEvent<unknown>) => {
       const message = parseHostToWebviewMessage(event.data);
@@ -212,6 +214,7 @@ class App {
   private applyState(s: PanelState): void {
     const first = !this.initialized;
     this.initialized = true;
+    document.body.classList.remove('strata-loading');
     const sameChat = s.chatId === this.ui.get().chatId;
     this.chatId = s.chatId;
     this.header.update(s.chats, s.chatId, s.chatTitle);

@@ -95,7 +95,8 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       await controller.refreshProvider();
       return pick.option;
     },
-    'strata.setApiKey': async (arg?: unknown) => {
+    // Arguments (for scripts and keybindings): a provider id, then optionally the key itself.
+    'strata.setApiKey': async (arg?: unknown, keyArg?: unknown) => {
       let provider: KeyedProvider | undefined = typeof arg === 'string' && (KEYED_PROVIDERS as readonly string[]).includes(arg) ? (arg as KeyedProvider) : undefined;
       if (!provider) {
         const pick = await vscode.window.showQuickPick(
@@ -108,7 +109,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
         provider = pick?.provider;
       }
       if (!provider) return false;
-      const key = await vscode.window.showInputBox({
+      const key = typeof keyArg === 'string' ? keyArg : await vscode.window.showInputBox({
         password: true,
         ignoreFocusOut: true,
         prompt: vscode.l10n.t('API key for {0}. Stored in VS Code\'s secret storage, never in settings. Leave empty to delete the stored key.', provider === 'openai' ? 'OpenAI' : 'Anthropic'),

@@ -37,7 +37,8 @@ export interface SentRequest {
   chatId: string;
   turn: number;
   envelope: TurnEnvelope;
-  status: TurnOutcome['status'];
+  /** `streaming` while the reply comes in. */
+  status: TurnOutcome['status'] | 'streaming';
   usage?: ProviderUsage;
   /** `provider · model` label. */
   model: string;
@@ -94,6 +95,7 @@ export class StrataController extends Disposable implements PanelHandler {
         this.resolved = r;
         this.resolving = undefined;
         this.session.setModel(r.info);
+        this.deps.statusBar.update(this.session.meter());
         return r;
       },
       (e) => {
@@ -464,6 +466,9 @@ export class StrataController extends Disposable implements PanelHandler {
       switch (e.type) {
         case 'built':
           envelope = e.envelope;
+          // The tree shows the request in flight at once.
+          this.record({ chatId, turn: e.envelope.turn, envelope: e.envelope, status: 'streaming', model: resolved.view.label, provider: resolved.view.provider });
+          this.onDidChangeEmitter.fire();
           break;
         case 'text':
           if (this.streaming?.turnId === turnId) {

@@ -21,7 +21,7 @@ function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget:
       predictedCached: env.ledger.cachedTokens,
       prefixBreak: env.prefixBreak,
       model: sent.model,
-      outcome: sent.status === 'done' ? 'complete' : sent.status === 'stopped' ? 'stopped' : sent.status === 'preview' ? 'preview' : 'error',
+      outcome: sent.status === 'done' ? 'complete' : sent.status === 'stopped' || sent.status === 'streaming' || sent.status === 'preview' ? sent.status : 'error',
       pruned: env.pruned,
     };
     if (env.prefixBreakReason) r.prefixBreakReason = env.prefixBreakReason;

@@ -53,8 +53,17 @@ export async function showActivity(page: Page, title: string): Promise<void> {
   const item = activityItem(page, title);
   await item.waitFor({ state: 'visible', timeout: TIMEOUT.workbench });
   const active = async () => /\bchecked\b/.test((await item.getAttribute('class')) ?? '') && (await page.locator('.part.sidebar').isVisible());
-  if (!(await active())) await item.locator('a.action-label').click();
-  await poll(`the ${title} view container to be active`, TIMEOUT.ui, async () => ((await active()) ? true : undefined));
+  // Right after a reload the workbench may swallow the first click while it restores its layout:
+  // click again (every 3 s) until the container shows.
+  let clickedAt = 0;
+  await poll(`the ${title} view container to be active`, TIMEOUT.ui, async () => {
+    if (await active()) return true;
+    if (Date.now() - clickedAt > 3000) {
+      clickedAt = Date.now();
+      await item.locator('a.action-label').click();
+    }
+    return undefined;
+  });
 }
 
 export async function openStrataView(page: Page): Promise<void> {
