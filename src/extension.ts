@@ -25,6 +25,7 @@ export interface StrataApi {
     readonly controller: StrataController;
     readonly workspace: HostWorkspace;
     readonly resolver: ProviderResolver;
+    readonly tree: LayersTreeProvider;
     /** Delivers a raw message as if the webview had posted it (validation included). */
     receive(raw: unknown): Promise<void>;
     onDidPost(listener: (m: HostToWebviewMessage) => void): vscode.Disposable;
@@ -139,6 +140,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       controller,
       workspace,
       resolver,
+      tree,
       receive: (raw) => chatView.receive(raw),
       onDidPost: (l) => chatView.onDidPost(l),
       onDidReject: (l) => chatView.onDidReject(l),

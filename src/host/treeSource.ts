@@ -9,6 +9,7 @@ import type { ChatSession } from '../services/chatSession';
 import type { TurnMeta } from '../services/chatStore';
 import { buildLedgerTree, sourceOfKey, type LedgerTreeNode, type NextItem, type RequestRecord } from '../services/ledgerTree';
 import type { SentRequest, StrataController } from './strataController';
+import { providerCachePrediction } from '../services/cacheModel';
 
 function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget: number): RequestRecord {
   if (sent) {
@@ -18,7 +19,7 @@ function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget:
       ledger: env.ledger,
       promptTokens: env.totalTokens,
       budget: env.budget,
-      predictedCached: env.ledger.cachedTokens,
+      predictedCached: providerCachePrediction(sent.provider, env.ledger.cachedTokens),
       prefixBreak: env.prefixBreak,
       model: sent.model,
       outcome: sent.status === 'done' ? 'complete' : sent.status === 'stopped' || sent.status === 'streaming' || sent.status === 'preview' ? sent.status : 'error',
@@ -32,7 +33,7 @@ function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget:
     turn: meta.turn,
     promptTokens: meta.predicted?.promptTokens ?? 0,
     budget: meta.budget ?? fallbackBudget,
-    predictedCached: meta.predicted?.cachedTokens ?? 0,
+    predictedCached: providerCachePrediction(meta.model?.split(' · ')[0], meta.predicted?.cachedTokens ?? 0),
     prefixBreak: meta.prefixBreak !== undefined,
     outcome: meta.stopped ? 'stopped' : 'complete',
   };

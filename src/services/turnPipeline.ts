@@ -22,6 +22,7 @@ import type { Rejection } from '../engine/isolation';
 import { checkEnvelope, type Violation } from '../engine/invariants';
 import type { IHasher, LayerId } from '../engine/types';
 import { sha256Hex } from '../common/hash';
+import { providerCachePrediction } from './cacheModel';
 import type { ChatStore, StoredRef, StoredTurnRequest, TurnMeta } from './chatStore';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderErrorCode, type ProviderUsage, type StreamEvent } from './providers/types';
 import type { AttachmentSpec, MaybePromise, WorkspacePort } from './workspacePort';
@@ -239,7 +240,7 @@ export class TurnPipeline {
     const rejections: Rejection[] = [];
 
     const finish = (o: { status: TurnStatus } & Record<string, unknown>, errorCode?: string): TurnOutcome => {
-      const report = this.report(envelope, o.status, state, now() - t0, errorCode);
+      const report = this.report(envelope, o.status, state, now() - t0, errorCode, provider?.kind);
       const outcome = { ...o, envelope, input, buildMs: state.buildMs, violations: state.violations, rejections: envelope?.rejections ?? rejections, report } as TurnOutcome;
       this.options.log?.(formatTurnReport(report));
       emit({ type: outcome.status, outcome } as TurnEvent);
@@ -457,7 +458,7 @@ export class TurnPipeline {
     }
   }
 
-  private report(env: TurnEnvelope | undefined, status: TurnStatus, state: { buildMs: number; prunedHarder: boolean; firstTokenMs?: number; usage?: ProviderUsage }, totalMs: number, errorCode?: string): TurnReport {
+  private report(env: TurnEnvelope | undefined, status: TurnStatus, state: { buildMs: number; prunedHarder: boolean; firstTokenMs?: number; usage?: ProviderUsage }, totalMs: number, errorCode?: string, providerKind?: string): TurnReport {
     const r: TurnReport = {
       conversationId: this.engine.options.conversationId,
       turn: env?.turn ?? this.engine.state.completedTurns + 1,
@@ -467,7 +468,8 @@ export class TurnPipeline {
       layerTokens: {},
       promptTokens: env?.totalTokens ?? 0,
       prefixBreak: env?.prefixBreak ?? false,
-      predictedCached: env?.ledger.cachedTokens ?? 0,
+      // As the provider reports it (OpenAI's 128-token steps), so the log compares like with like.
+      predictedCached: providerCachePrediction(providerKind, env?.ledger.cachedTokens ?? 0),
       cuts: env?.pruned.length ?? 0,
       rejections: env?.rejections.length ?? 0,
       buildMs: round(state.buildMs),
