@@ -33,7 +33,7 @@ function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget:
     turn: meta.turn,
     promptTokens: meta.predicted?.promptTokens ?? 0,
     budget: meta.budget ?? fallbackBudget,
-    predictedCached: providerCachePrediction(meta.model?.split(' · ')[0], meta.predicted?.cachedTokens ?? 0),
+    predictedCached: providerCachePrediction(meta.provider, meta.predicted?.cachedTokens ?? 0),
     prefixBreak: meta.prefixBreak !== undefined,
     outcome: meta.stopped ? 'stopped' : 'complete',
   };

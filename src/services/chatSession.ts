@@ -664,7 +664,7 @@ export class ChatSession {
         conversationId: chatId,
         ...(s.requestTimeoutMs ? { timeoutMs: s.requestTimeoutMs } : {}),
         signal: controller.signal,
-        modelLabel: `${this.model.provider} · ${this.model.model}`,
+        modelLabel: this.model.label ?? `${this.model.provider} · ${this.model.model}`,
         onEvent: (ev) => {
           if (isFinal(ev)) settle(ev.outcome);
           onEvent?.(ev);

@@ -114,6 +114,8 @@ export interface TurnMeta {
   layerTokens?: Partial<Record<LayerId, number>>;
   /** `provider · model` that answered. */
   model?: string;
+  /** The provider kind that answered (`openai`, `anthropic`, `vscode-lm`, …). */
+  provider?: string;
   /** The user stopped the reply: what had streamed is the reply. */
   stopped?: true;
   /** What the turn asked for (Regenerate). */
@@ -144,6 +146,8 @@ export interface AppendTurnInput {
   usage?: ProviderUsage;
   /** `provider · model` that answered. */
   model?: string;
+  /** The provider kind that answered (`openai`, `anthropic`, `vscode-lm`, …). */
+  provider?: string;
   /** The reply was stopped by the user (it holds what had streamed). */
   stopped?: boolean;
   request?: StoredTurnRequest;
@@ -377,6 +381,7 @@ export class ChatStore {
     if (input.usage) meta.usage = { input: input.usage.input, cacheRead: input.usage.cacheRead, cacheWrite: input.usage.cacheWrite, output: input.usage.output };
     if (env?.layers && env.layers.every((l) => typeof l.tokens === 'number')) meta.layerTokens = Object.fromEntries(env.layers.map((l) => [l.id, l.tokens as number]));
     if (input.model) meta.model = input.model;
+    if (input.provider) meta.provider = input.provider;
     if (input.stopped) meta.stopped = true;
     if (input.request) meta.request = JSON.parse(JSON.stringify(input.request)) as StoredTurnRequest;
     return meta;

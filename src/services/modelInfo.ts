@@ -14,6 +14,8 @@ export interface ModelInfo {
   encoding: EncodingName;
   /** The encoding is not the model's own (Anthropic models, unknown models): counts are an estimate. */
   tokenizerEstimated: boolean;
+  /** How the user sees who answered ("Local imitation server · gpt-4o"); default `provider · model`. */
+  label?: string;
 }
 
 interface KnownModel {

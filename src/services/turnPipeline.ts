@@ -359,7 +359,7 @@ export class TurnPipeline {
           break;
         } catch (e) {
           const pe = ProviderError.is(e) ? e : new ProviderError(send.signal?.aborted ? 'aborted' : 'bad-response', (e as Error)?.message ?? String(e));
-          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, send, state, request, emit, finish);
+          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, { ...send, providerKind: provider?.kind }, state, request, emit, finish);
           if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder) {
             state.prunedHarder = true;
             const harder: TurnInput = { ...input, targetPercentOverride: Math.min(PRUNE_HARDER_PERCENT, input.targetPercentOverride ?? PRUNE_HARDER_PERCENT) };
@@ -377,7 +377,7 @@ export class TurnPipeline {
 
       // 6. Complete, persist, done.
       const reply = send.recordReply ?? doneText;
-      const saved = this.commit(engine, reply, envelope, send, false, state, request);
+      const saved = this.commit(engine, reply, envelope, { ...send, providerKind: provider?.kind }, false, state, request);
       if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
       if (saved.bytes !== undefined) emit({ type: 'persisted', turn: envelope.turn, bytes: saved.bytes });
       return finish({ status: 'done', reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
@@ -396,7 +396,7 @@ export class TurnPipeline {
     engine: PromptContextEngine,
     streamed: string,
     envelope: TurnEnvelope,
-    send: SendOptions,
+    send: SendOptions & { providerKind?: string },
     state: { usage?: ProviderUsage },
     request: TurnRequest,
     emit: (e: TurnEvent) => void,
@@ -429,7 +429,7 @@ export class TurnPipeline {
     engine: PromptContextEngine,
     reply: string,
     envelope: TurnEnvelope | undefined,
-    send: Pick<SendOptions, 'modelLabel'>,
+    send: Pick<SendOptions, 'modelLabel'> & { providerKind?: string },
     stopped: boolean,
     state: { usage?: ProviderUsage },
     request: TurnRequest,
@@ -446,6 +446,7 @@ export class TurnPipeline {
         envelope,
         usage: state.usage,
         model: send.modelLabel,
+        provider: send.providerKind,
         stopped,
         request: storedRequest(request, engine.options.hasher ?? { sha256Hex }),
         title: target.title?.(),
