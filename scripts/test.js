@@ -77,7 +77,10 @@ async function main() {
   await step('unit tests', () =>
     bin('mocha', 'mocha', ['--config', '.mocharc.json', '--reporter', path.join(root, 'scripts', 'mocha', 'summaryReporter.js')]),
   );
-  const bundled = await step('bundle', () => bin('webpack-cli', 'webpack-cli', ['--mode', 'production']));
+  const bundled = await step('bundle', async () => {
+    if (!(await bin('webpack-cli', 'webpack-cli', ['--mode', 'production']))) return false;
+    return require('./lib/bundleSizes').checkBundleSizes(root);
+  });
   if (bundled) {
     await step('webview tests', () =>
       bin('mocha', 'mocha', ['--config', '.mocharc.webview.json', '--reporter', path.join(root, 'scripts', 'mocha', 'summaryReporter.js')]),
