@@ -401,6 +401,19 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal(await p.byTestId('strata-error').count(), 0);
   });
 
+  it('a long error banner in a short view never pushes the input out of sight', async () => {
+    const p = await open({ width: 300, height: 300 });
+    const long = 'Model "gpt-4o" was not found at http://127.0.0.1:35651 (HTTP 404). Check the model name (Strata: Select Model) and the base URL. '.repeat(3);
+    await p.init(state({ messages: longChat(6), banners: [{ id: 'b1', severity: 'error', message: long, actions: ['selectModel', 'openSettings', 'dismiss'] }] }));
+    await p.settle();
+    const input = await p.byTestId('strata-input').boundingBox();
+    const send = await p.byTestId('strata-send').boundingBox();
+    assert.ok(input && send, 'the input and Send are laid out');
+    assert.ok(input.y + input.height <= 300 && send.y + send.height <= 300, `the input ends at ${input.y + input.height}px in a 300px view`);
+    const area = await p.page.locator('.banner-area').boundingBox();
+    assert.ok(area && area.height <= 300 * 0.4 + 1, `the banner area takes ${area?.height}px (it scrolls past 40% of the view)`);
+  });
+
   it('request preview: the exact request in a collapsible monospace block, and how to configure a provider', async () => {
     const p = await open();
     await p.init(state({ model: model({ provider: 'none', model: '', label: 'No model configured', configured: false }) }));
