@@ -32,7 +32,8 @@ const noDynamicLoading = {
 
 export default defineConfig(
   {
-    ignores: ['node_modules/', 'out/', 'dist/', '.harness/', '.vscode-test/', 'bench/results/', '**/*.d.ts'],
+    // samples/: the sample user project `npm start` opens, not Strata's code.
+    ignores: ['node_modules/', 'out/', 'dist/', '.harness/', '.vscode-test/', 'bench/results/', 'samples/', '**/*.d.ts'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,
@@ -53,6 +54,11 @@ export default defineConfig(
       '@typescript-eslint/no-require-imports': 'off',
       'no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
+  },
+  {
+    // The standalone panel test page's driver runs in the browser, as a classic script.
+    files: ['test/webview/page/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
   },
   {
     files: ['**/*.mjs'],

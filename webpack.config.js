@@ -1,6 +1,7 @@
 'use strict';
 // Two bundles: the extension (Node, `vscode` provided by the host) and the chat webview (browser).
 // Type checking is tsc's job (`npm run build`, webview-ui/tsconfig.json); ts-loader only transpiles.
+const fs = require('node:fs');
 const path = require('node:path');
 
 /** @param {string} configFile */
@@ -21,6 +22,24 @@ const tsRule = (configFile) => ({
   ],
 });
 
+/**
+ * Copies the codicon font and its stylesheet next to the webview bundle (dist/webview/codicons/),
+ * inside the webview's resource roots. Not bundled: the font is loaded by the stylesheet.
+ */
+class CopyCodiconsPlugin {
+  /** @param {import('webpack').Compiler} compiler */
+  apply(compiler) {
+    compiler.hooks.afterEmit.tap('CopyCodiconsPlugin', () => {
+      const from = path.dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
+      const to = path.join(compiler.outputPath, 'codicons');
+      fs.mkdirSync(to, { recursive: true });
+      for (const file of ['codicon.css', 'codicon.ttf']) {
+        fs.copyFileSync(path.join(from, file), path.join(to, file));
+      }
+    });
+  }
+}
+
 /** @type {(env: unknown, argv: {mode?: string}) => import('webpack').Configuration[]} */
 module.exports = (_env, argv) => {
   const mode = argv.mode === 'development' ? 'development' : 'production';
@@ -34,6 +53,10 @@ module.exports = (_env, argv) => {
     stats: 'errors-warnings',
   };
 
+  // The tokenizer's BPE ranks (3.5 MB of data) are files of their own, required synchronously on the
+  // first count: the extension bundle stays small and activation does not parse them.
+  const encodings = ['o200k_base', 'cl100k_base'];
+
   /** @type {import('webpack').Configuration} */
   const extension = {
     ...common,
@@ -43,11 +66,30 @@ module.exports = (_env, argv) => {
     output: {
       path: path.resolve(__dirname, 'dist'),
       filename: '[name].js',
+      chunkFilename: 'chunks/[name].js',
       library: { type: 'commonjs2' },
-      clean: { keep: /^webview\// },
+      clean: { keep: /^(webview|tokenizer)\// },
     },
-    externals: { vscode: 'commonjs vscode' },
+    externals: {
+      vscode: 'commonjs vscode',
+      ...Object.fromEntries(encodings.map((e) => [`gpt-tokenizer/encoding/${e}`, `commonjs ./tokenizer/${e}.js`])),
+    },
     module: { rules: [tsRule('tsconfig.json')] },
+  };
+
+  /** @type {import('webpack').Configuration} */
+  const tokenizer = {
+    ...common,
+    devtool: false,
+    name: 'tokenizer',
+    target: 'node',
+    entry: Object.fromEntries(encodings.map((e) => [e, `gpt-tokenizer/encoding/${e}`])),
+    output: {
+      path: path.resolve(__dirname, 'dist', 'tokenizer'),
+      filename: '[name].js',
+      library: { type: 'commonjs2' },
+      clean: true,
+    },
   };
 
   /** @type {import('webpack').Configuration} */
@@ -62,7 +104,8 @@ module.exports = (_env, argv) => {
       clean: true,
     },
     module: { rules: [tsRule('webview-ui/tsconfig.json')] },
+    plugins: [new CopyCodiconsPlugin()],
   };
 
-  return [extension, webview];
+  return [extension, tokenizer, webview];
 };

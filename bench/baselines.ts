@@ -7,10 +7,9 @@
  */
 import type { ChatMessage, TextBlock } from '../src/engine/types';
 import type { Rejection } from '../src/engine/isolation';
-import { IsolationPolicy } from '../src/engine/isolation';
 import type { NewArtifactInput } from '../src/engine/artifacts';
 import { VirtualWorkspace, type Trajectory } from './trajectory';
-import { resolveAttachment } from './replayCore';
+import { specOf } from './replayCore';
 
 export type BaselineName = 'inline-every-turn' | 'latest-copy';
 
@@ -31,7 +30,6 @@ function inline(i: NewArtifactInput): string {
 
 export function* replayBaseline(traj: Trajectory, name: BaselineName): Generator<BaselineTurn> {
   const ws = new VirtualWorkspace(traj.files);
-  const isolation = new IsolationPolicy();
   const attached = new Map<string, NewArtifactInput>();
   const history: ChatMessage[] = [];
   for (let i = 0; i < traj.turns.length; i++) {
@@ -39,7 +37,7 @@ export function* replayBaseline(traj: Trajectory, name: BaselineName): Generator
     ws.applyEdits(t.edits);
     const rejections: Rejection[] = [];
     for (const a of t.attach ?? []) {
-      const r = resolveAttachment(a, ws, isolation);
+      const r = ws.resolve(specOf(a));
       if (r.ok) attached.set(itemKey(r.input), r.input);
       else rejections.push(r.rejection);
     }

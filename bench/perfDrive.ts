@@ -1,21 +1,21 @@
 /**
- * Drives the engine through a trajectory exactly as bench/replayCore.ts does (edits, re-read of
- * recoverable artifacts, isolation, build, commit), but times `engine.buildTurn` alone: no invariant
- * check, no cache simulation. Used by the build-time and memory cases.
+ * Drives a trajectory through the turn pipeline exactly as bench/replayCore.ts does (edits, isolation,
+ * re-read of recoverable files, build, scripted reply, commit) and reports the time of
+ * `engine.buildTurn` alone, as measured by the pipeline around that call: no invariant check, no cache
+ * simulation, no pipeline plumbing in the figure. Used by the build-time and memory cases.
  */
 import type { ChangedFilesPolicy, IHasher, ITokenizer, Layout } from '../src/engine/types';
 import { PromptContextEngine, type TurnEnvelope, type TurnInput } from '../src/engine/engine';
-import { IsolationPolicy } from '../src/engine/isolation';
 import type { ModelLimits } from '../src/engine/budget';
-import { VirtualWorkspace, type Trajectory } from './trajectory';
-import { engineFor, turnInput } from './replayCore';
+import type { Trajectory } from './trajectory';
+import { ReplayRun } from './replayCore';
 
 export interface DriveOptions {
   layout: Layout;
   policy: ChangedFilesPolicy;
   tokenizer: ITokenizer;
   /**
-   * `all` (what replayCore does): every recoverable artifact is re-read and passed in `fresh` before
+   * `all` (what the replay does): every recoverable artifact is re-read and passed in `fresh` before
    * every turn. `changed`: only files whose content changed since the previous turn, as a host with a
    * file watcher can do. Diagnostic only; `all` is the measured default.
    */
@@ -26,9 +26,9 @@ export interface DriveOptions {
   lastTurnLimits?: ModelLimits;
   /** Called after each build with its time and envelope (before the turn is committed). */
   onBuilt?: (turn: number, ms: number, env: TurnEnvelope) => void;
-  /** Commit the last turn too (default true). */
+  /** Commit the last turn too (default true); false builds it as a preview. */
   commitLast?: boolean;
-  /** Called with each turn's input before it is built. */
+  /** Called with each turn's input (as the pipeline assembled it). */
   onInput?: (turn: number, input: TurnInput) => void;
   /** The engine's hashing port (default: its pure-JS sha256, as the replay). */
   hasher?: IHasher;
@@ -46,33 +46,37 @@ export interface DriveResult {
 
 /** Runs the trajectory through a fresh engine; times each buildTurn call. */
 export function driveEngine(traj: Trajectory, opts: DriveOptions): DriveResult {
-  const ws = new VirtualWorkspace(traj.files);
-  const isolation = new IsolationPolicy();
-  const engine = opts.hasher ? new PromptContextEngine({ ...engineFor(traj, opts).options, hasher: opts.hasher }) : engineFor(traj, opts);
   const n = Math.min(traj.turns.length, opts.turns ?? traj.turns.length);
+  const limited: Trajectory = n === traj.turns.length ? traj : { ...traj, turns: traj.turns.slice(0, n) };
+  const run = new ReplayRun(limited, {
+    layout: opts.layout,
+    policy: opts.policy,
+    tokenizer: opts.tokenizer,
+    fresh: opts.fresh ?? 'all',
+    check: false,
+    previewLast: opts.commitLast === false,
+    beforeTurn: (turn, engine) => {
+      if (turn === n && opts.lastTurnLimits) engine.updateOptions({ limits: opts.lastTurnLimits });
+    },
+  });
+  if (opts.hasher) run.pipeline.engine = new PromptContextEngine({ ...run.engine.options, hasher: opts.hasher });
   const buildMs: number[] = [];
   const cutTurns: number[] = [];
-  // Files whose content the engine last saw (for `fresh: 'changed'`), by artifact id.
-  const lastSeen = new Map<string, string | null>();
   for (let i = 0; i < n; i++) {
-    const input = turnInput(traj, i, ws, isolation, engine, opts.fresh ?? 'all', lastSeen);
-    const last = i === n - 1;
-    opts.onInput?.(i + 1, input);
-    if (last && opts.lastTurnLimits) engine.updateOptions({ limits: opts.lastTurnLimits });
-    const t0 = performance.now();
-    const env = engine.buildTurn(input);
-    const ms = performance.now() - t0;
-    buildMs.push(ms);
-    if (env.blocked || env.pruned.some((p) => p.reason !== 'detached')) cutTurns.push(i + 1);
-    opts.onBuilt?.(i + 1, ms, env);
-    if (env.blocked) {
-      engine.abandonTurn();
-      continue;
-    }
-    if (!last || opts.commitLast !== false) {
-      engine.completeTurn(traj.turns[i].reply);
-      opts.afterCommit?.(i + 1, engine);
-    }
+    const { request, send, preview } = run.prepare(i);
+    const outcome = run.pipeline.runSync(request, preview ? undefined : run.scripted, {
+      ...send,
+      onEvent: (ev) => {
+        if (ev.type !== 'built') return;
+        if (ev.envelope.blocked || ev.envelope.pruned.some((p) => p.reason !== 'detached')) cutTurns.push(i + 1);
+        opts.onBuilt?.(i + 1, ev.buildMs, ev.envelope);
+      },
+    });
+    const t = run.result(i, outcome);
+    opts.onInput?.(i + 1, t.input);
+    buildMs.push(t.buildMs);
+    run.after(i, outcome);
+    if (outcome.status === 'done') opts.afterCommit?.(i + 1, run.engine);
   }
-  return { engine, buildMs, cutTurns };
+  return { engine: run.engine, buildMs, cutTurns };
 }

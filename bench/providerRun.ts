@@ -4,9 +4,11 @@
  * provider-reported usage in each turn's `provider` field next to the engine's prediction, so users
  * can check the cache figures on their own account.
  *
- * - The requests are exactly those of the replay (any strategy: the engine layouts and the baselines),
- *   built first, then sent in order. The scripted reply is the history whatever the model answers
- *   (DESIGN §8), so what the model says never changes a later request.
+ * - The requests are exactly those of the replay (any strategy: the engine layouts and the baselines).
+ *   The engine layouts run through the turn pipeline with the real provider, the same code as the
+ *   extension: each turn is built, sent, and recorded with the scripted reply, which is the history
+ *   whatever the model answers (DESIGN §8), so what the model says never changes a later request.
+ *   The baselines (not Strata turns) are built first, then sent in order.
  * - Key: `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`; missing → exit 2 with a message (a server on this
  *   machine, e.g. Ollama or the imitation servers, may run without one). The key is never printed.
  * - Each strategy is a separate chat: its own conversation id (`prompt_cache_key` on OpenAI). A real
@@ -19,7 +21,8 @@ import type { ChatMessage } from '../src/engine/types';
 import { AnthropicProvider, OpenAIProvider, ProviderError, collectReply, isLocalURL, redact, type ChatProvider, type ProviderUsage } from '../src/services/providers';
 import { getTokenizer } from '../src/services/tokenizer';
 import type { Trajectory } from './trajectory';
-import { ArgError, runStrategy, type ReplayArgs, type ReplayReport, type StrategyReport } from './replay';
+import { ReplayTurnError } from './replayCore';
+import { ArgError, isEngineStrategy, runEngineStrategyWithProvider, runStrategy, type ReplayArgs, type ReplayReport, type StrategyReport, type TurnReport } from './replay';
 
 export const KEY_VARIABLES = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 
@@ -41,14 +44,18 @@ function defaultProvider(name: 'openai' | 'anthropic', baseURL: string, apiKey: 
 }
 
 function predictedLine(name: 'openai' | 'anthropic', s: StrategyReport, turn: number): string {
-  const t = s.turns[turn - 1];
+  return turnLine(name, s.name, s.turns[turn - 1]);
+}
+
+function turnLine(name: 'openai' | 'anthropic', strategy: string, t: TurnReport): string {
+  const turn = t.turn;
   const p = t.provider;
-  if (!p) return `${s.name} turn ${turn}: not sent${t.skipped ? ` (${t.skipped})` : ''}`;
+  if (!p) return `${strategy} turn ${turn}: not sent${t.skipped ? ` (${t.skipped})` : ''}`;
   if (name === 'openai') {
-    return `${s.name} turn ${turn}: prompt ${t.promptTokens} predicted / ${p.input} reported; cached ${t.cached.openai} predicted / ${p.cacheRead} reported`;
+    return `${strategy} turn ${turn}: prompt ${t.promptTokens} predicted / ${p.input} reported; cached ${t.cached.openai} predicted / ${p.cacheRead} reported`;
   }
   const a = t.cached.anthropic;
-  return `${s.name} turn ${turn}: prompt ${t.promptTokens} predicted / ${p.input} reported; cache read ${a.read} / ${p.cacheRead}, write ${a.write} / ${p.cacheWrite} (predicted / reported)`;
+  return `${strategy} turn ${turn}: prompt ${t.promptTokens} predicted / ${p.input} reported; cache read ${a.read} / ${p.cacheRead}, write ${a.write} / ${p.cacheWrite} (predicted / reported)`;
 }
 
 /** Runs the replay, sends every request to the provider, and returns the report with `provider` usage per turn. */
@@ -71,27 +78,40 @@ export async function runAgainstProvider(traj: Trajectory, args: ReplayArgs, opt
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const say = (line: string) => log(apiKey ? redact(line, apiKey) : line);
 
-  // 1. The requests, exactly as the replay builds them (and its predictions).
   const tok = getTokenizer(traj.model.encoding);
-  const requests = new Map<string, { turn: number; messages: ChatMessage[]; skipped?: string }[]>();
-  const strategies: StrategyReport[] = [];
-  const t0 = performance.now();
-  for (const s of args.strategies) {
-    const list: { turn: number; messages: ChatMessage[]; skipped?: string }[] = [];
-    const { report } = runStrategy(traj, s, args, tok, undefined, (turn, messages, skipped) => list.push({ turn, messages, skipped }));
-    requests.set(s, list);
-    strategies.push(report);
-  }
-  const replayMs = performance.now() - t0;
-
-  // 2. Send them, one strategy after the other, in turn order.
   const provider = (options.createProvider ?? defaultProvider)(target.name, target.baseUrl, apiKey);
   const maxOutputTokens = options.maxOutputTokens ?? 16;
-  const t1 = performance.now();
+  const strategies: StrategyReport[] = [];
+  const failure = (name: string, turn: number, msg: string): Error =>
+    new Error(apiKey ? redact(`${provider.label}: ${name} turn ${turn}: ${msg}`, apiKey) : `${provider.label}: ${name} turn ${turn}: ${msg}`);
+  let buildMs = 0;
   let sent = 0;
-  for (const report of strategies) {
-    const conversationId = args.strategies.length > 1 ? `${traj.name}/${report.name}` : traj.name;
-    for (const req of requests.get(report.name)!) {
+  const t1 = performance.now();
+  for (const s of args.strategies) {
+    const conversationId = args.strategies.length > 1 ? `${traj.name}/${s}` : traj.name;
+    if (isEngineStrategy(s)) {
+      // The turn pipeline, turn after turn, with the real provider.
+      try {
+        const r = await runEngineStrategyWithProvider(traj, s, args, tok, provider, { conversationId, maxOutputTokens, timeoutMs: options.timeoutMs }, (turn, replayed) => {
+          const o = replayed.outcome;
+          const usage = o.status === 'done' ? o.usage : undefined;
+          if (o.status === 'done') sent++;
+          if (usage) turn.provider = { input: usage.input, cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite, output: usage.output };
+          say(turnLine(target.name, s, turn) + (o.status === 'done' && !usage ? ' (the provider reported no usage)' : ''));
+        });
+        strategies.push(r.report);
+        buildMs += r.buildMs.reduce((a, b) => a + b, 0);
+      } catch (e) {
+        if (e instanceof ReplayTurnError && e.outcome.status === 'error') throw failure(s, e.turn, e.outcome.error.message);
+        throw e;
+      }
+      continue;
+    }
+    // A baseline: its requests as the replay builds them, then sent in order.
+    const list: { turn: number; messages: ChatMessage[]; skipped?: string }[] = [];
+    const { report } = runStrategy(traj, s, args, tok, undefined, (turn, messages, skipped) => list.push({ turn, messages, skipped }));
+    strategies.push(report);
+    for (const req of list) {
       const turn = report.turns[req.turn - 1];
       if (req.skipped || req.messages.length === 0) {
         say(predictedLine(target.name, report, req.turn));
@@ -102,8 +122,7 @@ export async function runAgainstProvider(traj: Trajectory, args: ReplayArgs, opt
         const reply = await collectReply(provider.stream({ messages: req.messages, model: target.model, conversationId, maxOutputTokens, timeoutMs: options.timeoutMs }));
         usage = reply.usage;
       } catch (e) {
-        const msg = ProviderError.is(e) ? e.message : (e as Error).message;
-        throw new Error(apiKey ? redact(`${provider.label}: ${report.name} turn ${req.turn}: ${msg}`, apiKey) : `${provider.label}: ${report.name} turn ${req.turn}: ${msg}`);
+        throw failure(s, req.turn, ProviderError.is(e) ? e.message : (e as Error).message);
       }
       sent++;
       if (usage) turn.provider = { input: usage.input, cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite, output: usage.output };
@@ -114,6 +133,6 @@ export async function runAgainstProvider(traj: Trajectory, args: ReplayArgs, opt
   return {
     trajectory: traj.name,
     strategies,
-    timings: { replayMs: round(replayMs), providerMs: round(performance.now() - t1), providerRequests: sent },
+    timings: { buildMs: round(buildMs), providerMs: round(performance.now() - t1), providerRequests: sent },
   };
 }

@@ -12,7 +12,9 @@ import type { Rejection } from '../src/engine/isolation';
 import { getTokenizer, type Tokenizer } from '../src/services/tokenizer';
 import { AnthropicCacheModel, OpenAICacheModel, anthropicCostUnits, frameMessage, openaiCacheable, openaiCostUnits, requestTokens, MIN_CACHEABLE_TOKENS } from '../src/services/cacheModel';
 import { TrajectoryError, validateTrajectory, type Trajectory } from './trajectory';
-import { replay, type ReplayOptions } from './replayCore';
+import { replay, replayAsync, type ReplayOptions, type ReplayTurn } from './replayCore';
+import type { ChatProvider } from '../src/services/providers/types';
+import type { SendOptions } from '../src/services/turnPipeline';
 import { replayBaseline, type BaselineName } from './baselines';
 import type { PromptContextEngine } from '../src/engine/engine';
 
@@ -226,30 +228,32 @@ function exactLayers(raw: RawTurn, tok: Tokenizer): { layers: Record<string, num
   return { layers, prompt };
 }
 
+/** An engine strategy's turn as the report needs it; `buildMs` is `buildTurn` alone (measured by the pipeline). */
+function engineRawTurn(t: ReplayTurn): RawTurn {
+  const env = t.envelope;
+  return {
+    turn: t.turn,
+    messages: env.messages,
+    engineLayers: Object.fromEntries(env.layers.map((l) => [l.id, l.tokens])),
+    rejections: t.rejections,
+    pruned: t.pruned,
+    prefixBreak: env.prefixBreak,
+    prefixBreakReason: env.prefixBreakReason,
+    violations: t.violations.map((v) => `${v.rule}: ${v.detail}`),
+    skipped: env.blocked?.message,
+    budget: env.budget,
+    buildMs: t.buildMs,
+  };
+}
+
+function isEngineStrategy(s: Strategy): s is 'library' | 'transcript' {
+  return s === 'library' || s === 'transcript';
+}
+
 function* rawTurns(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer, afterTurn?: ReplayOptions['afterTurn']): Generator<RawTurn> {
-  if (strategy === 'library' || strategy === 'transcript') {
-    const it = replay(traj, { layout: strategy, policy: args.policy, tokenizer: tok, afterTurn });
-    for (;;) {
-      const t0 = performance.now();
-      const r = it.next();
-      const buildMs = performance.now() - t0;
-      if (r.done) return;
-      const t = r.value;
-      const env = t.envelope;
-      yield {
-        turn: t.turn,
-        messages: env.messages,
-        engineLayers: Object.fromEntries(env.layers.map((l) => [l.id, l.tokens])),
-        rejections: t.rejections,
-        pruned: t.pruned,
-        prefixBreak: env.prefixBreak,
-        prefixBreakReason: env.prefixBreakReason,
-        violations: t.violations.map((v) => `${v.rule}: ${v.detail}`),
-        skipped: env.blocked?.message,
-        budget: env.budget,
-        buildMs,
-      };
-    }
+  if (isEngineStrategy(strategy)) {
+    for (const t of replay(traj, { layout: strategy, policy: args.policy, tokenizer: tok, afterTurn })) yield engineRawTurn(t);
+    return;
   }
   const budget = traj.model.contextWindow - traj.model.maxOutputTokens - Math.min(1000, Math.floor(traj.model.contextWindow * 0.02));
   for (const t of replayBaseline(traj, strategy as BaselineName)) {
@@ -257,48 +261,60 @@ function* rawTurns(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: 
   }
 }
 
-export function runStrategy(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer, afterTurn?: ReplayOptions['afterTurn'], onRequest?: (turn: number, messages: ChatMessage[], skipped?: string) => void): { report: StrategyReport; buildMs: number[] } {
-  const openai = new OpenAICacheModel();
-  const anthropic = new AnthropicCacheModel();
-  const seenBlocks = new Set<string>();
-  let prevReply: string | undefined;
-  let prevStable: string[] | undefined;
-  const turns: TurnReport[] = [];
-  const buildMs: number[] = [];
-  let overBudgetTurns = 0;
-  for (const raw of rawTurns(traj, strategy, args, tok, afterTurn)) {
-    buildMs.push(raw.buildMs);
-    onRequest?.(raw.turn, raw.messages, raw.skipped);
+/** The report of one strategy, built turn by turn: the cache simulations, the physical limit, the totals. */
+export class StrategyAccumulator {
+  private readonly openai = new OpenAICacheModel();
+  private readonly anthropic = new AnthropicCacheModel();
+  private readonly seenBlocks = new Set<string>();
+  private prevReply: string | undefined;
+  private prevStable: string[] | undefined;
+  private readonly turns: TurnReport[] = [];
+  readonly buildMs: number[] = [];
+  private overBudgetTurns = 0;
+
+  constructor(
+    private readonly traj: Trajectory,
+    private readonly strategy: Strategy,
+    private readonly args: ReplayArgs,
+    private readonly tok: Tokenizer,
+    private readonly onRequest?: (turn: number, messages: ChatMessage[], skipped?: string) => void,
+  ) {}
+
+  add(raw: RawTurn): TurnReport {
+    const { traj, args, tok } = this;
+    this.buildMs.push(raw.buildMs);
+    this.onRequest?.(raw.turn, raw.messages, raw.skipped);
     if (raw.skipped) {
-      turns.push({ turn: raw.turn, layers: { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 }, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 }, rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })), pruned: raw.pruned, prefixBreak: false, violations: raw.violations, budget: raw.budget, skipped: raw.skipped });
-      continue;
+      const t: TurnReport = { turn: raw.turn, layers: { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 }, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 }, rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })), pruned: raw.pruned, prefixBreak: false, violations: raw.violations, budget: raw.budget, skipped: raw.skipped };
+      this.turns.push(t);
+      return t;
     }
     const { layers, prompt } = exactLayers(raw, tok);
     const { tokens, breakpointOffsets } = requestTokens(raw.messages, tok);
-    const oa = openai.observe(tokens).cached;
-    const an = anthropic.observe(tokens, breakpointOffsets);
+    const oa = this.openai.observe(tokens).cached;
+    const an = this.anthropic.observe(tokens, breakpointOffsets);
     // Physical limit: everything but what is new this turn could have been a cache hit.
     const n = raw.messages.length;
     let fresh = tok.count(frameMessage(raw.messages[n - 1]));
     const prev = n >= 2 ? raw.messages[n - 2] : undefined;
-    const prevIsReply = prev?.role === 'assistant' && prevReply !== undefined && prev.content.map((b) => b.text).join('') === prevReply;
+    const prevIsReply = prev?.role === 'assistant' && this.prevReply !== undefined && prev.content.map((b) => b.text).join('') === this.prevReply;
     if (prevIsReply) fresh += tok.count(frameMessage(prev!));
     for (let i = 0; i < n - 1; i++) {
       if (prevIsReply && i === n - 2) continue;
-      for (const b of raw.messages[i].content) if (!seenBlocks.has(b.text)) fresh += tok.count(b.text);
+      for (const b of raw.messages[i].content) if (!this.seenBlocks.has(b.text)) fresh += tok.count(b.text);
     }
-    for (const m of raw.messages) for (const b of m.content) seenBlocks.add(b.text);
+    for (const m of raw.messages) for (const b of m.content) this.seenBlocks.add(b.text);
     const base = Math.max(0, prompt - fresh);
     const limit = { openai: openaiCacheable(base), anthropic: base >= MIN_CACHEABLE_TOKENS ? base : 0 };
-    if (prompt > raw.budget) overBudgetTurns++;
+    if (prompt > raw.budget) this.overBudgetTurns++;
     let prefixBreak = raw.prefixBreak;
     if (!raw.engineLayers) {
       const stable = raw.messages.slice(0, n - 1).map((m) => m.role + '\u0000' + m.content.map((b) => b.text).join(''));
-      prefixBreak = prevStable !== undefined && prevStable.some((s, i) => stable[i] !== s);
-      prevStable = stable;
+      prefixBreak = this.prevStable !== undefined && this.prevStable.some((s, i) => stable[i] !== s);
+      this.prevStable = stable;
     }
-    prevReply = traj.turns[raw.turn - 1]?.reply;
-    turns.push({
+    this.prevReply = traj.turns[raw.turn - 1]?.reply;
+    const t: TurnReport = {
       turn: raw.turn,
       layers,
       promptTokens: prompt,
@@ -310,10 +326,41 @@ export function runStrategy(traj: Trajectory, strategy: Strategy, args: ReplayAr
       ...(prefixBreak && raw.prefixBreakReason ? { prefixBreakReason: raw.prefixBreakReason } : {}),
       violations: raw.violations,
       budget: raw.budget,
-    });
+    };
+    this.turns.push(t);
+    return t;
   }
-  return { report: summarize(strategy, turns, overBudgetTurns), buildMs };
+
+  report(): StrategyReport {
+    return summarize(this.strategy, this.turns, this.overBudgetTurns);
+  }
 }
+
+export function runStrategy(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer, afterTurn?: ReplayOptions['afterTurn'], onRequest?: (turn: number, messages: ChatMessage[], skipped?: string) => void): { report: StrategyReport; buildMs: number[] } {
+  const acc = new StrategyAccumulator(traj, strategy, args, tok, onRequest);
+  for (const raw of rawTurns(traj, strategy, args, tok, afterTurn)) acc.add(raw);
+  return { report: acc.report(), buildMs: acc.buildMs };
+}
+
+/**
+ * An engine strategy sent through `provider` by the turn pipeline, turn after turn (`--provider`):
+ * `onTurn` sees each turn's report (with the simulation's prediction) and the pipeline's outcome.
+ */
+export async function runEngineStrategyWithProvider(
+  traj: Trajectory,
+  strategy: 'library' | 'transcript',
+  args: ReplayArgs,
+  tok: Tokenizer,
+  provider: ChatProvider,
+  send: Partial<SendOptions>,
+  onTurn: (report: TurnReport, turn: ReplayTurn) => void,
+): Promise<{ report: StrategyReport; buildMs: number[] }> {
+  const acc = new StrategyAccumulator(traj, strategy, args, tok);
+  for await (const t of replayAsync(traj, { layout: strategy, policy: args.policy, tokenizer: tok }, provider, send)) onTurn(acc.add(engineRawTurn(t)), t);
+  return { report: acc.report(), buildMs: acc.buildMs };
+}
+
+export { isEngineStrategy };
 
 function summarize(name: Strategy, turns: TurnReport[], overBudgetTurns: number): StrategyReport {
   const sum = (f: (t: TurnReport) => number) => turns.reduce((n, t) => n + f(t), 0);

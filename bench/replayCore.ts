@@ -1,13 +1,18 @@
 /**
- * Runs a trajectory (DESIGN §8) through the real engine, turn by turn, the way the host does:
- * apply edits, re-read recoverable artifacts, isolate and read attachments, build, check, commit.
+ * Runs a trajectory (DESIGN §8) turn by turn through the turn pipeline (src/services/turnPipeline.ts),
+ * the same code the extension runs: apply the turn's edits to the virtual workspace, then resolve and
+ * isolate attachments, recheck and re-read recoverable files, build, check, stream the reply and
+ * commit. The reply comes from a scripted provider that streams the trajectory's `reply`; the
+ * `--provider` mode passes a real provider instead and records the scripted reply (`replayAsync`).
  */
 import type { ChangedFilesPolicy, ITokenizer, Layout, PruneReport } from '../src/engine/types';
 import { PromptContextEngine, type AttachmentRef, type TurnEnvelope, type TurnInput } from '../src/engine/engine';
-import { IsolationPolicy, type Rejection } from '../src/engine/isolation';
-import { sliceLines, type NewArtifactInput } from '../src/engine/artifacts';
-import { checkEnvelope, type Violation } from '../src/engine/invariants';
-import { sha256Hex } from '../src/common/hash';
+import type { IsolationPolicy, Rejection } from '../src/engine/isolation';
+import type { Violation } from '../src/engine/invariants';
+import { TurnPipeline, type SendOptions, type TurnOutcome, type TurnRequest } from '../src/services/turnPipeline';
+import { ScriptedProvider } from '../src/services/providers/scripted';
+import type { ChatProvider } from '../src/services/providers/types';
+import type { AttachmentSpec } from '../src/services/workspacePort';
 import { attachmentLabel, VirtualWorkspace, type Trajectory, type TrajectoryAttachment } from './trajectory';
 
 export interface ReplayOptions {
@@ -16,6 +21,14 @@ export interface ReplayOptions {
   tokenizer: ITokenizer;
   /** Called after turn N is committed; may return a fresh engine (reload through the chat store). */
   afterTurn?: (turn: number, engine: PromptContextEngine) => PromptContextEngine | void;
+  /** Which recoverable files the workspace reports as fresh: all (default) or the changed ones only. */
+  fresh?: 'all' | 'changed';
+  /** Run the invariants checker on every envelope (default true). */
+  check?: boolean;
+  /** Called with the engine before each turn is built (the benchmark changes limits for a last turn). */
+  beforeTurn?: (turn: number, engine: PromptContextEngine) => void;
+  /** Build the last turn without committing it (a preview: nothing streamed, the turn is abandoned). */
+  previewLast?: boolean;
 }
 
 export interface ReplayTurn {
@@ -24,6 +37,11 @@ export interface ReplayTurn {
   rejections: Rejection[];
   pruned: PruneReport[];
   violations: Violation[];
+  /** `buildTurn` alone, ms. */
+  buildMs: number;
+  /** The engine input the pipeline assembled. */
+  input: TurnInput;
+  outcome: TurnOutcome;
 }
 
 export function engineFor(traj: Trajectory, opts: Pick<ReplayOptions, 'layout' | 'policy' | 'tokenizer'>): PromptContextEngine {
@@ -37,22 +55,11 @@ export function engineFor(traj: Trajectory, opts: Pick<ReplayOptions, 'layout' |
   });
 }
 
-/** Resolves one `attach` entry against the virtual workspace, exactly as the host would. */
-export function resolveAttachment(a: TrajectoryAttachment, ws: VirtualWorkspace, isolation: IsolationPolicy): { ok: true; input: NewArtifactInput } | { ok: false; rejection: Rejection } {
-  const label = attachmentLabel(a);
-  const path = a.selection ? a.selection.file : a.file!;
-  const checked = isolation.checkPath(path, label);
-  if (!checked.ok) return checked;
-  const content = ws.read(checked.path);
-  if (content === undefined) return { ok: false, rejection: { attachment: label, reason: 'not-found', message: `${label} does not exist in the workspace.` } };
-  const bad = isolation.checkContent(content, label);
-  if (bad) return { ok: false, rejection: bad };
-  if (!a.selection) return { ok: true, input: { kind: 'file', uri: checked.path, content } };
-  const slice = sliceLines(content, { startLine: a.selection.startLine, endLine: a.selection.endLine });
-  if (!slice) return { ok: false, rejection: { attachment: label, reason: 'not-found', message: `${label}: the file has no line ${a.selection.startLine}.` } };
-  const input: NewArtifactInput = { kind: 'selection', uri: checked.path, range: slice.range, content: slice.content };
-  if (slice.range.endLine < a.selection.endLine) input.requestedEndLine = a.selection.endLine;
-  return { ok: true, input };
+/** A trajectory attachment as the workspace port's spec. */
+export function specOf(a: TrajectoryAttachment): AttachmentSpec {
+  return a.selection
+    ? { kind: 'selection', path: a.selection.file, startLine: a.selection.startLine, endLine: a.selection.endLine }
+    : { kind: 'file', path: a.file! };
 }
 
 function toRef(a: TrajectoryAttachment, isolation: IsolationPolicy): AttachmentRef | undefined {
@@ -64,31 +71,10 @@ function toRef(a: TrajectoryAttachment, isolation: IsolationPolicy): AttachmentR
     : { kind: 'file', uri: checked.path };
 }
 
-/** The turn input of `traj.turns[i]` as the host would assemble it (everything before buildTurn). */
-export function turnInput(
-  traj: Trajectory,
-  i: number,
-  ws: VirtualWorkspace,
-  isolation: IsolationPolicy,
-  engine: PromptContextEngine,
-  freshMode: 'all' | 'changed',
-  lastSeen: Map<string, string | null>,
-): TurnInput {
+/** The pipeline request of `traj.turns[i]`: its text, attachments, and pin / unpin / detach names. */
+export function turnRequest(traj: Trajectory, i: number, isolation: IsolationPolicy): TurnRequest {
   const t = traj.turns[i];
-  ws.applyEdits(t.edits);
-  const fresh = new Map<string, string | null>();
-  for (const src of engine.recoverableSources()) {
-    const content = ws.read(src.uri) ?? null;
-    if (freshMode === 'all' || lastSeen.get(src.id) !== content) fresh.set(src.id, content);
-    lastSeen.set(src.id, content);
-  }
   const rejections: Rejection[] = [];
-  const attachments: NewArtifactInput[] = [];
-  for (const a of t.attach ?? []) {
-    const r = resolveAttachment(a, ws, isolation);
-    if (r.ok) attachments.push(r.input);
-    else rejections.push(r.rejection);
-  }
   const refs = (list: TrajectoryAttachment[] | undefined): AttachmentRef[] => {
     const out: AttachmentRef[] = [];
     for (const a of list ?? []) {
@@ -98,26 +84,85 @@ export function turnInput(
     }
     return out;
   };
-  return { userText: t.user, attachments, fresh, pin: refs(t.pin), unpin: refs(t.unpin), detach: refs(t.detach), rejections };
+  const pin = refs(t.pin);
+  const unpin = refs(t.unpin);
+  const detach = refs(t.detach);
+  return { userText: t.user, attachments: (t.attach ?? []).map(specOf), pin, unpin, detach, rejections };
 }
 
-export function* replay(traj: Trajectory, opts: ReplayOptions): Generator<ReplayTurn> {
-  const ws = new VirtualWorkspace(traj.files);
-  const isolation = new IsolationPolicy();
-  let engine = engineFor(traj, opts);
-  for (let i = 0; i < traj.turns.length; i++) {
-    const t = traj.turns[i];
-    const input = turnInput(traj, i, ws, isolation, engine, 'all', new Map());
-    const envelope = engine.buildTurn(input);
-    const ctx = engine.checkContext();
-    const violations = checkEnvelope(envelope, envelope.budget, { hasher: { sha256Hex }, ...ctx, blocked: !!envelope.blocked });
-    yield { turn: i + 1, envelope, rejections: envelope.rejections, pruned: envelope.pruned, violations };
-    if (envelope.blocked) {
-      engine.abandonTurn();
-      continue;
+/** One replay: the virtual workspace, the pipeline over it, and the scripted provider. */
+export class ReplayRun {
+  readonly ws: VirtualWorkspace;
+  readonly pipeline: TurnPipeline;
+  private reply = '';
+  readonly scripted = new ScriptedProvider(() => this.reply);
+
+  constructor(readonly traj: Trajectory, readonly opts: ReplayOptions) {
+    this.ws = new VirtualWorkspace(traj.files, { fresh: opts.fresh });
+    this.pipeline = new TurnPipeline({ engine: engineFor(traj, opts), port: this.ws, check: opts.check ?? true });
+  }
+
+  get engine(): PromptContextEngine {
+    return this.pipeline.engine;
+  }
+
+  /** Everything before the pipeline: the turn's edits, and what it asks for. */
+  prepare(i: number): { request: TurnRequest; send: SendOptions; preview: boolean } {
+    const t = this.traj.turns[i];
+    this.ws.applyEdits(t.edits);
+    this.reply = t.reply;
+    this.opts.beforeTurn?.(i + 1, this.pipeline.engine);
+    const send: SendOptions = { model: this.traj.model.id, maxOutputTokens: this.traj.model.maxOutputTokens };
+    return { request: turnRequest(this.traj, i, this.ws.isolation), send, preview: !!this.opts.previewLast && i === this.traj.turns.length - 1 };
+  }
+
+  /** What the caller sees of a turn's outcome; throws on an outcome the replay cannot continue from. */
+  result(i: number, outcome: TurnOutcome): ReplayTurn {
+    if (!outcome.envelope || !outcome.input || outcome.status === 'error' || outcome.status === 'stopped') {
+      const why = outcome.status === 'error' ? `${outcome.error.code}: ${outcome.error.message}` : outcome.status;
+      throw new ReplayTurnError(i + 1, why, outcome);
     }
-    engine.completeTurn(t.reply);
-    const next = opts.afterTurn?.(i + 1, engine);
-    if (next) engine = next;
+    const env = outcome.envelope;
+    return { turn: i + 1, envelope: env, rejections: env.rejections, pruned: env.pruned, violations: outcome.violations, buildMs: outcome.buildMs, input: outcome.input, outcome };
+  }
+
+  /** After a committed turn: the reload hook may swap the engine. */
+  after(i: number, outcome: TurnOutcome): void {
+    if (outcome.status !== 'done') return;
+    const next = this.opts.afterTurn?.(i + 1, this.pipeline.engine);
+    if (next) this.pipeline.engine = next;
+  }
+}
+
+/** A turn the replay could not complete (a provider error in `--provider` mode). */
+export class ReplayTurnError extends Error {
+  constructor(readonly turn: number, readonly why: string, readonly outcome: TurnOutcome) {
+    super(`turn ${turn}: ${why}`);
+    this.name = 'ReplayTurnError';
+  }
+}
+
+/** The replay, synchronously, with the scripted provider (tests, the CLI, the benchmark). */
+export function* replay(traj: Trajectory, opts: ReplayOptions): Generator<ReplayTurn> {
+  const run = new ReplayRun(traj, opts);
+  for (let i = 0; i < traj.turns.length; i++) {
+    const { request, send, preview } = run.prepare(i);
+    const outcome = run.pipeline.runSync(request, preview ? undefined : run.scripted, send);
+    yield run.result(i, outcome);
+    run.after(i, outcome);
+  }
+}
+
+/**
+ * The replay through `provider` (a real endpoint): each turn's request is sent as the pipeline builds
+ * it, and the scripted reply is what the chat records.
+ */
+export async function* replayAsync(traj: Trajectory, opts: ReplayOptions, provider: ChatProvider, send: Partial<SendOptions> = {}): AsyncGenerator<ReplayTurn> {
+  const run = new ReplayRun(traj, opts);
+  for (let i = 0; i < traj.turns.length; i++) {
+    const prepared = run.prepare(i);
+    const outcome = await run.pipeline.run(prepared.request, provider, { ...prepared.send, ...send, recordReply: traj.turns[i].reply });
+    yield run.result(i, outcome);
+    run.after(i, outcome);
   }
 }

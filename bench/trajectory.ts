@@ -2,6 +2,7 @@
  * Trajectory format (DESIGN §8): loading, validation with clear messages, and the virtual workspace.
  */
 import type { LineRange } from '../src/engine/types';
+import { MemoryWorkspace, type MemoryWorkspaceOptions } from '../src/services/memoryWorkspace';
 
 export interface RepeatSpec {
   repeat: string;
@@ -113,21 +114,20 @@ export function expandFileValue(v: FileValue): string {
   return typeof v === 'string' ? v : v.repeat.repeat(v.times);
 }
 
-/** The virtual workspace a trajectory runs in. */
-export class VirtualWorkspace {
-  private readonly files = new Map<string, string>();
-  constructor(files: Record<string, FileValue>) {
-    for (const [p, v] of Object.entries(files)) this.files.set(p, expandFileValue(v));
+/**
+ * The virtual workspace a trajectory runs in: an in-memory workspace port (the pure isolation rules,
+ * synchronous answers) plus the trajectory's `files` / `edits` values.
+ */
+export class VirtualWorkspace extends MemoryWorkspace {
+  constructor(files: Record<string, FileValue>, options: MemoryWorkspaceOptions = {}) {
+    super(Object.entries(files).map(([p, v]): [string, string] => [p, expandFileValue(v)]), options);
   }
   applyEdits(edits: Record<string, FileValue | null> | undefined): void {
     if (!edits) return;
     for (const [p, v] of Object.entries(edits)) {
-      if (v === null) this.files.delete(p);
-      else this.files.set(p, expandFileValue(v));
+      if (v === null) this.delete(p);
+      else this.write(p, expandFileValue(v));
     }
-  }
-  read(path: string): string | undefined {
-    return this.files.get(path);
   }
 }
 

@@ -2,11 +2,16 @@
 'use strict';
 // `npm test`: everything a fresh clone needs, in order, each step timed:
 //   dependencies (npm ci when node_modules does not match the lock) → system packages check →
-//   lint → tsc (extension, tests, bench; webview) → unit tests (mocha) → webpack bundles → vsce package →
-//   code-server harness (installed once into ~/.cache/strata-harness) → integration suite.
+//   lint → tsc (extension, tests, bench; webview) → unit tests (mocha) → webpack bundles →
+//   webview tests (the chat panel's production bundle in Chromium, standalone page) → vsce package →
+//   code-server harness (installed once into ~/.cache/strata-harness) → integration suite (inside the
+//   extension host) → e2e tests (the packaged VSIX in the real workbench, driven by Chromium).
 // Steps after a failure still run when they can, so one run shows every problem; the exit code
-// is non-zero when any step failed.
-//   --no-integration   skip the harness and the integration suite (not allowed when CI is set)
+// is non-zero when any step failed. The two VS Code steps run one after the other, never together.
+//   --no-integration   skip the harness, the integration suite and the e2e tests (not allowed when CI is set)
+// STRATA_VSCODE_LOCK=<file>: run the two VS Code steps under `flock <file>`, so checkouts sharing a
+// machine never run two VS Code sessions at once (about 2 GB each).
+
 const fs = require('node:fs');
 const path = require('node:path');
 const { run, cleanEnv, formatSeconds } = require('./lib/proc');
@@ -60,7 +65,7 @@ async function main() {
 
   const missing = skipIntegration ? [] : missingDebianPackages(require('./harness/config').chromiumPath);
   if (missing.length > 0) {
-    console.warn(`\n${installAdvice(missing)}\n(The integration suite needs them; the other steps run anyway.)`);
+    console.warn(`\n${installAdvice(missing)}\n(The integration and e2e tests need them; the other steps run anyway.)`);
   }
 
   await step('lint', () => bin('eslint', 'eslint', ['.']));
@@ -72,9 +77,19 @@ async function main() {
   await step('unit tests', () =>
     bin('mocha', 'mocha', ['--config', '.mocharc.json', '--reporter', path.join(root, 'scripts', 'mocha', 'summaryReporter.js')]),
   );
-  const bundled = await step('bundle', () => bin('webpack-cli', 'webpack-cli', ['--mode', 'production']));
-  await step('package (vsce, non-interactive)', async () => {
-    const vsix = path.join(root, '.harness', 'strata.vsix');
+  const bundled = await step('bundle', async () => {
+    if (!(await bin('webpack-cli', 'webpack-cli', ['--mode', 'production']))) return false;
+    return require('./lib/bundleSizes').checkBundleSizes(root);
+  });
+  if (bundled) {
+    await step('webview tests', () =>
+      bin('mocha', 'mocha', ['--config', '.mocharc.webview.json', '--reporter', path.join(root, 'scripts', 'mocha', 'summaryReporter.js')]),
+    );
+  } else {
+    results.push({ name: 'webview tests', ok: false, seconds: 'not run' });
+  }
+  const vsix = path.join(root, '.harness', 'strata.vsix');
+  const packaged = await step('package (vsce, non-interactive)', async () => {
     fs.mkdirSync(path.dirname(vsix), { recursive: true });
     fs.rmSync(vsix, { force: true });
     const ok = require('./package').packageVsix(vsix);
@@ -82,10 +97,10 @@ async function main() {
   });
 
   if (skipIntegration) {
-    console.log('\n--no-integration: skipping the code-server harness and the integration suite');
+    console.log('\n--no-integration: skipping the code-server harness, the integration suite and the e2e tests');
     return finish();
   }
-  const harnessReady = await step('integration harness', async () => {
+  const harnessReady = await step('code-server harness', async () => {
     if (missing.length > 0) {
       throw new Error(installAdvice(missing));
     }
@@ -93,11 +108,27 @@ async function main() {
     return true;
   });
   if (harnessReady && bundled) {
-    await step('integration tests', async () => (await run(process.execPath, [path.join(__dirname, 'harness', 'run-integration.js')], { cwd: root })) === 0);
+    await step('integration tests', async () => (await runVsCode('run-integration.js', [])) === 0);
   } else {
     results.push({ name: 'integration tests', ok: false, seconds: 'not run' });
   }
+  if (harnessReady && bundled && packaged) {
+    await step('e2e tests', async () => (await runVsCode('run-e2e.js', ['--vsix', vsix])) === 0);
+  } else {
+    results.push({ name: 'e2e tests', ok: false, seconds: 'not run' });
+  }
   return finish();
+}
+
+/** Runs a harness script that starts VS Code (code-server), under STRATA_VSCODE_LOCK when set. */
+function runVsCode(script, args) {
+  const argv = [path.join(__dirname, 'harness', script), ...args];
+  const lock = process.env.STRATA_VSCODE_LOCK;
+  if (lock) {
+    console.log(`(waiting for ${lock} if another VS Code run holds it)`);
+    return run('flock', [lock, process.execPath, ...argv], { cwd: root });
+  }
+  return run(process.execPath, argv, { cwd: root });
 }
 
 function finish() {

@@ -1,28 +1,158 @@
 import * as vscode from 'vscode';
+import type { HostToWebviewMessage, NoticeView } from './protocol/messages';
+import { ChatSession, type SessionSettings } from './services/chatSession';
+import { getTokenizer } from './services/tokenizer';
+import type { Instruction } from './engine/engine';
 import { ChatViewProvider } from './host/chatViewProvider';
+import { commandHandlers } from './host/commandHandlers';
 import { registerCommands } from './host/commands';
+import { onDidChangeSettings, readSetting } from './host/config';
+import { HostWorkspace } from './host/hostWorkspace';
 import { LayersTreeProvider } from './host/layersTreeProvider';
+import { ProviderResolver } from './host/providerResolver';
+import { RequestDocuments } from './host/requestDocument';
+import { MeterStatusBar } from './host/statusBar';
+import { StrataController } from './host/strataController';
+import { WorkspaceStateStore } from './host/stateStorage';
+import { treeNodes } from './host/treeSource';
 
-/** What `activate` returns; the integration suite uses it to wait for the chat webview. */
+/** What `activate` returns; the integration suite drives the panel through it. */
 export interface StrataApi {
-  /** Resolves once the chat webview has loaded its bundle and said `ready`. */
+  /** Resolves once the chat webview has loaded its bundle, said `ready` and received `init`. */
   whenChatReady(): Promise<void>;
+  /** Test hooks: the same objects the panel and the commands use. */
+  readonly testing: {
+    readonly session: ChatSession;
+    readonly controller: StrataController;
+    readonly workspace: HostWorkspace;
+    readonly resolver: ProviderResolver;
+    readonly tree: LayersTreeProvider;
+    /** Delivers a raw message as if the webview had posted it (validation included). */
+    receive(raw: unknown): Promise<void>;
+    onDidPost(listener: (m: HostToWebviewMessage) => void): vscode.Disposable;
+    onDidReject(listener: (reason: string) => void): vscode.Disposable;
+    readonly activationMs: number;
+  };
+}
+
+const PRODUCT_PROMPT =
+  'You are Strata, a coding assistant inside VS Code. The user attaches files and selections; they appear in blocks that carry their path and version. ' +
+  'A later mention of the same block is a reference to it. Answer precisely, cite paths and line numbers, and say when something you need was not attached.';
+
+/** User and project instructions (L1 overlays), read after activation and when they change. */
+let instructions: Instruction[] = [];
+
+function settings(): SessionSettings {
+  return {
+    layout: readSetting('layout'),
+    policy: readSetting('context.changedFiles'),
+    thresholds: { warnPercent: readSetting('budget.warnPercent'), compactPercent: readSetting('budget.compactPercent'), targetPercent: readSetting('budget.targetPercent') },
+    reservedOutputTokens: readSetting('budget.reservedOutputTokens'),
+    requestTimeoutMs: readSetting('requestTimeoutSeconds') * 1000,
+    system: PRODUCT_PROMPT,
+    instructions,
+  };
 }
 
 /** Composition root: build the host objects and register views and commands. Nothing else. */
 export function activate(context: vscode.ExtensionContext): StrataApi {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel('Strata', { log: true });
   context.subscriptions.push(log);
 
+  const noFolder = !context.storageUri;
+  const storage = context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-folder');
+  const workspace = new HostWorkspace(() => ({ excludes: readSetting('context.exclude'), maxFileBytes: readSetting('context.maxFileBytes') }));
+  const memento = new WorkspaceStateStore(context.workspaceState);
+  // The chat that was open when the window closed (or reloaded) opens again.
+  const session = ChatSession.open({ storeRoot: storage.fsPath, port: workspace, tokenizer: getTokenizer, settings, log: (line) => log.info(line) }, memento.get('activeChatId'));
+  const resolver = new ProviderResolver(context.secrets);
   const chatView = new ChatViewProvider(context.extensionUri, String(context.extension.packageJSON.version), log);
+  const statusBar = new MeterStatusBar();
+  const documents = new RequestDocuments();
+
+  const notices = (): NoticeView[] => {
+    const out: NoticeView[] = [];
+    if (!vscode.workspace.isTrusted) out.push({ id: 'restricted', message: 'Restricted Mode: project instruction files (strata.instructionsFiles) are not read until you trust this workspace.' });
+    if (noFolder) out.push({ id: 'no-folder', message: 'No folder is open: chats are kept in Strata\'s global storage, shared by windows without a folder. Open a folder to keep its chats with it.' });
+    return out;
+  };
+  const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices });
+  chatView.setHandler(controller);
+  const tree = new LayersTreeProvider(() => treeNodes(controller, session));
+  controller.onDidChange(() => {
+    tree.refresh();
+    if (memento.get('activeChatId') !== session.activeChatId) void memento.set('activeChatId', session.activeChatId);
+  });
+
+  const loadInstructions = async (): Promise<void> => {
+    const list: Instruction[] = [];
+    const own = readSetting('instructions').trim();
+    if (own) list.push({ source: 'settings', text: own });
+    if (vscode.workspace.isTrusted) {
+      const multi = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+      for (const folder of vscode.workspace.workspaceFolders ?? []) {
+        for (const file of readSetting('instructionsFiles')) {
+          const path = multi ? `${folder.name}/${file}` : file;
+          const r = await workspace.resolve({ kind: 'file', path });
+          if (r.ok && r.input.content.trim().length > 0) list.push({ source: path, text: r.input.content });
+        }
+      }
+    }
+    instructions = list;
+    const err = session.settingsChanged();
+    if (err) controller.showBanner('error', err, ['openSettings']);
+    controller.refreshMeter();
+  };
+
   context.subscriptions.push(
     chatView,
-    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),
-    new LayersTreeProvider(() => []),
-    registerCommands({}),
+    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView, { webviewOptions: { retainContextWhenHidden: false } }),
+    statusBar,
+    documents,
+    controller,
+    tree,
+    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace }), log),
+    onDidChangeSettings((keys) => {
+      if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k))) void controller.refreshProvider();
+      if (keys.some((k) => k === 'instructions' || k === 'instructionsFiles')) void loadInstructions();
+      if (keys.some((k) => k.startsWith('budget.') || k === 'layout' || k === 'context.changedFiles')) {
+        const err = session.settingsChanged();
+        if (err) controller.showBanner('error', err, ['openSettings']);
+        controller.refreshMeter();
+      }
+      if (keys.some((k) => k === 'context.exclude' || k === 'context.maxFileBytes')) workspace.invalidate();
+    }),
+    vscode.lm.onDidChangeChatModels(() => void controller.refreshProvider()),
+    context.secrets.onDidChange(() => void controller.refreshProvider()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      void loadInstructions();
+      void controller.refreshPanel();
+    }),
   );
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*', false, false, false);
+  context.subscriptions.push(watcher, watcher.onDidChange((u) => workspace.invalidate(u)), watcher.onDidDelete((u) => workspace.invalidate(u)), watcher.onDidCreate((u) => workspace.invalidate(u)));
 
-  return { whenChatReady: () => chatView.whenReady() };
+  // Everything that reads files or loads the tokenizer runs after activation returns.
+  setTimeout(() => void loadInstructions(), 0);
+
+  const activationMs = performance.now() - started;
+  log.info(`activated in ${activationMs.toFixed(1)} ms (storage: ${noFolder ? 'global, no folder open' : 'workspace'})`);
+
+  return {
+    whenChatReady: () => chatView.whenReady(),
+    testing: {
+      session,
+      controller,
+      workspace,
+      resolver,
+      tree,
+      receive: (raw) => chatView.receive(raw),
+      onDidPost: (l) => chatView.onDidPost(l),
+      onDidReject: (l) => chatView.onDidReject(l),
+      activationMs,
+    },
+  };
 }
 
 export function deactivate(): void {

@@ -1,31 +1,263 @@
-import { parseHostToWebviewMessage, type WebviewToHostMessage } from '../src/protocol/messages';
+import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
+import {
+  PROTOCOL_VERSION,
+  parseHostToWebviewMessage,
+  type HostToWebviewMessage,
+  type PanelState,
+  type WebviewRequest,
+} from '../src/protocol/messages';
+import { Banners } from './banners';
+import { Composer } from './composer';
+import { Conversation } from './conversation';
+import { h } from './dom';
+import { EmptyState } from './emptyState';
+import { Header } from './header';
+import { HostClient, type RequestResult } from './ipc';
+import { Meter } from './meter';
+import { ModelMenu } from './modelMenu';
+import { PreviewCard } from './preview';
+import { Tooltips } from './tooltip';
+import { UiStateStore } from './uiState';
 import { vscodeApi } from './vscodeApi';
 
-/** Chat panel entry point. Placeholder: shows who it is and tells the host it is ready. */
-function main(): void {
-  const app = document.getElementById('app');
-  if (!app) {
-    return;
+/**
+ * The chat panel. The host decides and sends view models; this renders them and sends requests.
+ * Layout, top to bottom: header (chat title and list, New Chat), busy bar, notices and banners,
+ * the conversation (messages, request preview, empty state), the composer (meter, chips, input).
+ */
+class App {
+  private readonly client = new HostClient((m) => vscodeApi().postMessage(m));
+  private readonly ui = new UiStateStore();
+  private readonly tooltips: Tooltips;
+  private readonly header: Header;
+  private readonly progress: HTMLElement;
+  private readonly banners: Banners;
+  private readonly conversation: Conversation;
+  private readonly preview: PreviewCard;
+  private readonly empty: EmptyState;
+  private readonly meter: Meter;
+  private readonly composer: Composer;
+  private readonly models: ModelMenu;
+  private chatId = '';
+  private busy = false;
+  private initialized = false;
+  private turnsStarted = 0;
+
+  constructor(root: HTMLElement) {
+    this.tooltips = new Tooltips(document.body);
+    this.header = new Header({
+      newChat: () => this.fire({ kind: 'newChat' }),
+      switchChat: (chatId) => this.fire({ kind: 'switchChat', chatId }),
+      renameChat: (chatId, title) => this.fire({ kind: 'renameChat', chatId, title }),
+      deleteChat: (chatId) => this.fire({ kind: 'deleteChat', chatId }),
+    });
+    this.progress = h('vscode-progress-bar', { class: 'busy-bar', indeterminate: true, 'aria-label': 'Generating a reply' });
+    this.progress.hidden = true;
+    this.banners = new Banners((bannerId, action) => this.request({ kind: 'bannerAction', bannerId, action }));
+    this.empty = new EmptyState({
+      attach: (what) => this.fire({ kind: 'attach', what }),
+      selectModel: () => this.fire({ kind: 'selectModel' }),
+    });
+    this.conversation = new Conversation(
+      {
+        loadOlder: async (beforeTurn) => (await this.request({ kind: 'loadOlder', chatId: this.chatId, beforeTurn })).ok,
+        copy: (text, button) => void this.copy(text, button),
+        insert: (code) => this.fire({ kind: 'insertCode', code }),
+        regenerate: () => this.fire({ kind: 'regenerate' }),
+        scrolled: (p) => this.ui.update({ chatId: this.chatId, atBottom: p.atBottom, anchorId: p.anchorId, anchorOffset: p.anchorOffset }),
+      },
+      this.tooltips,
+      this.empty.el,
+    );
+    this.preview = new PreviewCard(
+      {
+        copy: (text, button) => void this.copy(text, button),
+        insert: (code) => this.fire({ kind: 'insertCode', code }),
+        collapsedChanged: (collapsed) => this.ui.update({ requestCollapsed: collapsed }),
+      },
+      this.ui.get().requestCollapsed,
+    );
+    this.meter = new Meter(this.tooltips);
+    this.models = new ModelMenu({
+      listModels: () => this.request({ kind: 'listModels' }),
+      selectModel: (o) => this.fire(o ? { kind: 'selectModel', provider: o.provider, model: o.model } : { kind: 'selectModel' }),
+    });
+    this.composer = new Composer(
+      {
+        send: async (text) => {
+          const started = this.turnsStarted;
+          const result = await this.request({ kind: 'send', text });
+          // The turn is running (the host answers when it accepted it; a late answer is no failure).
+          if (!result.ok && result.timedOut && this.turnsStarted > started) return { ok: true, value: undefined };
+          return result;
+        },
+        stop: () => this.fire({ kind: 'stop' }),
+        attach: (what) => this.fire({ kind: 'attach', what }),
+        removeChip: (chipId) => this.request({ kind: 'removeChip', chipId }),
+        pinChip: (chipId, pinned) => this.request({ kind: 'pinChip', chipId, pinned }),
+        draftChanged: (draft) => this.ui.update({ draft }),
+        openModels: (anchor) => void this.models.toggle(anchor),
+        error: (message) => this.composer.showStatus(message),
+      },
+      this.meter,
+      this.ui.get().draft,
+    );
+    root.replaceChildren(this.header.el, this.progress, this.banners.el, this.conversation.el, this.composer.el);
+    root.classList.add('strata');
+    // Until the host's first state arrives, nothing chat-specific is shown (no flash of an empty chat).
+    document.body.classList.add('strata-loading');
+
+    window.addEventListener('message', (event: MessageEvent<unknown>) => {
+      const message = parseHostToWebviewMessage(event.data);
+      if (message) this.handle(message);
+    });
+    window.addEventListener('resize', () => this.composer.setBusy(this.busy));
+    this.client.ready();
   }
-  const box = document.createElement('div');
-  box.className = 'strata-placeholder';
-  const heading = document.createElement('h2');
-  heading.textContent = 'Strata';
-  const text = document.createElement('p');
-  text.textContent = 'The chat arrives in a later version.';
-  box.append(heading, text);
-  app.replaceChildren(box);
 
-  window.addEventListener('message', (event: MessageEvent<unknown>) => {
-    const message = parseHostToWebviewMessage(event.data);
-    if (message?.type === 'init') {
-      heading.textContent = `Strata ${message.extensionVersion}`;
-      document.body.dataset.strataReady = 'true';
+  /** A request whose failure is shown under the input (the host may also post a banner). */
+  private fire(request: WebviewRequest): void {
+    void this.request(request).then((result) => {
+      if (!result.ok) this.composer.showStatus(result.error);
+    });
+  }
+
+  private request(request: WebviewRequest): Promise<RequestResult> {
+    return this.client.request(request);
+  }
+
+  private async copy(text: string, button: HTMLButtonElement): Promise<void> {
+    const result = await this.request({ kind: 'copy', text });
+    if (!result.ok) {
+      this.composer.showStatus(result.error);
+      return;
     }
-  });
+    const glyph = button.querySelector('.codicon');
+    const label = button.getAttribute('aria-label') ?? '';
+    glyph?.classList.replace('codicon-copy', 'codicon-check');
+    button.setAttribute('aria-label', 'Copied');
+    setTimeout(() => {
+      glyph?.classList.replace('codicon-check', 'codicon-copy');
+      button.setAttribute('aria-label', label);
+    }, 1500);
+  }
 
-  const ready: WebviewToHostMessage = { type: 'ready' };
-  vscodeApi().postMessage(ready);
+  handle(m: HostToWebviewMessage): void {
+    switch (m.type) {
+      case 'init':
+        if (m.protocolVersion !== PROTOCOL_VERSION) {
+          this.banners.addLocal({
+            id: 'local:protocol',
+            severity: 'error',
+            message: `The chat panel (protocol ${PROTOCOL_VERSION}) and the extension (protocol ${m.protocolVersion}) do not match. Reload the window (Developer: Reload Window).`,
+            actions: [],
+          });
+        }
+        document.body.setAttribute('data-strata-version', m.extensionVersion);
+        this.applyState(m.state);
+        break;
+      case 'state':
+        this.applyState(m.state);
+        break;
+      case 'response':
+        this.client.handleResponse(m);
+        break;
+      case 'chats':
+        this.header.update(m.chats, m.chatId, m.chatTitle);
+        break;
+      case 'chips':
+        this.composer.setChips(m.chips);
+        break;
+      case 'meter':
+        this.meter.update(m.meter);
+        break;
+      case 'model':
+        this.setModel(m.model);
+        break;
+      case 'banners':
+        this.banners.setBanners(m.banners);
+        break;
+      case 'notices':
+        this.banners.setNotices(m.notices);
+        break;
+      case 'turnStarted':
+        this.turnsStarted++;
+        this.conversation.startTurn(m.chatId, m.turnId, m.user, m.assistant);
+        if (m.chatId === this.chatId) this.setBusy(true);
+        break;
+      case 'chunk':
+        this.conversation.applyChunk(m.chatId, m.turnId, m.seq, m.text);
+        break;
+      case 'turnEnded':
+        this.conversation.endTurn(m.chatId, m.turnId, m.assistant, m.kept);
+        if (m.chatId === this.chatId) this.setBusy(false);
+        break;
+      case 'removeTurn':
+        this.conversation.removeTurn(m.chatId, m.turn);
+        break;
+      case 'olderMessages':
+        this.conversation.prependOlder(m.chatId, m.messages, m.hasOlder);
+        break;
+      case 'preview':
+        this.setPreview(m.preview ?? undefined, true);
+        break;
+      case 'setInput':
+        this.composer.setText(m.text);
+        this.composer.focus();
+        break;
+      case 'focusInput':
+        this.composer.focus();
+        break;
+    }
+  }
+
+  private applyState(s: PanelState): void {
+    const first = !this.initialized;
+    this.initialized = true;
+    document.body.classList.remove('strata-loading');
+    const sameChat = s.chatId === this.ui.get().chatId;
+    this.chatId = s.chatId;
+    this.header.update(s.chats, s.chatId, s.chatTitle);
+    this.banners.setNotices(s.notices);
+    this.banners.setBanners(s.banners);
+    this.meter.update(s.meter);
+    this.setModel(s.model);
+    this.composer.setChips(s.chips);
+    this.setPreview(s.preview, false);
+    const ui = this.ui.get();
+    // Where the user was (the view was hidden and shown again): only on the first state, same chat.
+    const restore = first && sameChat ? { atBottom: ui.atBottom, anchorId: ui.anchorId, anchorOffset: ui.anchorOffset } : undefined;
+    this.conversation.setMessages(s.chatId, s.messages, s.hasOlder, restore);
+    if (!first || !sameChat) this.ui.update({ chatId: s.chatId, atBottom: true, anchorId: undefined, anchorOffset: undefined });
+    this.setBusy(s.busy);
+  }
+
+  private setModel(model: PanelState['model']): void {
+    this.composer.setModel(model);
+    this.models.setModel(model);
+    this.empty.setConfigured(model.configured);
+  }
+
+  private setPreview(preview: PanelState['preview'], reveal: boolean): void {
+    this.preview.update(preview);
+    if (preview && !this.preview.el.isConnected) this.conversation.tail.append(this.preview.el);
+    this.conversation.updateEmpty();
+    if (preview && reveal) this.conversation.revealEnd();
+  }
+
+  private setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.progress.hidden = !busy;
+    this.composer.setBusy(busy);
+    this.conversation.setBusy(busy);
+    document.body.classList.toggle('strata-busy', busy);
+  }
+}
+
+function main(): void {
+  const root = document.getElementById('app');
+  if (!root) return;
+  new App(root);
 }
 
 main();

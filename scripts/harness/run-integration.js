@@ -7,15 +7,13 @@
 // Everything the run writes (user data, extensions, HOME, XDG dirs, TMPDIR, logs) lives in
 // .harness/run/. Exits with the suite's code; 1 on timeout or harness failure.
 const fs = require('node:fs');
-const http = require('node:http');
-const net = require('node:net');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const util = require('node:util');
 const cfg = require('./config');
 const { setupHarness } = require('./setup');
 const { createFixtureWorkspace } = require('./fixtureWorkspace');
-const { cleanEnv, formatSeconds } = require('../lib/proc');
+const { formatSeconds } = require('../lib/proc');
+const { CHROMIUM_ARGS, QUIET_SETTINGS, isolatedEnv, linkFolderExtension, startCodeServer, tail, workbenchUrl, writeUserSettings } = require('./codeServer');
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const suiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'index.js');
@@ -36,91 +34,6 @@ const SUITE_START = /^Strata integration suite:/m;
 const SUMMARY = /^\d+ passed, \d+ failed/m;
 /** Workbench chatter that is expected offline and says nothing about Strata. */
 const NOISE = /ENOTFOUND|\[(AgentHost[^\]]*|ChatModelSelection|AccountPolicyGate)\]|authentication provider 'github'/;
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function httpOk(url) {
-  return new Promise((resolve) => {
-    const req = http.get(url, (res) => {
-      res.resume();
-      resolve(res.statusCode !== undefined && res.statusCode < 500);
-    });
-    req.on('error', () => resolve(false));
-    req.setTimeout(2000, () => {
-      req.destroy();
-      resolve(false);
-    });
-  });
-}
-
-async function waitForServer(url, child, seconds) {
-  const deadline = Date.now() + seconds * 1000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`code-server exited early with code ${child.exitCode}`);
-    }
-    if (await httpOk(url)) {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`code-server did not answer ${url} within ${seconds} s`);
-}
-
-function tail(file, lines) {
-  try {
-    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '';
-  }
-}
-
-/** Makes an unpacked extension folder an installed extension of this run (no VSIX needed). */
-function installFolderExtension(folder, extensionsDir) {
-  const { publisher, name, version } = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
-  fs.symlinkSync(folder, path.join(extensionsDir, `${publisher}.${name}-${version}`), 'dir');
-}
-
-/** The run's private environment: nothing is written into the real home or /tmp. */
-function isolatedEnv() {
-  const dirs = {
-    HOME: path.join(runDir, 'home'),
-    XDG_CONFIG_HOME: path.join(runDir, 'home', '.config'),
-    XDG_DATA_HOME: path.join(runDir, 'home', '.local', 'share'),
-    XDG_CACHE_HOME: path.join(runDir, 'home', '.cache'),
-    TMPDIR: path.join(runDir, 'tmp'),
-  };
-  Object.values(dirs).forEach((d) => fs.mkdirSync(d, { recursive: true }));
-  const env = cleanEnv(dirs);
-  // Variables of an enclosing VS Code (integrated terminal) would point the server at that instance.
-  for (const key of Object.keys(env)) {
-    if (/^(VSCODE_|ELECTRON_)/.test(key)) delete env[key];
-  }
-  delete env.XDG_RUNTIME_DIR;
-  env.PATH = `${path.dirname(cfg.nodeBin)}${path.delimiter}${process.env.PATH}`;
-  return env;
-}
 
 /** The workbench forwards console calls as (format, ...args); render them the way console would. */
 function formatLogArgs(args) {
@@ -145,76 +58,20 @@ async function main() {
   const userDataDir = path.join(runDir, 'user-data');
   const extensionsDir = path.join(runDir, 'extensions');
   for (const d of [userDataDir, extensionsDir]) fs.mkdirSync(d, { recursive: true });
-  installFolderExtension(fakeLmExtension, extensionsDir);
+  linkFolderExtension(fakeLmExtension, extensionsDir);
   const { workspaceFile } = createFixtureWorkspace(path.join(runDir, 'workspace'));
-  fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
-  fs.writeFileSync(
-    path.join(userDataDir, 'User', 'settings.json'),
-    JSON.stringify(
-      {
-        'workbench.startupEditor': 'none',
-        'extensions.autoCheckUpdates': false,
-        'extensions.autoUpdate': false,
-        'telemetry.telemetryLevel': 'off',
-        'update.mode': 'none',
-      },
-      null,
-      2,
-    ),
-  );
-  const env = isolatedEnv();
+  writeUserSettings(userDataDir, { 'workbench.startupEditor': 'none', ...QUIET_SETTINGS });
+  const env = isolatedEnv(runDir);
 
-  const port = await freePort();
-  const authority = `127.0.0.1:${port}`;
   const serverLog = path.join(runDir, 'code-server.log');
-  const serverLogFd = fs.openSync(serverLog, 'a');
-  const server = spawn(
-    cfg.nodeBin,
-    [
-      cfg.codeServerEntry,
-      '--bind-addr',
-      authority,
-      '--auth',
-      'none',
-      '--disable-telemetry',
-      '--disable-update-check',
-      '--disable-workspace-trust',
-      '--disable-getting-started-override',
-      '--user-data-dir',
-      userDataDir,
-      '--extensions-dir',
-      extensionsDir,
-      '--vscode-option',
-      'enable-smoke-test-driver',
-    ],
-    { env, cwd: runDir, detached: true, stdio: ['ignore', serverLogFd, serverLogFd] },
-  );
-  fs.closeSync(serverLogFd);
-
+  let server;
   let browser;
   const cleanup = async () => {
     if (browser) {
       await browser.close().catch(() => undefined);
       browser = undefined;
     }
-    if (server.exitCode === null && server.signalCode === null) {
-      try {
-        process.kill(-server.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      const gone = await Promise.race([
-        new Promise((r) => server.once('exit', () => r(true))),
-        new Promise((r) => setTimeout(() => r(false), 5000)),
-      ]);
-      if (!gone) {
-        try {
-          process.kill(-server.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    }
+    if (server) await server.stop();
   };
   const onSignal = (signal) => {
     console.error(`integration: ${signal}, stopping`);
@@ -224,7 +81,8 @@ async function main() {
   process.once('SIGTERM', onSignal);
 
   try {
-    await waitForServer(`http://${authority}/healthz`, server, 60);
+    server = await startCodeServer({ runDir, userDataDir, extensionsDir, env, logFile: serverLog, smokeTestDriver: true });
+    const { authority } = server;
     console.log(`integration: code-server ${cfg.CODE_SERVER_VERSION} on ${authority} (${formatSeconds(Date.now() - started)})`);
 
     const { chromium } = require('playwright-core');
@@ -254,11 +112,10 @@ async function main() {
       void page.exposeFunction('codeAutomationExit', (code) => resolve(Number(code)));
     });
 
-    const payload = JSON.stringify([
+    const url = workbenchUrl(authority, workspaceFile, [
       ['extensionDevelopmentPath', `vscode-remote://${authority}${repoRoot}`],
       ['extensionTestsPath', `vscode-remote://${authority}${suiteIndex}`],
     ]);
-    const url = `http://${authority}/?workspace=${encodeURIComponent(workspaceFile)}&payload=${encodeURIComponent(payload)}`;
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
     let timer;

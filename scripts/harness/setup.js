@@ -110,8 +110,12 @@ async function withInstallLock(fn) {
   }
 }
 
-async function setupHarness() {
-  const missing = missingDebianPackages(cfg.chromiumPath);
+/**
+ * @param {{ browser?: boolean }} [options] browser: false when no Chromium is needed (`npm start`
+ *   opens the workbench in the user's own browser), so a missing `chromium` package does not stop it.
+ */
+async function setupHarness({ browser = true } = {}) {
+  const missing = missingDebianPackages(cfg.chromiumPath).filter((m) => browser || m.pkg !== 'chromium');
   if (missing.length > 0) {
     throw new Error(installAdvice(missing));
   }

@@ -41,4 +41,4 @@ function installAdvice(missing) {
   ].join('\n');
 }
 
-module.exports = { missingDebianPackages, installAdvice };
+module.exports = { missingDebianPackages, installAdvice, onPath };

@@ -58,15 +58,40 @@ export function lineSpans(text: string): [number, number][] {
  * The selection snapshot (DESIGN §2): from the start of `startLine` to the end of `endLine`
  * without its final line break; 1-based inclusive; `endLine` past the end is clamped.
  * Returns undefined when the range is empty or starts past the end of the text.
+ * Walks the lines only up to `endLine` (the same spans as `lineSpans`): a selection near the top of a
+ * 5 MB file costs nothing.
  */
 export function sliceLines(text: string, range: LineRange): { content: string; range: LineRange } | undefined {
   if (!Number.isInteger(range.startLine) || !Number.isInteger(range.endLine)) return undefined;
   if (range.startLine < 1 || range.endLine < range.startLine) return undefined;
-  const spans = lineSpans(text);
-  if (range.startLine > spans.length) return undefined;
-  const endLine = Math.min(range.endLine, spans.length);
-  const content = text.slice(spans[range.startLine - 1][0], spans[endLine - 1][1]);
-  return { content, range: { startLine: range.startLine, endLine } };
+  const n = text.length;
+  let line = 1;
+  let start = 0;
+  let sliceStart = -1;
+  for (;;) {
+    if (line === range.startLine) sliceStart = start;
+    let end = n;
+    let next = -1;
+    for (let j = start; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 10 /* \n */) {
+        end = j;
+        next = j + 1;
+        break;
+      }
+      if (c === 13 /* \r */) {
+        end = j;
+        next = text.charCodeAt(j + 1) === 10 ? j + 2 : j + 1;
+        break;
+      }
+    }
+    if (line === range.endLine || next < 0) {
+      if (sliceStart < 0) return undefined;
+      return { content: text.slice(sliceStart, end), range: { startLine: range.startLine, endLine: line } };
+    }
+    line++;
+    start = next;
+  }
 }
 
 export interface NewArtifactInput {

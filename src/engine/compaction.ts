@@ -1,5 +1,4 @@
 import type { Artifact } from './types';
-import { lineSpans } from './artifacts';
 
 /**
  * Structure + preview of a recoverable artifact (DESIGN §5): headings, declarations/signatures, and
@@ -27,43 +26,65 @@ export interface Preview {
   totalLines: number;
 }
 
+/** Lines of `text` as `lineSpans` counts them (\r\n, \n and \r end a line), without building them. */
+function countLines(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  for (let i = text.indexOf('\r'); i >= 0; i = text.indexOf('\r', i + 1)) if (text.charCodeAt(i + 1) !== 10) n++;
+  return n;
+}
+
 /**
  * Keeps structural lines plus up to `leadLines` lines after each of them, bounded by `maxLines`.
  * Gaps are marked with `…` lines so the model sees where text was cut.
+ *
+ * One forward pass that stops once `maxLines` are kept: lines are marked in index order (the first
+ * `headLines`, then each structural line and its lead lines), so a line is kept exactly when it is a
+ * head line or within the lead of a structural line at or before it, while fewer than `maxLines` are
+ * kept. A 5 MB file is not split into lines first.
  */
 export function buildPreview(a: Artifact, opts: { leadLines?: number; maxLines?: number; headLines?: number } = {}): Preview {
   const leadLines = opts.leadLines ?? 2;
   const maxLines = opts.maxLines ?? 120;
   const headLines = opts.headLines ?? 8;
   const text = a.content;
-  const spans = lineSpans(text);
-  const lines = spans.map(([s, e]) => text.slice(s, e));
-  const keep = new Uint8Array(lines.length);
-  let kept = 0;
-  const mark = (i: number) => {
-    if (i < lines.length && !keep[i] && kept < maxLines) {
-      keep[i] = 1;
-      kept++;
-    }
-  };
-  for (let i = 0; i < Math.min(headLines, lines.length); i++) mark(i);
-  for (let i = 0; i < lines.length && kept < maxLines; i++) {
-    if (isStructural(lines[i])) {
-      for (let j = 0; j <= leadLines; j++) mark(i + j);
-    }
-  }
+  const n = text.length;
+  const totalLines = countLines(text);
   const out: string[] = [];
-  let gap = false;
-  for (let i = 0; i < lines.length; i++) {
-    if (keep[i]) {
-      if (gap) out.push('…');
-      out.push(lines[i]);
-      gap = false;
-    } else gap = true;
+  let kept = 0;
+  let lastKept = -1;
+  let leadUntil = -1;
+  let start = 0;
+  for (let i = 0; kept < maxLines; i++) {
+    let end = n;
+    let next = -1;
+    for (let j = start; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 10) {
+        end = j;
+        next = j + 1;
+        break;
+      }
+      if (c === 13) {
+        end = j;
+        next = text.charCodeAt(j + 1) === 10 ? j + 2 : j + 1;
+        break;
+      }
+    }
+    const line = text.slice(start, end);
+    if (isStructural(line)) leadUntil = Math.max(leadUntil, i + leadLines);
+    if (i < headLines || i <= leadUntil) {
+      if (i > lastKept + 1) out.push('…');
+      out.push(line);
+      kept++;
+      lastKept = i;
+    }
+    if (next < 0) break;
+    start = next;
   }
-  if (gap) out.push('…');
+  if (lastKept < totalLines - 1) out.push('…');
   const hint =
-    `[compacted to fit the context budget: ${kept} of ${lines.length} lines kept (structure and first lines of each section); ` +
+    `[compacted to fit the context budget: ${kept} of ${totalLines} lines kept (structure and first lines of each section); ` +
     `the rest of ${a.source.uri} was cut. Ask the user to re-attach ${a.source.uri} to see it in full.]`;
-  return { body: `${out.join('\n')}\n${hint}`, keptLines: kept, totalLines: lines.length };
+  return { body: `${out.join('\n')}\n${hint}`, keptLines: kept, totalLines };
 }

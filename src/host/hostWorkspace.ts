@@ -280,6 +280,12 @@ export class HostWorkspace implements WorkspacePort {
     return out;
   }
 
+  /** The URI of a workspace path (`untitled:<n>` gives the open untitled document's). */
+  uriOf(path: string): vscode.Uri | undefined {
+    if (path.startsWith(UNTITLED_PREFIX)) return this.untitledDocument(path)?.uri;
+    return this.locate(path)?.uri;
+  }
+
   /**
    * Synchronous isolation check of a path for chat import (the store's import callback is
    * synchronous): inside a workspace folder on its real path, not excluded. Content is not read.

@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 import type { ModelOption, ModelView, ProviderId } from '../protocol/messages';
 import type { ChatProvider } from '../services/providers/types';
-import { DEFAULT_MODELS, KNOWN_ANTHROPIC_MODELS, modelInfoFor, type ModelInfo } from '../services/modelInfo';
+import { DEFAULT_MODELS, KNOWN_ANTHROPIC_MODELS, modelInfo, type ModelInfo } from '../services/modelInfo';
 import { readSetting, writeSetting } from './config';
 import { editorModels, VscodeLmProvider } from './vscodeLmProvider';
 
@@ -98,10 +98,10 @@ export class ProviderResolver {
     if (ollama && ollama.models.length > 0) {
       const pick = ollama.models.includes(model) ? model : ollama.models[0];
       const provider = new providers.OpenAIProvider({ baseURL: ollama.baseURL, promptCacheKey: false });
-      const info = modelInfoFor('openai', pick);
-      return { provider, info, view: { provider: 'openai', model: pick, label: `Ollama · ${pick}`, configured: true, imitation: false } };
+      const info = { ...modelInfo('openai', pick), label: `Ollama · ${pick}` };
+      return { provider, info, view: { provider: 'openai', model: pick, label: info.label, configured: true, imitation: false } };
     }
-    const info = modelInfoFor('openai', model || DEFAULT_MODELS.openai);
+    const info = modelInfo('openai', model || DEFAULT_MODELS.openai);
     return {
       provider: undefined,
       info,
@@ -124,7 +124,7 @@ export class ProviderResolver {
     }
     const pick = models[0];
     if (!pick) {
-      const info = modelInfoFor('vscode-lm', model || 'editor model');
+      const info = modelInfo('vscode-lm', model || 'editor model');
       return {
         provider: undefined,
         info,
@@ -137,18 +137,19 @@ export class ProviderResolver {
         },
       };
     }
-    const info = modelInfoFor('vscode-lm', pick.id, { maxInputTokens: pick.maxInputTokens });
-    return { provider: new VscodeLmProvider(), info, view: { provider: 'vscode-lm', model: pick.id, label: `${pick.name || pick.id} (VS Code)`, configured: true, imitation: false } };
+    const info = { ...modelInfo('vscode-lm', pick.id, { maxInputTokens: pick.maxInputTokens }), label: `${pick.name || pick.id} (VS Code)` };
+    return { provider: new VscodeLmProvider(), info, view: { provider: 'vscode-lm', model: pick.id, label: info.label, configured: true, imitation: false } };
   }
 
   private async keyed(kind: KeyedProvider, model: string, baseUrl: string): Promise<ResolvedProvider> {
     const modelId = model || DEFAULT_MODELS[kind];
-    const info = modelInfoFor(kind, modelId);
+    const info = modelInfo(kind, modelId);
     const local = baseUrl !== '' && isLoopbackUrl(baseUrl);
     const key = await this.apiKey(kind);
     const imitation = local ? await this.isImitation(baseUrl) : false;
     const where = imitation ? 'Local imitation server' : local ? `${PROVIDER_NAMES[kind]} at ${safeHost(baseUrl)}` : baseUrl ? `${PROVIDER_NAMES[kind]}-compatible at ${safeHost(baseUrl)}` : PROVIDER_NAMES[kind];
     const view: ModelView = { provider: kind, model: modelId, label: `${where} · ${modelId}`, configured: !!key || local, imitation };
+    info.label = view.label;
     if (!key && !local) {
       return { provider: undefined, info, view, problem: { message: `No API key is set for ${PROVIDER_NAMES[kind]}. Set one with "Strata: Set API Key" (or ${ENV_KEYS[kind]} in the environment).`, action: 'setApiKey' } };
     }

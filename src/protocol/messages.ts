@@ -77,6 +77,13 @@ export interface MessageView {
   model?: string;
   /** Assistant messages with status `error`: what went wrong. */
   error?: string;
+  /**
+   * A `streaming` assistant message inside `init`/`state` (the view was shown again mid-turn): the
+   * `turnId` its coming `chunk`s carry and the `seq` of the first chunk not yet included in `text`,
+   * so the panel keeps appending without gaps or repeats. Absent otherwise.
+   */
+  turnId?: string;
+  nextSeq?: number;
 }
 
 export type MeterLevel = 'ok' | 'warn' | 'pruned' | 'over';
@@ -195,6 +202,7 @@ export type WebviewRequest =
   | { kind: 'pinChip'; chipId: string; pinned: boolean }
   /** Without provider/model: the host opens its model quick pick. */
   | { kind: 'selectModel'; provider?: ModelOption['provider']; model?: string }
+  /** Answered with `value: ModelOption[]` (the models the picker offers). */
   | { kind: 'listModels' }
   | { kind: 'insertCode'; code: string }
   | { kind: 'copy'; text: string }

@@ -389,3 +389,15 @@ export class ChatCacheSimulator {
     };
   }
 }
+
+/**
+ * The engine's predicted cached prefix (block-level, `ledger.cachedTokens`) as a provider reports
+ * it: OpenAI serves whole 128-token steps from 1,024 tokens on; Anthropic from 1,024 tokens, up to a
+ * breakpoint (the transcript layout marks the previous request's end, where that prefix ends);
+ * other providers report nothing, so the prediction stands as it is.
+ */
+export function providerCachePrediction(provider: string | undefined, prefixTokens: number): number {
+  if (provider === 'openai') return openaiCacheable(prefixTokens);
+  if (provider === 'anthropic') return prefixTokens >= MIN_CACHEABLE_TOKENS ? prefixTokens : 0;
+  return prefixTokens;
+}

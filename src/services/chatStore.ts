@@ -35,7 +35,7 @@ export const INDEX_FORMAT = 'strata-chat-index';
 export const EXPORT_FORMAT = 'strata-chat-export';
 const FORMAT_VERSION = 1;
 
-export type ChatStoreErrorCode = 'invalid-id' | 'not-found' | 'corrupt' | 'missing-blob' | 'conflict' | 'invalid-import' | 'secret';
+export type ChatStoreErrorCode = 'invalid-id' | 'invalid-title' | 'not-found' | 'corrupt' | 'missing-blob' | 'conflict' | 'invalid-import' | 'secret';
 
 export class ChatStoreError extends Error {
   constructor(readonly code: ChatStoreErrorCode, message: string, readonly movedTo?: string) {
@@ -63,6 +63,30 @@ export interface TurnAttachmentMeta {
   mode: string;
 }
 
+/** A reference to an attachment already in the chat (pin / unpin / detach). */
+export interface StoredRef {
+  kind: 'file' | 'selection';
+  uri: string;
+  range?: { startLine: number; endLine: number };
+}
+
+/**
+ * What the user asked for in a turn, as sent to the turn pipeline: Regenerate runs it again. Files
+ * and trajectory selections are specs (read again); selection chips are snapshots, named by their
+ * content hash (their text is in the state's blobs).
+ */
+export interface StoredTurnRequest {
+  attachments: (
+    | { kind: 'file'; path: string }
+    | { kind: 'selection'; path: string; startLine: number; endLine: number }
+    | { kind: 'snapshot'; uri: string; range?: { startLine: number; endLine: number }; contentHash: string; requestedEndLine?: number; label?: string }
+  )[];
+  pin?: StoredRef[];
+  unpin?: StoredRef[];
+  detach?: StoredRef[];
+  targetPercentOverride?: number;
+}
+
 /** Per-turn metadata (DESIGN §10). Everything needed to render is in the state; this is the record. */
 export interface TurnMeta {
   turn: number;
@@ -78,22 +102,38 @@ export interface TurnMeta {
   summaryThrough?: number;
   layerHashes?: Partial<Record<LayerId, string>>;
   prefixHash?: string;
+  /** Why the request did not keep the previous one as its prefix (absent when it did). */
+  prefixBreak?: string;
+  /** The budget the request was built for. */
+  budget?: number;
   predicted?: { promptTokens: number; cachedTokens: number };
   prunedReports?: PruneReport[];
   rejections?: { attachment: string; reason: string }[];
   usage?: ProviderUsage;
+  /** Tokens per layer of the request that produced the reply (the panel's stacked bar after a reload). */
+  layerTokens?: Partial<Record<LayerId, number>>;
+  /** `provider · model` that answered. */
+  model?: string;
+  /** The provider kind that answered (`openai`, `anthropic`, `vscode-lm`, …). */
+  provider?: string;
+  /** The user stopped the reply: what had streamed is the reply. */
+  stopped?: true;
+  /** What the turn asked for (Regenerate). */
+  request?: StoredTurnRequest;
   /** The engine options in force (filled in on load from the chain). */
   engine?: EngineMeta;
 }
 
 /** The parts of a `TurnEnvelope` the store records. */
 export interface EnvelopeFacts {
-  layers?: readonly { id: LayerId; hash: string }[];
+  layers?: readonly { id: LayerId; hash: string; tokens?: number }[];
   prefixHash?: string;
+  prefixBreak?: boolean;
+  prefixBreakReason?: string;
   pruned?: readonly PruneReport[];
   rejections?: readonly { attachment: string; reason: string }[];
   totalTokens?: number;
-  ledger?: { cachedTokens: number };
+  ledger?: { cachedTokens: number; budget?: number };
 }
 
 export interface AppendTurnInput {
@@ -104,6 +144,13 @@ export interface AppendTurnInput {
   envelope?: EnvelopeFacts;
   layerHashes?: Partial<Record<LayerId, string>>;
   usage?: ProviderUsage;
+  /** `provider · model` that answered. */
+  model?: string;
+  /** The provider kind that answered (`openai`, `anthropic`, `vscode-lm`, …). */
+  provider?: string;
+  /** The reply was stopped by the user (it holds what had streamed). */
+  stopped?: boolean;
+  request?: StoredTurnRequest;
   /** Title for a new chat (default: the start of the first message). */
   title?: string;
 }
@@ -170,6 +217,10 @@ interface ChatHead {
   fileBytes: number;
   /** The last valid line lacks its newline. */
   needsNewline: boolean;
+  /** Byte offset where the last valid line starts (0 when there is none). */
+  lastLineStart: number;
+  /** Turns the last valid line added (1 for a turn, more for an imported chat). */
+  lastLineTurns: number;
 }
 
 const CHAT_ID = /^[a-z0-9][a-z0-9_-]{0,127}$/;
@@ -258,21 +309,21 @@ export class ChatStore {
    * index. Returns the bytes appended and any repair warnings (a torn tail cut off, a corrupt file
    * moved aside and replaced by the full state).
    */
-  appendTurn(chatId: string, input: AppendTurnInput): { bytes: number; warnings: string[] } {
+  appendTurn(chatId: string, input: AppendTurnInput): { bytes: number; warnings: string[]; meta: TurnMeta } {
     const id = validateChatId(chatId);
     const file = this.chatPath(id);
     const warnings: string[] = [];
     let head = this.heads.get(id);
     const size = fileSize(file);
     if (!fs.existsSync(file)) {
-      head = { enc: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false };
+      head = { enc: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false, lastLineStart: 0, lastLineTurns: 0 };
     } else if (!head || head.fileBytes !== size) {
       try {
         head = this.readHead(id);
       } catch (e) {
         if (!(e instanceof ChatStoreError) || e.code !== 'corrupt') throw e;
         warnings.push(`${e.message}; the chat continues from the current state in a new file`);
-        head = { enc: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false };
+        head = { enc: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false, lastLineStart: 0, lastLineTurns: 0 };
       }
     }
     if (head.validBytes < head.fileBytes) {
@@ -291,10 +342,11 @@ export class ChatStore {
     const text = (head.needsNewline ? '\n' : '') + JSON.stringify(line) + '\n';
     const bytes = this.appendLine(file, text);
     const fileBytes = head.fileBytes + bytes;
-    this.heads.set(id, { enc, turns: [...head.turns, meta ? { ...line.meta!, engine: meta } : line.meta!], warnings: [], validBytes: fileBytes, fileBytes, needsNewline: false });
+    const saved = meta ? { ...line.meta!, engine: meta } : line.meta!;
+    this.heads.set(id, { enc, turns: [...head.turns, saved], warnings: [], validBytes: fileBytes, fileBytes, needsNewline: false, lastLineStart: head.fileBytes + (head.needsNewline ? 1 : 0), lastLineTurns: enc.completedTurns - (head.enc?.completedTurns ?? 0) });
     const first = input.state.turns[0]?.userText ?? '';
     this.upsertIndex(id, enc.completedTurns, input.title ?? titleFrom(first));
-    return { bytes, warnings };
+    return { bytes, warnings, meta: saved };
   }
 
   private turnMeta(input: AppendTurnInput): TurnMeta {
@@ -321,10 +373,17 @@ export class ChatStore {
     const layerHashes = input.layerHashes ?? (env?.layers ? Object.fromEntries(env.layers.map((l) => [l.id, l.hash])) : undefined);
     if (layerHashes) meta.layerHashes = layerHashes;
     if (env?.prefixHash) meta.prefixHash = env.prefixHash;
+    if (env?.prefixBreak) meta.prefixBreak = env.prefixBreakReason ?? 'the prefix changed';
+    if (env?.ledger?.budget !== undefined) meta.budget = env.ledger.budget;
     if (env?.totalTokens !== undefined) meta.predicted = { promptTokens: env.totalTokens, cachedTokens: env.ledger?.cachedTokens ?? 0 };
     if (env?.pruned && env.pruned.length > 0) meta.prunedReports = env.pruned.map((p) => ({ ...p }));
     if (env?.rejections && env.rejections.length > 0) meta.rejections = env.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason }));
     if (input.usage) meta.usage = { input: input.usage.input, cacheRead: input.usage.cacheRead, cacheWrite: input.usage.cacheWrite, output: input.usage.output };
+    if (env?.layers && env.layers.every((l) => typeof l.tokens === 'number')) meta.layerTokens = Object.fromEntries(env.layers.map((l) => [l.id, l.tokens as number]));
+    if (input.model) meta.model = input.model;
+    if (input.provider) meta.provider = input.provider;
+    if (input.stopped) meta.stopped = true;
+    if (input.request) meta.request = JSON.parse(JSON.stringify(input.request)) as StoredTurnRequest;
     return meta;
   }
 
@@ -336,9 +395,9 @@ export class ChatStore {
    * file is moved aside (`ChatStoreError` code `corrupt`, `movedTo`); a missing or damaged blob is a
    * `missing-blob` error for this chat only.
    */
-  loadChat(chatId: string): LoadedChat {
+  loadChat(chatId: string, opts: { throughTurn?: number } = {}): LoadedChat {
     const id = validateChatId(chatId);
-    const head = this.readHead(id);
+    const head = this.readHead(id, opts.throughTurn);
     const enc = head.enc;
     let state: ChatState;
     let engine: EngineMeta | undefined;
@@ -361,13 +420,17 @@ export class ChatStore {
         throw this.corrupt(id, (e as Error).message);
       }
     }
-    this.heads.set(id, head);
+    // A head read up to an earlier turn is not the file's head.
+    if (opts.throughTurn === undefined) this.heads.set(id, head);
     const entry = this.readIndex().find((c) => c.id === id);
     return { id, title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''), state, engine, turns: head.turns, warnings: head.warnings, bytes: head.fileBytes };
   }
 
-  /** Reads and checks a chat file without fetching blobs. */
-  private readHead(id: string): ChatHead {
+  /**
+   * Reads and checks a chat file without fetching blobs; with `throughTurn`, only the lines up to that
+   * turn (the state before later turns: Regenerate builds on it without touching the file).
+   */
+  private readHead(id: string, throughTurn?: number): ChatHead {
     const file = this.chatPath(id);
     let buf: Buffer;
     try {
@@ -382,6 +445,8 @@ export class ChatStore {
     let lastHash: string | undefined;
     let validBytes = 0;
     let needsNewline = false;
+    let lastLineStart = 0;
+    let lastLineTurns = 0;
     let start = 0;
     let lineNo = 0;
     while (start < buf.length) {
@@ -404,9 +469,14 @@ export class ChatStore {
         }
         throw this.corrupt(id, `line ${lineNo} is not valid JSON (${(e as Error).message})`);
       }
+      if (throughTurn !== undefined && isObj(parsed) && typeof parsed.turn === 'number' && parsed.turn > throughTurn) {
+        if ((enc?.completedTurns ?? 0) < throughTurn) throw new ChatStoreError('conflict', `chat ${id}: turns ${(enc?.completedTurns ?? 0) + 1}-${parsed.turn} were saved together; there is no state after turn ${throughTurn} alone`);
+        break;
+      }
       try {
         const line = checkLine(parsed);
         if (enc && line.turn <= enc.completedTurns) throw new Error(`turn ${line.turn} does not follow turn ${enc.completedTurns}`);
+        lastLineTurns = line.turn - (enc?.completedTurns ?? 0);
         enc = checkEncodedShape(applyDelta(enc, line.delta));
         if (enc.completedTurns !== line.turn) throw new Error(`the state has ${enc.completedTurns} turns, the line says ${line.turn}`);
         lastHash = line.stateHash;
@@ -417,12 +487,13 @@ export class ChatStore {
       } catch (e) {
         throw this.corrupt(id, `line ${lineNo}: ${(e as Error).message}`);
       }
+      lastLineStart = start;
       validBytes = next;
       needsNewline = nl < 0;
       start = next;
     }
     if (enc && stateDigest(enc) !== lastHash) throw this.corrupt(id, 'the state rebuilt from its lines does not match the recorded digest');
-    return { enc, turns, warnings, validBytes, fileBytes: buf.length, needsNewline };
+    return { enc, turns, warnings, validBytes, fileBytes: buf.length, needsNewline, lastLineStart, lastLineTurns };
   }
 
   /** Moves a corrupt chat file aside, drops it from the index, and returns the error to throw. */
@@ -435,6 +506,51 @@ export class ChatStore {
     this.heads.delete(id);
     this.writeIndex(this.readIndex().filter((c) => c.id !== id));
     return new ChatStoreError('corrupt', `chat ${id} is damaged (${why}); it was moved aside to ${path.relative(this.root, moved)}`, moved);
+  }
+
+  // ---------------------------------------------------------------- renaming, regenerating
+
+  /** Sets the title the chat list shows (kept in the index; a rebuilt index falls back to the first message). */
+  renameChat(chatId: string, title: string): ChatIndexEntry {
+    const id = validateChatId(chatId);
+    const clean = title.replace(/\s+/g, ' ').trim().slice(0, 200);
+    if (clean.length === 0) throw new ChatStoreError('invalid-title', 'a chat title cannot be empty');
+    const index = this.readIndex();
+    const i = index.findIndex((c) => c.id === id);
+    if (i < 0) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
+    index[i] = { ...index[i], title: clean };
+    this.writeIndex(index);
+    return index[i];
+  }
+
+  /**
+   * Removes the last turn (Regenerate): the chat file is cut at the start of its last line (one
+   * truncate + fsync, so a crash leaves either the old file or the shorter one, both valid), and the
+   * index follows. A torn tail after it goes too. Returns the turns left. An imported chat's first
+   * line holds several turns at once and cannot be cut into: `conflict`.
+   */
+  dropLastTurn(chatId: string): { turns: number } {
+    const id = validateChatId(chatId);
+    const file = this.chatPath(id);
+    const head = this.readHead(id);
+    if (!head.enc || head.enc.completedTurns === 0) throw new ChatStoreError('not-found', `chat ${id} has no turn to remove`);
+    if (head.lastLineTurns !== 1) throw new ChatStoreError('conflict', `the last ${head.lastLineTurns} turns of chat ${id} were imported together and cannot be removed one by one`);
+    const fd = fs.openSync(file, 'r+');
+    try {
+      fs.ftruncateSync(fd, head.lastLineStart);
+      if (this.durable) fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    this.heads.delete(id);
+    const turns = head.enc.completedTurns - 1;
+    const index = this.readIndex();
+    const i = index.findIndex((c) => c.id === id);
+    if (i >= 0) {
+      index[i] = { ...index[i], turns, updatedAt: this.now().toISOString() };
+      this.writeIndex(index);
+    }
+    return { turns };
   }
 
   // ---------------------------------------------------------------- deleting
@@ -492,11 +608,12 @@ export class ChatStore {
    * The chat as Markdown, as the user saw it: messages, the attachments of each turn, selection
    * snapshots verbatim, and a hidden `<!-- strata-chat: base64 JSON -->` comment holding the state and
    * its snapshots so `importMarkdown` can restore it. Secrets (the options' keys, key-like environment
-   * values) are replaced by [REDACTED] everywhere; an export that would still contain one is refused.
+   * values, and `extraSecrets` — the host's stored API keys) are replaced by [REDACTED] everywhere; an
+   * export that would still contain one is refused.
    */
-  exportMarkdown(chatId: string): string {
+  exportMarkdown(chatId: string, extraSecrets: readonly string[] = []): string {
     const loaded = this.loadChat(chatId);
-    const secrets = this.secretList();
+    const secrets = [...new Set([...this.secretList(), ...extraSecrets.filter((x) => x.length >= 8)])];
     const { state, redacted } = scrubState(loaded.state, secrets);
     const title = scrub(loaded.title, secrets);
     const enc = encodeState(state, { engine: loaded.engine });

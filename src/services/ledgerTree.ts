@@ -63,7 +63,7 @@ export interface RequestRecord {
   reported?: { input: number; cacheRead: number; cacheWrite: number; output: number };
   prefixBreak?: boolean;
   prefixBreakReason?: string;
-  outcome?: 'complete' | 'stopped' | 'error' | 'preview';
+  outcome?: 'complete' | 'streaming' | 'stopped' | 'error' | 'preview';
   model?: string;
   pruned?: PruneReport[];
 }

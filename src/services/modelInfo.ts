@@ -1,68 +1,84 @@
 /**
- * What Strata needs to know about a model to budget a request: context window, output tokens and
- * the tokenizer that counts like the provider does. Known families by id prefix; anything else gets
- * a conservative default and is marked as an estimate.
+ * What the engine needs to know about a model: its context window and maximum output (the budget,
+ * DESIGN §5) and its token encoding. A table of known models, with a conservative default for the
+ * others (a smaller window than most models have, so the budget is never overestimated).
  */
 import type { EncodingName } from './tokenizer';
 
-export type ModelProviderKind = 'openai' | 'anthropic' | 'vscode-lm';
-
 export interface ModelInfo {
-  provider: ModelProviderKind;
+  /** `openai`, `anthropic`, `vscode-lm`, `scripted`, … */
+  provider: string;
   model: string;
   contextWindow: number;
   maxOutputTokens: number;
   encoding: EncodingName;
-  /** The tokenizer is not the provider's own (Anthropic, editor models, unknown models): counts are estimates. */
-  estimated: boolean;
+  /** The encoding is not the model's own (Anthropic models, unknown models): counts are an estimate. */
+  tokenizerEstimated: boolean;
+  /** How the user sees who answered ("Local imitation server · gpt-4o"); default `provider · model`. */
+  label?: string;
 }
 
-interface Family {
-  prefix: RegExp;
+interface KnownModel {
+  /** Matched against the model id, lowercased; the first match wins (more specific patterns first). */
+  match: RegExp;
   contextWindow: number;
   maxOutputTokens: number;
   encoding: EncodingName;
   estimated: boolean;
 }
 
-/** First match wins; order from specific to general. */
-const FAMILIES: readonly Family[] = [
-  { prefix: /^gpt-5/, contextWindow: 400_000, maxOutputTokens: 128_000, encoding: 'o200k_base', estimated: false },
-  { prefix: /^gpt-4\.1/, contextWindow: 1_047_576, maxOutputTokens: 32_768, encoding: 'o200k_base', estimated: false },
-  { prefix: /^gpt-4o/, contextWindow: 128_000, maxOutputTokens: 16_384, encoding: 'o200k_base', estimated: false },
-  { prefix: /^(o1|o3|o4)/, contextWindow: 200_000, maxOutputTokens: 100_000, encoding: 'o200k_base', estimated: false },
-  { prefix: /^gpt-4-turbo/, contextWindow: 128_000, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
-  { prefix: /^gpt-4/, contextWindow: 8_192, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
-  { prefix: /^gpt-3\.5/, contextWindow: 16_385, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
-  { prefix: /^claude-(opus|sonnet|haiku)-4|^claude-(sonnet|opus)-4|^claude-4/, contextWindow: 200_000, maxOutputTokens: 32_000, encoding: 'o200k_base', estimated: true },
-  { prefix: /^claude-3-7/, contextWindow: 200_000, maxOutputTokens: 64_000, encoding: 'o200k_base', estimated: true },
-  { prefix: /^claude/, contextWindow: 200_000, maxOutputTokens: 8_192, encoding: 'o200k_base', estimated: true },
+/** Published limits of the common models (context window, maximum output tokens). */
+export const KNOWN_MODELS: readonly KnownModel[] = [
+  { match: /^gpt-5/, contextWindow: 400_000, maxOutputTokens: 128_000, encoding: 'o200k_base', estimated: false },
+  { match: /^gpt-4\.1/, contextWindow: 1_047_576, maxOutputTokens: 32_768, encoding: 'o200k_base', estimated: false },
+  { match: /^gpt-4o/, contextWindow: 128_000, maxOutputTokens: 16_384, encoding: 'o200k_base', estimated: false },
+  { match: /^chatgpt-4o/, contextWindow: 128_000, maxOutputTokens: 16_384, encoding: 'o200k_base', estimated: false },
+  { match: /^o1-mini/, contextWindow: 128_000, maxOutputTokens: 65_536, encoding: 'o200k_base', estimated: false },
+  { match: /^o[134](-|$)/, contextWindow: 200_000, maxOutputTokens: 100_000, encoding: 'o200k_base', estimated: false },
+  { match: /^gpt-4-turbo|^gpt-4-(0125|1106)-preview/, contextWindow: 128_000, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
+  { match: /^gpt-4-32k/, contextWindow: 32_768, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
+  { match: /^gpt-4(-|$)/, contextWindow: 8_192, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
+  { match: /^gpt-3\.5-turbo/, contextWindow: 16_385, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
+  // Anthropic does not publish its tokenizer: o200k_base is the estimate (DESIGN §4 meter shows it).
+  { match: /^claude-(opus-4|4-opus)/, contextWindow: 200_000, maxOutputTokens: 32_000, encoding: 'o200k_base', estimated: true },
+  { match: /^claude-(sonnet-4|4-sonnet|3-7-sonnet)/, contextWindow: 200_000, maxOutputTokens: 64_000, encoding: 'o200k_base', estimated: true },
+  { match: /^claude-3-5-(sonnet|haiku)/, contextWindow: 200_000, maxOutputTokens: 8_192, encoding: 'o200k_base', estimated: true },
+  { match: /^claude-3-(opus|sonnet|haiku)/, contextWindow: 200_000, maxOutputTokens: 4_096, encoding: 'o200k_base', estimated: true },
+  { match: /^claude-/, contextWindow: 200_000, maxOutputTokens: 8_192, encoding: 'o200k_base', estimated: true },
 ];
 
-/** Used for models Strata does not know (local servers, new releases). */
-export const DEFAULT_MODEL_LIMITS = { contextWindow: 128_000, maxOutputTokens: 4_096 } as const;
+/** For a model nobody told us about: a 128 K window, 4,096 output tokens, o200k_base (estimated). */
+export const DEFAULT_MODEL_LIMITS = { contextWindow: 128_000, maxOutputTokens: 4_096, encoding: 'o200k_base' as EncodingName };
 
-export const DEFAULT_MODELS: Record<'openai' | 'anthropic', string> = {
+export interface ModelFacts {
+  /** What the provider says (vscode-lm's `maxInputTokens`): the budget is then this minus the margin. */
+  maxInputTokens?: number;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  encoding?: EncodingName;
+}
+
+/** The model info for `provider` / `model`: known limits, else what `facts` says, else the default. */
+export function modelInfo(provider: string, model: string, facts: ModelFacts = {}): ModelInfo {
+  const id = model.toLowerCase().replace(/^.*\//, '');
+  const known = KNOWN_MODELS.find((k) => k.match.test(id));
+  const maxOutputTokens = facts.maxOutputTokens ?? known?.maxOutputTokens ?? DEFAULT_MODEL_LIMITS.maxOutputTokens;
+  let contextWindow = facts.contextWindow ?? known?.contextWindow ?? DEFAULT_MODEL_LIMITS.contextWindow;
+  if (facts.maxInputTokens !== undefined && facts.contextWindow === undefined) contextWindow = facts.maxInputTokens + maxOutputTokens;
+  const encoding = facts.encoding ?? known?.encoding ?? DEFAULT_MODEL_LIMITS.encoding;
+  return { provider, model, contextWindow, maxOutputTokens, encoding, tokenizerEstimated: facts.encoding ? false : known ? known.estimated : true };
+}
+
+/** Same provider, model, limits and encoding. */
+export function sameModel(a: ModelInfo, b: ModelInfo): boolean {
+  return a.provider === b.provider && a.model === b.model && a.contextWindow === b.contextWindow && a.maxOutputTokens === b.maxOutputTokens && a.encoding === b.encoding;
+}
+
+/** The model used when a keyed provider is chosen without a model id. */
+export const DEFAULT_MODELS: Readonly<Record<'openai' | 'anthropic', string>> = {
   openai: 'gpt-4o',
   anthropic: 'claude-sonnet-4-5',
 };
 
-/** Model ids offered in the model picker for providers that do not list their models. */
+/** Offered in the model picker for Anthropic, which Strata does not ask for a model list. */
 export const KNOWN_ANTHROPIC_MODELS: readonly string[] = ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5', 'claude-3-7-sonnet-latest', 'claude-3-5-haiku-latest'];
-
-/**
- * Limits and tokenizer for `model`. Editor (`vscode-lm`) models pass what the editor reports
- * (`maxInputTokens` is the whole prompt budget there).
- */
-export function modelInfoFor(provider: ModelProviderKind, model: string, reported?: { maxInputTokens?: number; maxOutputTokens?: number }): ModelInfo {
-  const id = model.toLowerCase().replace(/^.*\//, '');
-  const family = FAMILIES.find((f) => f.prefix.test(id));
-  if (provider === 'vscode-lm' && reported?.maxInputTokens) {
-    const maxOutputTokens = Math.min(reported.maxOutputTokens ?? family?.maxOutputTokens ?? 4_096, 16_384);
-    return { provider, model, contextWindow: reported.maxInputTokens + maxOutputTokens, maxOutputTokens, encoding: family?.encoding ?? 'o200k_base', estimated: true };
-  }
-  if (family) {
-    return { provider, model, contextWindow: family.contextWindow, maxOutputTokens: family.maxOutputTokens, encoding: family.encoding, estimated: family.estimated || provider !== 'openai' };
-  }
-  return { provider, model, ...DEFAULT_MODEL_LIMITS, encoding: 'o200k_base', estimated: true };
-}

@@ -3,7 +3,7 @@
  * lives in the engine; this is the LLM-backed one, using the active provider with a bounded budget.
  */
 import type { ChatProvider } from './providers/types';
-import { collectReply } from './providers';
+import { collectReply } from './providers/stream';
 
 export interface SummaryTurn {
   user: string;

@@ -57,6 +57,38 @@
  * node:crypto sha256. Each memo is an LRU of at most 20,000 entries, the content-keyed one also of at
  * most 4,000,000 key characters; a hit is ~1,000× faster than encoding.
  *
+ * ## Chunked counting of long texts (never block the extension host)
+ *
+ * Counting 5 MB takes ~1 s in one synchronous call. `count` therefore splits texts longer than
+ * {@link CHUNK_THRESHOLD} characters into content-defined chunks, counts each chunk (memoized by its
+ * node:crypto sha256) and adds the counts; `warm(text)` does the same chunk by chunk, yielding to the
+ * event loop (setImmediate) every {@link WARM_SLICE_MS} ms, so a later synchronous `count` of the text,
+ * or of a block that wraps it (header + content + footer), finds almost every chunk in the memo.
+ *
+ * **Exact.** A chunk ends only at a position p where both split regexes (gpt-tokenizer 4.0.0:
+ * `CL100K_TOKEN_SPLIT_PATTERN` and `O200K_TOKEN_SPLIT_PATTERN`) always end a pre-token, whatever
+ * comes before or after, and where the tail before p splits the same alone as inside the text:
+ *
+ * - **after "\n", when the next character is neither whitespace (JS `\s`) nor "/"**. No alternative can
+ *   carry a line break into a following non-whitespace character: the letter alternatives' optional
+ *   first character excludes `\r\n`; the punctuation alternative ends with `[\r\n]*` (cl100k) or
+ *   `[\r\n/]*` (o200k: hence not before "/"); the whitespace alternatives stop at non-whitespace.
+ *   The tail alone ends in a whitespace run that ends with "\n": cl100k's `\s+$` takes that whole run,
+ *   exactly what `\s*[\r\n]` takes inside the text; o200k's `\s*[\r\n]+` takes it in both.
+ * - **between an ASCII letter and ASCII punctuation other than "'"** (`;`, `(`, `.`, `/`, `_`, …): a
+ *   letter run ends there in both encodings (the optional contraction suffix needs "'", the optional
+ *   leading character only precedes letters), and no punctuation match can start inside letters.
+ *   This keeps minified code and base64 (few line breaks) chunkable.
+ *
+ * BPE never merges across pre-tokens, and the long-run guard's cuts are aligned at pre-token starts
+ * (a chunk start is a run start or a safe cut of the guard), so the sum of the chunk counts equals
+ * the count of the whole text; the tests check it on every trajectory file, random texts and
+ * adversarial.json, at the default and at tiny chunk sizes. Chunk ends are content-defined: a gear
+ * rolling hash of the 32 characters before a position picks them (at least {@link CHUNK_MIN}
+ * characters apart, at most {@link CHUNK_MAX} unless no boundary is found), so a text wrapped in a
+ * header shares all but its first and last chunk or two with the bare text. A text with no boundary
+ * at all (one 5 MB line of a single letter) is one chunk: exact, but counted in one go.
+ *
  * **gpt-tokenizer 4.0.0 fixes.** U+FEFF (byte-order mark) is patched to merge like tiktoken (see
  * {@link patchBomMerges}); `decode` does not use gpt-tokenizer's, which keeps state between calls.
  */
@@ -68,6 +100,8 @@ export type EncodingName = 'o200k_base' | 'cl100k_base';
 export interface Tokenizer extends ITokenizer {
   /** Token ids of `text`, through the long-run guard; `encode(t).length === count(t)`. */
   encode(text: string): number[];
+  /** Counts a long text without blocking the event loop for more than a few ms at a time (see `GuardedTokenizer.warm`). */
+  warm(text: string, signal?: AbortSignal): Promise<void>;
 }
 
 /** Longest run (non-whitespace or whitespace) encoded in one go (L). */
@@ -76,6 +110,19 @@ export const LONG_RUN_LIMIT = 512;
 export const LOOKAHEAD = 128;
 /** Documented (and tested) bound on the count error of one look-ahead or plain cut (measured: −2…+3 for a plain cut, 0 for look-ahead cuts). */
 export const MAX_ERROR_PER_CUT = 3;
+/** Texts longer than this (characters) are counted in chunks. */
+export const CHUNK_THRESHOLD = 32_768;
+/** Shortest chunk (characters), except the last one; at least 32 (the rolling hash's window). */
+export const CHUNK_MIN = 1_024;
+/**
+ * A chunk ends at the first boundary after this many characters, hash or not: a few ms of encoding
+ * for code (0.2–0.8 µs per character), so `warm`'s slices stay near {@link WARM_SLICE_MS}.
+ */
+export const CHUNK_MAX = 8_192;
+/** A chunk end is wanted where the top this-many bits of the rolling hash are zero (1 in 2,048 positions). */
+export const CHUNK_HASH_BITS = 11;
+/** `warm` yields to the event loop once a slice has run this long (ms). */
+export const WARM_SLICE_MS = 8;
 
 export interface TokenizerOptions {
   /** Memo entries kept (LRU), per memo. Default 20,000. */
@@ -88,6 +135,11 @@ export interface TokenizerOptions {
   longRunLimit?: number;
   /** K, for tests and measurements. Default {@link LOOKAHEAD}; 0 disables look-ahead cuts. */
   lookahead?: number;
+  /** Chunking of long texts, for tests and measurements (defaults: the CHUNK_* constants). */
+  chunkThreshold?: number;
+  chunkMin?: number;
+  chunkMax?: number;
+  chunkHashBits?: number;
 }
 
 /** What the guard did to one text. */
@@ -97,12 +149,26 @@ export interface GuardStats {
   plainCuts: number;
 }
 
+export interface WarmStats {
+  /** Synchronous slices the work was cut into. */
+  slices: number;
+  /** The longest one, wall-clock ms (GC pauses inside a slice included; so is time the OS gave to other processes). */
+  maxSliceMs: number;
+  /** The longest one in CPU ms of this process (not inflated by other processes on a busy machine). */
+  maxSliceCpuMs: number;
+  totalMs: number;
+}
+
 export interface MemoStats {
   entries: number;
   keyChars: number;
   hashedEntries: number;
   hits: number;
   misses: number;
+  /** Chunks of long texts: memo entries, hits and misses. */
+  chunkEntries: number;
+  chunkHits: number;
+  chunkMisses: number;
 }
 
 type GptEncodingModule = typeof import('gpt-tokenizer/encoding/o200k_base');
@@ -282,6 +348,94 @@ function append(out: number[], ids: readonly number[]): void {
   for (let i = 0; i < ids.length; i++) out.push(ids[i]);
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Chunk boundaries of long texts (see "Chunked counting" in the module comment)
+
+/** ASCII punctuation and symbols except the apostrophe (which may start a contraction suffix). */
+function isAsciiPunctuation(c: number): boolean {
+  return c !== 0x27 && ((c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e));
+}
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+}
+
+/**
+ * Whether a chunk may end at `p` (0 < p < text.length): both encodings end a pre-token there whatever
+ * the rest of the text is. The two rules are justified in the module comment.
+ */
+export function isChunkBoundary(text: string, p: number): boolean {
+  const prev = text.charCodeAt(p - 1);
+  const cur = text.charCodeAt(p);
+  if (prev === 0x0a) return cur !== 0x2f && !isWhitespace(cur);
+  return isAsciiLetter(prev) && isAsciiPunctuation(cur);
+}
+
+/** 256 pseudo-random 32-bit values for the gear hash (xorshift32, fixed seed: the same chunks in every process). */
+const GEAR: Int32Array = (() => {
+  const g = new Int32Array(256);
+  let x = 0x9e3779b9 | 0;
+  for (let i = 0; i < 256; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    g[i] = x;
+  }
+  return g;
+})();
+
+export interface ChunkParams {
+  min: number;
+  max: number;
+  bits: number;
+}
+
+/**
+ * End of the chunk that starts at `start`: the first boundary at least `min` characters in, after a
+ * position where the gear hash of the preceding 32 characters has its top `bits` bits zero, or after
+ * `max` characters; the end of the text when there is none. The hash restarts at `start`, which
+ * changes nothing past its first 32 characters, and `min` ≥ 32 (content-defined: see the module comment).
+ */
+export function chunkEnd(text: string, start: number, params: ChunkParams): number {
+  const n = text.length;
+  if (n - start <= params.min) return n;
+  const shift = 32 - params.bits;
+  const minEnd = start + params.min;
+  const maxEnd = start + params.max;
+  let h = 0;
+  // The hash at i depends on the 32 characters before i only: start it where it is first read.
+  let i = Math.max(start + 1, minEnd - 32);
+  for (; i < minEnd; i++) h = ((h << 1) + GEAR[text.charCodeAt(i - 1) & 0xff]) | 0;
+  for (; i < n; i++) {
+    h = ((h << 1) + GEAR[text.charCodeAt(i - 1) & 0xff]) | 0;
+    if (h >>> shift === 0 || i >= maxEnd) {
+      // Wanted from here on: the first boundary at or after i.
+      for (; i < n; i++) if (isChunkBoundary(text, i)) return i;
+      return n;
+    }
+  }
+  return n;
+}
+
+/** The chunk ends of `text` (the last one is `text.length`). */
+export function chunkEnds(text: string, params: ChunkParams): number[] {
+  const out: number[] = [];
+  for (let s = 0; s < text.length; ) {
+    s = chunkEnd(text, s, params);
+    out.push(s);
+  }
+  return out;
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function abortError(): Error {
+  const e = new Error('Token counting was cancelled.');
+  e.name = 'AbortError';
+  return e;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Memo
 
@@ -393,8 +547,19 @@ export class GuardedTokenizer implements Tokenizer {
   private readonly stringKeyMaxLength: number;
   private readonly shortMemo: LruCounts;
   private readonly longMemo: LruCounts;
+  /** Chunks of long texts by sha256 (bounded by entries: 20,000 chunks cover ~250 MB of text). */
+  private readonly chunkMemo: LruCounts;
+  /** Whole long texts seen last, by content: the engine counts the same block string several times per turn. */
+  private readonly recentLong = new Map<string, number>();
+  private recentLongChars = 0;
+  private readonly chunk: ChunkParams & { threshold: number };
   private hits = 0;
   private misses = 0;
+  private warmStats: WarmStats = { slices: 0, maxSliceMs: 0, maxSliceCpuMs: 0, totalMs: 0 };
+  private chunkHits = 0;
+  private chunkMisses = 0;
+  /** Estimated encoding ms per character (starts at ~2.5 MB/s). */
+  private msPerChar = 0.0004;
 
   constructor(
     readonly encoding: EncodingName,
@@ -412,10 +577,19 @@ export class GuardedTokenizer implements Tokenizer {
     this.shortMemo = new LruCounts(maxEntries, maxChars);
     // Keys of the long memo are 64-character hashes: bounded by the entry count.
     this.longMemo = new LruCounts(maxEntries, maxEntries * 64);
+    this.chunkMemo = new LruCounts(maxEntries, maxEntries * 64);
+    const min = Math.max(32, Math.floor(options.chunkMin ?? CHUNK_MIN));
+    this.chunk = {
+      threshold: Math.max(min, Math.floor(options.chunkThreshold ?? CHUNK_THRESHOLD)),
+      min,
+      max: Math.max(min, Math.floor(options.chunkMax ?? CHUNK_MAX)),
+      bits: Math.min(31, Math.max(1, Math.floor(options.chunkHashBits ?? CHUNK_HASH_BITS))),
+    };
   }
 
   count(text: string): number {
     if (text.length === 0) return 0;
+    if (text.length > this.chunk.threshold) return this.countLong(text);
     const short = text.length <= this.stringKeyMaxLength;
     const memo = short ? this.shortMemo : this.longMemo;
     const key = short ? text : sha256HexNode(text);
@@ -432,6 +606,99 @@ export class GuardedTokenizer implements Tokenizer {
 
   encode(text: string): number[] {
     return this.encodeWithStats(text).ids;
+  }
+
+  /**
+   * Counts `text` in slices of at most ~{@link WARM_SLICE_MS} ms, yielding to the event loop between
+   * them, so that a later `count` of it (or of a block that wraps it) is quick. Rejects with an
+   * `AbortError` when `signal` aborts.
+   */
+  async warm(text: string, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw abortError();
+    if (text.length <= this.chunk.threshold) {
+      this.count(text);
+      return;
+    }
+    if (this.recentLong.has(text)) return;
+    const started = performance.now();
+    const stats: WarmStats = { slices: 1, maxSliceMs: 0, maxSliceCpuMs: 0, totalMs: 0 };
+    this.warmStats = stats;
+    let sliceStart = started;
+    let cpu = process.cpuUsage();
+    const sliceCpuMs = (): number => {
+      const d = process.cpuUsage(cpu);
+      return (d.user + d.system) / 1000;
+    };
+    let total = 0;
+    for (let s = 0; s < text.length; ) {
+      const e = chunkEnd(text, s, this.chunk);
+      const chunk = text.slice(s, e);
+      // Yield first when this chunk would take the slice past its budget (cost estimated from the
+      // chunks encoded so far).
+      const elapsed = performance.now() - sliceStart;
+      if (elapsed > 0.5 && elapsed + chunk.length * this.msPerChar > WARM_SLICE_MS) {
+        stats.maxSliceMs = Math.max(stats.maxSliceMs, elapsed);
+        stats.maxSliceCpuMs = Math.max(stats.maxSliceCpuMs, sliceCpuMs());
+        await yieldToEventLoop();
+        if (signal?.aborted) throw abortError();
+        sliceStart = performance.now();
+        cpu = process.cpuUsage();
+        stats.slices++;
+      }
+      total += this.countChunk(chunk);
+      s = e;
+    }
+    const end = performance.now();
+    stats.maxSliceMs = Math.max(stats.maxSliceMs, end - sliceStart);
+    stats.maxSliceCpuMs = Math.max(stats.maxSliceCpuMs, sliceCpuMs());
+    stats.totalMs = end - started;
+    this.rememberLong(text, total);
+  }
+
+  private countLong(text: string): number {
+    const known = this.recentLong.get(text);
+    if (known !== undefined) {
+      this.hits++;
+      return known;
+    }
+    this.misses++;
+    let total = 0;
+    for (let s = 0; s < text.length; ) {
+      const e = chunkEnd(text, s, this.chunk);
+      total += this.countChunk(text.slice(s, e));
+      s = e;
+    }
+    this.rememberLong(text, total);
+    return total;
+  }
+
+  private countChunk(chunk: string): number {
+    const key = sha256HexNode(chunk);
+    const cached = this.chunkMemo.get(key);
+    if (cached !== undefined) {
+      this.chunkHits++;
+      return cached;
+    }
+    this.chunkMisses++;
+    const t0 = performance.now();
+    const n = this.encode(chunk).length;
+    // Encoding cost per character, for `warm`'s slicing: a moving average that follows slow text fast.
+    const rate = (performance.now() - t0) / chunk.length;
+    this.msPerChar = rate > this.msPerChar ? rate : 0.9 * this.msPerChar + 0.1 * rate;
+    this.chunkMemo.set(key, n);
+    return n;
+  }
+
+  /** Keeps the last few long texts (at most 8, 32 M characters): they are usually alive in the engine anyway. */
+  private rememberLong(text: string, n: number): void {
+    if (this.recentLong.has(text)) return;
+    this.recentLong.set(text, n);
+    this.recentLongChars += text.length;
+    while (this.recentLong.size > 8 || this.recentLongChars > 32_000_000) {
+      const oldest = this.recentLong.keys().next().value as string;
+      this.recentLong.delete(oldest);
+      this.recentLongChars -= oldest.length;
+    }
   }
 
   /** `encode` plus what the guard did (tests, measurements). */
@@ -515,6 +782,11 @@ export class GuardedTokenizer implements Tokenizer {
     return new TextDecoder('utf-8', { ignoreBOM: true }).decode(all);
   }
 
+  /** The synchronous slices of the last `warm` of a long text (measurements). */
+  lastWarmStats(): WarmStats {
+    return { ...this.warmStats };
+  }
+
   /** Memo sizes and hit counts (tests, diagnostics). */
   memoStats(): MemoStats {
     return {
@@ -523,13 +795,19 @@ export class GuardedTokenizer implements Tokenizer {
       hashedEntries: this.longMemo.size,
       hits: this.hits,
       misses: this.misses,
+      chunkEntries: this.chunkMemo.size,
+      chunkHits: this.chunkHits,
+      chunkMisses: this.chunkMisses,
     };
   }
 
   clearMemo(): void {
     this.shortMemo.clear();
     this.longMemo.clear();
-    this.hits = this.misses = 0;
+    this.chunkMemo.clear();
+    this.recentLong.clear();
+    this.recentLongChars = 0;
+    this.hits = this.misses = this.chunkHits = this.chunkMisses = 0;
   }
 
   private load(): LoadedEncoding {

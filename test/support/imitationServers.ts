@@ -8,6 +8,10 @@
  * header (URI-encoded), else `defaultReply`.
  * Faults: `injectFault(fault, times)` applies to the next `times` chat requests; `faultEvery(n, f)`
  * to every n-th one.
+ *
+ * Identification: every response carries `x-strata-imitation: 1`, and the OpenAI imitation's
+ * `GET /v1/models` lists its models with `owned_by: "strata-imitation"`, so the extension can label
+ * a loopback base URL answered by these servers as the local imitation, not a real model.
  */
 import * as http from 'http';
 import type { AddressInfo, Socket } from 'net';
@@ -16,6 +20,19 @@ import { AnthropicCacheModel, OpenAICacheModel, requestTokens, type TokenEncoder
 import { getTokenizer } from '../../src/services/tokenizer';
 
 export type Encoding = 'o200k_base' | 'cl100k_base';
+
+/** Header on every imitation response (and `owned_by` of the OpenAI imitation's models). */
+export const IMITATION_HEADER = 'x-strata-imitation';
+export const IMITATION_OWNER = 'strata-imitation';
+
+/** What a `replyFor` callback sees of one chat request. */
+export interface ReplyContext {
+  model: string;
+  messages: ChatMessage[];
+  /** Prompt tokens as counted for usage, and how many of them the simulated cache served. */
+  promptTokens: number;
+  cachedTokens: number;
+}
 
 export type Fault =
   | { kind: 'rate-limit'; retryAfter?: string; retryAfterMs?: string }
@@ -38,6 +55,8 @@ export interface ImitationOptions {
   encoding?: Encoding;
   tokenizer?: TokenEncoder & { count?(text: string): number };
   defaultReply?: string;
+  /** The reply computed from the request; used after queued replies and the header, instead of `defaultReply`. */
+  replyFor?: (request: ReplyContext) => string;
   /** Code points per text delta (default 6). */
   deltaChars?: number;
   /** Pause between deltas (default 0). */
@@ -60,6 +79,8 @@ export interface RecordedRequest {
   usage?: { input: number; cacheRead: number; cacheWrite: number; output: number };
   /** Set when the client went away before the response ended. */
   clientClosedAt?: number;
+  /** The streamed text deltas, each with the time (Date.now()) it was written to the socket. */
+  deltas?: { text: string; sentAt: number }[];
   receivedAt: number;
 }
 
@@ -152,7 +173,7 @@ abstract class ImitationServerBase {
     return undefined;
   }
 
-  protected nextReply(req: http.IncomingMessage): string {
+  protected nextReply(req: http.IncomingMessage, context: ReplyContext): string {
     const q = this.replies.shift();
     if (q !== undefined) return q;
     const h = req.headers['x-imitation-reply'];
@@ -163,6 +184,7 @@ abstract class ImitationServerBase {
         return h;
       }
     }
+    if (this.opts.replyFor) return this.opts.replyFor(context);
     return this.opts.defaultReply ?? 'This is a streamed reply from the Strata imitation server.';
   }
 
@@ -172,20 +194,27 @@ abstract class ImitationServerBase {
 
   protected json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const s = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(s), ...headers });
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(s), [IMITATION_HEADER]: '1', ...headers });
     res.end(s);
   }
 
   protected sse(res: http.ServerResponse): void {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', [IMITATION_HEADER]: '1' });
     res.flushHeaders();
   }
 
-  /** Writes `pieces` in order with the configured delay; stops early if the client went away. */
-  protected async writeAll(res: http.ServerResponse, pieces: string[]): Promise<boolean> {
-    for (const p of pieces) {
+  /**
+   * Writes `pieces` in order with the configured delay; stops early if the client went away.
+   * Pieces `deltas.first` … `deltas.first + deltas.texts.length - 1` are text deltas: each one's
+   * send time is recorded in `rec.deltas` (for latency measurements).
+   */
+  protected async writeAll(res: http.ServerResponse, pieces: string[], deltas?: { rec: RecordedRequest; first: number; texts: string[] }): Promise<boolean> {
+    for (const [i, p] of pieces.entries()) {
       if (res.destroyed || res.writableEnded) return false;
       res.write(p);
+      if (deltas && i >= deltas.first && i < deltas.first + deltas.texts.length) {
+        (deltas.rec.deltas ??= []).push({ text: deltas.texts[i - deltas.first], sentAt: Date.now() });
+      }
       if (this.opts.chunkDelayMs) await sleep(this.opts.chunkDelayMs);
     }
     return !res.destroyed;
@@ -271,7 +300,7 @@ export class OpenAIImitationServer extends ImitationServerBase {
     const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
     if (req.method === 'GET' && path === '/v1/models') {
       const ids = this.opts.models ?? ['imitation-gpt'];
-      return this.json(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'strata-imitation' })) });
+      return this.json(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: IMITATION_OWNER })) });
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return this.error(res, 404, `Unknown request URL: ${req.method} ${path}.`, 'invalid_request_error', 'unknown_url');
@@ -320,7 +349,7 @@ export class OpenAIImitationServer extends ImitationServerBase {
     let cache = this.caches.get(key);
     if (!cache) this.caches.set(key, (cache = new OpenAICacheModel()));
     const { cached } = cache.observe(tokens);
-    const reply = this.nextReply(req);
+    const reply = this.nextReply(req, { model: body.model, messages, promptTokens: tokens.length, cachedTokens: cached });
     rec.reply = reply;
     const output = this.countText(reply);
     const usage = { prompt_tokens: tokens.length, completion_tokens: output, total_tokens: tokens.length + output, prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } };
@@ -346,7 +375,7 @@ export class OpenAIImitationServer extends ImitationServerBase {
     const head = [chunk({ role: 'assistant', content: '' })];
     if (fault?.kind === 'reset' || fault?.kind === 'malformed' || fault?.kind === 'stall') {
       const n = fault.afterChunks ?? (fault.kind === 'reset' ? 2 : fault.kind === 'malformed' ? 1 : 0);
-      await this.writeAll(res, [...head, ...deltas.slice(0, n).map((d) => chunk({ content: d }))]);
+      await this.writeAll(res, [...head, ...deltas.slice(0, n).map((d) => chunk({ content: d }))], { rec, first: head.length, texts: deltas.slice(0, n) });
       if (fault.kind === 'reset') return this.reset(res);
       if (fault.kind === 'malformed') {
         res.end(`data: {"id":"${id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"tru\n\n`);
@@ -357,7 +386,7 @@ export class OpenAIImitationServer extends ImitationServerBase {
     const body2 = [...head, ...deltas.map((d) => chunk({ content: d })), chunk({}, 'stop')];
     if (body.stream_options?.include_usage) body2.push(ev({ ...base, choices: [], usage }));
     body2.push('data: [DONE]\n\n');
-    if (await this.writeAll(res, body2)) res.end();
+    if (await this.writeAll(res, body2, { rec, first: head.length, texts: deltas })) res.end();
   }
 }
 
@@ -454,7 +483,7 @@ export class AnthropicImitationServer extends ImitationServerBase {
       return this.badRequest(res, `prompt is too long: ${tokens.length + 200000} tokens > 200000 maximum`);
     }
     const { read, write, plain } = this.cache.observe(tokens, breakpointOffsets);
-    const reply = this.nextReply(req);
+    const reply = this.nextReply(req, { model: body.model, messages, promptTokens: tokens.length, cachedTokens: read });
     rec.reply = reply;
     const output = this.countText(reply);
     rec.usage = { input: tokens.length, cacheRead: read, cacheWrite: write, output };
@@ -487,7 +516,7 @@ export class AnthropicImitationServer extends ImitationServerBase {
     this.sse(res);
     if (fault?.kind === 'reset' || fault?.kind === 'malformed' || fault?.kind === 'stall') {
       const n = fault.afterChunks ?? (fault.kind === 'reset' ? 2 : fault.kind === 'malformed' ? 1 : 0);
-      await this.writeAll(res, [...head, ...deltas.slice(0, n).map(delta)]);
+      await this.writeAll(res, [...head, ...deltas.slice(0, n).map(delta)], { rec, first: head.length, texts: deltas.slice(0, n) });
       if (fault.kind === 'reset') return this.reset(res);
       if (fault.kind === 'malformed') {
         res.end('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tru\n\n');
@@ -502,7 +531,7 @@ export class AnthropicImitationServer extends ImitationServerBase {
       ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } }),
       ev('message_stop', { type: 'message_stop' }),
     ];
-    if (await this.writeAll(res, all)) res.end();
+    if (await this.writeAll(res, all, { rec, first: head.length, texts: deltas })) res.end();
   }
 }
 

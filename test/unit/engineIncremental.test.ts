@@ -9,11 +9,10 @@
 import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { PromptContextEngine, type TurnInput } from '../../src/engine/engine';
-import { IsolationPolicy } from '../../src/engine/isolation';
 import { cloneState, entryChanges, LayeredMap, putEntry, writableEntry, writeCount, emptyState } from '../../src/engine/state';
 import { encodeState, decodeState, stateBlobs } from '../../src/engine/stateCodec';
-import { engineFor, turnInput } from '../../bench/replayCore';
-import { VirtualWorkspace, validateTrajectory, type Trajectory } from '../../bench/trajectory';
+import { engineFor, replay } from '../../bench/replayCore';
+import { validateTrajectory, type Trajectory } from '../../bench/trajectory';
 import { generateConversation } from '../../bench/perfGenerate';
 import { getTokenizer } from '../../src/services/tokenizer';
 import { buildTrajectory, scenarioArb, type ScenarioSpec } from './helpers/scenario';
@@ -56,12 +55,19 @@ function stateJson(e: PromptContextEngine): string {
   return JSON.stringify(encodeState(e.state));
 }
 
+/**
+ * The engine inputs of every turn, as the turn pipeline assembles them for this chat (edits, isolation,
+ * re-read files, pins, detaches). They depend on the workspace and the trajectory, not on the engine's
+ * caches, so both engines of `compareRun` get the same ones.
+ */
+function inputsOf(traj: Trajectory, layout: Layout, policy: 'append-version' | 'append-diff' | 'refresh-in-place', tokenizer: ITokenizer): TurnInput[] {
+  return [...replay(traj, { layout, policy, tokenizer, check: false })].map((t) => t.input);
+}
+
 /** Runs the chat; at every build, compares with a from-scratch engine. Returns the number of builds compared. */
 function compareRun(traj: Trajectory, layout: Layout, policy: 'append-version' | 'append-diff' | 'refresh-in-place', tokenizer: ITokenizer, twists: Twists): number {
-  const ws = new VirtualWorkspace(traj.files);
-  const isolation = new IsolationPolicy();
+  const inputs = inputsOf(traj, layout, policy, tokenizer);
   let engine = engineFor(traj, { layout, policy, tokenizer });
-  const lastSeen = new Map<string, string | null>();
   let compared = 0;
   const check = (input: TurnInput, what: string, i: number) => {
     const before = stateJson(engine);
@@ -72,8 +78,8 @@ function compareRun(traj: Trajectory, layout: Layout, policy: 'append-version' |
     compared++;
     return env;
   };
-  for (let i = 0; i < traj.turns.length; i++) {
-    const input = turnInput(traj, i, ws, isolation, engine, 'all', lastSeen);
+  for (let i = 0; i < inputs.length; i++) {
+    const input = inputs[i];
     if (twists.preview && i % 2 === 1) {
       check({ ...input, userText: `${input.userText} (typing)`, attachments: i % 4 === 1 ? [] : input.attachments }, 'preview', i);
       engine.abandonTurn();

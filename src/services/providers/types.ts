@@ -4,7 +4,8 @@
  */
 import type { ChatMessage } from '../../engine/types';
 
-export type ProviderKind = 'openai' | 'anthropic' | 'vscode-lm';
+/** `scripted`: replays a scripted reply (the replay, the benchmark, tests); never a network call. */
+export type ProviderKind = 'openai' | 'anthropic' | 'vscode-lm' | 'scripted';
 
 export interface ChatRequest {
   /** The envelope's provider-neutral messages (blocks may carry `cacheBreakpoint`). */

@@ -1,0 +1,60 @@
+'use strict';
+// The local imitation servers (test/support/imitationServers.ts, compiled to out/) as `npm start
+// -- --imitate` runs them: one server, a visible streaming pace, and a reply that says what the
+// request contained, so a person without an account sees full turns and knows no model answered.
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..', '..');
+const compiled = path.join(root, 'out', 'test', 'support', 'imitationServers.js');
+
+/** Strata settings per imitated provider: the model ids the imitation lists and accepts. */
+const PROVIDERS = {
+  openai: { model: 'gpt-4o', models: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1'], label: 'OpenAI-compatible' },
+  anthropic: { model: 'claude-sonnet-4-5', models: ['claude-sonnet-4-5', 'claude-haiku-4-5'], label: 'Anthropic' },
+};
+
+function lastUserText(messages) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role !== 'user') continue;
+    const blocks = messages[i].content.filter((b) => b.text.trim() !== '');
+    if (blocks.length > 0) return blocks[blocks.length - 1].text.trim();
+  }
+  return '';
+}
+
+function describeRequest({ model, messages, promptTokens, cachedTokens }) {
+  const asked = lastUserText(messages).replace(/\s+/g, ' ');
+  const quoted = asked.length > 160 ? `${asked.slice(0, 157)}…` : asked;
+  const share = promptTokens > 0 ? Math.round((100 * cachedTokens) / promptTokens) : 0;
+  return [
+    `This reply comes from Strata's **local imitation server**: no model read your request, and nothing left this machine (\`${model}\` is only a name here).`,
+    '',
+    `- Your request had ${messages.length} messages and ${promptTokens.toLocaleString('en-US')} prompt tokens.`,
+    `- The simulated prompt cache served ${cachedTokens.toLocaleString('en-US')} of them (${share}%).`,
+    quoted ? `- Your message ended with: “${quoted}”` : '- Your message was empty.',
+    '',
+    'Ask again, attach a file or a selection, and watch the context meter: each request is the previous one plus the new turn, so the cached share grows.',
+  ].join('\n');
+}
+
+/**
+ * Starts the imitation server for `kind` on 127.0.0.1 (any free port).
+ * @returns {Promise<{ kind: string, server: any, baseUrl: string, settings: Record<string, string>, close: () => Promise<void> }>}
+ */
+async function startImitation(kind, { chunkDelayMs = 35 } = {}) {
+  const provider = PROVIDERS[kind];
+  if (!provider) throw new Error(`--imitate=${kind}: choose openai or anthropic`);
+  const { startOpenAIImitation, startAnthropicImitation } = require(compiled);
+  const start = kind === 'openai' ? startOpenAIImitation : startAnthropicImitation;
+  const server = await start({ chunkDelayMs, deltaChars: 4, models: provider.models, replyFor: describeRequest });
+  return {
+    kind,
+    server,
+    label: provider.label,
+    baseUrl: server.url,
+    settings: { 'strata.provider': kind, 'strata.baseUrl': server.url, 'strata.model': provider.model },
+    close: () => server.close(),
+  };
+}
+
+module.exports = { startImitation, describeRequest, PROVIDERS };

@@ -1,0 +1,622 @@
+/**
+ * The host side of the chat panel, one per window. It owns nothing of the chat itself (the
+ * ChatSession in src/services does): it turns panel requests, commands and editor state into session
+ * calls, and the session's turn events into panel messages, the status bar and the Context Layers
+ * tree. The webview is UI; this decides.
+ */
+import * as vscode from 'vscode';
+import { Disposable } from '../common/lifecycle';
+import type { Rejection } from '../engine/isolation';
+import type { TurnEnvelope } from '../engine/engine';
+import type {
+  AttachWhat, BannerAction, BannerView, ChipView, HostToWebviewMessage, MessageView, ModelView, NoticeView, PanelState,
+  RequestPreviewView, WebviewRequest,
+} from '../protocol/messages';
+import type { ChatSession } from '../services/chatSession';
+import type { ProviderUsage } from '../services/providers/types';
+import type { TurnEvent, TurnOutcome } from '../services/turnPipeline';
+import { fileSpec, openEditorDocuments, selectionSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
+import type { ChatViewProvider, PanelHandler } from './chatViewProvider';
+import { ProviderResolver, type ResolvedProvider } from './providerResolver';
+import type { MeterStatusBar } from './statusBar';
+
+export interface ControllerDeps {
+  session: ChatSession;
+  resolver: ProviderResolver;
+  view: ChatViewProvider;
+  statusBar: MeterStatusBar;
+  log: vscode.LogOutputChannel;
+  notices: () => NoticeView[];
+}
+
+/** Turns the panel gets when a chat opens (two messages each); older ones load on scroll. */
+export const INITIAL_TURNS = 25;
+
+/** A request sent (or previewed) in this window, as the tree and "Show Last Request" show it. */
+export interface SentRequest {
+  chatId: string;
+  turn: number;
+  envelope: TurnEnvelope;
+  /** `streaming` while the reply comes in. */
+  status: TurnOutcome['status'] | 'streaming';
+  usage?: ProviderUsage;
+  /** `provider · model` label. */
+  model: string;
+  provider: string;
+}
+
+const NO_MODEL: ModelView = { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false };
+
+export class StrataController extends Disposable implements PanelHandler {
+  private banners: BannerView[] = [];
+  private preview: RequestPreviewView | undefined;
+  private resolved: ResolvedProvider | undefined;
+  private resolving: Promise<ResolvedProvider> | undefined;
+  private lastText: string | undefined;
+  private bannerCounter = 0;
+  private turnCounter = 0;
+  /** The turn streaming now: its panel id and the partial reply (for a panel re-created mid-turn). */
+  private streaming: { chatId: string; turnId: string; user: MessageView; text: string; nextSeq: number } | undefined;
+  private current: Promise<TurnOutcome | undefined> | undefined;
+  /** Requests sent in this window, per chat and turn (the tree's breakdowns, Show Last Request). */
+  private readonly sent = new Map<string, Map<number, SentRequest>>();
+  private readonly onDidChangeEmitter = this._register(new vscode.EventEmitter<void>());
+  /** Fires after anything the Context Layers tree shows changed (turn, attach, pin, chat switch). */
+  readonly onDidChange = this.onDidChangeEmitter.event;
+
+  constructor(private readonly deps: ControllerDeps) {
+    super();
+  }
+
+  get session(): ChatSession {
+    return this.deps.session;
+  }
+
+  private post(message: HostToWebviewMessage): void {
+    this.deps.view.post(message);
+  }
+
+  get busy(): boolean {
+    return this.session.busy;
+  }
+
+  /** The turn in flight (tests and Retry await it). */
+  whenTurnDone(): Promise<TurnOutcome | undefined> {
+    return this.current ?? Promise.resolve(undefined);
+  }
+
+  // ------------------------------------------------------------------ provider and model
+
+  /** The provider as the settings say now (cached until settings, keys or editor models change). */
+  async provider(): Promise<ResolvedProvider> {
+    if (this.resolved) return this.resolved;
+    this.resolving ??= this.deps.resolver.resolve().then(
+      (r) => {
+        this.resolved = r;
+        this.resolving = undefined;
+        this.session.setModel(r.info);
+        this.deps.statusBar.update(this.session.meter());
+        return r;
+      },
+      (e) => {
+        this.resolving = undefined;
+        throw e;
+      },
+    );
+    return this.resolving;
+  }
+
+  /** Settings, keys or the editor's models changed: resolve again and refresh the panel. */
+  async refreshProvider(): Promise<void> {
+    this.resolved = undefined;
+    const r = await this.provider();
+    this.post({ type: 'model', model: r.view });
+    this.clearBanners((b) => b.actions.includes('setApiKey') || b.actions.includes('selectModel'));
+    this.refreshMeter();
+  }
+
+  /** Something the tree shows changed outside a turn (compaction, a pin from a command). */
+  notifyChanged(): void {
+    this.onDidChangeEmitter.fire();
+  }
+
+  /** The model label currently shown. */
+  currentModel(): ModelView | undefined {
+    return this.resolved?.view;
+  }
+
+  // ------------------------------------------------------------------ panel
+
+  async panelState(): Promise<PanelState> {
+    const r = await this.provider().catch((e) => {
+      this.deps.log.error(`provider: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    });
+    const { messages, hasOlder } = this.session.messages({ last: INITIAL_TURNS });
+    if (this.streaming && this.streaming.chatId === this.session.activeChatId) {
+      const s = this.streaming;
+      messages.push(s.user, { id: `${s.user.turn}:assistant`, turn: s.user.turn, role: 'assistant', text: s.text, status: 'streaming', turnId: s.turnId, nextSeq: s.nextSeq });
+    }
+    return {
+      chatId: this.session.activeChatId,
+      chatTitle: this.session.title,
+      chats: this.session.chats(),
+      messages,
+      hasOlder,
+      chips: this.session.chips(),
+      meter: this.session.meter(),
+      model: r?.view ?? NO_MODEL,
+      busy: this.busy,
+      banners: this.banners,
+      notices: this.deps.notices(),
+      preview: this.preview,
+    };
+  }
+
+  /** Sends the whole panel again (chat switch, new chat, deleted chat). */
+  async refreshPanel(): Promise<void> {
+    this.post({ type: 'state', state: await this.panelState() });
+    this.deps.statusBar.update(this.session.meter());
+    this.onDidChangeEmitter.fire();
+  }
+
+  refreshMeter(): void {
+    const meter = this.session.meter();
+    this.post({ type: 'meter', meter });
+    this.deps.statusBar.update(meter);
+  }
+
+  private refreshChips(): void {
+    this.post({ type: 'chips', chips: this.session.chips() });
+    this.refreshMeter();
+    this.onDidChangeEmitter.fire();
+  }
+
+  private postChats(): void {
+    this.post({ type: 'chats', chats: this.session.chats(), chatId: this.session.activeChatId, chatTitle: this.session.title });
+  }
+
+  showBanner(severity: BannerView['severity'], message: string, actions: BannerAction[] = []): string {
+    const id = `b${++this.bannerCounter}`;
+    const withDismiss = actions.includes('dismiss') ? actions : [...actions, 'dismiss' as const];
+    this.banners = [...this.banners.filter((b) => b.message !== message), { id, severity, message, actions: withDismiss }].slice(-4);
+    this.post({ type: 'banners', banners: this.banners });
+    return id;
+  }
+
+  private clearBanners(pred: (b: BannerView) => boolean = () => true): void {
+    const kept = this.banners.filter((b) => !pred(b));
+    if (kept.length !== this.banners.length) {
+      this.banners = kept;
+      this.post({ type: 'banners', banners: this.banners });
+    }
+  }
+
+  async handle(request: WebviewRequest): Promise<unknown> {
+    switch (request.kind) {
+      case 'send':
+        return this.send(request.text);
+      case 'stop':
+        this.stop();
+        return undefined;
+      case 'regenerate':
+        return this.regenerate();
+      case 'newChat':
+        return this.newChat();
+      case 'switchChat':
+        return this.switchChat(request.chatId);
+      case 'renameChat':
+        this.session.renameChat(request.chatId, request.title);
+        this.postChats();
+        return undefined;
+      case 'deleteChat':
+        return this.deleteChat(request.chatId, false);
+      case 'attach':
+        return this.attach(request.what);
+      case 'removeChip':
+        if (!this.session.removeChip(request.chipId)) throw new Error('That attachment is no longer there.');
+        this.refreshChips();
+        return undefined;
+      case 'pinChip':
+        if (!this.session.pinChip(request.chipId, request.pinned)) throw new Error('That attachment is no longer there.');
+        this.refreshChips();
+        return undefined;
+      case 'selectModel':
+        if (request.provider && request.model) {
+          await ProviderResolver.choose({ provider: request.provider, model: request.model });
+          await this.refreshProvider();
+          return undefined;
+        }
+        await vscode.commands.executeCommand('strata.selectModel');
+        return undefined;
+      case 'listModels':
+        return this.deps.resolver.modelOptions();
+      case 'insertCode':
+        return this.insertCode(request.code);
+      case 'copy':
+        await vscode.env.clipboard.writeText(request.text);
+        return undefined;
+      case 'bannerAction':
+        return this.bannerAction(request.bannerId, request.action);
+      case 'loadOlder': {
+        if (request.chatId !== this.session.activeChatId) return undefined;
+        const { messages, hasOlder } = this.session.messages({ beforeTurn: request.beforeTurn, last: INITIAL_TURNS * 2 });
+        this.post({ type: 'olderMessages', chatId: request.chatId, messages, hasOlder });
+        return undefined;
+      }
+    }
+  }
+
+  private async bannerAction(bannerId: string, action: BannerAction): Promise<void> {
+    this.clearBanners((b) => b.id === bannerId);
+    switch (action) {
+      case 'setApiKey':
+        await vscode.commands.executeCommand('strata.setApiKey');
+        return;
+      case 'openSettings':
+        await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:strata-dev.strata');
+        return;
+      case 'selectModel':
+        await vscode.commands.executeCommand('strata.selectModel');
+        return;
+      case 'showLog':
+        this.deps.log.show(true);
+        return;
+      case 'retry':
+        if (this.lastText !== undefined) await this.send(this.lastText);
+        return;
+      case 'dismiss':
+        return;
+    }
+  }
+
+  private async insertCode(code: string): Promise<void> {
+    const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!editor) throw new Error('Open an editor to insert the code into.');
+    const ok = await editor.edit((e) => {
+      for (const sel of editor.selections) e.replace(sel, code);
+    });
+    if (!ok) throw new Error('The editor did not accept the insertion (is it read-only?).');
+  }
+
+  // ------------------------------------------------------------------ chats
+
+  async newChat(): Promise<void> {
+    this.stop();
+    await this.current;
+    this.session.newChat();
+    this.preview = undefined;
+    this.clearBanners();
+    await this.refreshPanel();
+    await this.deps.view.reveal(true);
+  }
+
+  async switchChat(chatId: string): Promise<void> {
+    if (chatId === this.session.activeChatId) return;
+    this.stop();
+    await this.current;
+    this.session.openChat(chatId);
+    this.preview = undefined;
+    this.clearBanners();
+    await this.refreshPanel();
+  }
+
+  async deleteChat(chatId: string, confirm: boolean): Promise<boolean> {
+    const chat = this.session.chats().find((c) => c.id === chatId);
+    if (!chat) throw new Error('That chat no longer exists.');
+    if (confirm) {
+      const yes = vscode.l10n.t('Delete');
+      const pick = await vscode.window.showWarningMessage(vscode.l10n.t('Delete the chat "{0}" ({1} turns)? This cannot be undone.', chat.title, chat.turns), { modal: true }, yes);
+      if (pick !== yes) return false;
+    }
+    if (chatId === this.session.activeChatId) {
+      this.stop();
+      await this.current;
+    }
+    this.session.deleteChat(chatId);
+    this.sent.delete(chatId);
+    await this.refreshPanel();
+    return true;
+  }
+
+  // ------------------------------------------------------------------ attachments
+
+  /** Attaches from the editor; refusals are shown with their reasons. Returns the chips added. */
+  async attach(what: AttachWhat): Promise<ChipView[]> {
+    let specs: SpecOrRefusal[];
+    const editor = vscode.window.activeTextEditor;
+    if (what === 'openEditors') {
+      specs = openEditorDocuments().map(uriSpec);
+      if (specs.length === 0) throw new Error('No editors are open.');
+    } else if (!editor) {
+      throw new Error(what === 'selection' ? 'Select lines in an editor first.' : 'Open a file in the editor first.');
+    } else if (what === 'selection') {
+      specs = selectionSpecs(editor);
+      if (specs.length === 0) throw new Error('The editor has no selection. Select the lines to attach first.');
+    } else {
+      specs = [fileSpec(editor.document)];
+    }
+    return this.attachSpecs(specs);
+  }
+
+  async attachUris(uris: readonly vscode.Uri[]): Promise<ChipView[]> {
+    return this.attachSpecs(uris.map(uriSpec));
+  }
+
+  private async attachSpecs(specs: SpecOrRefusal[]): Promise<ChipView[]> {
+    const added: ChipView[] = [];
+    const refused: Rejection[] = [];
+    const work = async () => {
+      for (const s of specs) {
+        if (!s.ok) {
+          refused.push(s.rejection);
+          continue;
+        }
+        const r = await this.session.attach(s.spec);
+        if (r.ok) added.push(r.chip);
+        else refused.push(r.rejection);
+      }
+    };
+    if (specs.length > 3) {
+      await vscode.window.withProgress({ location: { viewId: 'strata.chat' }, title: vscode.l10n.t('Attaching {0} files', specs.length) }, work);
+    } else {
+      await work();
+    }
+    if (added.length > 0) {
+      this.clearBanners((b) => b.severity === 'warning');
+      this.refreshChips();
+    }
+    if (refused.length > 0) this.reportRefusals(refused);
+    return added;
+  }
+
+  private reportRefusals(refused: readonly Rejection[]): void {
+    const text = refused.length === 1 ? refused[0].message : `${refused.length} attachments were refused: ${refused.map((r) => `${r.attachment} (${r.reason})`).join('; ')}.`;
+    this.showBanner('warning', text);
+    for (const r of refused) this.deps.log.info(`refused ${r.attachment}: ${r.reason}`);
+    if (!this.deps.view.visible) void vscode.window.showWarningMessage(`Strata: ${text}`);
+  }
+
+  /** Everything a pin / unpin / remove command can name: the chips, then the chat's items. */
+  attachedItems(): { ref: string; label: string; pinned: boolean; pending: boolean; detail: string }[] {
+    const chips = this.session.chips().map((c) => ({ ref: c.id, label: c.label, pinned: c.pinned, pending: true, detail: `${c.tokens.toLocaleString('en-US')} tokens · next message` }));
+    const items = this.session
+      .chatItems()
+      .filter((i) => i.status !== 'detached' && (i.kind === 'file' || i.kind === 'selection'))
+      .map((i) => ({ ref: i.key, label: i.label, pinned: i.pending === 'pin' || (i.pinned && i.pending !== 'unpin'), pending: false, detail: `${i.status}${i.missing ? ', deleted' : ''}${i.pending ? ` · ${i.pending} at the next message` : ''}` }));
+    return [...chips, ...items];
+  }
+
+  /** Pins or unpins a chip (by chip id) or an item of the chat (by artifact id or version key). */
+  setPinned(ref: string, pinned: boolean): boolean {
+    const ok = this.session.chips().some((c) => c.id === ref) ? this.session.pinChip(ref, pinned) : this.session.setItemPinned(ref, pinned);
+    if (ok) this.refreshChips();
+    return ok;
+  }
+
+  remove(ref: string): boolean {
+    const ok = this.session.chips().some((c) => c.id === ref) ? this.session.removeChip(ref) : this.session.removeItem(ref);
+    if (ok) this.refreshChips();
+    return ok;
+  }
+
+  // ------------------------------------------------------------------ turns
+
+  /**
+   * Sends a message. Resolves once the turn has started (the panel shows it); the reply streams in
+   * afterwards (`whenTurnDone`). With no provider, shows the exact request instead and sends nothing.
+   */
+  async send(text: string): Promise<void> {
+    if (this.busy || this.streaming) throw new Error('A reply is still streaming. Stop it first.');
+    if (text.trim().length === 0 && this.session.chips().length === 0) throw new Error('Type a message first.');
+    this.lastText = text;
+    const resolved = await this.provider();
+    this.clearBanners((b) => b.severity === 'error');
+    if (!resolved.provider) {
+      await this.showPreview(text, resolved);
+      return;
+    }
+    if (this.preview) {
+      this.preview = undefined;
+      this.post({ type: 'preview', preview: null });
+    }
+    const chatId = this.session.activeChatId;
+    const turn = this.session.engine.state.completedTurns + 1;
+    const user: MessageView = { id: `${turn}:user`, turn, role: 'user', text, status: 'complete' };
+    const labels = this.session.chips().map((c) => c.label);
+    if (labels.length > 0) user.attachments = labels;
+    this.startTurn(chatId, user, resolved, (signal, onEvent) => this.session.send(text, resolved.provider, resolved.info, signal, onEvent), text);
+  }
+
+  async regenerate(): Promise<void> {
+    if (this.busy || this.streaming) throw new Error('A reply is still streaming. Stop it first.');
+    const resolved = await this.provider();
+    if (!resolved.provider) throw new Error(resolved.problem?.message ?? 'No model is configured.');
+    const { messages } = this.session.messages({ last: 1 });
+    const user = messages.find((m) => m.role === 'user');
+    if (!user) throw new Error('There is no reply to regenerate.');
+    const chatId = this.session.activeChatId;
+    this.post({ type: 'removeTurn', chatId, turn: user.turn });
+    this.startTurn(chatId, user, resolved, (signal, onEvent) => this.session.regenerate(resolved.provider, resolved.info, signal, onEvent), undefined, true);
+  }
+
+  stop(): void {
+    this.session.stop();
+  }
+
+  private startTurn(
+    chatId: string,
+    user: MessageView,
+    resolved: ResolvedProvider,
+    run: (signal: AbortSignal, onEvent: (e: TurnEvent) => void) => Promise<TurnOutcome>,
+    text: string | undefined,
+    regenerating = false,
+  ): void {
+    const turnId = `t${++this.turnCounter}`;
+    const assistant: MessageView = { id: `${user.turn}:assistant`, turn: user.turn, role: 'assistant', text: '', status: 'streaming', turnId, nextSeq: 0, model: resolved.view.label };
+    this.streaming = { chatId, turnId, user, text: '', nextSeq: 0 };
+    const post = (m: HostToWebviewMessage) => {
+      // A chat the user switched away from finishes in the store, not on screen.
+      if (this.session.activeChatId === chatId) this.post(m);
+    };
+    post({ type: 'turnStarted', chatId, turnId, user, assistant });
+    let envelope: TurnEnvelope | undefined;
+    const controller = new AbortController();
+    const onEvent = (e: TurnEvent) => {
+      switch (e.type) {
+        case 'built':
+          envelope = e.envelope;
+          // The tree shows the request in flight at once.
+          this.record({ chatId, turn: e.envelope.turn, envelope: e.envelope, status: 'streaming', model: resolved.view.label, provider: resolved.view.provider });
+          this.onDidChangeEmitter.fire();
+          break;
+        case 'text':
+          if (this.streaming?.turnId === turnId) {
+            this.streaming.text += e.text;
+            this.streaming.nextSeq = e.seq + 1;
+          }
+          post({ type: 'chunk', chatId, turnId, seq: e.seq, text: e.text });
+          break;
+        default:
+          break;
+      }
+    };
+    this.current = run(controller.signal, onEvent)
+      .then((outcome) => {
+        this.finishTurn(outcome, { chatId, turnId, user, resolved, envelope: outcome.envelope ?? envelope, text, regenerating, post });
+        return outcome;
+      })
+      .catch((e: unknown) => {
+        // The session refused to start (busy, nothing to regenerate): nothing was kept.
+        const message = e instanceof Error ? e.message : String(e);
+        post({ type: 'turnEnded', chatId, turnId, assistant: { ...assistant, status: 'error', error: message }, kept: false });
+        this.showBanner('error', message, ['showLog']);
+        if (regenerating) void this.refreshPanel();
+        return undefined;
+      })
+      .finally(() => {
+        if (this.streaming?.turnId === turnId) this.streaming = undefined;
+        this.current = undefined;
+        this.refreshMeter();
+        this.postChats();
+        this.onDidChangeEmitter.fire();
+      });
+  }
+
+  private finishTurn(
+    outcome: TurnOutcome,
+    t: { chatId: string; turnId: string; user: MessageView; resolved: ResolvedProvider; envelope: TurnEnvelope | undefined; text: string | undefined; regenerating: boolean; post: (m: HostToWebviewMessage) => void },
+  ): void {
+    const { chatId, turnId, post } = t;
+    if (t.envelope && outcome.status !== 'blocked') {
+      const usage = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.usage : undefined;
+      this.record({ chatId, turn: t.envelope.turn, envelope: t.envelope, status: outcome.status, usage, model: t.resolved.view.label, provider: t.resolved.view.provider });
+    }
+    if (outcome.rejections.length > 0) this.reportRefusals(outcome.rejections);
+    const kept = outcome.status === 'done' || (outcome.status === 'stopped' && outcome.kept);
+    if (kept) {
+      const last = this.session.activeChatId === chatId ? this.session.messages({ last: 1 }).messages.find((m) => m.role === 'assistant') : undefined;
+      const assistant: MessageView = last ?? { id: `${t.user.turn}:assistant`, turn: t.user.turn, role: 'assistant', text: outcome.status === 'done' || outcome.status === 'stopped' ? outcome.reply : '', status: outcome.status === 'stopped' ? 'stopped' : 'complete' };
+      post({ type: 'turnEnded', chatId, turnId, assistant, kept: true });
+      post({ type: 'chips', chips: this.session.chips() });
+      return;
+    }
+    const base: MessageView = { id: `${t.user.turn}:assistant`, turn: t.user.turn, role: 'assistant', text: '', status: 'error' };
+    switch (outcome.status) {
+      case 'stopped':
+        post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, status: 'stopped' }, kept: false });
+        break;
+      case 'error': {
+        post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, error: outcome.error.message }, kept: false });
+        this.showProviderError(outcome.error.message, outcome.error.code);
+        break;
+      }
+      case 'blocked':
+        post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, error: outcome.message }, kept: false });
+        this.showBanner('error', outcome.message, ['openSettings']);
+        break;
+      case 'preview':
+        post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, status: 'stopped' }, kept: false });
+        break;
+      default:
+        break;
+    }
+    // Nothing typed is lost: the message goes back into the input.
+    if (t.text !== undefined) post({ type: 'setInput', text: t.text });
+    // A failed regeneration leaves the old reply: show the chat as it is.
+    if (t.regenerating) void this.refreshPanel();
+  }
+
+  private showProviderError(message: string, code: string): void {
+    if (code === 'aborted') return;
+    const actions: BannerAction[] =
+      code === 'bad-key' ? ['setApiKey', 'retry'] : code === 'unknown-model' ? ['selectModel', 'openSettings'] : code === 'not-configured' ? ['selectModel', 'openSettings'] : ['retry', 'showLog'];
+    this.showBanner('error', message, actions);
+  }
+
+  private async showPreview(text: string, resolved: ResolvedProvider): Promise<void> {
+    const outcome = await this.session.send(text, undefined, resolved.info);
+    if (outcome.status === 'blocked') {
+      this.showBanner('error', outcome.message, ['openSettings']);
+      return;
+    }
+    if (outcome.rejections.length > 0) this.reportRefusals(outcome.rejections);
+    if (!outcome.envelope) {
+      this.showBanner('error', 'The request could not be built.', ['showLog']);
+      return;
+    }
+    this.record({ chatId: this.session.activeChatId, turn: outcome.envelope.turn, envelope: outcome.envelope, status: 'preview', model: resolved.view.label, provider: 'none' });
+    const problem = resolved.problem?.message ?? 'No model is configured.';
+    this.preview = {
+      request: requestDump(outcome.envelope),
+      promptTokens: outcome.envelope.totalTokens,
+      howTo: [
+        `**Nothing was sent.** ${problem}`,
+        '',
+        'Above is the exact request Strata would send. To send it, either:',
+        '- pick a model the editor offers (**Strata: Select Model**),',
+        '- set `strata.provider` to `openai` or `anthropic` and run **Strata: Set API Key** (or set `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in the environment),',
+        '- or point `strata.baseUrl` at a local OpenAI-compatible server such as Ollama (`http://127.0.0.1:11434/v1`), which needs no key.',
+      ].join('\n'),
+    };
+    this.post({ type: 'preview', preview: this.preview });
+    this.post({ type: 'setInput', text });
+    this.showBanner('info', problem, [resolved.problem?.action ?? 'selectModel', 'openSettings']);
+    this.refreshMeter();
+    this.onDidChangeEmitter.fire();
+  }
+
+  // ------------------------------------------------------------------ requests sent
+
+  private record(r: SentRequest): void {
+    let byTurn = this.sent.get(r.chatId);
+    if (!byTurn) {
+      byTurn = new Map();
+      this.sent.set(r.chatId, byTurn);
+    }
+    // A preview does not replace a request that was really sent for that turn.
+    if (r.status === 'preview' && byTurn.get(r.turn) && byTurn.get(r.turn)!.status !== 'preview') return;
+    byTurn.set(r.turn, r);
+    // Keep the memory bounded: the newest 200 requests of a chat.
+    if (byTurn.size > 200) byTurn.delete(Math.min(...byTurn.keys()));
+  }
+
+  /** Requests of the active chat sent (or previewed) in this window, by turn. */
+  sentRequests(): ReadonlyMap<number, SentRequest> {
+    return this.sent.get(this.session.activeChatId) ?? new Map();
+  }
+
+  /** The last request of the active chat that went out (or was previewed), if this window made it. */
+  lastSent(): SentRequest | undefined {
+    const byTurn = this.sent.get(this.session.activeChatId);
+    if (!byTurn || byTurn.size === 0) return undefined;
+    let best: SentRequest | undefined;
+    for (const r of byTurn.values()) if (r.status !== 'error' && (!best || r.turn >= best.turn)) best = r;
+    return best;
+  }
+}
+
+/** DESIGN §9 dump form of a request (what the preview and Show Last Request show). */
+export function requestDump(env: TurnEnvelope): string {
+  return `${JSON.stringify({ turn: env.turn, messages: env.messages }, null, 2)}\n`;
+}

@@ -1,0 +1,535 @@
+/**
+ * One turn, one implementation (issue 9, "One turn pipeline, two workspaces"): resolve this turn's
+ * attachments through the workspace port (isolation on each) → isolation again for everything about
+ * to be sent → freshness → `buildTurn` (pruning inside) → the provider's stream (a context-length error
+ * prunes harder and retries once) → `completeTurn` → the chat store → done. The extension, the replay
+ * and the benchmark all run turns through this class; they differ only in the port (editor or
+ * memory), the provider (a real one or `ScriptedProvider`) and whether a store is given.
+ *
+ * The turn is written once, as a generator of steps, and driven two ways: `run` awaits what the port
+ * and the provider return (the extension), `runSync` requires them to answer synchronously (the
+ * replay and the benchmark, whose public APIs are synchronous). Same steps, same order, same bytes.
+ *
+ * Outcomes: `done` (committed and persisted before the `done` event), `stopped` (Stop: the text the
+ * user saw is committed, persisted and marked stopped; with nothing streamed yet the turn is dropped),
+ * `error` (nothing committed or persisted; the provider's error code), `blocked` (the essentials alone
+ * exceed the budget: nothing sent), `preview` (no provider: the exact request is returned, nothing
+ * committed).
+ */
+import { PromptContextEngine, type AttachmentRef, type TurnEnvelope, type TurnInput } from '../engine/engine';
+import type { NewArtifactInput } from '../engine/artifacts';
+import type { Rejection } from '../engine/isolation';
+import { checkEnvelope, type Violation } from '../engine/invariants';
+import type { IHasher, LayerId } from '../engine/types';
+import { sha256Hex } from '../common/hash';
+import { providerCachePrediction } from './cacheModel';
+import type { ChatStore, StoredRef, StoredTurnRequest, TurnMeta } from './chatStore';
+import { ProviderError, type ChatProvider, type ChatRequest, type ProviderErrorCode, type ProviderUsage, type StreamEvent } from './providers/types';
+import type { AttachmentSpec, MaybePromise, WorkspacePort } from './workspacePort';
+
+/** An attachment of this turn: a spec read now (a file chip, a trajectory's attach), or a snapshot taken earlier (a selection chip). */
+export type TurnAttachment = AttachmentSpec | { kind: 'snapshot'; input: NewArtifactInput; label?: string };
+
+export interface TurnRequest {
+  userText: string;
+  attachments?: readonly TurnAttachment[];
+  pin?: readonly AttachmentRef[];
+  unpin?: readonly AttachmentRef[];
+  detach?: readonly AttachmentRef[];
+  /** Rejections the caller found itself (names it could not turn into a reference), reported with the turn's. */
+  rejections?: readonly Rejection[];
+  /** Compact now: cut down to this percent of the budget even below the compaction threshold. */
+  targetPercentOverride?: number;
+}
+
+export interface SendOptions {
+  /** Model id sent to the provider. */
+  model: string;
+  maxOutputTokens: number;
+  /** Default: the engine's conversation id (the chat id; OpenAI's `prompt_cache_key`). */
+  conversationId?: string;
+  timeoutMs?: number;
+  /** Stop. */
+  signal?: AbortSignal;
+  onEvent?: (event: TurnEvent) => void;
+  /**
+   * The reply recorded in the chat instead of the streamed one: the replay's scripted reply when a real
+   * provider is called (DESIGN §8, "Assistant replies in the history are the scripted reply").
+   */
+  recordReply?: string;
+  /** `provider · model`, kept in the turn's metadata. */
+  modelLabel?: string;
+}
+
+/** Stored with the chat: where a completed turn is appended. */
+export interface PersistTarget {
+  store: ChatStore;
+  chatId: string;
+  /** Title for the chat's first saved turn (a new chat). */
+  title?: () => string | undefined;
+  /** Regenerate: the completed turn replaces the chat's last saved turn (`ChatStore.dropLastTurn` first). */
+  replaceLast?: boolean;
+}
+
+export interface TurnPipelineOptions {
+  engine: PromptContextEngine;
+  port: WorkspacePort;
+  persist?: PersistTarget;
+  /** Run the invariants checker (DESIGN §7) on every envelope built (the replay; debug builds). */
+  check?: boolean;
+  /**
+   * Counts new content ahead of the build without blocking (the tokenizer's `warm`); asynchronous,
+   * so only for `run`.
+   */
+  warm?: (text: string, signal?: AbortSignal) => Promise<void>;
+  /** One line per turn (layer hashes, prefix, cache, timings; never keys or file content). */
+  log?: (line: string) => void;
+}
+
+export type TurnStatus = 'done' | 'stopped' | 'error' | 'blocked' | 'preview';
+
+/** The per-turn facts for the log and the panel. */
+export interface TurnReport {
+  conversationId: string;
+  turn: number;
+  status: TurnStatus;
+  layout: string;
+  /** First 12 hex digits of each layer's hash. */
+  layerHashes: Partial<Record<LayerId, string>>;
+  layerTokens: Partial<Record<LayerId, number>>;
+  promptTokens: number;
+  prefixHash?: string;
+  prefixBreak: boolean;
+  prefixBreakReason?: string;
+  /** Tokens the engine predicts the provider's cache serves. */
+  predictedCached: number;
+  /** What the provider reported (cache read), when it did. */
+  reportedCached?: number;
+  reportedCacheWrite?: number;
+  reportedInput?: number;
+  cuts: number;
+  rejections: number;
+  buildMs: number;
+  /** From the provider call to its first text chunk. */
+  firstTokenMs?: number;
+  totalMs: number;
+  prunedHarder: boolean;
+  errorCode?: string;
+}
+
+export interface TurnError {
+  code: ProviderErrorCode | 'persist-failed' | 'internal';
+  message: string;
+  retryAfterMs?: number;
+}
+
+interface OutcomeBase {
+  /** The last envelope built (absent only when the turn failed before building). */
+  envelope?: TurnEnvelope;
+  /** The engine input it was built from. */
+  input?: TurnInput;
+  /** `buildTurn` alone, ms (the last build when it was rebuilt to prune harder). */
+  buildMs: number;
+  violations: Violation[];
+  rejections: Rejection[];
+  report: TurnReport;
+}
+
+export type TurnOutcome = OutcomeBase &
+  (
+    | { status: 'done'; reply: string; usage?: ProviderUsage; meta?: TurnMeta }
+    | { status: 'stopped'; kept: boolean; reply: string; usage?: ProviderUsage; meta?: TurnMeta }
+    | { status: 'error'; error: TurnError }
+    | { status: 'blocked'; message: string }
+    | { status: 'preview' }
+  );
+
+export type TurnEvent =
+  | { type: 'built'; envelope: TurnEnvelope; buildMs: number; pruneHarder: boolean; violations: Violation[] }
+  | { type: 'text'; text: string; seq: number }
+  | { type: 'usage'; usage: ProviderUsage }
+  | { type: 'persisted'; turn: number; bytes: number }
+  | { type: 'done'; outcome: TurnOutcome }
+  | { type: 'stopped'; outcome: TurnOutcome }
+  | { type: 'error'; outcome: TurnOutcome }
+  | { type: 'blocked'; outcome: TurnOutcome }
+  | { type: 'preview'; outcome: TurnOutcome };
+
+/** DESIGN §5: after a context-length error, cut to this percent of the budget and retry once. */
+export const PRUNE_HARDER_PERCENT = 50;
+
+type Step<T> = Generator<unknown, T, unknown>;
+
+function* wait<T>(value: MaybePromise<T>): Generator<unknown, T, unknown> {
+  return (yield value) as T;
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
+const now = (): number => performance.now();
+const round = (ms: number): number => Math.round(ms * 1000) / 1000;
+
+function labelOf(input: NewArtifactInput): string {
+  return input.range ? `${input.uri}#L${input.range.startLine}-L${input.range.endLine}` : input.uri;
+}
+
+export class TurnPipeline {
+  /** The active chat's engine (replaced by the caller on a reload, or here when a save fails). */
+  engine: PromptContextEngine;
+  readonly port: WorkspacePort;
+  persist: PersistTarget | undefined;
+  private readonly options: TurnPipelineOptions;
+
+  constructor(options: TurnPipelineOptions) {
+    this.engine = options.engine;
+    this.port = options.port;
+    this.persist = options.persist;
+    this.options = options;
+  }
+
+  /** Runs one turn, awaiting the port and the provider. Never throws: failures are `error` outcomes. */
+  async run(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions): Promise<TurnOutcome> {
+    const steps = this.steps(request, provider, send, true);
+    let r = steps.next();
+    while (!r.done) {
+      let value: unknown;
+      let failed = false;
+      try {
+        value = isThenable(r.value) ? await r.value : r.value;
+      } catch (e) {
+        failed = true;
+        value = e;
+      }
+      r = failed ? steps.throw(value) : steps.next(value);
+    }
+    return r.value;
+  }
+
+  /**
+   * Runs one turn synchronously: the port and the provider must answer without promises
+   * (`MemoryWorkspace`, `ScriptedProvider`). The replay and the benchmark use it.
+   */
+  runSync(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions): TurnOutcome {
+    const steps = this.steps(request, provider, send, false);
+    let r = steps.next();
+    while (!r.done) {
+      if (isThenable(r.value)) {
+        steps.return(undefined as never);
+        throw new Error('TurnPipeline.runSync: the workspace port or the provider answered with a promise; use run()');
+      }
+      r = steps.next(r.value);
+    }
+    return r.value;
+  }
+
+  private *steps(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions, async: boolean): Step<TurnOutcome> {
+    const t0 = now();
+    const engine = this.engine;
+    const emit = (event: TurnEvent): void => {
+      try {
+        send.onEvent?.(event);
+      } catch (e) {
+        this.options.log?.(`turn event handler failed: ${(e as Error).message}`);
+      }
+    };
+    const state = { buildMs: 0, violations: [] as Violation[], prunedHarder: false, firstTokenMs: undefined as number | undefined, usage: undefined as ProviderUsage | undefined };
+    let envelope: TurnEnvelope | undefined;
+    let input: TurnInput | undefined;
+    const rejections: Rejection[] = [];
+
+    const finish = (o: { status: TurnStatus } & Record<string, unknown>, errorCode?: string): TurnOutcome => {
+      const report = this.report(envelope, o.status, state, now() - t0, errorCode, provider?.kind);
+      const outcome = { ...o, envelope, input, buildMs: state.buildMs, violations: state.violations, rejections: envelope?.rejections ?? rejections, report } as TurnOutcome;
+      this.options.log?.(formatTurnReport(report));
+      emit({ type: outcome.status, outcome } as TurnEvent);
+      return outcome;
+    };
+    const fail = (error: TurnError): TurnOutcome => {
+      engine.abandonTurn();
+      return finish({ status: 'error', error }, error.code);
+    };
+
+    try {
+      // 1. This turn's attachments: specs are resolved (isolated and read) now; snapshots are rechecked.
+      const attachments: NewArtifactInput[] = [];
+      for (const a of request.attachments ?? []) {
+        if (a.kind === 'snapshot') {
+          const bad = yield* wait(this.port.recheck(a.input.uri, a.label ?? labelOf(a.input)));
+          if (bad) rejections.push(bad);
+          else attachments.push(a.input);
+          continue;
+        }
+        const r = yield* wait(this.port.resolve(a));
+        if (r.ok) attachments.push(r.input);
+        else rejections.push(r.rejection);
+      }
+
+      // 2. Isolation again for the recoverable files already in the chat: one that now fails (a
+      //    symlink out, newly excluded, too large) is detached, reported, and not re-read.
+      const detach: AttachmentRef[] = [...(request.detach ?? [])];
+      const sources = [];
+      for (const src of engine.recoverableSources()) {
+        const bad = yield* wait(this.port.recheck(src.uri, src.uri));
+        if (!bad) {
+          sources.push(src);
+          continue;
+        }
+        rejections.push(bad);
+        if (!detach.some((d) => d.kind === 'file' && d.uri === src.uri)) detach.push({ kind: 'file', uri: src.uri });
+      }
+
+      // 3. Freshness.
+      const fresh = sources.length > 0 ? yield* wait(this.port.readFresh(sources)) : new Map<string, string | null>();
+
+      // Count big new content ahead of the synchronous build, yielding to the event loop.
+      if (async && this.options.warm) {
+        for (const a of attachments) yield* wait(this.options.warm(a.content, send.signal));
+        for (const v of fresh.values()) if (v !== null) yield* wait(this.options.warm(v, send.signal));
+      }
+
+      // 4. Build (pruning inside).
+      input = {
+        userText: request.userText,
+        attachments,
+        fresh,
+        pin: [...(request.pin ?? [])],
+        unpin: [...(request.unpin ?? [])],
+        detach,
+        rejections: [...rejections, ...(request.rejections ?? [])],
+      };
+      if (request.targetPercentOverride !== undefined) input.targetPercentOverride = request.targetPercentOverride;
+      envelope = this.build(engine, input, false, state, emit);
+      if (envelope.blocked) {
+        engine.abandonTurn();
+        return finish({ status: 'blocked', message: envelope.blocked.message }, 'blocked');
+      }
+      if (!provider) {
+        engine.abandonTurn();
+        return finish({ status: 'preview' });
+      }
+
+      // 5. The provider (prune harder once after a context-length error, always before any output).
+      let streamed = '';
+      let seq = 0;
+      let doneText: string | undefined;
+      for (;;) {
+        const req: ChatRequest = {
+          messages: envelope.messages,
+          model: send.model,
+          conversationId: send.conversationId ?? engine.options.conversationId,
+          maxOutputTokens: send.maxOutputTokens,
+        };
+        if (send.signal) req.signal = send.signal;
+        if (send.timeoutMs !== undefined) req.timeoutMs = send.timeoutMs;
+        const tSend = now();
+        try {
+          const stream = provider.stream(req);
+          const sync = (stream as Partial<Iterable<StreamEvent>>)[Symbol.iterator];
+          const it: Iterator<StreamEvent> | AsyncIterator<StreamEvent> = typeof sync === 'function' ? sync.call(stream) : stream[Symbol.asyncIterator]();
+          let completed = false;
+          try {
+            for (;;) {
+              const r = (yield* wait(it.next())) as IteratorResult<StreamEvent>;
+              if (r.done) break;
+              const ev = r.value;
+              if (ev.type === 'text') {
+                if (ev.text.length === 0) continue;
+                state.firstTokenMs ??= now() - tSend;
+                streamed += ev.text;
+                emit({ type: 'text', text: ev.text, seq: seq++ });
+              } else if (ev.type === 'usage') {
+                state.usage = ev.usage;
+                emit({ type: 'usage', usage: ev.usage });
+              } else {
+                doneText = ev.text;
+                if (ev.usage) state.usage = ev.usage;
+                completed = true;
+                break;
+              }
+            }
+          } finally {
+            if (!completed) {
+              const closing = it.return?.();
+              if (isThenable(closing)) Promise.resolve(closing).catch(() => {});
+            }
+          }
+          if (doneText === undefined) throw new ProviderError('bad-response', `${provider.label} ended the reply without completing it.`);
+          break;
+        } catch (e) {
+          const pe = ProviderError.is(e) ? e : new ProviderError(send.signal?.aborted ? 'aborted' : 'bad-response', (e as Error)?.message ?? String(e));
+          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, { ...send, providerKind: provider?.kind }, state, request, emit, finish);
+          if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder) {
+            state.prunedHarder = true;
+            const harder: TurnInput = { ...input, targetPercentOverride: Math.min(PRUNE_HARDER_PERCENT, input.targetPercentOverride ?? PRUNE_HARDER_PERCENT) };
+            envelope = this.build(engine, harder, true, state, emit);
+            input = harder;
+            if (envelope.blocked) {
+              engine.abandonTurn();
+              return finish({ status: 'blocked', message: envelope.blocked.message }, 'blocked');
+            }
+            continue;
+          }
+          return fail({ code: pe.code, message: pe.message, ...(pe.retryAfterMs !== undefined ? { retryAfterMs: pe.retryAfterMs } : {}) });
+        }
+      }
+
+      // 6. Complete, persist, done.
+      const reply = send.recordReply ?? doneText;
+      const saved = this.commit(engine, reply, envelope, { ...send, providerKind: provider?.kind }, false, state, request);
+      if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
+      if (saved.bytes !== undefined) emit({ type: 'persisted', turn: envelope.turn, bytes: saved.bytes });
+      return finish({ status: 'done', reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
+    } catch (e) {
+      const aborted = (e as Error)?.name === 'AbortError' || send.signal?.aborted;
+      if (aborted) {
+        engine.abandonTurn();
+        return finish({ status: 'stopped', kept: false, reply: '' });
+      }
+      return fail({ code: 'internal', message: `The turn failed: ${(e as Error)?.message ?? String(e)}` });
+    }
+  }
+
+  /** Stop: what streamed is the reply (committed, persisted, marked stopped); nothing streamed → dropped. */
+  private stopped(
+    engine: PromptContextEngine,
+    streamed: string,
+    envelope: TurnEnvelope,
+    send: SendOptions & { providerKind?: string },
+    state: { usage?: ProviderUsage },
+    request: TurnRequest,
+    emit: (e: TurnEvent) => void,
+    finish: (o: { status: TurnStatus } & Record<string, unknown>, code?: string) => TurnOutcome,
+  ): TurnOutcome {
+    if (streamed.length === 0) {
+      engine.abandonTurn();
+      return finish({ status: 'stopped', kept: false, reply: '' });
+    }
+    const saved = this.commit(engine, streamed, envelope, send, true, state, request);
+    if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
+    if (saved.bytes !== undefined) emit({ type: 'persisted', turn: envelope.turn, bytes: saved.bytes });
+    return finish({ status: 'stopped', kept: true, reply: streamed, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
+  }
+
+  private build(engine: PromptContextEngine, input: TurnInput, pruneHarder: boolean, state: { buildMs: number; violations: Violation[] }, emit: (e: TurnEvent) => void): TurnEnvelope {
+    const t0 = now();
+    const envelope = engine.buildTurn(input);
+    state.buildMs = now() - t0;
+    state.violations = this.options.check ? checkEnvelope(envelope, envelope.budget, { hasher: { sha256Hex }, ...engine.checkContext(), blocked: !!envelope.blocked }) : [];
+    emit({ type: 'built', envelope, buildMs: state.buildMs, pruneHarder, violations: state.violations });
+    return envelope;
+  }
+
+  /**
+   * Commits the pending turn and appends it to the store. A failed save puts the engine back to the
+   * state before the turn, so memory and disk agree.
+   */
+  private commit(
+    engine: PromptContextEngine,
+    reply: string,
+    envelope: TurnEnvelope | undefined,
+    send: Pick<SendOptions, 'modelLabel'> & { providerKind?: string },
+    stopped: boolean,
+    state: { usage?: ProviderUsage },
+    request: TurnRequest,
+  ): { ok: true; bytes?: number; meta?: TurnMeta } | { ok: false; error: TurnError } {
+    const before = engine.state;
+    engine.completeTurn(reply);
+    const target = this.persist;
+    if (!target) return { ok: true };
+    try {
+      if (target.replaceLast) target.store.dropLastTurn(target.chatId);
+      const r = target.store.appendTurn(target.chatId, {
+        state: engine.state,
+        engine: engine.options,
+        envelope,
+        usage: state.usage,
+        model: send.modelLabel,
+        provider: send.providerKind,
+        stopped,
+        request: storedRequest(request, engine.options.hasher ?? { sha256Hex }),
+        title: target.title?.(),
+      });
+      for (const w of r.warnings) this.options.log?.(w);
+      return { ok: true, bytes: r.bytes, meta: r.meta };
+    } catch (e) {
+      this.engine = new PromptContextEngine(engine.options, before);
+      return { ok: false, error: { code: 'persist-failed', message: `The reply could not be saved, so the turn was not kept: ${(e as Error).message}` } };
+    }
+  }
+
+  private report(env: TurnEnvelope | undefined, status: TurnStatus, state: { buildMs: number; prunedHarder: boolean; firstTokenMs?: number; usage?: ProviderUsage }, totalMs: number, errorCode?: string, providerKind?: string): TurnReport {
+    const r: TurnReport = {
+      conversationId: this.engine.options.conversationId,
+      turn: env?.turn ?? this.engine.state.completedTurns + 1,
+      status,
+      layout: this.engine.options.layout,
+      layerHashes: {},
+      layerTokens: {},
+      promptTokens: env?.totalTokens ?? 0,
+      prefixBreak: env?.prefixBreak ?? false,
+      // As the provider reports it (OpenAI's 128-token steps), so the log compares like with like.
+      predictedCached: providerCachePrediction(providerKind, env?.ledger.cachedTokens ?? 0),
+      cuts: env?.pruned.length ?? 0,
+      rejections: env?.rejections.length ?? 0,
+      buildMs: round(state.buildMs),
+      totalMs: round(totalMs),
+      prunedHarder: state.prunedHarder,
+    };
+    for (const l of env?.layers ?? []) {
+      r.layerHashes[l.id] = l.hash.slice(0, 12);
+      r.layerTokens[l.id] = l.tokens;
+    }
+    if (env) r.prefixHash = env.prefixHash.slice(0, 12);
+    if (env?.prefixBreakReason) r.prefixBreakReason = env.prefixBreakReason;
+    if (state.usage) {
+      r.reportedCached = state.usage.cacheRead;
+      r.reportedCacheWrite = state.usage.cacheWrite;
+      r.reportedInput = state.usage.input;
+    }
+    if (state.firstTokenMs !== undefined) r.firstTokenMs = round(state.firstTokenMs);
+    if (errorCode) r.errorCode = errorCode;
+    return r;
+  }
+}
+
+function storedRef(r: AttachmentRef): StoredRef {
+  return r.range ? { kind: r.kind, uri: r.uri, range: { startLine: r.range.startLine, endLine: r.range.endLine } } : { kind: r.kind, uri: r.uri };
+}
+
+/** A turn request in the chat store's form (snapshots named by content hash). */
+export function storedRequest(req: TurnRequest, hasher: IHasher): StoredTurnRequest {
+  const out: StoredTurnRequest = {
+    attachments: (req.attachments ?? []).map((a) => {
+      if (a.kind !== 'snapshot') return { ...a };
+      const i = a.input;
+      return {
+        kind: 'snapshot' as const,
+        uri: i.uri,
+        ...(i.range ? { range: { startLine: i.range.startLine, endLine: i.range.endLine } } : {}),
+        contentHash: hasher.sha256Hex(i.content),
+        ...(i.requestedEndLine !== undefined ? { requestedEndLine: i.requestedEndLine } : {}),
+        ...(a.label ? { label: a.label } : {}),
+      };
+    }),
+  };
+  if (req.pin?.length) out.pin = req.pin.map(storedRef);
+  if (req.unpin?.length) out.unpin = req.unpin.map(storedRef);
+  if (req.detach?.length) out.detach = req.detach.map(storedRef);
+  if (req.targetPercentOverride !== undefined) out.targetPercentOverride = req.targetPercentOverride;
+  return out;
+}
+
+/** The turn report as one log line. */
+export function formatTurnReport(r: TurnReport): string {
+  const layers = (['L1', 'L2', 'L3', 'L4', 'L5'] as const).map((id) => `${id} ${r.layerHashes[id] ?? '-'} (${r.layerTokens[id] ?? 0})`).join(', ');
+  const cache = `cached ${r.predictedCached} predicted / ${r.reportedCached !== undefined ? `${r.reportedCached} reported` : 'not reported'}`;
+  const prefix = r.prefixBreak ? `prefix changed${r.prefixBreakReason ? ` (${r.prefixBreakReason})` : ''}` : 'prefix kept';
+  const times = `build ${r.buildMs.toFixed(1)} ms${r.firstTokenMs !== undefined ? `, first token ${r.firstTokenMs.toFixed(0)} ms` : ''}, total ${r.totalMs.toFixed(0)} ms`;
+  const extra = [r.prunedHarder ? 'pruned harder after a context-length error' : '', r.cuts ? `${r.cuts} cut(s)` : '', r.rejections ? `${r.rejections} rejection(s)` : '', r.errorCode ? `error ${r.errorCode}` : '']
+    .filter(Boolean)
+    .join('; ');
+  return `[${r.conversationId}] turn ${r.turn} ${r.status}: ${layers}; prompt ${r.promptTokens}, ${cache}; ${prefix}; ${times}${extra ? `; ${extra}` : ''}`;
+}
+

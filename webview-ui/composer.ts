@@ -1,0 +1,242 @@
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
+import { MAX_INPUT_CHARS, type AttachWhat, type ChipView, type ModelView } from '../src/protocol/messages';
+import { h, icon, iconButton } from './dom';
+import { formatInt, formatTokens } from './format';
+import type { RequestResult } from './ipc';
+import type { Meter } from './meter';
+
+export interface ComposerHost {
+  /** The host's answer: accepted, or why not. */
+  send(text: string): Promise<RequestResult>;
+  stop(): void;
+  attach(what: AttachWhat): void;
+  removeChip(id: string): Promise<RequestResult>;
+  pinChip(id: string, pinned: boolean): Promise<RequestResult>;
+  draftChanged(text: string): void;
+  openModels(anchor: HTMLElement): void;
+  error(message: string): void;
+}
+
+export const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+export const ATTACH_SELECTION_KEYS = isMac ? '⌥⌘A' : 'Ctrl+Alt+A';
+
+/**
+ * The input area: the meter, the attachment chips, the textarea (Enter sends, Shift+Enter is a new
+ * line, nothing is sent while an IME composition is open), attach buttons, the model picker, Send
+ * and Stop.
+ */
+export class Composer {
+  readonly el: HTMLElement;
+  readonly input: HTMLTextAreaElement;
+  private readonly chipList: HTMLElement;
+  private readonly sendButton: HTMLElement;
+  private readonly stopButton: HTMLElement;
+  private readonly modelButton: HTMLButtonElement;
+  private readonly modelLabel: HTMLElement;
+  private readonly modelIcon: HTMLElement;
+  private readonly status: HTMLElement;
+  private busy = false;
+  private composing = false;
+  private chips: ChipView[] = [];
+  private statusTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly autosize = !CSS.supports('field-sizing', 'content');
+
+  constructor(
+    private readonly host: ComposerHost,
+    meter: Meter,
+    draft: string,
+  ) {
+    this.chipList = h('ul', { class: 'chips', 'aria-label': 'Attached to the next message', 'data-testid': 'strata-chips' });
+    this.input = h('textarea', {
+      class: 'input',
+      rows: 1,
+      'data-testid': 'strata-input',
+      'aria-label': 'Message',
+      placeholder: 'Ask about the attached code (Enter to send, Shift+Enter for a new line)',
+      spellcheck: 'true',
+    });
+    this.input.value = draft;
+
+    const attach = (what: AttachWhat, iconName: string, label: string, testid: string) => {
+      const b = h('vscode-toolbar-button', { icon: iconName, label, title: label, 'data-testid': testid });
+      b.addEventListener('click', () => this.host.attach(what));
+      return b;
+    };
+
+    this.modelIcon = icon('sparkle');
+    this.modelLabel = h('span', { class: 'model-label' }, 'Model');
+    this.modelButton = h(
+      'button',
+      { type: 'button', class: 'model-btn', 'data-testid': 'strata-model', 'aria-haspopup': 'menu', 'aria-expanded': 'false' },
+      this.modelIcon,
+      this.modelLabel,
+      icon('chevron-down', 'model-chevron'),
+    );
+    this.modelButton.addEventListener('click', () => this.host.openModels(this.modelButton));
+
+    this.stopButton = h('vscode-button', { secondary: true, icon: 'debug-stop', 'icon-only': true, 'aria-label': 'Stop', title: 'Stop', 'data-testid': 'strata-stop' });
+    this.stopButton.hidden = true;
+    this.stopButton.addEventListener('click', () => {
+      if (this.busy) this.host.stop();
+    });
+    this.sendButton = h('vscode-button', { icon: 'send', 'icon-only': true, 'aria-label': 'Send', title: 'Send (Enter)', 'data-testid': 'strata-send' });
+    this.sendButton.addEventListener('click', () => void this.send());
+
+    this.status = h('div', { class: 'composer-status', role: 'status', 'data-testid': 'strata-status' });
+    this.status.hidden = true;
+
+    const box = h(
+      'div',
+      { class: 'input-box' },
+      this.chipList,
+      this.input,
+      h(
+        'div',
+        { class: 'input-toolbar' },
+        attach('activeFile', 'file-add', 'Attach Active File', 'strata-attach-file'),
+        attach('selection', 'list-selection', `Attach Selection (${ATTACH_SELECTION_KEYS})`, 'strata-attach-selection'),
+        attach('openEditors', 'files', 'Attach Open Editors', 'strata-attach-editors'),
+        this.modelButton,
+        h('span', { class: 'spacer' }),
+        this.stopButton,
+        this.sendButton,
+      ),
+    );
+    this.el = h('footer', { class: 'composer' }, meter.el, box, this.status);
+
+    this.input.addEventListener('keydown', (e) => this.onKeyDown(e));
+    this.input.addEventListener('compositionstart', () => {
+      this.composing = true;
+    });
+    // Some engines send the committing Enter's keydown right after compositionend.
+    this.input.addEventListener('compositionend', () => setTimeout(() => (this.composing = false), 0));
+    this.input.addEventListener('input', () => {
+      this.host.draftChanged(this.input.value);
+      this.refresh();
+    });
+    this.chipList.addEventListener('click', (e) => this.onChipClick(e));
+    this.refresh();
+  }
+
+  private onKeyDown(e: KeyboardEvent): void {
+    if (e.key !== 'Enter' || e.shiftKey || e.altKey) return;
+    // keyCode 229: the key went to an input method editor.
+    if (e.isComposing || this.composing || e.keyCode === 229) return;
+    e.preventDefault();
+    void this.send();
+  }
+
+  async send(): Promise<void> {
+    const text = this.input.value;
+    if (this.busy || text.trim().length === 0) return;
+    if (text.length > MAX_INPUT_CHARS) {
+      this.showStatus(`The message is too long (${formatInt(text.length)} characters; at most ${formatInt(MAX_INPUT_CHARS)}).`);
+      return;
+    }
+    this.setText('');
+    const result = await this.host.send(text);
+    if (result.ok) return;
+    // Nothing typed is lost: a refused message comes back unless the user typed something new.
+    if (this.input.value.length === 0) this.setText(text);
+    this.showStatus(result.error);
+  }
+
+  setText(text: string): void {
+    this.input.value = text;
+    this.host.draftChanged(text);
+    this.refresh();
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.refresh();
+  }
+
+  private refresh(): void {
+    const canSend = !this.busy && this.input.value.trim().length > 0;
+    this.sendButton.toggleAttribute('disabled', !canSend);
+    this.sendButton.setAttribute('aria-disabled', String(!canSend));
+    this.stopButton.hidden = !this.busy;
+    this.el?.classList.toggle('busy', this.busy);
+    if (this.autosize) {
+      this.input.style.height = 'auto';
+      this.input.style.height = `${Math.min(this.input.scrollHeight + 2, Math.round(window.innerHeight * 0.4))}px`;
+    }
+  }
+
+  setModel(model: ModelView): void {
+    const label = model.imitation && !/imitation/i.test(model.label) ? `Local imitation server · ${model.label}` : model.label;
+    const text = label || (model.configured ? model.model : 'No model configured');
+    this.modelLabel.textContent = text;
+    this.modelIcon.className = `codicon codicon-${model.imitation ? 'beaker' : model.configured ? 'sparkle' : 'warning'}`;
+    this.modelButton.classList.toggle('unconfigured', !model.configured);
+    this.modelButton.setAttribute('data-imitation', String(model.imitation));
+    this.modelButton.setAttribute('data-configured', String(model.configured));
+    const title = `${text}${model.configured ? '' : ' — no provider is configured: Send shows the request that would go out'}\nChoose a model`;
+    this.modelButton.title = title;
+    this.modelButton.setAttribute('aria-label', `Model: ${text}. Choose a model`);
+  }
+
+  setChips(chips: readonly ChipView[]): void {
+    this.chips = [...chips];
+    this.chipList.replaceChildren(...chips.map((chip) => this.chipElement(chip)));
+    this.chipList.hidden = chips.length === 0;
+  }
+
+  private chipElement(chip: ChipView): HTMLElement {
+    const title = [chip.label, chip.detail, `${formatInt(chip.tokens)} tokens${chip.pinned ? ' · pinned (kept in every request)' : ''}`].filter(Boolean).join('\n');
+    const pin = iconButton({
+      icon: chip.pinned ? 'pinned' : 'pin',
+      label: chip.pinned ? `Unpin ${chip.label}` : `Pin ${chip.label}`,
+      testid: 'strata-chip-pin',
+      action: 'pin',
+      extraClass: 'chip-btn',
+    });
+    pin.setAttribute('aria-pressed', String(chip.pinned));
+    return h(
+      'li',
+      {
+        class: `chip${chip.pinned ? ' pinned' : ''}`,
+        'data-testid': 'strata-chip',
+        'data-chip-id': chip.id,
+        'data-kind': chip.kind,
+        'data-pinned': String(chip.pinned),
+        title,
+      },
+      icon(chip.kind === 'selection' ? 'list-selection' : 'file', 'chip-icon'),
+      h('span', { class: 'chip-label' }, chip.label),
+      h('span', { class: 'chip-tokens', 'aria-label': `${formatInt(chip.tokens)} tokens` }, formatTokens(chip.tokens)),
+      pin,
+      iconButton({ icon: 'close', label: `Remove ${chip.label}`, testid: 'strata-chip-remove', action: 'remove', extraClass: 'chip-btn' }),
+    );
+  }
+
+  private async onChipClick(e: MouseEvent): Promise<void> {
+    const button = e.target instanceof Element ? e.target.closest<HTMLButtonElement>('button[data-action]') : null;
+    const li = button?.closest<HTMLElement>('[data-chip-id]');
+    if (!button || !li) return;
+    const id = li.getAttribute('data-chip-id') ?? '';
+    const chip = this.chips.find((c) => c.id === id);
+    if (!chip) return;
+    li.classList.add('pending');
+    const result =
+      button.getAttribute('data-action') === 'remove' ? await this.host.removeChip(id) : await this.host.pinChip(id, !chip.pinned);
+    // The host answers with a `chips` message; until then (or if it refused) the chip stays as it was.
+    li.classList.remove('pending');
+    if (!result.ok) this.host.error(result.error);
+  }
+
+  showStatus(message: string): void {
+    this.status.textContent = message;
+    this.status.hidden = false;
+    if (this.statusTimer !== undefined) clearTimeout(this.statusTimer);
+    this.statusTimer = setTimeout(() => {
+      this.status.hidden = true;
+    }, 8000);
+  }
+}

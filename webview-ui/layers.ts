@@ -1,0 +1,131 @@
+import { LAYER_KEYS, type LayerBar, type LayerKey, type MessageView, type MeterView } from '../src/protocol/messages';
+import { h } from './dom';
+import { formatInt, formatPercent, formatTokens } from './format';
+import { tooltipTable } from './tooltip';
+
+export const LAYER_NAMES: Record<LayerKey, string> = {
+  L1: 'System',
+  L2: 'Library',
+  L3: 'This turn',
+  L4: 'History',
+  L5: 'Message',
+};
+
+/**
+ * The per-reply stacked bar: one segment per layer (L1…L5, widths proportional to tokens) and,
+ * under it, a thin line for the cached share. The cached tokens are a prefix of the request as
+ * sent, and the layout decides which layers that prefix covers, so the bar does not pretend to
+ * know which segment was cached; the tooltip gives the numbers.
+ */
+export function layerBarElement(bar: LayerBar): HTMLElement {
+  const segments = h('div', { class: 'bar-segments' });
+  for (const key of LAYER_KEYS) {
+    const tokens = bar.layers[key] ?? 0;
+    if (tokens <= 0) continue;
+    const seg = h('span', { class: `bar-seg layer-${key}` });
+    seg.style.flexGrow = String(tokens);
+    segments.append(seg);
+  }
+  const cacheFill = h('span', { class: 'bar-cache-fill' });
+  cacheFill.style.width = `${bar.total > 0 ? Math.min(100, (bar.cached / bar.total) * 100) : 0}%`;
+  return h(
+    'div',
+    { class: 'layer-bar', tabindex: 0, role: 'img', 'aria-label': barAriaLabel(bar), 'data-testid': 'strata-layer-bar' },
+    segments,
+    h('div', { class: `bar-cache${bar.cachedReported ? ' reported' : ''}` }, cacheFill),
+  );
+}
+
+export function barAriaLabel(bar: LayerBar): string {
+  const parts = LAYER_KEYS.map((k) => `${k} ${LAYER_NAMES[k]} ${formatInt(bar.layers[k] ?? 0)}`);
+  return `Request ${formatInt(bar.total)} tokens: ${parts.join(', ')}; cached ${formatInt(bar.cached)} (${bar.cachedReported ? 'reported' : 'predicted'})`;
+}
+
+function swatchRow(key: LayerKey, tokens: number, total: number): HTMLTableRowElement {
+  return h(
+    'tr',
+    null,
+    h('th', { scope: 'row' }, h('span', { class: `swatch layer-${key}`, 'aria-hidden': 'true' }), `${key} ${LAYER_NAMES[key]}`),
+    h('td', null, formatInt(tokens)),
+    h('td', { class: 'dim' }, formatPercent(tokens, total)),
+  );
+}
+
+/** Tooltip of a reply's bar: tokens per layer, total, cached (reported or predicted), usage. */
+export function layerBarTooltip(view: MessageView): Node {
+  const bar = view.bar;
+  const box = h('div', { class: 'tooltip-body' });
+  if (!bar) return box;
+  box.append(h('div', { class: 'tooltip-title' }, 'Request'));
+  const table = h('table', { class: 'tooltip-table' });
+  const body = h('tbody');
+  for (const key of LAYER_KEYS) body.append(swatchRow(key, bar.layers[key] ?? 0, bar.total));
+  body.append(h('tr', { class: 'sum' }, h('th', { scope: 'row' }, 'Total'), h('td', null, formatInt(bar.total)), h('td')));
+  body.append(h('tr', null, h('th', { scope: 'row' }, 'Cached'), h('td', null, formatInt(bar.cached)), h('td', { class: 'dim' }, formatPercent(bar.cached, bar.total))));
+  table.append(body);
+  box.append(
+    table,
+    h('div', { class: 'tooltip-note' }, bar.cachedReported ? 'Cached tokens as reported by the provider.' : 'Cached tokens as predicted by Strata (not reported by the provider).'),
+  );
+  const u = view.usage;
+  if (u) {
+    box.append(
+      h('div', { class: 'tooltip-title' }, 'Usage (reported)'),
+      tooltipTable([
+        ['Input', formatInt(u.input)],
+        ['Cache read', formatInt(u.cacheRead)],
+        ['Cache write', formatInt(u.cacheWrite)],
+        ['Output', formatInt(u.output)],
+      ]),
+    );
+  }
+  if (view.model) box.append(h('div', { class: 'tooltip-note' }, view.model));
+  return box;
+}
+
+/** One line under a reply: "12.3k in · 64% cached · 512 out". */
+export function usageSummary(view: MessageView): string {
+  const parts: string[] = [];
+  const bar = view.bar;
+  if (bar) {
+    parts.push(`${formatTokens(bar.total)} in`);
+    if (bar.total > 0) parts.push(`${formatPercent(bar.cached, bar.total)} cached`);
+  } else if (view.usage) {
+    parts.push(`${formatTokens(view.usage.input)} in`);
+  }
+  if (view.usage) parts.push(`${formatTokens(view.usage.output)} out`);
+  return parts.join(' · ');
+}
+
+const LEVEL_TEXT: Record<MeterView['level'], string> = {
+  ok: 'Within budget.',
+  warn: 'Past the warning threshold: the next turns may be compacted.',
+  pruned: 'Pruning ran for the last request: some context was cut (see Context Layers).',
+  over: 'Over budget: the essential context does not fit; nothing will be sent.',
+};
+
+/** Tooltip of the context meter: the budget arithmetic, the thresholds, the cached share. */
+export function meterTooltip(m: MeterView): Node {
+  const pct = (p: number) => `${p}% · ${formatInt(Math.floor((m.budget * p) / 100))}`;
+  return h(
+    'div',
+    { class: 'tooltip-body' },
+    h('div', { class: 'tooltip-title' }, 'Context budget'),
+    tooltipTable([
+      ['Context window', formatInt(m.contextWindow)],
+      ['− Reserved output', formatInt(m.reservedOutput)],
+      ['− Safety margin', formatInt(m.margin)],
+      ['= Budget', formatInt(m.budget), 'sum'],
+      ['Next request (predicted)', `${formatInt(m.used)} · ${formatPercent(m.used, m.budget)}`],
+    ]),
+    h('div', { class: 'tooltip-title' }, 'Thresholds (of budget)'),
+    tooltipTable([
+      ['Warn', pct(m.warnPercent)],
+      ['Compact', pct(m.compactPercent)],
+      ['Target after compaction', pct(m.targetPercent)],
+    ]),
+    m.lastCachedShare !== undefined ? h('div', { class: 'tooltip-note' }, `Last request: ${formatPercent(m.lastCachedShare)} served from the provider's cache.`) : null,
+    m.estimated ? h('div', { class: 'tooltip-note' }, 'Token counts are estimated: this model has no exact local tokenizer.') : null,
+    h('div', { class: `tooltip-note level-${m.level}` }, LEVEL_TEXT[m.level]),
+  );
+}

@@ -1,0 +1,160 @@
+import DOMPurify from 'dompurify';
+import MarkdownIt from 'markdown-it';
+import { h, iconButton } from './dom';
+
+/**
+ * Model output → DOM, safely (DESIGN §6): markdown-it with raw HTML off, then DOMPurify with an
+ * allowlist of the tags and attributes markdown produces. Links keep only http(s) and mailto
+ * targets (no `javascript:`, no `command:` or other editor URIs; a link without a safe target
+ * renders as plain text); images render as links (nothing is fetched); no event handlers, no
+ * style attributes (the CSP forbids them anyway).
+ */
+
+export interface CodeBlock {
+  /** Exactly the code between the fences (the fence's final line break is not part of it). */
+  code: string;
+  lang: string;
+}
+
+export interface RenderedMarkdown {
+  fragment: DocumentFragment;
+  codes: CodeBlock[];
+}
+
+type RenderEnv = Record<PropertyKey, unknown> & { codes: CodeBlock[] };
+
+/** The render env carries the code blocks found so far (markdown-it types env loosely). */
+function pushCode(env: unknown, block: CodeBlock): number {
+  const codes = (env as Partial<RenderEnv> | undefined)?.codes;
+  if (!Array.isArray(codes)) return -1;
+  return codes.push(block) - 1;
+}
+
+const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
+// Only links with a scheme or `www.`: "setup.py" or "main.rs" must not become web links.
+md.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
+
+const escapeHtml = md.utils.escapeHtml;
+
+function langOf(info: string): string {
+  return (info.trim().split(/\s+/)[0] ?? '').replace(/[^\w+#.-]/g, '').slice(0, 32);
+}
+
+function codeOf(content: string): string {
+  return content.endsWith('\n') ? content.slice(0, -1) : content;
+}
+
+md.renderer.rules.fence = (tokens, idx, _options, env) => {
+  const token = tokens[idx];
+  const lang = langOf(token.info);
+  const index = pushCode(env, { code: codeOf(token.content), lang });
+  return `<pre data-code="${index}"><code${lang ? ` class="language-${escapeHtml(lang)}"` : ''}>${escapeHtml(token.content)}</code></pre>\n`;
+};
+
+md.renderer.rules.code_block = (tokens, idx, _options, env) => {
+  const token = tokens[idx];
+  const index = pushCode(env, { code: codeOf(token.content), lang: '' });
+  return `<pre data-code="${index}"><code>${escapeHtml(token.content)}</code></pre>\n`;
+};
+
+// Images become links to the image: the panel loads nothing the model names.
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx];
+  const src = String(token.attrGet('src') ?? '');
+  const alt = self.renderInlineAsText(token.children ?? [], options, env) || src;
+  return `<a href="${escapeHtml(src)}">${escapeHtml(alt)}</a>`;
+};
+
+// Table alignment arrives as a style attribute; turn it into a class (no inline styles under the CSP).
+md.core.ruler.push('strata_table_align', (state) => {
+  for (const token of state.tokens) {
+    if (token.type !== 'th_open' && token.type !== 'td_open') continue;
+    const style = token.attrGet('style');
+    if (!style) continue;
+    token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+    const align = /text-align:\s*(left|center|right)/.exec(String(style))?.[1];
+    if (align) token.attrSet('class', `md-align-${align}`);
+  }
+});
+
+const SAFE_URI = /^(?:https?:|mailto:)/i;
+const SAFE_CLASS = /^(?:language-[\w+#.-]{1,32}|md-align-(?:left|center|right))$/;
+
+const PURIFY_CONFIG = {
+  ALLOWED_TAGS: [
+    'a', 'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'em', 'strong', 's', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li',
+    'table', 'thead', 'tbody', 'tr', 'th', 'td', 'div',
+  ],
+  ALLOWED_ATTR: ['href', 'title', 'class', 'start', 'data-code', 'data-md'],
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  // Every allowed attribute's value must match ALLOWED_URI_REGEXP unless it is "URI-safe".
+  ALLOWED_URI_REGEXP: SAFE_URI,
+  ADD_URI_SAFE_ATTR: ['start', 'data-code', 'data-md'],
+  RETURN_DOM_FRAGMENT: true as const,
+};
+
+DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
+  if (data.attrName === 'class' && !SAFE_CLASS.test(data.attrValue)) data.keepAttr = false;
+});
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.nodeName !== 'A') return;
+  const href = node.getAttribute('href');
+  if (href === null) return;
+  if (!SAFE_URI.test(href.trim())) {
+    node.removeAttribute('href');
+    return;
+  }
+  if (!node.hasAttribute('title')) node.setAttribute('title', href);
+  node.setAttribute('rel', 'noopener noreferrer');
+});
+
+/** Adds the header with the language and the Copy / Insert at Cursor buttons to each code block. */
+function decorateCodeBlocks(root: ParentNode, codes: readonly CodeBlock[]): void {
+  for (const pre of Array.from(root.querySelectorAll('pre[data-code]'))) {
+    const block = codes[Number(pre.getAttribute('data-code'))];
+    if (!block) continue;
+    const wrapper = h(
+      'div',
+      { class: 'code-block' },
+      h(
+        'div',
+        { class: 'code-header' },
+        h('span', { class: 'code-lang' }, block.lang),
+        iconButton({ icon: 'copy', label: 'Copy', testid: 'strata-code-copy', action: 'copy-code' }),
+        iconButton({ icon: 'insert', label: 'Insert at Cursor', testid: 'strata-code-insert', action: 'insert-code' }),
+      ),
+    );
+    pre.replaceWith(wrapper);
+    wrapper.append(pre);
+  }
+}
+
+export function renderMarkdown(text: string): RenderedMarkdown {
+  const env: RenderEnv = { codes: [] };
+  const html = md.render(text, env);
+  const fragment = DOMPurify.sanitize(html, PURIFY_CONFIG);
+  decorateCodeBlocks(fragment, env.codes);
+  return { fragment, codes: env.codes };
+}
+
+/**
+ * Renders many messages with one sanitizer pass (a long chat opens faster: DOMPurify's per-call
+ * document parse dominates for short messages). Same output as `renderMarkdown` per text.
+ */
+export function renderMarkdownBatch(texts: readonly string[]): RenderedMarkdown[] {
+  if (texts.length === 0) return [];
+  const envs: RenderEnv[] = texts.map(() => ({ codes: [] }));
+  const html = texts.map((text, i) => `<div data-md="${i}">${md.render(text, envs[i])}</div>`).join('');
+  const all = DOMPurify.sanitize(html, PURIFY_CONFIG);
+  const wrappers = Array.from(all.children);
+  if (wrappers.length !== texts.length || wrappers.some((w, i) => w.getAttribute('data-md') !== String(i))) {
+    return texts.map(renderMarkdown);
+  }
+  return wrappers.map((wrapper, i) => {
+    const fragment = document.createDocumentFragment();
+    fragment.append(...Array.from(wrapper.childNodes));
+    decorateCodeBlocks(fragment, envs[i].codes);
+    return { fragment, codes: envs[i].codes };
+  });
+}

@@ -1,0 +1,159 @@
+import type { MessageView } from '../src/protocol/messages';
+import { h, icon, iconButton } from './dom';
+import { layerBarElement, layerBarTooltip, usageSummary } from './layers';
+import { renderMarkdown, type CodeBlock, type RenderedMarkdown } from './markdown';
+import type { Tooltips } from './tooltip';
+
+/** One message on screen. */
+export interface MessageRecord {
+  view: MessageView;
+  el: HTMLElement;
+  body: HTMLElement;
+  /** Assistant: the error line, the footer with the layer bar and actions. */
+  error?: HTMLElement;
+  foot?: HTMLElement;
+  actions?: HTMLElement;
+  /** Assistant: the code blocks of the rendered text, in document order (for Copy / Insert). */
+  codes: CodeBlock[];
+  /** Assistant: the body shows the raw text until its markdown is rendered (long chats, off screen). */
+  pending?: boolean;
+}
+
+export function messageElementId(id: string): string {
+  return `msg-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/**
+ * `rendered`: the markdown rendered in a batch; `'defer'`: show the text as it is for now (the
+ * conversation renders it when it comes near the viewport or when the panel is idle).
+ */
+export function createMessage(view: MessageView, tooltips: Tooltips, rendered?: RenderedMarkdown | 'defer'): MessageRecord {
+  return view.role === 'user' ? createUser(view) : createAssistant(view, tooltips, rendered);
+}
+
+function baseAttrs(view: MessageView, label: string) {
+  return {
+    class: `msg msg-${view.role}`,
+    id: messageElementId(view.id),
+    'data-testid': 'strata-message',
+    'data-role': view.role,
+    'data-message-id': view.id,
+    'data-turn': view.turn,
+    'data-status': view.status,
+    'aria-label': label,
+  };
+}
+
+function createUser(view: MessageView): MessageRecord {
+  const body = h('div', { class: 'msg-body msg-text', 'data-testid': 'strata-message-body' }, view.text);
+  const el = h('article', baseAttrs(view, 'You'));
+  if (view.attachments && view.attachments.length > 0) {
+    el.append(
+      h(
+        'ul',
+        { class: 'msg-attachments', 'aria-label': 'Attached' },
+        ...view.attachments.map((label) => h('li', { class: 'msg-attachment', title: label }, icon(/:L\d/.test(label) ? 'list-selection' : 'file'), h('span', null, label))),
+      ),
+    );
+  }
+  el.append(body);
+  return { view, el, body, codes: [] };
+}
+
+function createAssistant(view: MessageView, tooltips: Tooltips, rendered?: RenderedMarkdown | 'defer'): MessageRecord {
+  const body = h('div', { class: 'msg-body markdown', 'data-testid': 'strata-message-body', 'aria-live': 'polite' });
+  const el = h('article', baseAttrs(view, 'Strata'), body);
+  const record: MessageRecord = { view, el, body, codes: [] };
+  if (rendered === 'defer' && view.text.length > 0) {
+    body.textContent = view.text;
+    body.classList.add('md-pending');
+    record.pending = true;
+    updateAssistantChrome(record, tooltips);
+    return record;
+  }
+  const r = rendered === 'defer' ? undefined : (rendered ?? (view.text ? renderMarkdown(view.text) : undefined));
+  if (r) {
+    body.append(r.fragment);
+    record.codes = r.codes;
+  }
+  updateAssistantChrome(record, tooltips);
+  return record;
+}
+
+/** Replaces the body's children from the first top-level block that changed (streaming keeps the rest). */
+export function morphBody(body: HTMLElement, fragment: DocumentFragment): void {
+  const next = Array.from(fragment.childNodes);
+  const old = Array.from(body.childNodes);
+  let same = 0;
+  while (same < next.length && same < old.length && old[same].isEqualNode(next[same])) same++;
+  for (let i = old.length - 1; i >= same; i--) old[i].remove();
+  if (same < next.length) body.append(...next.slice(same));
+}
+
+/** Puts markdown rendered later (see `createMessage`) into a deferred message. */
+export function fillDeferred(record: MessageRecord, rendered: RenderedMarkdown): void {
+  record.body.replaceChildren(rendered.fragment);
+  record.body.classList.remove('md-pending');
+  record.codes = rendered.codes;
+  record.pending = false;
+}
+
+/** Renders an assistant message's text (streaming or final). */
+export function renderAssistantText(record: MessageRecord, text: string): void {
+  record.pending = false;
+  record.body.classList.remove('md-pending');
+  if (text.length === 0) {
+    record.codes = [];
+    record.body.replaceChildren();
+    return;
+  }
+  const r = renderMarkdown(text);
+  record.codes = r.codes;
+  morphBody(record.body, r.fragment);
+}
+
+/** Status attributes, the "working" placeholder, the error line and the footer of an assistant message. */
+export function updateAssistantChrome(record: MessageRecord, tooltips: Tooltips): void {
+  const { view, el, body } = record;
+  el.setAttribute('data-status', view.status);
+  const streaming = view.status === 'streaming';
+  el.classList.toggle('streaming', streaming);
+  body.setAttribute('aria-busy', streaming ? 'true' : 'false');
+
+  record.error?.remove();
+  record.error = undefined;
+  if (view.status === 'error') {
+    record.error = h(
+      'div',
+      { class: 'msg-error', role: 'alert', 'data-testid': 'strata-message-error' },
+      icon('error'),
+      h('span', null, view.error && view.error.length > 0 ? view.error : 'The request failed.'),
+    );
+    body.after(record.error);
+  }
+
+  const foot = h('div', { class: 'msg-foot' });
+  if (streaming) {
+    foot.append(h('span', { class: 'msg-working' }, icon('loading', 'codicon-modifier-spin'), h('span', null, 'Working…')));
+  }
+  if (view.status === 'stopped') {
+    foot.append(h('span', { class: 'badge badge-stopped', 'data-testid': 'strata-message-stopped' }, icon('debug-stop'), 'Stopped'));
+  }
+  if (view.bar) {
+    const bar = layerBarElement(view.bar);
+    tooltips.register(bar, () => layerBarTooltip(record.view));
+    foot.append(bar);
+  }
+  const summary = usageSummary(view);
+  if (summary) foot.append(h('span', { class: 'msg-usage' }, summary));
+  if (view.model) foot.append(h('span', { class: 'msg-model', title: view.model }, view.model));
+  const actions = h('span', { class: 'msg-actions' });
+  if (!streaming && view.text.length > 0) {
+    actions.append(iconButton({ icon: 'copy', label: 'Copy Reply', testid: 'strata-copy-reply', action: 'copy-reply' }));
+  }
+  foot.append(actions);
+  record.actions = actions;
+  if (record.foot) record.foot.replaceWith(foot);
+  else el.append(foot);
+  record.foot = foot;
+}

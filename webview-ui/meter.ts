@@ -1,0 +1,59 @@
+import type { MeterView } from '../src/protocol/messages';
+import { h } from './dom';
+import { formatInt, formatPercent, formatTokens } from './format';
+import { meterTooltip } from './layers';
+import type { Tooltips } from './tooltip';
+
+const LEVEL_LABEL: Record<MeterView['level'], string> = { ok: '', warn: 'near the limit', pruned: 'pruned', over: 'over budget' };
+
+/** The always-visible context meter: used ÷ budget, the warn/compact marks, the last cached share. */
+export class Meter {
+  readonly el: HTMLElement;
+  private readonly fill: HTMLElement;
+  private readonly warnMark: HTMLElement;
+  private readonly compactMark: HTMLElement;
+  private readonly usedText: HTMLElement;
+  private readonly cachedText: HTMLElement;
+  private readonly levelText: HTMLElement;
+  private readonly estimatedText: HTMLElement;
+  private meter: MeterView | undefined;
+
+  constructor(tooltips: Tooltips) {
+    this.fill = h('div', { class: 'meter-fill' });
+    this.warnMark = h('div', { class: 'meter-mark', 'aria-hidden': 'true' });
+    this.compactMark = h('div', { class: 'meter-mark', 'aria-hidden': 'true' });
+    this.usedText = h('span', { class: 'meter-used', 'data-testid': 'strata-meter-used' });
+    this.cachedText = h('span', { class: 'meter-cached' });
+    this.levelText = h('span', { class: 'meter-level' });
+    this.estimatedText = h('span', { class: 'meter-estimated', 'data-testid': 'strata-meter-estimated' }, 'estimated');
+    this.el = h(
+      'div',
+      { class: 'meter', 'data-testid': 'strata-meter', 'data-level': 'ok', role: 'meter', tabindex: 0, 'aria-valuemin': 0 },
+      h('div', { class: 'meter-track' }, this.fill, this.warnMark, this.compactMark),
+      h('div', { class: 'meter-text' }, this.usedText, this.levelText, this.cachedText, this.estimatedText),
+    );
+    this.el.hidden = true;
+    tooltips.register(this.el, () => (this.meter ? meterTooltip(this.meter) : h('span')));
+  }
+
+  update(m: MeterView): void {
+    this.meter = m;
+    this.el.hidden = false;
+    this.el.setAttribute('data-level', m.level);
+    const share = m.budget > 0 ? m.used / m.budget : 1;
+    this.fill.style.width = `${Math.min(100, Math.max(0, share * 100))}%`;
+    this.warnMark.style.left = `${m.warnPercent}%`;
+    this.compactMark.style.left = `${m.compactPercent}%`;
+    this.usedText.textContent = `${formatTokens(m.used)} / ${formatTokens(m.budget)} tokens`;
+    this.levelText.textContent = LEVEL_LABEL[m.level] ? ` · ${LEVEL_LABEL[m.level]}` : '';
+    this.cachedText.textContent = m.lastCachedShare !== undefined ? ` · ${formatPercent(m.lastCachedShare)} cached` : '';
+    this.estimatedText.hidden = !m.estimated;
+    this.el.setAttribute('aria-valuemax', String(m.budget));
+    this.el.setAttribute('aria-valuenow', String(Math.min(m.used, m.budget)));
+    this.el.setAttribute(
+      'aria-label',
+      `Context: ${formatInt(m.used)} of ${formatInt(m.budget)} tokens (${formatPercent(m.used, m.budget)})${LEVEL_LABEL[m.level] ? `, ${LEVEL_LABEL[m.level]}` : ''}${m.estimated ? ', estimated' : ''}`,
+    );
+    this.el.setAttribute('aria-valuetext', `${formatInt(m.used)} of ${formatInt(m.budget)} tokens`);
+  }
+}

@@ -1,0 +1,62 @@
+import { vscodeApi } from './vscodeApi';
+
+/**
+ * UI-only state that survives the view being hidden and shown again (VS Code keeps it with
+ * `setState`; the host knows nothing of it): the draft, where the conversation was scrolled,
+ * whether the request preview was collapsed.
+ */
+export interface UiState {
+  draft: string;
+  /** The chat the scroll position belongs to. */
+  chatId?: string;
+  /** Following the end of the conversation (the default), or anchored at a message. */
+  atBottom: boolean;
+  anchorId?: string;
+  /** The anchored message's top relative to the viewport top, in px. */
+  anchorOffset?: number;
+  requestCollapsed: boolean;
+}
+
+const DEFAULTS: UiState = { draft: '', atBottom: true, requestCollapsed: false };
+
+function parse(raw: unknown): UiState {
+  const s: UiState = { ...DEFAULTS };
+  if (typeof raw !== 'object' || raw === null) return s;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.draft === 'string') s.draft = r.draft;
+  if (typeof r.chatId === 'string') s.chatId = r.chatId;
+  if (typeof r.atBottom === 'boolean') s.atBottom = r.atBottom;
+  if (typeof r.anchorId === 'string') s.anchorId = r.anchorId;
+  if (typeof r.anchorOffset === 'number' && Number.isFinite(r.anchorOffset)) s.anchorOffset = r.anchorOffset;
+  if (typeof r.requestCollapsed === 'boolean') s.requestCollapsed = r.requestCollapsed;
+  return s;
+}
+
+/** Reads once; writes coalesced (100 ms), and at once when the page is hidden or goes away. */
+export class UiStateStore {
+  private state: UiState;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor() {
+    this.state = parse(vscodeApi().getState());
+    const flushNow = () => this.flush();
+    document.addEventListener('visibilitychange', flushNow);
+    window.addEventListener('pagehide', flushNow);
+  }
+
+  get(): Readonly<UiState> {
+    return this.state;
+  }
+
+  update(patch: Partial<UiState>): void {
+    this.state = { ...this.state, ...patch };
+    this.timer ??= setTimeout(() => this.flush(), 100);
+  }
+
+  /** Writes now. */
+  flush(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    vscodeApi().setState(this.state);
+  }
+}
