@@ -10,7 +10,7 @@ import type { ChangedFilesPolicy, ChatMessage, Layout, PruneReport } from '../sr
 import { LAYER_IDS } from '../src/engine/types';
 import type { Rejection } from '../src/engine/isolation';
 import { getTokenizer, type Tokenizer } from '../src/services/tokenizer';
-import { AnthropicCacheModel, OpenAICacheModel, anthropicCostUnits, frameMessage, openaiCacheable, openaiCostUnits, requestTokens, MIN_CACHEABLE_TOKENS } from '../src/services/cacheModel';
+import { AnthropicCacheModel, OpenAICacheModel, RequestTokenBuffer, anthropicCostUnits, framedCount, openaiCacheable, openaiCostUnits, MIN_CACHEABLE_TOKENS } from '../src/services/cacheModel';
 import { TrajectoryError, validateTrajectory, type Trajectory } from './trajectory';
 import { replay, replayAsync, type ReplayOptions, type ReplayTurn } from './replayCore';
 import type { ChatProvider } from '../src/services/providers/types';
@@ -207,7 +207,7 @@ function exactLayers(raw: RawTurn, tok: Tokenizer): { layers: Record<string, num
   const layers: Record<string, number> = { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 };
   let prompt = 0;
   raw.messages.forEach((m, i) => {
-    const exact = tok.count(frameMessage(m));
+    const exact = framedCount(m, tok);
     prompt += exact;
     const fl = framingLayerOf(i, raw.messages.length, m.role);
     if (!raw.engineLayers) {
@@ -265,6 +265,8 @@ function* rawTurns(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: 
 export class StrategyAccumulator {
   private readonly openai = new OpenAICacheModel();
   private readonly anthropic = new AnthropicCacheModel();
+  /** One buffer for every request's token ids (a long chat's request is hundreds of thousands). */
+  private readonly requestTokens = new RequestTokenBuffer();
   private readonly seenBlocks = new Set<string>();
   private prevReply: string | undefined;
   private prevStable: string[] | undefined;
@@ -290,15 +292,15 @@ export class StrategyAccumulator {
       return t;
     }
     const { layers, prompt } = exactLayers(raw, tok);
-    const { tokens, breakpointOffsets } = requestTokens(raw.messages, tok);
+    const { tokens, breakpointOffsets } = this.requestTokens.tokens(raw.messages, tok);
     const oa = this.openai.observe(tokens).cached;
     const an = this.anthropic.observe(tokens, breakpointOffsets);
     // Physical limit: everything but what is new this turn could have been a cache hit.
     const n = raw.messages.length;
-    let fresh = tok.count(frameMessage(raw.messages[n - 1]));
+    let fresh = framedCount(raw.messages[n - 1], tok);
     const prev = n >= 2 ? raw.messages[n - 2] : undefined;
     const prevIsReply = prev?.role === 'assistant' && this.prevReply !== undefined && prev.content.map((b) => b.text).join('') === this.prevReply;
-    if (prevIsReply) fresh += tok.count(frameMessage(prev!));
+    if (prevIsReply) fresh += framedCount(prev!, tok);
     for (let i = 0; i < n - 1; i++) {
       if (prevIsReply && i === n - 2) continue;
       for (const b of raw.messages[i].content) if (!this.seenBlocks.has(b.text)) fresh += tok.count(b.text);

@@ -75,31 +75,89 @@ function memoEncode(tokenizer: TokenEncoder, text: string): number[] {
   return t;
 }
 
-/** Token ids of the request and the prefix lengths at its cache breakpoints (DESIGN §9). */
-export function requestTokens(messages: readonly ChatMessage[], tokenizer: TokenEncoder): RequestTokens {
+/*
+ * Per message object too: an engine's past messages are the same objects from one request to the
+ * next (src/engine/assembly.ts), so their framed text is not built again every turn (a long chat's
+ * request is megabytes of text: issue 12).
+ */
+const messageMemos = new WeakMap<object, WeakMap<ChatMessage, number[]>>();
+
+function messageTokens(tokenizer: TokenEncoder, m: ChatMessage): number[] {
+  let memo = messageMemos.get(tokenizer);
+  if (!memo) {
+    memo = new WeakMap();
+    messageMemos.set(tokenizer, memo);
+  }
+  let t = memo.get(m);
+  if (t === undefined) {
+    t = memoEncode(tokenizer, frameMessage(m));
+    memo.set(m, t);
+  }
+  return t;
+}
+
+const countMemos = new WeakMap<object, WeakMap<ChatMessage, number>>();
+
+/** `counter.count(frameMessage(m))`, memoized per message object. */
+export function framedCount(m: ChatMessage, counter: { count(text: string): number }): number {
+  let memo = countMemos.get(counter);
+  if (!memo) {
+    memo = new WeakMap();
+    countMemos.set(counter, memo);
+  }
+  let n = memo.get(m);
+  if (n === undefined) {
+    n = counter.count(frameMessage(m));
+    memo.set(m, n);
+  }
+  return n;
+}
+
+/** Prefix lengths at the request's cache breakpoints, and each message's framed tokens. */
+function breakpointsOf(messages: readonly ChatMessage[], tokenizer: TokenEncoder): { parts: number[][]; breakpointOffsets: number[]; total: number } {
   const parts: number[][] = [];
   const breakpointOffsets: number[] = [];
   let total = 0;
   for (const m of messages) {
-    const header = frameHeader(m.role);
-    const framed = header + messageText(m) + '\n';
-    const toks = memoEncode(tokenizer, framed);
-    let partial = header;
+    const toks = messageTokens(tokenizer, m);
     for (let i = 0; i < m.content.length; i++) {
-      const b = m.content[i];
-      partial += b.text;
-      if (!b.cacheBreakpoint) continue;
-      const last = i === m.content.length - 1;
-      const n = last ? toks.length : memoEncode(tokenizer, partial).length;
+      if (!m.content[i].cacheBreakpoint) continue;
+      // The last block's prefix includes the trailing newline: the whole framed message.
+      const n = i === m.content.length - 1 ? toks.length : memoEncode(tokenizer, frameHeader(m.role) + m.content.slice(0, i + 1).map((b) => b.text).join('')).length;
       breakpointOffsets.push(total + n);
     }
     parts.push(toks);
     total += toks.length;
   }
+  return { parts, breakpointOffsets, total };
+}
+
+/** Token ids of the request and the prefix lengths at its cache breakpoints (DESIGN §9). */
+export function requestTokens(messages: readonly ChatMessage[], tokenizer: TokenEncoder): RequestTokens {
+  const { parts, breakpointOffsets, total } = breakpointsOf(messages, tokenizer);
   const tokens = new Array<number>(total);
   let k = 0;
   for (const p of parts) for (let i = 0; i < p.length; i++) tokens[k++] = p[i];
   return { tokens, breakpointOffsets };
+}
+
+/**
+ * `requestTokens` into one reused buffer: a simulation of a long chat observes a request of up to
+ * hundreds of thousands of tokens every turn, and a new array each time is garbage the size of the
+ * request. The returned view is valid until the next call.
+ */
+export class RequestTokenBuffer {
+  private buf = new Int32Array(0);
+
+  tokens(messages: readonly ChatMessage[], tokenizer: TokenEncoder): { tokens: Int32Array; breakpointOffsets: number[] } {
+    const { parts, breakpointOffsets, total } = breakpointsOf(messages, tokenizer);
+    if (this.buf.length < total) this.buf = new Int32Array(Math.max(total, Math.ceil(this.buf.length * 1.5)));
+    let k = 0;
+    for (const p of parts) {
+      for (let i = 0; i < p.length; i++) this.buf[k++] = p[i];
+    }
+    return { tokens: this.buf.subarray(0, total), breakpointOffsets };
+  }
 }
 
 /** Token count of the whole request as the simulation counts it. */
@@ -119,6 +177,8 @@ export function requestTokenCount(messages: readonly ChatMessage[], tokenizer: T
  * tokens, not every request's (issue 12: the 200-turn replay had peaked at 740 MB keeping them).
  * ---------------------------------------------------------------------------------------------- */
 type TokenRun = Int32Array | readonly number[];
+/** A request's token ids: an array, or a typed view (RequestTokenBuffer). */
+export type TokenIds = ArrayLike<number>;
 
 interface RadixEdge {
   src: TokenRun;
@@ -133,11 +193,11 @@ interface RadixNode {
 }
 
 /** tokens[from..] as a compact copy (token ids are 32-bit integers; anything else stays as numbers). */
-function compactRun(tokens: readonly number[], from: number): TokenRun {
+function compactRun(tokens: TokenIds, from: number): TokenRun {
   const out = new Int32Array(tokens.length - from);
   for (let i = 0; i < out.length; i++) {
     const v = tokens[from + i];
-    if ((v | 0) !== v) return tokens.slice(from);
+    if ((v | 0) !== v) return Array.prototype.slice.call(tokens, from) as number[];
     out[i] = v;
   }
   return out;
@@ -159,19 +219,19 @@ export class TokenPrefixTree {
   }
 
   /** Length of the longest common prefix of `tokens` with any inserted sequence. */
-  longestPrefix(tokens: readonly number[]): number {
+  longestPrefix(tokens: TokenIds): number {
     return this.walk(tokens, false);
   }
 
   /** Inserts `tokens` and returns the longest common prefix with the sequences inserted before. */
-  insert(tokens: readonly number[]): number {
+  insert(tokens: TokenIds): number {
     const n = this.walk(tokens, true);
     this.count++;
     return n;
   }
 
   /** Marks the prefixes of an inserted sequence that end at `depths` (each ≤ its length). */
-  mark(tokens: readonly number[], depths: readonly number[]): void {
+  mark(tokens: TokenIds, depths: readonly number[]): void {
     for (const d of depths) {
       const node = this.nodeAt(tokens, d);
       if (node && !node.written) {
@@ -182,7 +242,7 @@ export class TokenPrefixTree {
   }
 
   /** Depths of the marked prefixes of `tokens` (ascending). */
-  markedPrefixes(tokens: readonly number[]): number[] {
+  markedPrefixes(tokens: TokenIds): number[] {
     const out: number[] = [];
     let node = this.root;
     let pos = 0;
@@ -203,7 +263,7 @@ export class TokenPrefixTree {
   }
 
   /** The node ending exactly `d` tokens into `tokens` (an edge is split there if needed); undefined when the path is not in the tree. */
-  private nodeAt(tokens: readonly number[], d: number): RadixNode | undefined {
+  private nodeAt(tokens: TokenIds, d: number): RadixNode | undefined {
     let node = this.root;
     let pos = 0;
     while (pos < d) {
@@ -228,7 +288,7 @@ export class TokenPrefixTree {
     return node;
   }
 
-  private walk(tokens: readonly number[], insert: boolean): number {
+  private walk(tokens: TokenIds, insert: boolean): number {
     let node = this.root;
     let pos = 0;
     const n = tokens.length;
@@ -278,13 +338,13 @@ export class OpenAICacheModel {
   private readonly tree = new TokenPrefixTree();
 
   /** Records the request and returns the cached tokens it would be billed for. */
-  observe(tokens: readonly number[]): OpenAICacheResult {
+  observe(tokens: TokenIds): OpenAICacheResult {
     const commonPrefix = this.tree.insert(tokens);
     return { cached: openaiCacheable(commonPrefix), commonPrefix };
   }
 
   /** What `observe` would report, without recording the request. */
-  peek(tokens: readonly number[]): OpenAICacheResult {
+  peek(tokens: TokenIds): OpenAICacheResult {
     const commonPrefix = this.tree.longestPrefix(tokens);
     return { cached: openaiCacheable(commonPrefix), commonPrefix };
   }
@@ -311,7 +371,7 @@ export interface AnthropicCacheResult {
 export class AnthropicCacheModel {
   private readonly tree = new TokenPrefixTree();
 
-  observe(tokens: readonly number[], breakpointOffsets: readonly number[]): AnthropicCacheResult {
+  observe(tokens: TokenIds, breakpointOffsets: readonly number[]): AnthropicCacheResult {
     const r = this.compute(tokens, breakpointOffsets);
     const offsets = breakpointOffsets.filter((o) => o > 0 && o <= tokens.length);
     if (offsets.length > 0) {
@@ -322,7 +382,7 @@ export class AnthropicCacheModel {
   }
 
   /** What `observe` would report, without recording anything. */
-  peek(tokens: readonly number[], breakpointOffsets: readonly number[]): AnthropicCacheResult {
+  peek(tokens: TokenIds, breakpointOffsets: readonly number[]): AnthropicCacheResult {
     return this.compute(tokens, breakpointOffsets);
   }
 
@@ -330,7 +390,7 @@ export class AnthropicCacheModel {
     return this.tree.marked;
   }
 
-  private compute(tokens: readonly number[], breakpointOffsets: readonly number[]): AnthropicCacheResult {
+  private compute(tokens: TokenIds, breakpointOffsets: readonly number[]): AnthropicCacheResult {
     const total = tokens.length;
     const offsets = breakpointOffsets.filter((o) => o > 0 && o <= total);
     if (offsets.length === 0) return { read: 0, write: 0, plain: total };
