@@ -79,13 +79,16 @@ export class LayeredMap<K, V> extends Map<K, V> {
   #added: K[];
   /** Writes of `undefined` here (a lookup then needs `has` to tell them from a miss). */
   #undefinedWrites: number;
+  /** `#own` and `#added` are still the (frozen) parent layer's: copied on the first write. */
+  #shared: boolean;
 
   constructor(base: ReadonlyMap<K, V>, own?: LayeredMap<K, V>) {
     super();
     this.#base = base;
-    this.#own = own ? new Map(own.#own) : new Map();
-    this.#added = own ? own.#added.slice() : [];
+    this.#own = own ? own.#own : new Map();
+    this.#added = own ? own.#added : [];
     this.#undefinedWrites = own ? own.#undefinedWrites : 0;
+    this.#shared = !!own;
   }
 
   /**
@@ -103,6 +106,7 @@ export class LayeredMap<K, V> extends Map<K, V> {
       this.#own = new Map();
       this.#added = [];
       this.#undefinedWrites = 0;
+      this.#shared = false;
     }
     return new LayeredMap<K, V>(this.#base, this);
   }
@@ -121,6 +125,12 @@ export class LayeredMap<K, V> extends Map<K, V> {
   }
 
   override set(key: K, value: V): this {
+    if (this.#shared) {
+      // A clone that writes takes its own copy of the layer it started from (one that only reads never does).
+      this.#own = new Map(this.#own);
+      this.#added = this.#added.slice();
+      this.#shared = false;
+    }
     if (!this.#own.has(key) && !this.#base.has(key)) this.#added.push(key);
     if (value === undefined) this.#undefinedWrites++;
     this.#own.set(key, value);
