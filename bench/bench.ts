@@ -232,7 +232,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults): Ta
 
 /** Why a window ratio is above its target: the content the two windows add, and the probe. */
 function scalingNote(r: ScalingResult, probe: ProbeResult | undefined): string {
-  const parts = [`${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work.`];
+  const parts = [`${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work; the other turns (the history's work alone): ${r.noNewContent.last20.median} vs ${r.noNewContent.first20.median} ms median (${r.noNewContent.ratio}×).`];
   if (probe && probe.points.length >= 2) {
     const [a, b] = [probe.points[0], probe.points[probe.points.length - 1]];
     parts.push(`The same turn built after ${a.afterTurns} and after ${b.afterTurns} turns: ${a.stats.median} vs ${b.stats.median} ms (${round(b.stats.median / a.stats.median)}×).`);
@@ -280,14 +280,14 @@ export function performanceMarkdown(p: PerfResults): string {
     out.push(
       'Same measurement, side by side: the engine\'s default pure-JS sha256 (as the replay) and a native sha256 (node:crypto) given through its IHasher port, as a host can; ' +
         `and a ${formatInt(LONG_CHAT.turns)}-turn conversation with ${formatInt(LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows). ` +
-        '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count).',
+        '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count); "other turns": the rest, whose work is the history\'s alone.',
       '',
     );
-    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, r.ratio, r.ratioP95, `${r.newContent.first20} / ${r.newContent.last20}`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—'];
-    out.push(table(['case', 'sha256', 'turns 1–20 median ms', 'p95', 'last 20 median ms', 'p95', 'ratio (median)', 'ratio (p95)', 'new-content turns (first / last 20)', 'turns that cut (median ms)'], [
+    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, r.ratio, r.ratioP95, `${r.newContent.first20} / ${r.newContent.last20}`, `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—'];
+    out.push(table(['case', 'sha256', 'turns 1–20 median ms', 'p95', 'last 20 median ms', 'p95', 'ratio (median)', 'ratio (p95)', 'new-content turns (first / last 20)', 'other turns: median ms first / last 20 (ratio)', 'turns that cut (median ms)'], [
       row(`${all.turns} turns`, all),
       ...p.longChats.cases.map((c) => row(c.label, c.result)),
-    ], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
+    ], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
     out.push(
       'The same turn built at different lengths of one chat (build, then abandon, as the context meter does while the user types): one new 12 KB file, the first two files attached again, the same message. ' +
         `Only the history differs. ${p.longChats.probes[0]?.runs ?? 0} builds per point.`,

@@ -69,6 +69,8 @@ export interface ScalingResult {
   cutTurns: { turn: number; ms: number }[];
   /** Turns of each window that send a block for the first time (new files, versions, selections: content to hash and count). */
   newContent: { first20: number; last20: number };
+  /** The windows' other turns (nothing new to hash or count: the history's work alone), and last ÷ first medians. */
+  noNewContent: { first20: Stats; last20: Stats; ratio: number };
   /** median(last 20) ÷ median(first 20). */
   ratio: number;
   /** p95(last 20) ÷ p95(first 20). */
@@ -84,6 +86,10 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
   const first20 = stats(window(0, 20));
   const last20 = stats(window(Math.max(0, n - 20), n));
   const perTurn = perTurnMedian(warm);
+  const fresh0 = new Set(newContentTurns);
+  const plain = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1) && !fresh0.has(from + j + 1)));
+  const plainFirst = stats(plain(0, 20));
+  const plainLast = stats(plain(Math.max(0, n - 20), n));
   return {
     trajectory: traj.name,
     layout,
@@ -95,6 +101,7 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
     last20,
     cutTurns: cutTurns.map((t) => ({ turn: t, ms: perTurn[t - 1] })),
     newContent: { first20: newContentTurns.filter((t) => t <= 20 && !cut.has(t)).length, last20: newContentTurns.filter((t) => t > n - 20 && !cut.has(t)).length },
+    noNewContent: { first20: plainFirst, last20: plainLast, ratio: plainFirst.median > 0 ? round(plainLast.median / plainFirst.median) : 0 },
     ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
     ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
     warmMedianPerTurn: perTurn,

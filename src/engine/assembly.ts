@@ -10,9 +10,11 @@ import type { ChatMessage, LayerId, Layout, LedgerItem, Role, Segment, TextBlock
  * order, block signatures, running token counts, per-layer lists, chain hashes, ledger items, the
  * provider messages — is kept for the past portion with its running values at every message
  * boundary, and the next request starts from the first past message that differs (a cut or a
- * changed status re-renders a past turn; everything before it is kept). Per turn, the work is the
- * new messages, the system and current messages, and copying arrays; nothing per past segment but
- * a pointer copy, except ledger items whose cache prediction or artifact status changed.
+ * changed status re-renders a past turn; everything before it is kept). The system message is kept
+ * the same way from its first changed segment (the library grows at its end). Per turn, the work is
+ * the new messages, the current message, and copying arrays into the envelope; nothing per past
+ * segment, except ledger items whose artifact facts changed or that cross the end of the predicted
+ * cached prefix.
  *
  * The output is the same, byte for byte, as assembling the request from scratch: every carried value
  * is the value the from-scratch pass computes, and a test compares the two (engineIncremental.test).
