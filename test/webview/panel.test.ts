@@ -368,6 +368,26 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.match((await p.page.locator('.msg-usage').textContent()) ?? '', /8\.1k in · 62% cached · 412 out/);
   });
 
+  it('layer bar: the cached part of each layer is shaded, in proportion, and listed in the tooltip', async () => {
+    const p = await open();
+    const b = bar({ layers: { L1: 1000, L2: 4000, L3: 0, L4: 3000, L5: 100 }, cached: 5000, cachedReported: true, cachedByLayer: { L1: 1000, L2: 4000, L3: 0, L4: 0, L5: 0 } });
+    await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'a', { bar: b })] }));
+    const barEl = p.byTestId('strata-layer-bar');
+    const shaded = await barEl.locator('.bar-seg').evaluateAll((els) =>
+      els.map((e) => {
+        const c = e.querySelector('.bar-seg-cached');
+        return c ? c.getBoundingClientRect().width / e.getBoundingClientRect().width : 0;
+      }),
+    );
+    assert.deepEqual(shaded.map((x) => Math.round(x * 100)), [100, 100, 0, 0], `shaded fractions ${shaded.join(',')}`);
+    await barEl.hover();
+    const tip = p.byTestId('strata-tooltip');
+    await tip.waitFor({ state: 'visible' });
+    const text = (await tip.textContent()) ?? '';
+    assert.ok(text.includes('4,000 cached'), text);
+    assert.ok(text.includes('reported by the provider'), text);
+  });
+
   it('banners: an error banner with its actions; Dismiss hides it and tells the host', async () => {
     const p = await open();
     const banners: BannerView[] = [
