@@ -42,7 +42,8 @@ export interface AssemblyHooks {
   chain(which: 'layer' | 'prefix', prev: string, seg: Segment, id: string): string;
   /** `role:sha256(text)` of a block. */
   sig(role: Role, seg: Segment): string;
-  framing(role: Role): number;
+  /** A message's framing tokens, with what its segments' joins merge (see the engine). */
+  framing(d: Draft): number;
   /** The ledger item of a segment with this cache prediction (memoized by the engine). */
   item(seg: Segment, cached: boolean): LedgerItem;
   /** sha256('') — the start of every chain. */
@@ -101,6 +102,12 @@ export interface Assembled {
 
 const MIN_CACHED_PREFIX = 1024;
 
+function sumOf(values: readonly number[]): number {
+  let n = 0;
+  for (const v of values) n += v;
+  return n;
+}
+
 /** A run of messages: flat segments with their running values. */
 class Portion {
   readonly segs: Segment[] = [];
@@ -123,7 +130,7 @@ class Portion {
 
   /** Adds a message's segments (its framing too, unless `framing` is false). */
   consume(d: Draft, hooks: AssemblyHooks, prefix: boolean, from = 0, framing = true): void {
-    if (framing) this.fr[LAYER_INDEX[d.framingLayer]] += hooks.framing(d.role);
+    if (framing) this.fr[LAYER_INDEX[d.framingLayer]] += hooks.framing(d);
     const segs = d.segs;
     for (let i = from; i < segs.length; i++) {
       const g = segs[i];
@@ -445,7 +452,7 @@ export class RequestAssembler {
     const d = input.system;
     let sys = this.sys;
     if (!sys || sys.layout !== input.layout || sys.role !== d.role || sys.framingLayer !== d.framingLayer) {
-      sys = this.sys = new SystemCarry(input.layout, d.role, d.framingLayer, hooks.emptyHash, hooks.framing(d.role));
+      sys = this.sys = new SystemCarry(input.layout, d.role, d.framingLayer, hooks.emptyHash, hooks.framing(d));
       this.restarted = true;
     }
     sys.begin(call);
@@ -457,6 +464,8 @@ export class RequestAssembler {
       sys.truncate(k);
       sys.markKept();
       sys.consume(d, hooks, input.layout === 'transcript', k, false);
+      // The framing depends on the message's whole text (joins can merge): counted for this draft.
+      sys.fr[LAYER_INDEX[d.framingLayer]] = hooks.framing(d);
       if (!sys.message || k < sys.message.content.length || segs.length !== sys.message.content.length) {
         const content = sys.message ? sys.message.content.slice(0, k) : [];
         for (let i = content.length; i < segs.length; i++) content.push({ type: 'text', text: segs[i].text });
@@ -524,8 +533,21 @@ export class RequestAssembler {
     const sigs = sys.sigs.concat(carry.sigs, cur.sigs);
     const common = this.commonPrefix(input.previousBlocks, sigs, sys, carry);
     this.outputs.set(sigs, { sys, past: carry, call, sysLen, pastLen });
-    const prefixTokens =
+    const blockTokens =
       common <= sysLen ? sys.cum[common] : common <= curStart ? sys.cum[sysLen] + carry.cum[common - sysLen] : sys.cum[sysLen] + carry.cum[pastLen] + cur.cum[common - curStart];
+    // A provider's cache works on the request's tokens, framing included: the messages the common
+    // blocks cover whole count with their `<|role|>\n … \n` framing (a pure append covers the whole
+    // previous request, so the prediction is its prompt tokens).
+    let prefixTokens = blockTokens;
+    if (sysLen > 0 && common >= sysLen) {
+      prefixTokens += sumOf(sys.fr);
+      if (common >= curStart) prefixTokens += sumOf(carry.fr);
+      else {
+        for (let j = 0; j < carry.drafts.length && sysLen + carry.at[j + 1].n <= common; j++) {
+          if (carry.at[j + 1].n > carry.at[j].n) prefixTokens += hooks.framing(carry.drafts[j]);
+        }
+      }
+    }
     const cachedBlocks = prefixTokens >= MIN_CACHED_PREFIX ? common : 0;
 
     // Ledger items: made for new segments, rebuilt where artifact facts changed; the prediction picks the variant.

@@ -143,7 +143,7 @@ export class PromptContextEngine {
   private readonly blockMemo = new Map<string, string>();
   private readonly hashMemo = new Map<string, string>();
   private hashMemoChars = 0;
-  private framingMemo = new Map<Role, number>();
+  private readonly draftFraming = new WeakMap<Draft, number>();
   /** Token counts by text: block texts are memoized strings, so lookups hit V8's cached string hash. */
   private readonly tokenMemo = new Map<string, number>();
   private readonly layerChain = new WeakMap<Segment, { prev: string; h: string }>();
@@ -533,11 +533,25 @@ export class PromptContextEngine {
     return { id, layer, kind, role, text, tokens, ...extra };
   }
 
-  private framing(role: Role): number {
-    let n = this.framingMemo.get(role);
+  /**
+   * A message's framing tokens (`<|role|>\n` … `\n`, DESIGN §9), plus what its segments lose when
+   * they are counted as one text: "?" and "\n" are two tokens apart but "?\n" is one, "." + "\n<" merge
+   * the same way. So a message's tokens (its segments + this) are what the provider counts.
+   * Memoized per message object: past messages are the same objects from turn to turn.
+   */
+  private framing(d: Draft): number {
+    let n = this.draftFraming.get(d);
     if (n === undefined) {
-      n = this.opts.tokenizer.count(`<|${role}|>\n`) + this.opts.tokenizer.count('\n');
-      this.framingMemo.set(role, n);
+      let text = `<|${d.role}|>\n`;
+      let separate = 0;
+      for (const g of d.segs) {
+        text += g.text;
+        separate += g.tokens;
+      }
+      // Never below zero (the ledger's framing line is a count): only a message with more merging joins
+      // than framing tokens — not seen with real BPE — stays a token or two over.
+      n = Math.max(0, this.opts.tokenizer.count(`${text}\n`) - separate);
+      this.draftFraming.set(d, n);
     }
     return n;
   }
@@ -719,7 +733,7 @@ export class PromptContextEngine {
       tokens.length = k;
       this.pastUnchanged = Math.min(this.pastUnchanged, 2 * k);
     }
-    const draftTokens = (ds: readonly Draft[]) => ds.reduce((m, d) => m + this.framing(d.role) + d.segs.reduce((x, g) => x + g.tokens, 0), 0);
+    const draftTokens = (ds: readonly Draft[]) => ds.reduce((m, d) => m + this.framing(d) + d.segs.reduce((x, g) => x + g.tokens, 0), 0);
 
     // Kept records whose shown status changed: rendered again (a new signature) or kept as they are.
     if (transcript && changed.length > 0 && k > 0) {
@@ -817,7 +831,7 @@ export class PromptContextEngine {
     const current: Draft = { role: 'user', framingLayer: 'L5', segs: currentSegs };
     let total = past.total;
     for (const d of [system, current]) {
-      total += this.framing(d.role);
+      total += this.framing(d);
       for (const g of d.segs) total += g.tokens;
     }
     return { system, past: past.drafts, current, total };
@@ -914,7 +928,7 @@ export class PromptContextEngine {
     const parts: string[] = [];
     let essential = 0;
     for (const d of draftsOf(r)) {
-      essential += this.framing(d.role);
+      essential += this.framing(d);
       for (const g of d.segs) {
         essential += g.tokens;
         if (g.layer === 'L1') parts.push(`system prompt and instructions (${g.tokens})`);
@@ -1061,7 +1075,7 @@ export class PromptContextEngine {
       // The assembler keeps each step's value with the segment's position: no per-segment memo here.
       chain: (_which, prev, seg, id) => hashChainStep(prev, id, this.textHash(seg.text), this.baseHasher),
       sig: (role, seg) => this.blockSig(role, seg),
-      framing: (role) => this.framing(role),
+      framing: (d) => this.framing(d),
       item: (seg, cached) => this.itemFor(s, seg, cached),
       emptyHash,
     };
