@@ -14,6 +14,7 @@ import { RequestDocuments } from './host/requestDocument';
 import { MeterStatusBar } from './host/statusBar';
 import { StrataController } from './host/strataController';
 import { treeNodes } from './host/treeSource';
+import { watchChatStore } from './services/storeWatcher';
 
 /** What `activate` returns; the integration suite drives the panel through it. */
 export interface StrataApi {
@@ -129,6 +130,9 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   // Everything that reads files or loads the tokenizer runs after activation returns.
   setTimeout(() => void loadInstructions(), 0);
+  // Another window of this folder saving to the same chats: the panel follows (storeWatcher.ts).
+  const storeWatch = watchChatStore(session.store.root, () => void controller.storeChanged(), { log: (line) => log.warn(line) });
+  context.subscriptions.push({ dispose: () => storeWatch.dispose() });
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms (storage: ${noFolder ? 'global, no folder open' : 'workspace'})`);

@@ -625,6 +625,11 @@ export class ChatStore {
     return { relation: base.turns === 0 || head.lineHashes.get(base.turns) === base.stateHash ? 'appended' : 'diverged', disk };
   }
 
+  /** Metadata of each saved turn of a chat, in order (reads only what was appended since the last read; no snapshot is read). */
+  turnMetas(chatId: string): TurnMeta[] {
+    return this.syncHead(validateChatId(chatId)).turns.slice();
+  }
+
   /** The chat's head as on disk now, read without the lock (only what was appended since the last read). */
   private syncHead(id: string): ChatHead {
     try {
