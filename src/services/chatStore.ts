@@ -397,6 +397,15 @@ export class ChatStore {
     return store;
   }
 
+  /**
+   * Runs `fn` holding the store lock (re-entrant: the store's own methods can be called inside): no
+   * other window changes anything meanwhile. For a read-modify-write that spans more than one store
+   * call (the pipeline rebuilding a turn on another window's turns). Keep it short.
+   */
+  exclusive<T>(fn: () => T): T {
+    return this.locked(fn);
+  }
+
   /** Runs a change under the store lock; a lock held too long by another window is a `busy` error. */
   private locked<T>(fn: () => T): T {
     try {

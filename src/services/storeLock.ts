@@ -14,7 +14,7 @@
  * - a stale lock is broken by exactly one waiter: it first creates `store.lock.break-<nonce>` with
  *   O_EXCL (a second breaker of the same stale lock fails there), checks the lock still carries that
  *   nonce, and only then removes it. Break tokens left by a breaker that died are stale after 2 s.
- * - waiting is bounded (`waitMs`, default 5 s; sleeps of 1–25 ms with jitter), then `LockBusyError`.
+ * - waiting is bounded (`waitMs`, default 5 s; sleeps of 1–10 ms with jitter), then `LockBusyError`.
  *
  * The holder checks the nonce is still its own right before the write that matters (`assertHeld`),
  * so a holder that hung past `staleMs` and was broken does not write under someone else's lock.
@@ -136,7 +136,7 @@ export class StoreLock {
         throw new LockBusyError(`the chat store is busy: another window (pid ${rec?.pid ?? '?'}${rec && rec.host !== os.hostname() ? ` on ${rec.host}` : ''}) has held its lock for over ${this.waitMs} ms`);
       }
       sleepSync(delay + Math.floor(Math.random() * delay));
-      delay = Math.min(delay * 2, 25);
+      delay = Math.min(delay * 2, 10);
     }
   }
 

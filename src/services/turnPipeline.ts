@@ -506,8 +506,8 @@ export class TurnPipeline {
 
   /**
    * Another window saved turns after the state this turn was built on: build the same input on the
-   * chat as saved now, complete it with the same reply, and append it there (a few times at most, if
-   * the other window keeps saving).
+   * chat as saved now, complete it with the same reply, and append it there — all under the store
+   * lock, so no third save can slip in between (the other window waits for one build).
    */
   private rebuildOnTop(
     target: PersistTarget,
@@ -518,39 +518,27 @@ export class TurnPipeline {
     record: (e: PromptContextEngine, base: ChatBase, rebased: { builtAfterTurn: number }) => AppendTurnInput,
   ): { ok: true; result: AppendTurnResult; rebased: NonNullable<SavedTurn['rebased']> } | { ok: false; error: TurnError } {
     const builtAfterTurn = before.completedTurns;
-    let why = 'the other window kept saving turns';
-    for (let attempt = 0; attempt < 3; attempt++) {
-      let rebuilt: PromptContextEngine;
-      let base: ChatBase;
-      try {
+    try {
+      return target.store.exclusive(() => {
         const fresh = target.store.loadChat(target.chatId, { reuse: engine.state });
-        base = fresh.base;
-        rebuilt = new PromptContextEngine(engine.options, fresh.state);
+        const rebuilt = new PromptContextEngine(engine.options, fresh.state);
         const env = rebuilt.buildTurn(input);
         if (env.blocked) {
           rebuilt.abandonTurn();
-          why = env.blocked.message;
-          break;
+          return { ok: false as const, error: { code: 'chat-changed' as const, message: `Another window saved turns to this chat while this reply streamed, and the reply no longer fits after them (${env.blocked.message}), so it was not saved. The chat now shows what is saved.` } };
         }
         rebuilt.completeTurn(reply);
-      } catch (e) {
-        why = (e as Error).message;
-        break;
-      }
-      try {
-        const result = target.store.appendTurn(target.chatId, record(rebuilt, base, { builtAfterTurn }));
+        const result = target.store.appendTurn(target.chatId, record(rebuilt, fresh.base, { builtAfterTurn }));
         this.engine = rebuilt;
-        const rebased = { builtAfterTurn, otherTurns: base.turns - builtAfterTurn };
+        const rebased = { builtAfterTurn, otherTurns: fresh.base.turns - builtAfterTurn };
         this.options.log?.(`[${engine.options.conversationId}] another window saved ${rebased.otherTurns} turn(s) after turn ${builtAfterTurn} while this reply streamed; the turn was saved after them as turn ${result.turn}`);
-        return { ok: true, result, rebased };
-      } catch (e) {
-        const c = e instanceof ChatStoreError ? e.conflict : undefined;
-        if (c?.reason === 'appended') continue;
-        if (c) return { ok: false, error: { code: 'chat-changed', message: chatChangedMessage(c.reason, false) } };
-        return { ok: false, error: { code: 'persist-failed', message: `The reply could not be saved, so the turn was not kept: ${(e as Error).message}` } };
-      }
+        return { ok: true as const, result, rebased };
+      });
+    } catch (e) {
+      const c = e instanceof ChatStoreError ? e.conflict : undefined;
+      if (c) return { ok: false, error: { code: 'chat-changed', message: chatChangedMessage(c.reason, false) } };
+      return { ok: false, error: { code: 'persist-failed', message: `The reply could not be saved, so the turn was not kept: ${(e as Error).message}` } };
     }
-    return { ok: false, error: { code: 'chat-changed', message: `Another window saved turns to this chat while this reply streamed, and the reply could not be saved after them (${why}). Nothing was saved; the chat now shows what is saved.` } };
   }
 
   private report(env: TurnEnvelope | undefined, status: TurnStatus, state: { buildMs: number; prunedHarder: boolean; firstTokenMs?: number; usage?: ProviderUsage }, totalMs: number, errorCode?: string, providerKind?: string): TurnReport {
