@@ -578,6 +578,7 @@ export class ChatStore {
     if (input.provider) meta.provider = input.provider;
     if (input.stopped) meta.stopped = true;
     if (input.request) meta.request = JSON.parse(JSON.stringify(input.request)) as StoredTurnRequest;
+    if (input.rebased) meta.rebased = { builtAfterTurn: input.rebased.builtAfterTurn };
     return meta;
   }
 
