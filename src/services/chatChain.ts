@@ -111,7 +111,7 @@ export class StateChain {
 
   /** The state digest (`stateDigest` of `encoded()`). */
   digest(): string {
-    return this.canonical ? sha256Hex(JSON.stringify(this.encoded())) : encodedDigest(this.encoded());
+    return this.canonical ? streamDigest(this.encoded(), jsonOf) : encodedDigest(this.encoded());
   }
 
   /**
@@ -120,7 +120,7 @@ export class StateChain {
    * canonical one.
    */
   matches(stateHash: string): boolean {
-    if (sha256Hex(JSON.stringify(this.encoded())) === stateHash) {
+    if (streamDigest(this.encoded(), jsonOf) === stateHash) {
       this.canonical = true;
       return true;
     }
@@ -192,10 +192,6 @@ function applyArray<T>(arr: T[], d: ArrayDelta<T> | undefined): void {
   for (const x of d.add) arr.push(x);
 }
 
-function sha256Hex(text: string): string {
-  return crypto.createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
 /** Keys an object orders before all others, whatever the insertion order (array indices). */
 const INDEX_KEY = /^(0|[1-9][0-9]{0,9})$/;
 
@@ -238,26 +234,31 @@ export function canonicalize<T>(v: T): { value: T; canonical: boolean } {
   return { value, canonical };
 }
 
-/** Canonical JSON of objects that are never mutated once in a chain (entries, turn records, pairs). */
+/** The text of objects that are never mutated once in a chain (entries, turn records, pairs): canonical, and plain. */
 const canonicalMemo = new WeakMap<object, string>();
+const jsonMemo = new WeakMap<object, string>();
 
-function canonicalOf(v: unknown): string {
-  if (typeof v !== 'object' || v === null) return canonicalJson(v);
-  let text = canonicalMemo.get(v);
-  if (text === undefined) {
-    text = canonicalJson(v);
-    canonicalMemo.set(v, text);
+function memo(cache: WeakMap<object, string>, v: unknown, text: (v: unknown) => string): string {
+  if (typeof v !== 'object' || v === null) return text(v);
+  let t = cache.get(v);
+  if (t === undefined) {
+    t = text(v);
+    cache.set(v, t);
   }
-  return text;
+  return t;
 }
 
+const canonicalOf = (v: unknown): string => memo(canonicalMemo, v, canonicalJson);
+/** `JSON.stringify` (undefined as null, as in arrays): equal to `canonicalJson` for objects whose keys are in order. */
+const jsonOf = (v: unknown): string => memo(jsonMemo, v, (x) => (x === undefined ? 'null' : JSON.stringify(x)));
+
 /**
- * `stateDigest(enc)`: the sha256 of `canonicalJson(enc)`, computed with node:crypto and streamed into
- * the hash element by element (the same bytes, without building the whole text), with the canonical
- * text of each entry, turn and pair remembered: the objects of a chain are shared from one state to
- * the next and never mutated, so a digest after an append serializes only what the append added.
+ * The sha256 of the state's JSON, streamed into the hash element by element (the same bytes, without
+ * building the whole text), each element's text from `textOf` (remembered per object: the objects of
+ * a chain are shared from one state to the next, so a digest after an append serializes only what the
+ * append added). The top-level keys are written in sorted order.
  */
-export function encodedDigest(enc: EncodedState): string {
+function streamDigest(enc: EncodedState, textOf: (v: unknown) => string): string {
   const hash = crypto.createHash('sha256');
   let chunk = '';
   const put = (text: string): void => {
@@ -275,7 +276,7 @@ export function encodedDigest(enc: EncodedState): string {
     const v = o[k];
     if (Array.isArray(v)) {
       put('[');
-      v.forEach((x, j) => put(`${j > 0 ? ',' : ''}${x === undefined ? 'null' : canonicalOf(x)}`));
+      v.forEach((x, j) => put(`${j > 0 ? ',' : ''}${textOf(x)}`));
       put(']');
     } else {
       put(canonicalJson(v));
@@ -284,4 +285,12 @@ export function encodedDigest(enc: EncodedState): string {
   put('}');
   hash.update(chunk, 'utf8');
   return hash.digest('hex');
+}
+
+/**
+ * `stateDigest(enc)`: the sha256 of `canonicalJson(enc)`, with node:crypto, streamed, each element's
+ * canonical text remembered (see `streamDigest`). For states whose objects may have keys in any order.
+ */
+export function encodedDigest(enc: EncodedState): string {
+  return streamDigest(enc, (x) => (x === undefined ? 'null' : canonicalOf(x)));
 }

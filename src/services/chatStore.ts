@@ -35,7 +35,7 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { emptyState, type ChatState, type EntryState } from '../engine/state';
+import { emptyState, type ChatState, type EntryState, type TurnRecord } from '../engine/state';
 import type { LayerId, PruneReport } from '../engine/types';
 import type { EngineOptions } from '../engine/engine';
 import {
@@ -370,6 +370,11 @@ export class ChatStore {
   private readonly durable: boolean;
   private readonly now: () => Date;
   private readonly heads = new Map<string, ChatHead>();
+  /**
+   * The engine's turn records are never changed once made: each one's encoded form, as the object the
+   * chain holds, so a save compares the turns already saved by identity, not by serializing them.
+   */
+  private readonly savedTurns = new WeakMap<TurnRecord, TurnRecord>();
   /** Serializes writers across windows (and store instances). */
   readonly lock: StoreLock;
   /** Problems found while opening (index rebuilt, stale temp files removed). */
@@ -462,6 +467,10 @@ export class ChatStore {
     const headEnc = head.chain?.encoded();
     const meta = input.engine ? ('tokenizer' in input.engine ? engineMeta(input.engine) : input.engine) : headEnc?.engine;
     const enc = encodeState(input.state, { engine: meta });
+    input.state.turns.forEach((t, i) => {
+      const saved = this.savedTurns.get(t);
+      if (saved && i < enc.turns.length) enc.turns[i] = saved;
+    });
     if (headEnc && enc.completedTurns <= headEnc.completedTurns) {
       throw new ChatStoreError('conflict', `chat ${id} already has ${headEnc.completedTurns} turns saved; cannot save turn ${enc.completedTurns} (was the chat changed in another window?)`);
     }
@@ -477,6 +486,8 @@ export class ChatStore {
     const chain = head.chain ? head.chain.clone() : new StateChain();
     chain.apply(delta, next.canonical);
     const stateHash = chain.digest();
+    const chainTurns = chain.encoded().turns;
+    input.state.turns.forEach((t, i) => this.savedTurns.set(t, chainTurns[i]));
     const line: ChatLine = { format: CHAT_FORMAT, v: FORMAT_VERSION, turn: enc.completedTurns, delta, stateHash, meta: this.turnMeta(input) };
     const json = JSON.stringify(line);
     const text = (head.needsNewline ? '\n' : '') + json + '\n';
@@ -605,6 +616,7 @@ export class ChatStore {
       try {
         state = this.decode(id, enc, opts.reuse);
         engine = decodeEngineMetaOf(enc);
+        state.turns.forEach((t, i) => this.savedTurns.set(t, enc.turns[i]));
       } catch (e) {
         if (e instanceof ChatStoreError) throw e;
         throw this.corruptAfterRecheck(id, (e as Error).message, opts.throughTurn);
