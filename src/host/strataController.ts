@@ -548,6 +548,8 @@ export class StrataController extends Disposable implements PanelHandler {
     t: { chatId: string; turnId: string; user: MessageView; resolved: ResolvedProvider; envelope: TurnEnvelope | undefined; text: string | undefined; regenerating: boolean; post: (m: HostToWebviewMessage) => void },
   ): void {
     const { chatId, turnId, post } = t;
+    // The turn is over: a panel state sent from here on must not show it as streaming as well.
+    if (this.streaming?.turnId === turnId) this.streaming = undefined;
     const saved = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.saved : undefined;
     if (t.envelope && outcome.status !== 'blocked') {
       const usage = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.usage : undefined;
