@@ -1188,12 +1188,18 @@ export class ChatStore {
   /** Reads a blob and checks it against its name. */
   private readBlob(hash: string): string {
     if (!HEX64.test(hash)) throw new ChatStoreError('corrupt', `invalid blob name ${JSON.stringify(hash.slice(0, 70))}`);
-    let data: Buffer;
+    let fd: number;
     try {
-      data = fs.readFileSync(this.blobPath(hash));
+      fd = fs.openSync(this.blobPath(hash), 'r');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is missing from ${path.relative(this.root, this.blobPath(hash))}`);
       throw e;
+    }
+    let data: Buffer;
+    try {
+      data = readAll(fd);
+    } finally {
+      fs.closeSync(fd);
     }
     if (nodeSha256(data) !== hash) throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is damaged (its content does not match its hash)`);
     return data.toString('utf8');
@@ -1303,6 +1309,30 @@ function checkLine(v: unknown): ChatLine {
   if (v.meta !== undefined && (!isObj(v.meta) || !Array.isArray(v.meta.attachments))) throw new Error('meta must be an object');
   if (v.imported !== undefined && (!isObj(v.imported) || !Array.isArray(v.imported.turns))) throw new Error('imported must be {from, turns}');
   return v as unknown as ChatLine;
+}
+
+/**
+ * Read buffer reused by blob reads (a chat's hundreds of snapshots are read one after the other and
+ * turned into strings at once): no new Buffer, and no external memory for the GC to chase, per blob.
+ */
+let scratch = Buffer.allocUnsafe(256 * 1024);
+const SCRATCH_MAX = 4 * 1024 * 1024;
+
+/** The whole file behind `fd`; valid until the next call when it fits the reused buffer. */
+function readAll(fd: number): Buffer {
+  const size = fs.fstatSync(fd).size;
+  let buf = scratch;
+  if (size > scratch.length) {
+    if (size <= SCRATCH_MAX) scratch = buf = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
+    else buf = Buffer.allocUnsafe(size);
+  }
+  let got = 0;
+  while (got < size) {
+    const n = fs.readSync(fd, buf, got, size - got, got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
 }
 
 function fileIno(file: string): number {

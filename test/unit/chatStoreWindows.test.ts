@@ -313,17 +313,17 @@ describe('two windows, one chat store', () => {
     a.send('two', ['small.ts', 'export const small = 2;\n']);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const nodeFs = require('fs') as typeof fs;
-    const readFileSync = nodeFs.readFileSync;
+    const openSync = nodeFs.openSync;
     const blobReads: string[] = [];
-    nodeFs.readFileSync = ((p: fs.PathOrFileDescriptor, o?: unknown) => {
+    nodeFs.openSync = ((p: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
       if (String(p).includes(`${path.sep}blobs${path.sep}`)) blobReads.push(path.basename(String(p)));
-      return (readFileSync as (p: fs.PathOrFileDescriptor, o?: unknown) => unknown)(p, o);
-    }) as typeof fs.readFileSync;
+      return openSync(p, flags ?? 'r', mode);
+    }) as typeof fs.openSync;
     let reloaded;
     try {
       reloaded = b.store.loadChat('c1', { reuse: b.engine.state });
     } finally {
-      nodeFs.readFileSync = readFileSync;
+      nodeFs.openSync = openSync;
     }
     const small = [...reloaded.state.entries.values()].find((e) => e.artifact.source.uri === 'small.ts')!.artifact.contentHash;
     assert.deepStrictEqual(blobReads, [small], 'only the new snapshot was read');
