@@ -272,6 +272,9 @@ export interface ChatStoreOptions {
   blobGraceMs?: number;
 }
 
+/** How long opening a store waits for another window's write before it skips checking the index. */
+const OPEN_LOCK_WAIT_MS = 1000;
+
 /** Default of `ChatStoreOptions.blobGraceMs`. */
 export const BLOB_GRACE_MS = 10 * 60_000;
 
@@ -395,10 +398,16 @@ export class ChatStore {
     fs.mkdirSync(store.chatsDir, { recursive: true });
     fs.mkdirSync(store.blobsDir, { recursive: true });
     StoreLock.removeStaleTokens(store.root, 'store.lock');
-    store.locked(() => {
-      store.removeStaleTemps();
-      store.reconcileIndex();
-    });
+    // A window opening must not hang on another one's write: a short wait, then the chats as they are.
+    try {
+      store.locked(() => {
+        store.removeStaleTemps();
+        store.reconcileIndex();
+      }, OPEN_LOCK_WAIT_MS);
+    } catch (e) {
+      if (!(e instanceof ChatStoreError && e.code === 'busy')) throw e;
+      store.warnings.push(`the chat list was not checked against the chat files: ${e.message}`);
+    }
     return store;
   }
 
@@ -412,9 +421,9 @@ export class ChatStore {
   }
 
   /** Runs a change under the store lock; a lock held too long by another window is a `busy` error. */
-  private locked<T>(fn: () => T): T {
+  private locked<T>(fn: () => T, waitMs?: number): T {
     try {
-      this.lock.acquire();
+      this.lock.acquire(waitMs);
     } catch (e) {
       if (e instanceof LockBusyError) throw new ChatStoreError('busy', e.message);
       throw e;

@@ -108,12 +108,13 @@ export class StoreLock {
     }
   }
 
-  acquire(): void {
+  /** Takes the lock, waiting at most `waitMs` (default: the option's). */
+  acquire(waitMs = this.waitMs): void {
     if (this.depth > 0) {
       this.depth++;
       return;
     }
-    const deadline = Date.now() + this.waitMs;
+    const deadline = Date.now() + waitMs;
     let delay = 1;
     for (;;) {
       const nonce = crypto.randomBytes(12).toString('hex');
@@ -133,7 +134,7 @@ export class StoreLock {
       if (this.breakIfStale()) continue;
       if (Date.now() >= deadline) {
         const rec = readRecord(this.file);
-        throw new LockBusyError(`the chat store is busy: another window (pid ${rec?.pid ?? '?'}${rec && rec.host !== os.hostname() ? ` on ${rec.host}` : ''}) has held its lock for over ${this.waitMs} ms`);
+        throw new LockBusyError(`the chat store is busy: another window (pid ${rec?.pid ?? '?'}${rec && rec.host !== os.hostname() ? ` on ${rec.host}` : ''}) has held its lock for over ${waitMs} ms`);
       }
       sleepSync(delay + Math.floor(Math.random() * delay));
       delay = Math.min(delay * 2, 10);

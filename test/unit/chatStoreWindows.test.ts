@@ -242,6 +242,24 @@ describe('two windows, one chat store', () => {
     assert.match(after.warnings[0], /was cut off by an interrupted write/);
   });
 
+  it('a window opening while another holds the lock does not hang: it waits a second, then opens with the chats as they are', async () => {
+    const root = tmp();
+    Window.open(root).send('one');
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
+    try {
+      fs.writeFileSync(path.join(root, 'store.lock'), JSON.stringify({ pid: child.pid, host: os.hostname(), nonce: 'long', at: 'now' }));
+      const t0 = Date.now();
+      const store = ChatStore.open(root, { durable: false });
+      const waited = Date.now() - t0;
+      assert.ok(waited >= 900 && waited < 4000, `waited ${waited} ms`);
+      assert.match(store.warnings[0], /the chat list was not checked against the chat files: the chat store is busy/);
+      assert.deepStrictEqual(texts(store), ['one']);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('exit', r));
+    }
+  });
+
   it('blob collection: referenced blobs stay; unreferenced ones go after the grace period, or at once when only the deleted chat named them', () => {
     const root = tmp();
     const store = ChatStore.open(root, { durable: false, blobGraceMs: 60_000 });
