@@ -291,19 +291,23 @@ export class StrataController extends Disposable implements PanelHandler {
    * settles a change to its chat, and the rest is looked at when the turn ends.
    */
   async storeChanged(): Promise<void> {
-    if (this.busy || this.streaming) {
-      this.storeChangedDuringTurn = true;
-      this.postChats();
-      return;
-    }
-    this.storeChangedDuringTurn = false;
-    const sync = this.session.syncWithDisk();
-    if (sync.chat === 'reloaded' || sync.chat === 'removed') {
-      this.preview = undefined;
-      if (sync.chat === 'removed') this.showBanner('info', 'The chat you had open was deleted in another window.');
-      await this.refreshPanel();
-    } else {
-      this.postChats();
+    try {
+      if (this.busy || this.streaming) {
+        this.storeChangedDuringTurn = true;
+        this.postChats();
+        return;
+      }
+      this.storeChangedDuringTurn = false;
+      const sync = this.session.syncWithDisk();
+      if (sync.chat === 'reloaded' || sync.chat === 'removed') {
+        this.preview = undefined;
+        if (sync.chat === 'removed') this.showBanner('info', 'The chat you had open was deleted in another window.');
+        await this.refreshPanel();
+      } else {
+        this.postChats();
+      }
+    } catch (e) {
+      this.deps.log.error(`following another window's change to the chats failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 
