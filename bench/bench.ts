@@ -21,6 +21,7 @@ import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile'
 import { measureTokenizerThroughput, trajectoryCorpus, type ThroughputResult } from './perfTokenizer';
 import { runMemoryCase, type HeapResult, type RssResult } from './perfMemory';
 import { comparePromptTsx, type PromptTsxComparison } from './promptTsxCompare';
+import { measureOpenTime, type OpenTimeResult } from './perfOpen';
 import { GuardedTokenizer } from '../src/services/tokenizer';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -81,6 +82,8 @@ export interface PerfResults {
   tokenizer?: ThroughputResult;
   memory?: { replay: RssResult; engineOnly: RssResult; heap: HeapResult[] };
   promptTsx?: PromptTsxComparison;
+  /** Opening a 1,000-turn chat from disk (issue 12). */
+  openChat?: OpenTimeResult;
 }
 
 export interface BenchResults {
@@ -227,6 +230,17 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults): Ta
       });
     }
   }
+  if (perf.openChat) {
+    const o = perf.openChat;
+    const met = o.openChat.median <= 150;
+    targets.push({
+      id: 'open:1000-turn-chat',
+      description: `opening a ${o.turns}-turn chat from disk (ChatStore.loadChat + ChatSession.openChat) ≤ 150 ms`,
+      measured: `${fmtStats(o.openChat)}; first open in a new process ${o.cold.median} ms`,
+      status: met ? 'met' : 'missed',
+      ...(met ? {} : { note: `loadChat alone: median ${o.loadChat.median} ms` }),
+    });
+  }
   return targets;
 }
 
@@ -344,6 +358,18 @@ export function performanceMarkdown(p: PerfResults): string {
       c.rows.map((r) => [formatInt(r.budget), r.method, formatInt(r.usedTokens), r.usedRatio.toFixed(3), r.fits ? 'yes' : 'NO', `${r.artifactsFull} / ${r.artifactsCompacted} (${r.artifactsTotal})`, `${r.historyVerbatim} / ${r.historySummarized} (${r.historyTotal})`, r.danglingRefs, r.ms]),
       ['r', 'l', 'r', 'r', 'l', 'r', 'r', 'r', 'r']));
   }
+  if (p.openChat) {
+    const o = p.openChat;
+    out.push(`### Opening a ${o.turns}-turn chat from disk`, '');
+    out.push(`The generated conversation (${formatInt(o.generated.fileBytes)} bytes of distinct files, ${o.generated.edits} edits, ${o.generated.selections} selections) saved by the chat store, one line per turn (${o.writer === 'synthetic' ? 'states built directly' : 'through the turn pipeline'}, ${formatInt(o.writeMs)} ms): chat file ${formatInt(o.chatFileBytes)} bytes, ${o.blobs} blobs, ${formatInt(o.blobBytes)} bytes. ${o.runs} runs; every snapshot is read and verified.`, '');
+    const r = (name: string, s: Stats) => [name, s.min, s.median, s.p95];
+    out.push(table(['', 'min ms', 'median ms', 'p95 ms'], [
+      r('`ChatStore.open` + `loadChat`', o.loadChat),
+      r('`ChatSession.openChat` + the last 50 messages', o.openChat),
+      r('a new window: `ChatSession.open` + the last 50 messages', o.sessionOpen),
+      r('first open in a new process (cold)', o.cold),
+    ], ['l', 'r', 'r', 'r']));
+  }
   return out.join('\n');
 }
 
@@ -439,6 +465,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
       const traj: Trajectory = loadTrajectory(ls);
       perf.promptTsx = await stepAsync('prompt-tsx comparison', durations, () => comparePromptTsx(traj, runs.promptTsx));
     }
+    perf.openChat = step('opening a 1,000-turn chat from disk', durations, () => measureOpenTime(args.quick ? 3 : 7, {}, 'synthetic', args.quick ? 1 : 3));
   }
   return {
     generatedAt: new Date().toISOString(),

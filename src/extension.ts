@@ -15,6 +15,7 @@ import { MeterStatusBar } from './host/statusBar';
 import { StrataController } from './host/strataController';
 import { WorkspaceStateStore } from './host/stateStorage';
 import { treeNodes } from './host/treeSource';
+import { watchChatStore } from './services/storeWatcher';
 
 /** What `activate` returns; the integration suite drives the panel through it. */
 export interface StrataApi {
@@ -135,6 +136,9 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   // Everything that reads files or loads the tokenizer runs after activation returns.
   setTimeout(() => void loadInstructions(), 0);
+  // Another window of this folder saving to the same chats: the panel follows (storeWatcher.ts).
+  const storeWatch = watchChatStore(session.store.root, () => void controller.storeChanged(), { log: (line) => log.warn(line) });
+  context.subscriptions.push({ dispose: () => storeWatch.dispose() });
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms (storage: ${noFolder ? 'global, no folder open' : 'workspace'})`);

@@ -58,6 +58,8 @@ export class StrataController extends Disposable implements PanelHandler {
   /** The turn streaming now: its panel id and the partial reply (for a panel re-created mid-turn). */
   private streaming: { chatId: string; turnId: string; user: MessageView; text: string; nextSeq: number } | undefined;
   private current: Promise<TurnOutcome | undefined> | undefined;
+  /** The store changed on disk while a turn streamed: look again when it ends. */
+  private storeChangedDuringTurn = false;
   /** Requests sent in this window, per chat and turn (the tree's breakdowns, Show Last Request). */
   private readonly sent = new Map<string, Map<number, SentRequest>>();
   private readonly onDidChangeEmitter = this._register(new vscode.EventEmitter<void>());
@@ -281,6 +283,45 @@ export class StrataController extends Disposable implements PanelHandler {
 
   // ------------------------------------------------------------------ chats
 
+  /**
+   * The chat store folder changed on disk (another window of this folder saved a turn, renamed or
+   * deleted a chat; this window's own saves land here too and change nothing). The active chat is
+   * reloaded when it changed, and the panel gets a fresh `state` (and the tree refreshes); otherwise
+   * only the chat list is sent. While this window streams a turn, only the list: the turn's save
+   * settles a change to its chat, and the rest is looked at when the turn ends.
+   */
+  async storeChanged(): Promise<void> {
+    try {
+      if (this.busy || this.streaming) {
+        this.storeChangedDuringTurn = true;
+        this.postChats();
+        return;
+      }
+      this.storeChangedDuringTurn = false;
+      const sync = this.session.syncWithDisk();
+      if (sync.chat === 'reloaded' || sync.chat === 'removed') {
+        this.preview = undefined;
+        if (sync.chat === 'removed') this.showBanner('info', 'The chat you had open was deleted in another window.');
+        await this.refreshPanel();
+      } else {
+        this.postChats();
+      }
+    } catch (e) {
+      this.deps.log.error(`following another window's change to the chats failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** Before a turn: the active chat as saved now (another window may have added turns). True: the send should not go ahead. */
+  private async syncBeforeTurn(text: string | undefined): Promise<boolean> {
+    const sync = this.session.syncWithDisk();
+    if (sync.chat !== 'reloaded' && sync.chat !== 'removed') return false;
+    await this.refreshPanel();
+    if (sync.chat === 'reloaded') return false;
+    this.showBanner('warning', 'The chat you had open was deleted in another window, so the message was not sent. It is back in the input.');
+    if (text !== undefined) this.post({ type: 'setInput', text });
+    return true;
+  }
+
   async newChat(): Promise<void> {
     this.stop();
     await this.current;
@@ -420,6 +461,7 @@ export class StrataController extends Disposable implements PanelHandler {
       this.preview = undefined;
       this.post({ type: 'preview', preview: null });
     }
+    if (await this.syncBeforeTurn(text)) return;
     const chatId = this.session.activeChatId;
     const turn = this.session.engine.state.completedTurns + 1;
     const user: MessageView = { id: `${turn}:user`, turn, role: 'user', text, status: 'complete' };
@@ -432,6 +474,7 @@ export class StrataController extends Disposable implements PanelHandler {
     if (this.busy || this.streaming) throw new Error('A reply is still streaming. Stop it first.');
     const resolved = await this.provider();
     if (!resolved.provider) throw new Error(resolved.problem?.message ?? 'No model is configured.');
+    if (await this.syncBeforeTurn(undefined)) return;
     const { messages } = this.session.messages({ last: 1 });
     const user = messages.find((m) => m.role === 'user');
     if (!user) throw new Error('There is no reply to regenerate.');
@@ -500,6 +543,7 @@ export class StrataController extends Disposable implements PanelHandler {
         this.refreshMeter();
         this.postChats();
         this.onDidChangeEmitter.fire();
+        if (this.storeChangedDuringTurn) void this.storeChanged();
       });
   }
 
@@ -508,9 +552,12 @@ export class StrataController extends Disposable implements PanelHandler {
     t: { chatId: string; turnId: string; user: MessageView; resolved: ResolvedProvider; envelope: TurnEnvelope | undefined; text: string | undefined; regenerating: boolean; post: (m: HostToWebviewMessage) => void },
   ): void {
     const { chatId, turnId, post } = t;
+    // The turn is over: a panel state sent from here on must not show it as streaming as well.
+    if (this.streaming?.turnId === turnId) this.streaming = undefined;
+    const saved = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.saved : undefined;
     if (t.envelope && outcome.status !== 'blocked') {
       const usage = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.usage : undefined;
-      this.record({ chatId, turn: t.envelope.turn, envelope: t.envelope, status: outcome.status, usage, model: t.resolved.view.label, provider: t.resolved.view.provider });
+      this.record({ chatId, turn: saved?.turn ?? t.envelope.turn, envelope: t.envelope, status: outcome.status, usage, model: t.resolved.view.label, provider: t.resolved.view.provider });
     }
     if (outcome.rejections.length > 0) this.reportRefusals(outcome.rejections);
     const kept = outcome.status === 'done' || (outcome.status === 'stopped' && outcome.kept);
@@ -519,6 +566,12 @@ export class StrataController extends Disposable implements PanelHandler {
       const assistant: MessageView = last ?? { id: `${t.user.turn}:assistant`, turn: t.user.turn, role: 'assistant', text: outcome.status === 'done' || outcome.status === 'stopped' ? outcome.reply : '', status: outcome.status === 'stopped' ? 'stopped' : 'complete' };
       post({ type: 'turnEnded', chatId, turnId, assistant, kept: true });
       post({ type: 'chips', chips: this.session.chips() });
+      if (saved?.rebased) {
+        // The other window's turns go before this one: the panel shows the chat as saved.
+        const n = saved.rebased.otherTurns;
+        this.showBanner('info', `Another window added ${n === 1 ? 'a turn' : `${n} turns`} to this chat while this reply streamed. Your turn was saved after ${n === 1 ? 'it' : 'them'} (turn ${saved.turn}); the reply was written without ${n === 1 ? 'it' : 'them'}.`);
+        void this.refreshPanel();
+      }
       return;
     }
     const base: MessageView = { id: `${t.user.turn}:assistant`, turn: t.user.turn, role: 'assistant', text: '', status: 'error' };
@@ -528,7 +581,13 @@ export class StrataController extends Disposable implements PanelHandler {
         break;
       case 'error': {
         post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, error: outcome.error.message }, kept: false });
-        this.showProviderError(outcome.error.message, outcome.error.code);
+        if (outcome.error.code === 'chat-changed') {
+          // The session reloaded the chat as saved; the message goes back into the input below.
+          this.showBanner('warning', `${outcome.error.message} Your message is back in the input: send it again to ask with the chat as it is now.`, ['retry']);
+          void this.refreshPanel();
+        } else {
+          this.showProviderError(outcome.error.message, outcome.error.code);
+        }
         break;
       }
       case 'blocked':

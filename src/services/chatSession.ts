@@ -8,6 +8,12 @@
  *
  * Every turn goes through `TurnPipeline`, the same code the replay and the benchmark run. A reloaded
  * window opening the same store and chat renders a byte-identical next request (DESIGN §10).
+ *
+ * Two windows on one folder share the store. The session knows which saved state its chat is (its
+ * `ChatBase`); `syncWithDisk` (called when the store folder changes, and before each send) reloads the
+ * chat when another window saved to it, keeping the composer. A save racing with the other window is
+ * settled by the pipeline (rebuilt after the other window's turns, or refused as `chat-changed`, after
+ * which the chat is reloaded here).
  */
 import { createHash } from 'node:crypto';
 import { PromptContextEngine, type AttachmentRef, type EngineOptions, type Instruction, type TurnEnvelope, type TurnInput } from '../engine/engine';
@@ -18,7 +24,7 @@ import type { EntryState } from '../engine/state';
 import type { ChangedFilesPolicy, ChatMessage, IHasher, ITokenizer, LayerId, Layout } from '../engine/types';
 import { LAYER_IDS } from '../engine/types';
 import type { ChatSummaryView, ChipView, LayerBar, MessageView, MeterLevel, MeterView } from '../protocol/messages';
-import { ChatStore, ChatStoreError, type ChatStoreOptions, type TurnMeta } from './chatStore';
+import { ChatStore, ChatStoreError, type ChatBase, type ChatStoreOptions, type TurnMeta } from './chatStore';
 import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
 import { modelInfo, sameModel, type ModelInfo } from './modelInfo';
 import type { ChatProvider } from './providers/types';
@@ -64,6 +70,20 @@ export interface ChatSessionOptions {
   newChatId?: () => string;
   /** Run the invariants checker on every turn and log violations (debug builds). */
   check?: boolean;
+}
+
+/** What `syncWithDisk` found. */
+export interface DiskSync {
+  /**
+   * `unchanged`; `reloaded` (another window saved to the active chat: it shows what is saved now);
+   * `removed` (the active chat was deleted or damaged elsewhere: another chat is open now); `busy` (a
+   * turn is streaming: nothing was reloaded; the turn's save settles it).
+   */
+  chat: 'unchanged' | 'reloaded' | 'removed' | 'busy';
+  /** Turns the active chat has now minus before (reloaded). */
+  turnsAdded?: number;
+  /** The chat that was removed. */
+  removedId?: string;
 }
 
 /** An item already in the active chat (for the Context Layers tree and the pin / remove commands). */
@@ -128,6 +148,8 @@ export class ChatSession {
   private pipeline: TurnPipeline;
   /** Metadata of each completed turn of the active chat, in order. */
   private metas: TurnMeta[] = [];
+  /** The saved state the active chat's engine state is (turn count 0 and '' for a chat not saved yet). */
+  private base: ChatBase = { turns: 0, stateHash: '' };
   private chipList: Chip[] = [];
   private chipSeq = 0;
   private readonly itemOps = new Map<string, ItemOp>();
@@ -228,15 +250,66 @@ export class ChatSession {
     else this.switchTo(this.freshId(), undefined);
   }
 
-  private switchTo(id: string, loaded: ReturnType<ChatStore['loadChat']> | undefined): void {
+  /**
+   * Another window may have changed this workspace's chats. When the active chat's file is no longer
+   * the state shown here, reloads it (only what was appended is read; snapshots already in memory are
+   * not read again) and keeps the composer: chips, pending pin / unpin / remove, Compact now. A chat
+   * deleted (or found damaged) elsewhere is replaced by the most recent other one. While a turn
+   * streams nothing is reloaded: its save detects the change.
+   */
+  syncWithDisk(): DiskSync {
+    if (this.running) return { chat: 'busy' };
+    const id = this.chatId;
+    if (this.base.turns === 0 && !this.store.hasChat(id)) return { chat: 'unchanged' };
+    let relation: ReturnType<ChatStore['chatStatus']>['relation'];
+    try {
+      relation = this.store.chatStatus(id, this.base).relation;
+    } catch (e) {
+      this.log(`chat ${id} could not be checked for changes from another window: ${(e as Error).message}`);
+      return { chat: 'unchanged' };
+    }
+    if (relation === 'same') return { chat: 'unchanged' };
+    const before = this.base.turns;
+    if (relation !== 'missing') {
+      try {
+        const loaded = this.store.loadChat(id, { reuse: this.engine.state });
+        for (const w of loaded.warnings) this.log(w);
+        this.switchTo(id, loaded, true);
+        this.log(`chat ${id} was changed in another window (${relation === 'appended' ? `${loaded.base.turns - before} turn(s) added` : 'a turn was replaced or removed'}); reloaded`);
+        return { chat: 'reloaded', turnsAdded: loaded.base.turns - before };
+      } catch (e) {
+        if (!(e instanceof ChatStoreError && (e.code === 'not-found' || e.code === 'corrupt'))) {
+          this.log(`chat ${id} changed in another window but could not be reloaded: ${(e as Error).message}`);
+          return { chat: 'unchanged' };
+        }
+        this.log((e as Error).message);
+      }
+    }
+    this.log(`chat ${id} was deleted in another window`);
+    const next = this.store.listChats()[0]?.id;
+    try {
+      if (next) this.openChat(next);
+      else this.switchTo(this.freshId(), undefined);
+    } catch (e) {
+      this.log(`chat ${next} could not be opened: ${(e as Error).message}`);
+      this.switchTo(this.freshId(), undefined);
+    }
+    return { chat: 'removed', removedId: id };
+  }
+
+  /** `reload`: the same chat as saved now (another window saved to it): the composer and its pending operations stay. */
+  private switchTo(id: string, loaded: ReturnType<ChatStore['loadChat']> | undefined, reload = false): void {
     this.chatId = id;
     this.pendingTitle = undefined;
     this.metas = loaded ? loaded.turns.slice() : [];
-    this.itemOps.clear();
-    this.compactPending = false;
-    this.last = undefined;
+    this.base = loaded ? { ...loaded.base } : { turns: 0, stateHash: '' };
+    if (!reload) {
+      this.itemOps.clear();
+      this.compactPending = false;
+      this.last = undefined;
+    }
     const engine = this.newEngine(id, loaded?.state);
-    if (loaded?.engine) {
+    if (loaded?.engine && !reload) {
       const diff = compareEngineMeta(loaded.engine, engineMeta(engine.options));
       if (diff.length > 0) this.log(`chat ${id}: the settings differ from the ones its last turn used (${diff.join('; ')}); the next request follows the current settings`);
     }
@@ -247,7 +320,11 @@ export class ChatSession {
 
   private attachStore(): void {
     const chatId = this.chatId;
-    this.pipeline.persist = { store: this.store, chatId, title: () => (chatId === this.chatId ? this.pendingTitle : undefined) };
+    this.pipeline.persist = { store: this.store, chatId, title: () => (chatId === this.chatId ? this.pendingTitle : undefined), base: () => this.baseOf(chatId) };
+  }
+
+  private baseOf(chatId: string): ChatBase | undefined {
+    return chatId === this.chatId ? { ...this.base } : undefined;
   }
 
   private freshId(): string {
@@ -644,7 +721,7 @@ export class ChatSession {
     const chatId = this.chatId;
     if (how.regenerate) {
       this.pipeline.engine = how.regenerate.engine;
-      this.pipeline.persist = { store: this.store, chatId, replaceLast: true };
+      this.pipeline.persist = { store: this.store, chatId, replaceLast: true, base: () => this.baseOf(chatId) };
     }
     // Busy from here: with an in-memory port and a scripted provider the whole turn may complete
     // (and settle) before `run` even returns its promise.
@@ -686,9 +763,14 @@ export class ChatSession {
       this.attachStore();
       if (kept && outcome.meta) this.metas[how.regenerate.turn - 1] = outcome.meta;
       else if (!kept) this.pipeline.engine = how.regenerate.previous;
-    } else if (kept && outcome.meta) this.metas.push(outcome.meta);
+    } else if (kept && outcome.meta) {
+      // Rebuilt after another window's turns: the metas of those turns come from the disk too.
+      if (outcome.saved?.rebased) this.metas = this.reloadedMetas(chatId) ?? [...this.metas, outcome.meta];
+      else this.metas.push(outcome.meta);
+    }
+    if (kept && outcome.saved && chatId === this.chatId) this.base = { ...outcome.saved.base };
     if (kept) {
-      if (outcome.envelope) this.last = { chatId, turn: outcome.envelope.turn, messages: outcome.envelope.messages };
+      if (outcome.envelope) this.last = { chatId, turn: outcome.saved?.turn ?? outcome.envelope.turn, messages: outcome.envelope.messages };
       if (how.fromComposer) {
         this.chipList = [];
         this.itemOps.clear();
@@ -696,10 +778,15 @@ export class ChatSession {
       this.compactPending = false;
       this.pendingTitle = undefined;
     }
-    if (outcome.status === 'error' && outcome.error.code === 'persist-failed') {
+    if (outcome.status === 'error' && (outcome.error.code === 'persist-failed' || outcome.error.code === 'chat-changed')) {
       // Memory follows the disk again (the pipeline already dropped the turn it could not save).
       try {
-        if (this.store.hasChat(chatId)) this.switchTo(chatId, this.store.loadChat(chatId));
+        if (this.store.hasChat(chatId)) this.switchTo(chatId, this.store.loadChat(chatId, { reuse: this.engine.state }), true);
+        else if (outcome.error.code === 'chat-changed') {
+          const next = this.store.listChats()[0]?.id;
+          if (next) this.switchTo(next, this.store.loadChat(next));
+          else this.switchTo(this.freshId(), undefined);
+        }
       } catch (e) {
         this.log(`chat ${chatId} could not be reloaded after a failed save: ${(e as Error).message}`);
       }
@@ -715,6 +802,16 @@ export class ChatSession {
       }
     }
     this.dirty();
+  }
+
+  /** The turn metas as saved (after a turn was rebuilt on another window's turns). */
+  private reloadedMetas(chatId: string): TurnMeta[] | undefined {
+    try {
+      return this.store.turnMetas(chatId);
+    } catch (e) {
+      this.log(`chat ${chatId}: the saved turns could not be read back: ${(e as Error).message}`);
+      return undefined;
+    }
   }
 
   /** The exact messages of the last request sent in this chat during this session ("Show Last Request"). */

@@ -12,37 +12,77 @@
  *   blobs/<hash[0..2]>/<hash>       artifact snapshots (and compacted previews), named by the sha256
  *                                   of their bytes; written once (tmp + rename), verified on read
  *
+ *   store.lock                      held by the one writer of the moment (storeLock.ts)
+ *
  * Crash safety: blobs are written before the line that needs them, a line is appended with one
  * write + fsync, and only a torn last line can be lost (it is ignored with a warning and cut off
  * before the next append). The index is rebuilt from the chat files when it is missing or stale.
  * Wall-clock time appears only in display metadata (`createdAt`, `updatedAt`, a turn's `at`),
  * never in anything that is rendered into a request.
+ *
+ * Two windows, one folder: every change (append, regenerate, rename, delete, blob collection, index
+ * writes, moving a damaged file aside) happens under the store lock, after re-reading what it
+ * changes; reads take no lock. A turn is appended only on the state it was built on: the caller
+ * passes that state's `ChatBase` (turn count + the last line's stateHash, from `loadChat` or the
+ * previous append), and when the file has moved on since, the append is refused with a `conflict`
+ * saying whether the other window only appended (`appended`: rebuild the turn on top, see
+ * TurnPipeline) or rewrote or deleted what the turn followed (`diverged`, `missing`). So no line is
+ * ever written twice or between another writer's lines, and a torn tail is only cut by the lock
+ * holder (a reader that sees one while another window holds the lock treats it as a write in
+ * progress). Blob collection keeps every blob a chat file names and, for the blobs no file names
+ * yet, a grace period (`collectBlobs`).
  */
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { emptyState, type ChatState, type EntryState } from '../engine/state';
+import { emptyState, type ChatState, type EntryState, type TurnRecord } from '../engine/state';
 import type { LayerId, PruneReport } from '../engine/types';
 import type { EngineOptions } from '../engine/engine';
 import {
-  applyDelta, checkEncodedShape, decodeEngineMetaOf, decodeState, deltaEntryKeys, diffState, encodeState, engineMeta,
-  stateBlobs, stateDigest, withoutEntries, type EncodedState, type EngineMeta, type StateDelta,
+  checkEncodedShape, decodeEngineMetaOf, decodeState, deltaEntryKeys, diffState, encodeState, engineMeta,
+  stateBlobs, withoutEntries, type EncodedEntry, type EncodedState, type EngineMeta, type StateDelta,
 } from '../engine/stateCodec';
 import { sha256Hex } from '../common/hash';
+import { canonicalize, encodedDigest, StateChain } from './chatChain';
+import { LockBusyError, StoreLock, type StoreLockOptions } from './storeLock';
 
 export const CHAT_FORMAT = 'strata-chat';
 export const INDEX_FORMAT = 'strata-chat-index';
 export const EXPORT_FORMAT = 'strata-chat-export';
 const FORMAT_VERSION = 1;
 
-export type ChatStoreErrorCode = 'invalid-id' | 'invalid-title' | 'not-found' | 'corrupt' | 'missing-blob' | 'conflict' | 'invalid-import' | 'secret';
+export type ChatStoreErrorCode = 'invalid-id' | 'invalid-title' | 'not-found' | 'corrupt' | 'missing-blob' | 'conflict' | 'invalid-import' | 'secret' | 'busy';
+
+/**
+ * The saved state of a chat a caller's state was built on: its turn count and the stateHash of the
+ * line that ends there ('' for a chat with no saved turn). `loadChat` and `appendTurn` return it.
+ */
+export interface ChatBase {
+  turns: number;
+  stateHash: string;
+}
+
+/** Why an append was refused: the chat file is no longer at the caller's base. */
+export interface ChatConflict {
+  /**
+   * `appended`: the chat still holds `base` and has turns after it (another window saved them);
+   * `diverged`: a turn at or before `base` was replaced or removed (Regenerate in another window);
+   * `missing`: the chat was deleted.
+   */
+  reason: 'appended' | 'diverged' | 'missing';
+  base: ChatBase;
+  disk: ChatBase;
+}
 
 export class ChatStoreError extends Error {
-  constructor(readonly code: ChatStoreErrorCode, message: string, readonly movedTo?: string) {
+  constructor(readonly code: ChatStoreErrorCode, message: string, readonly movedTo?: string, readonly conflict?: ChatConflict) {
     super(message);
     this.name = 'ChatStoreError';
   }
 }
+
+/** A chat file that does not read back (thrown by `readHead`; moved aside only after a re-read under the lock). */
+class ChatCorrupt extends Error {}
 
 export interface ProviderUsage {
   input: number;
@@ -122,6 +162,12 @@ export interface TurnMeta {
   stopped?: true;
   /** What the turn asked for (Regenerate). */
   request?: StoredTurnRequest;
+  /**
+   * The reply was written for a request built on the chat as it stood after turn `builtAfterTurn`;
+   * another window saved turns after that first, so this turn was rebuilt on top of them. The
+   * request facts above (layer hashes, prefix, tokens, usage) are those of the request sent.
+   */
+  rebased?: { builtAfterTurn: number };
   /** The engine options in force (filled in on load from the chain). */
   engine?: EngineMeta;
 }
@@ -155,6 +201,26 @@ export interface AppendTurnInput {
   request?: StoredTurnRequest;
   /** Title for a new chat (default: the start of the first message). */
   title?: string;
+  /**
+   * The saved state `state` was built on (`loadChat(…).base`, or the previous append's). When the
+   * file is no longer there the append is refused with a `conflict` naming the reason. Without it,
+   * only a state that does not advance the saved turn count is refused.
+   */
+  base?: ChatBase;
+  /** Regenerate: the turn replaces the chat's last saved turn (which must be `base`), under one lock. */
+  replaceLast?: boolean;
+  /** Recorded in the turn's meta (see `TurnMeta.rebased`). */
+  rebased?: { builtAfterTurn: number };
+}
+
+export interface AppendTurnResult {
+  bytes: number;
+  warnings: string[];
+  meta: TurnMeta;
+  /** The turn number saved. */
+  turn: number;
+  /** The chat as saved now: the base of the next turn. */
+  base: ChatBase;
 }
 
 export interface ChatIndexEntry {
@@ -177,6 +243,8 @@ export interface LoadedChat {
   warnings: string[];
   /** Size of the chat file. */
   bytes: number;
+  /** The saved state this is (pass it with the next `appendTurn`). */
+  base: ChatBase;
 }
 
 export interface ImportResult {
@@ -196,7 +264,21 @@ export interface ChatStoreOptions {
   durable?: boolean;
   /** Display clock (tests pin it). */
   now?: () => Date;
+  /** The store lock's waits and stale limit (see storeLock.ts). */
+  lock?: StoreLockOptions;
+  /**
+   * Blobs no chat file names are removed only once older than this (ms; default 10 minutes): a writer
+   * that does not take the lock (an older Strata in another window) writes its blobs before the line
+   * that names them. Blobs only the deleted chat named go at once.
+   */
+  blobGraceMs?: number;
 }
+
+/** How long opening a store waits for another window's write before it skips checking the index. */
+const OPEN_LOCK_WAIT_MS = 1000;
+
+/** Default of `ChatStoreOptions.blobGraceMs`. */
+export const BLOB_GRACE_MS = 10 * 60_000;
 
 interface ChatLine {
   format: typeof CHAT_FORMAT;
@@ -211,7 +293,8 @@ interface ChatLine {
 }
 
 interface ChatHead {
-  enc: EncodedState | undefined;
+  /** The state after the valid lines (undefined: no line yet). */
+  chain: StateChain | undefined;
   turns: TurnMeta[];
   warnings: string[];
   /** Bytes of the file that hold valid lines. */
@@ -223,7 +306,27 @@ interface ChatHead {
   lastLineStart: number;
   /** Turns the last valid line added (1 for a turn, more for an imported chat). */
   lastLineTurns: number;
+  /** Valid lines. */
+  lines: number;
+  /** stateHash of the last valid line ('' when there is none). */
+  lastHash: string;
+  /** sha256 of the last valid line's bytes: tells another window's append from a rewrite. */
+  lastLineSha: string;
+  /** Turn count → stateHash of the line that ends there (conflict reasons). */
+  lineHashes: Map<number, string>;
+  /** The file's inode when read (a file moved aside and recreated is another file). */
+  ino: number;
 }
+
+function emptyHead(): ChatHead {
+  return { chain: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false, lastLineStart: 0, lastLineTurns: 0, lines: 0, lastHash: '', lastLineSha: '', lineHashes: new Map(), ino: -1 };
+}
+
+function baseOf(head: ChatHead): ChatBase {
+  return { turns: head.chain?.turnCount ?? 0, stateHash: head.lastHash };
+}
+
+const EMPTY_SHA256 = crypto.createHash('sha256').digest('hex');
 
 const CHAT_ID = /^[a-z0-9][a-z0-9_-]{0,127}$/;
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -272,6 +375,13 @@ export class ChatStore {
   private readonly durable: boolean;
   private readonly now: () => Date;
   private readonly heads = new Map<string, ChatHead>();
+  /**
+   * The engine's turn records are never changed once made: each one's encoded form, as the object the
+   * chain holds, so a save compares the turns already saved by identity, not by serializing them.
+   */
+  private readonly savedTurns = new WeakMap<TurnRecord, TurnRecord>();
+  /** Serializes writers across windows (and store instances). */
+  readonly lock: StoreLock;
   /** Problems found while opening (index rebuilt, stale temp files removed). */
   readonly warnings: string[] = [];
 
@@ -281,6 +391,7 @@ export class ChatStore {
     this.indexFile = path.join(root, 'index.json');
     this.durable = options.durable ?? true;
     this.now = options.now ?? (() => new Date());
+    this.lock = new StoreLock(path.join(root, 'store.lock'), options.lock);
   }
 
   /** Opens (creating if needed) the store of one workspace. */
@@ -288,9 +399,42 @@ export class ChatStore {
     const store = new ChatStore(path.resolve(root), options);
     fs.mkdirSync(store.chatsDir, { recursive: true });
     fs.mkdirSync(store.blobsDir, { recursive: true });
-    store.removeStaleTemps();
-    store.reconcileIndex();
+    StoreLock.removeStaleTokens(store.root, 'store.lock');
+    // A window opening must not hang on another one's write: a short wait, then the chats as they are.
+    try {
+      store.locked(() => {
+        store.removeStaleTemps();
+        store.reconcileIndex();
+      }, OPEN_LOCK_WAIT_MS);
+    } catch (e) {
+      if (!(e instanceof ChatStoreError && e.code === 'busy')) throw e;
+      store.warnings.push(`the chat list was not checked against the chat files: ${e.message}`);
+    }
     return store;
+  }
+
+  /**
+   * Runs `fn` holding the store lock (re-entrant: the store's own methods can be called inside): no
+   * other window changes anything meanwhile. For a read-modify-write that spans more than one store
+   * call (the pipeline rebuilding a turn on another window's turns). Keep it short.
+   */
+  exclusive<T>(fn: () => T): T {
+    return this.locked(fn);
+  }
+
+  /** Runs a change under the store lock; a lock held too long by another window is a `busy` error. */
+  private locked<T>(fn: () => T, waitMs?: number): T {
+    try {
+      this.lock.acquire(waitMs);
+    } catch (e) {
+      if (e instanceof LockBusyError) throw new ChatStoreError('busy', e.message);
+      throw e;
+    }
+    try {
+      return fn();
+    } finally {
+      this.lock.release();
+    }
   }
 
   // ---------------------------------------------------------------- listing
@@ -307,48 +451,118 @@ export class ChatStore {
   // ---------------------------------------------------------------- saving
 
   /**
-   * Appends the turn the engine just completed. Blobs first, then one line (write + fsync), then the
-   * index. Returns the bytes appended and any repair warnings (a torn tail cut off, a corrupt file
-   * moved aside and replaced by the full state).
+   * Appends the turn the engine just completed. Under the store lock: the chat file is read again
+   * (only what another window added since this instance last read it), `input.base` is checked
+   * against it (a `conflict` error otherwise, see `ChatConflict`), then blobs, then one line
+   * (write + fsync), then the index. Returns the bytes appended, the new base, and any repair
+   * warnings (a torn tail cut off, a corrupt file moved aside and replaced by the full state).
    */
-  appendTurn(chatId: string, input: AppendTurnInput): { bytes: number; warnings: string[]; meta: TurnMeta } {
+  appendTurn(chatId: string, input: AppendTurnInput): AppendTurnResult {
     const id = validateChatId(chatId);
+    return this.locked(() => this.appendLocked(id, input));
+  }
+
+  private appendLocked(id: string, input: AppendTurnInput): AppendTurnResult {
     const file = this.chatPath(id);
     const warnings: string[] = [];
-    let head = this.heads.get(id);
-    const size = fileSize(file);
-    if (!fs.existsSync(file)) {
-      head = { enc: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false, lastLineStart: 0, lastLineTurns: 0 };
-    } else if (!head || head.fileBytes !== size) {
-      try {
-        head = this.readHead(id);
-      } catch (e) {
-        if (!(e instanceof ChatStoreError) || e.code !== 'corrupt') throw e;
-        warnings.push(`${e.message}; the chat continues from the current state in a new file`);
-        head = { enc: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false, lastLineStart: 0, lastLineTurns: 0 };
-      }
-    }
+    const current = this.headForWrite(id, warnings);
+    let head = current.head;
+    // A file this call had to move aside: the caller's state is the best copy there is.
+    if (input.base && !current.movedAside) this.checkBase(id, head, current.exists, input.base);
+    if (input.replaceLast) head = this.cutLastLine(id, head);
     if (head.validBytes < head.fileBytes) {
       fs.truncateSync(file, head.validBytes);
       warnings.push(`chat ${id}: cut off ${head.fileBytes - head.validBytes} bytes of a torn last line before appending`);
       head = { ...head, fileBytes: head.validBytes };
     }
-    const meta = input.engine ? ('tokenizer' in input.engine ? engineMeta(input.engine) : input.engine) : head.enc?.engine;
+    const headEnc = head.chain?.encoded();
+    const meta = input.engine ? ('tokenizer' in input.engine ? engineMeta(input.engine) : input.engine) : headEnc?.engine;
     const enc = encodeState(input.state, { engine: meta });
-    if (head.enc && enc.completedTurns <= head.enc.completedTurns) {
-      throw new ChatStoreError('conflict', `chat ${id} already has ${head.enc.completedTurns} turns saved; cannot save turn ${enc.completedTurns} (was the chat changed in another window?)`);
+    input.state.turns.forEach((t, i) => {
+      const saved = this.savedTurns.get(t);
+      if (saved && i < enc.turns.length) enc.turns[i] = saved;
+    });
+    if (headEnc && enc.completedTurns <= headEnc.completedTurns) {
+      throw new ChatStoreError('conflict', `chat ${id} already has ${headEnc.completedTurns} turns saved; cannot save turn ${enc.completedTurns} (was the chat changed in another window?)`);
     }
-    const delta = diffState(head.enc, enc);
-    for (const b of stateBlobs(input.state, deltaEntryKeys(delta))) this.writeBlob(b.hash, b.text);
-    const line: ChatLine = { format: CHAT_FORMAT, v: FORMAT_VERSION, turn: enc.completedTurns, delta, stateHash: stateDigest(enc), meta: this.turnMeta(input) };
-    const text = (head.needsNewline ? '\n' : '') + JSON.stringify(line) + '\n';
+    // Canonical key order on both sides: the delta names only what changed, and its objects keep the
+    // chain canonical (its digest is then a plain JSON.stringify away; see chatChain.ts).
+    const next = canonicalize(enc);
+    const prev = head.chain && !head.chain.canonical ? canonicalize(headEnc).value : headEnc;
+    const delta = diffState(prev, next.value);
+    for (const b of stateBlobs(input.state, deltaEntryKeys(delta))) {
+      this.writeBlob(b.hash, b.text);
+      this.lock.touch();
+    }
+    const chain = head.chain ? head.chain.clone() : new StateChain();
+    chain.apply(delta, next.canonical);
+    const stateHash = chain.digest();
+    const chainTurns = chain.encoded().turns;
+    input.state.turns.forEach((t, i) => this.savedTurns.set(t, chainTurns[i]));
+    const line: ChatLine = { format: CHAT_FORMAT, v: FORMAT_VERSION, turn: enc.completedTurns, delta, stateHash, meta: this.turnMeta(input) };
+    const json = JSON.stringify(line);
+    const text = (head.needsNewline ? '\n' : '') + json + '\n';
+    this.lock.assertHeld();
     const bytes = this.appendLine(file, text);
-    const fileBytes = head.fileBytes + bytes;
+    const lineStart = head.fileBytes + (head.needsNewline ? 1 : 0);
     const saved = meta ? { ...line.meta!, engine: meta } : line.meta!;
-    this.heads.set(id, { enc, turns: [...head.turns, saved], warnings: [], validBytes: fileBytes, fileBytes, needsNewline: false, lastLineStart: head.fileBytes + (head.needsNewline ? 1 : 0), lastLineTurns: enc.completedTurns - (head.enc?.completedTurns ?? 0) });
+    const lineHashes = head.lineHashes;
+    lineHashes.set(enc.completedTurns, stateHash);
+    const ino = head.ino >= 0 ? head.ino : fileIno(file);
+    const fileBytes = head.fileBytes + bytes;
+    this.heads.set(id, {
+      chain, turns: [...head.turns, saved], warnings: [], validBytes: fileBytes, fileBytes, needsNewline: false, lastLineStart: lineStart,
+      lastLineTurns: enc.completedTurns - (headEnc?.completedTurns ?? 0), lines: head.lines + 1, lastHash: stateHash, lastLineSha: nodeSha256(json + '\n'), lineHashes, ino,
+    });
     const first = input.state.turns[0]?.userText ?? '';
     this.upsertIndex(id, enc.completedTurns, input.title ?? titleFrom(first));
-    return { bytes, warnings, meta: saved };
+    return { bytes, warnings, meta: saved, turn: enc.completedTurns, base: { turns: enc.completedTurns, stateHash } };
+  }
+
+  /**
+   * The chat's head as on disk now, for a writer (under the lock): the cached head continued with
+   * what was appended since; a missing file is an empty head; a corrupt one is moved aside.
+   */
+  private headForWrite(id: string, warnings: string[]): { head: ChatHead; exists: boolean; movedAside: boolean } {
+    try {
+      const head = this.readHead(id, undefined, this.heads.get(id));
+      this.heads.set(id, head);
+      return { head, exists: true, movedAside: false };
+    } catch (e) {
+      if (e instanceof ChatStoreError && e.code === 'not-found') {
+        this.heads.delete(id);
+        return { head: emptyHead(), exists: false, movedAside: false };
+      }
+      if (!(e instanceof ChatCorrupt)) throw e;
+      const err = this.corrupt(id, e.message);
+      warnings.push(`${err.message}; the chat continues from the current state in a new file`);
+      return { head: emptyHead(), exists: false, movedAside: true };
+    }
+  }
+
+  private checkBase(id: string, head: ChatHead, exists: boolean, base: ChatBase): void {
+    const disk = baseOf(head);
+    if (disk.turns === base.turns && disk.stateHash === base.stateHash) return;
+    const reason: ChatConflict['reason'] =
+      !exists && base.turns > 0 ? 'missing' : base.turns === 0 || head.lineHashes.get(base.turns) === base.stateHash ? 'appended' : 'diverged';
+    const what =
+      reason === 'missing'
+        ? `chat ${id} was deleted (in another window?)`
+        : reason === 'appended'
+          ? `chat ${id} has ${disk.turns - base.turns} turn(s) saved after turn ${base.turns} (in another window?)`
+          : `chat ${id} no longer holds the turn ${base.turns} this turn followed (it was replaced or removed, in another window?)`;
+    throw new ChatStoreError('conflict', `${what}; the turn was not saved`, undefined, { reason, base: { ...base }, disk });
+  }
+
+  /** Regenerate's first half, under the append's lock: cut the last line (it must be one turn). */
+  private cutLastLine(id: string, head: ChatHead): ChatHead {
+    if (!head.chain || head.chain.turnCount === 0) throw new ChatStoreError('not-found', `chat ${id} has no turn to remove`);
+    if (head.lastLineTurns !== 1) throw new ChatStoreError('conflict', `the last ${head.lastLineTurns} turns of chat ${id} were imported together and cannot be removed one by one`);
+    this.truncateFile(this.chatPath(id), head.lastLineStart);
+    this.heads.delete(id);
+    const again = this.readHead(id);
+    this.heads.set(id, again);
+    return again;
   }
 
   private turnMeta(input: AppendTurnInput): TurnMeta {
@@ -389,6 +603,7 @@ export class ChatStore {
     if (input.provider) meta.provider = input.provider;
     if (input.stopped) meta.stopped = true;
     if (input.request) meta.request = JSON.parse(JSON.stringify(input.request)) as StoredTurnRequest;
+    if (input.rebased) meta.rebased = { builtAfterTurn: input.rebased.builtAfterTurn };
     return meta;
   }
 
@@ -396,64 +611,245 @@ export class ChatStore {
 
   /**
    * Loads a chat: its state exactly as last saved (nothing in the workspace is read), the engine
-   * options in force, per-turn metadata, and warnings (a torn last line that was ignored). A corrupt
-   * file is moved aside (`ChatStoreError` code `corrupt`, `movedTo`); a missing or damaged blob is a
-   * `missing-blob` error for this chat only.
+   * options in force, per-turn metadata, its base (for the next append), and warnings (a torn last
+   * line that was ignored). A corrupt file is moved aside (`ChatStoreError` code `corrupt`,
+   * `movedTo`); a missing or damaged blob is a `missing-blob` error for this chat only.
+   *
+   * `reuse`: a state of this chat already in memory (a reload after another window saved): snapshots
+   * it holds are taken from it instead of being read and verified again.
    */
-  loadChat(chatId: string, opts: { throughTurn?: number } = {}): LoadedChat {
+  loadChat(chatId: string, opts: { throughTurn?: number; reuse?: ChatState } = {}): LoadedChat {
     const id = validateChatId(chatId);
-    const head = this.readHead(id, opts.throughTurn);
-    const enc = head.enc;
+    const head = opts.throughTurn === undefined ? this.syncHead(id) : this.checkedHead(id, opts.throughTurn);
+    const enc = head.chain?.encoded();
     let state: ChatState;
     let engine: EngineMeta | undefined;
     if (!enc) {
       state = emptyState();
     } else {
-      let blobError: ChatStoreError | undefined;
       try {
-        state = decodeState(enc, (hash) => {
-          try {
-            return this.readBlob(hash);
-          } catch (e) {
-            if (e instanceof ChatStoreError) blobError = e;
-            throw e;
-          }
-        });
+        state = this.decode(id, enc, opts.reuse);
         engine = decodeEngineMetaOf(enc);
+        state.turns.forEach((t, i) => this.savedTurns.set(t, enc.turns[i]));
       } catch (e) {
-        if (blobError) throw new ChatStoreError('missing-blob', `chat ${id} cannot be loaded: ${(e as Error).message}`);
-        throw this.corrupt(id, (e as Error).message);
+        if (e instanceof ChatStoreError) throw e;
+        throw this.corruptAfterRecheck(id, (e as Error).message, opts.throughTurn);
       }
     }
-    // A head read up to an earlier turn is not the file's head.
-    if (opts.throughTurn === undefined) this.heads.set(id, head);
     const entry = this.readIndex().find((c) => c.id === id);
-    return { id, title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''), state, engine, turns: head.turns, warnings: head.warnings, bytes: head.fileBytes };
+    return { id, title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''), state, engine, turns: head.turns.slice(), warnings: head.warnings, bytes: head.fileBytes, base: baseOf(head) };
+  }
+
+  /**
+   * Where chat `chatId` on disk stands relative to `base` (what a window shows): `same`, or the
+   * conflict reason another window's change would cause. Cheap when nothing changed (a stat and a
+   * read of the last line); after another window's append, only the new lines are read.
+   */
+  chatStatus(chatId: string, base: ChatBase): { relation: 'same' | ChatConflict['reason']; disk: ChatBase } {
+    const id = validateChatId(chatId);
+    let head: ChatHead;
+    try {
+      head = this.syncHead(id);
+    } catch (e) {
+      if (e instanceof ChatStoreError && (e.code === 'not-found' || e.code === 'corrupt')) {
+        return { relation: base.turns === 0 ? 'same' : 'missing', disk: { turns: 0, stateHash: '' } };
+      }
+      throw e;
+    }
+    const disk = baseOf(head);
+    if (disk.turns === base.turns && disk.stateHash === base.stateHash) return { relation: 'same', disk };
+    return { relation: base.turns === 0 || head.lineHashes.get(base.turns) === base.stateHash ? 'appended' : 'diverged', disk };
+  }
+
+  /** Metadata of each saved turn of a chat, in order (reads only what was appended since the last read; no snapshot is read). */
+  turnMetas(chatId: string): TurnMeta[] {
+    return this.syncHead(validateChatId(chatId)).turns.slice();
+  }
+
+  /** The chat's head as on disk now, read without the lock (only what was appended since the last read). */
+  private syncHead(id: string): ChatHead {
+    try {
+      const head = this.readHead(id, undefined, this.heads.get(id));
+      this.heads.set(id, head);
+      return head;
+    } catch (e) {
+      this.heads.delete(id);
+      if (e instanceof ChatCorrupt) throw this.corruptAfterRecheck(id, e.message);
+      throw e;
+    }
+  }
+
+  /** The head up to `throughTurn` (Regenerate's state before the last turn; not cached). */
+  private checkedHead(id: string, throughTurn: number): ChatHead {
+    try {
+      return this.readHead(id, throughTurn);
+    } catch (e) {
+      if (e instanceof ChatCorrupt) throw this.corruptAfterRecheck(id, e.message, throughTurn);
+      throw e;
+    }
+  }
+
+  /**
+   * A read without the lock found the file damaged: read it again under the lock (a rewrite by
+   * another window can look like damage to a reader racing with it) and move it aside only if it
+   * still is. Returns the error to throw.
+   */
+  private corruptAfterRecheck(id: string, why: string, throughTurn?: number): ChatStoreError {
+    return this.locked(() => {
+      this.heads.delete(id);
+      try {
+        const head = this.readHead(id, throughTurn);
+        const enc = head.chain?.encoded();
+        if (enc) this.decode(id, enc);
+      } catch (e) {
+        if (e instanceof ChatCorrupt) return this.corrupt(id, e.message);
+        if (e instanceof ChatStoreError) return e;
+        return this.corrupt(id, (e as Error).message);
+      }
+      return new ChatStoreError('busy', `chat ${id} changed while it was being read (${why}); try again`);
+    });
+  }
+
+  /**
+   * The state of an encoded chat state, its snapshots read from the blobs. `decodeState` checks every
+   * field and reference; it also checks each snapshot against its sha256 with the engine's pure-JS
+   * hash, which for a few MB of attachments costs more than everything else together. So the state is
+   * decoded with each (well-formed) blob reference standing in for an empty snapshot, and the
+   * snapshots are filled in afterwards, verified with node:crypto by `readBlob` (or taken from
+   * `reuse`, already verified). A reference that is not well-formed is left for `decodeState` to
+   * report.
+   */
+  private decode(id: string, enc: EncodedState, reuse?: ChatState): ChatState {
+    const known = new Map<string, string>();
+    if (reuse) {
+      for (const e of reuse.entries.values()) {
+        known.set(e.artifact.contentHash, e.artifact.content);
+        if (e.compacted) known.set(e.compacted.bodyHash, e.compacted.body);
+      }
+    }
+    const shadowed: boolean[] = [];
+    const shadow: EncodedState = {
+      ...enc,
+      entries: enc.entries.map((e, i) => {
+        const s = shadowEntry(e);
+        shadowed[i] = s !== e;
+        return s;
+      }),
+    };
+    let blobError: ChatStoreError | undefined;
+    let state: ChatState;
+    try {
+      state = decodeState(shadow, (hash) => {
+        if (hash === EMPTY_SHA256) return '';
+        try {
+          return this.readBlob(hash);
+        } catch (e) {
+          if (e instanceof ChatStoreError) blobError = e;
+          throw e;
+        }
+      });
+    } catch (e) {
+      if (blobError) throw new ChatStoreError('missing-blob', `chat ${id} cannot be loaded: ${(e as Error).message}`);
+      throw e;
+    }
+    let i = 0;
+    for (const entry of state.entries.values()) {
+      const src = enc.entries[i];
+      if (shadowed[i]) {
+        const where = `chat state entries[${i}] (${entry.key})`;
+        const a = src.artifact;
+        entry.artifact.content = this.snapshot(id, a.contentHash, a.blob, a.blobEncoding, known, `${where} snapshot`);
+        entry.artifact.contentHash = a.contentHash;
+        if (src.compacted && entry.compacted) {
+          const c = src.compacted;
+          entry.compacted.body = this.snapshot(id, c.bodyHash, c.blob, c.blobEncoding, known, `${where} compacted preview`);
+          entry.compacted.bodyHash = c.bodyHash;
+        }
+      }
+      i++;
+    }
+    return state;
+  }
+
+  /** One snapshot's text: from memory when known, else its blob (verified), decoded and checked against `hash`. */
+  private snapshot(id: string, hash: string, blob: string | undefined, encoding: string | undefined, known: Map<string, string>, where: string): string {
+    if (encoding === undefined && blob === undefined) {
+      const mem = known.get(hash);
+      if (mem !== undefined) return mem;
+    }
+    const name = blob ?? hash;
+    let raw: string;
+    try {
+      raw = this.readBlob(name);
+    } catch (e) {
+      if (e instanceof ChatStoreError) throw new ChatStoreError('missing-blob', `chat ${id} cannot be loaded: ${where}: ${e.message}`);
+      throw e;
+    }
+    let text = raw;
+    if (encoding === 'json') {
+      try {
+        text = JSON.parse(raw) as string;
+      } catch {
+        throw new Error(`${where}: blob ${name} is not a JSON string`);
+      }
+      if (typeof text !== 'string') throw new Error(`${where}: blob ${name} is not a JSON string`);
+    }
+    // A blob named by the content's hash was verified by readBlob; any other name needs this check.
+    if (name !== hash && nodeSha256(text) !== hash) throw new Error(`${where}: blob ${name} does not match its sha256 ${hash.slice(0, 12)}…`);
+    return text;
   }
 
   /**
    * Reads and checks a chat file without fetching blobs; with `throughTurn`, only the lines up to that
-   * turn (the state before later turns: Regenerate builds on it without touching the file).
+   * turn (the state before later turns: Regenerate builds on it without touching the file). With
+   * `from` (this chat's head read earlier), only what was appended after it is read, when the file
+   * is still the same file with the same last line; otherwise the whole file. Throws `ChatCorrupt`
+   * for a damaged file (the caller decides whether to move it aside) and `not-found`.
    */
-  private readHead(id: string, throughTurn?: number): ChatHead {
+  private readHead(id: string, throughTurn?: number, from?: ChatHead): ChatHead {
     const file = this.chatPath(id);
-    let buf: Buffer;
+    let fd: number;
     try {
-      buf = fs.readFileSync(file);
+      fd = fs.openSync(file, 'r');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
       throw e;
     }
+    try {
+      const st = fs.fstatSync(fd);
+      const size = st.size;
+      const cont = throughTurn === undefined && from && from.chain && continues(fd, st, from) ? from : undefined;
+      if (cont && size === cont.fileBytes) return cont;
+      const offset = cont ? cont.validBytes : 0;
+      const buf = Buffer.allocUnsafe(size - offset);
+      let got = 0;
+      while (got < buf.length) {
+        const n = fs.readSync(fd, buf, got, buf.length - got, offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return this.parseLines(id, buf.subarray(0, got), offset, throughTurn, cont, st.ino);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private parseLines(id: string, buf: Buffer, offset: number, throughTurn: number | undefined, cont: ChatHead | undefined, ino: number): ChatHead {
     const warnings: string[] = [];
-    const turns: TurnMeta[] = [];
-    let enc: EncodedState | undefined;
-    let lastHash: string | undefined;
-    let validBytes = 0;
-    let needsNewline = false;
-    let lastLineStart = 0;
-    let lastLineTurns = 0;
+    const turns: TurnMeta[] = cont ? cont.turns.slice() : [];
+    const lineHashes = cont ? new Map(cont.lineHashes) : new Map<number, string>();
+    let chain: StateChain | undefined = cont?.chain?.clone();
+    let lastHash = cont?.lastHash ?? '';
+    let lastLineSha = cont?.lastLineSha ?? '';
+    let validBytes = cont?.validBytes ?? 0;
+    let needsNewline = cont?.needsNewline ?? false;
+    let lastLineStart = cont?.lastLineStart ?? 0;
+    let lastLineTurns = cont?.lastLineTurns ?? 0;
+    let lineNo = cont?.lines ?? 0;
+    const fileBytes = offset + buf.length;
+    let applied = 0;
+    let lastLocal: [number, number] | undefined;
     let start = 0;
-    let lineNo = 0;
     while (start < buf.length) {
       const nl = buf.indexOf(0x0a, start);
       const end = nl < 0 ? buf.length : nl;
@@ -461,56 +857,72 @@ export class ChatStore {
       lineNo++;
       const isLast = next >= buf.length;
       const text = buf.subarray(start, end).toString('utf8');
-      if (text.trim().length === 0 && !isLast) {
-        throw this.corrupt(id, `line ${lineNo} is empty`);
-      }
+      if (text.trim().length === 0 && !isLast) throw new ChatCorrupt(`line ${lineNo} is empty`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch (e) {
         if (isLast) {
-          warnings.push(`chat ${id}: the last line (${lineNo}) was cut off by an interrupted write and was ignored; the turns before it are intact`);
+          // Another window writing this line right now is not damage.
+          if (!this.lock.heldByOther()) warnings.push(`chat ${id}: the last line (${lineNo}) was cut off by an interrupted write and was ignored; the turns before it are intact`);
+          lineNo--;
           break;
         }
-        throw this.corrupt(id, `line ${lineNo} is not valid JSON (${(e as Error).message})`);
+        throw new ChatCorrupt(`line ${lineNo} is not valid JSON (${(e as Error).message})`);
       }
       if (throughTurn !== undefined && isObj(parsed) && typeof parsed.turn === 'number' && parsed.turn > throughTurn) {
-        if ((enc?.completedTurns ?? 0) < throughTurn) throw new ChatStoreError('conflict', `chat ${id}: turns ${(enc?.completedTurns ?? 0) + 1}-${parsed.turn} were saved together; there is no state after turn ${throughTurn} alone`);
+        const have = chain?.turnCount ?? 0;
+        if (have < throughTurn) throw new ChatStoreError('conflict', `chat ${id}: turns ${have + 1}-${parsed.turn} were saved together; there is no state after turn ${throughTurn} alone`);
+        lineNo--;
         break;
       }
       try {
         const line = checkLine(parsed);
-        if (enc && line.turn <= enc.completedTurns) throw new Error(`turn ${line.turn} does not follow turn ${enc.completedTurns}`);
-        lastLineTurns = line.turn - (enc?.completedTurns ?? 0);
-        enc = checkEncodedShape(applyDelta(enc, line.delta));
-        if (enc.completedTurns !== line.turn) throw new Error(`the state has ${enc.completedTurns} turns, the line says ${line.turn}`);
+        if (chain && line.turn <= chain.turnCount) throw new Error(`turn ${line.turn} does not follow turn ${chain.turnCount}`);
+        lastLineTurns = line.turn - (chain?.turnCount ?? 0);
+        chain ??= new StateChain();
+        chain.apply(line.delta);
+        if (chain.turnCount !== line.turn) throw new Error(`the state has ${chain.turnCount} turns, the line says ${line.turn}`);
         lastHash = line.stateHash;
+        lineHashes.set(line.turn, line.stateHash);
         // The engine options in force at each turn come from the chain.
-        const engine = enc.engine;
+        const engine = chain.engineMeta;
         if (line.imported) for (const t of line.imported.turns) turns.push(t.engine || !engine ? t : { ...t, engine });
         if (line.meta) turns.push(engine ? { ...line.meta, engine } : line.meta);
       } catch (e) {
-        throw this.corrupt(id, `line ${lineNo}: ${(e as Error).message}`);
+        throw new ChatCorrupt(`line ${lineNo}: ${(e as Error).message}`);
       }
-      lastLineStart = start;
-      validBytes = next;
+      applied++;
+      lastLocal = [start, next];
+      lastLineStart = offset + start;
+      validBytes = offset + next;
       needsNewline = nl < 0;
       start = next;
     }
-    if (enc && stateDigest(enc) !== lastHash) throw this.corrupt(id, 'the state rebuilt from its lines does not match the recorded digest');
-    return { enc, turns, warnings, validBytes, fileBytes: buf.length, needsNewline, lastLineStart, lastLineTurns };
+    if (lastLocal) lastLineSha = nodeSha256(buf.subarray(lastLocal[0], lastLocal[1]));
+    if (chain && applied > 0) {
+      try {
+        checkEncodedShape(chain.encoded());
+      } catch (e) {
+        throw new ChatCorrupt(`the state rebuilt from its lines is invalid: ${(e as Error).message}`);
+      }
+      if (!chain.matches(lastHash)) throw new ChatCorrupt('the state rebuilt from its lines does not match the recorded digest');
+    }
+    return { chain, turns, warnings, validBytes, fileBytes, needsNewline, lastLineStart, lastLineTurns, lines: lineNo, lastHash, lastLineSha, lineHashes, ino };
   }
 
-  /** Moves a corrupt chat file aside, drops it from the index, and returns the error to throw. */
+  /** Moves a corrupt chat file aside (under the lock), drops it from the index, and returns the error to throw. */
   private corrupt(id: string, why: string): ChatStoreError {
-    const file = this.chatPath(id);
-    let n = 1;
-    while (fs.existsSync(path.join(this.chatsDir, `${id}.corrupt-${n}.jsonl`))) n++;
-    const moved = path.join(this.chatsDir, `${id}.corrupt-${n}.jsonl`);
-    fs.renameSync(file, moved);
-    this.heads.delete(id);
-    this.writeIndex(this.readIndex().filter((c) => c.id !== id));
-    return new ChatStoreError('corrupt', `chat ${id} is damaged (${why}); it was moved aside to ${path.relative(this.root, moved)}`, moved);
+    return this.locked(() => {
+      const file = this.chatPath(id);
+      let n = 1;
+      while (fs.existsSync(path.join(this.chatsDir, `${id}.corrupt-${n}.jsonl`))) n++;
+      const moved = path.join(this.chatsDir, `${id}.corrupt-${n}.jsonl`);
+      fs.renameSync(file, moved);
+      this.heads.delete(id);
+      this.writeIndex(this.readIndex().filter((c) => c.id !== id));
+      return new ChatStoreError('corrupt', `chat ${id} is damaged (${why}); it was moved aside to ${path.relative(this.root, moved)}`, moved);
+    });
   }
 
   // ---------------------------------------------------------------- renaming, regenerating
@@ -520,42 +932,53 @@ export class ChatStore {
     const id = validateChatId(chatId);
     const clean = title.replace(/\s+/g, ' ').trim().slice(0, 200);
     if (clean.length === 0) throw new ChatStoreError('invalid-title', 'a chat title cannot be empty');
-    const index = this.readIndex();
-    const i = index.findIndex((c) => c.id === id);
-    if (i < 0) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
-    index[i] = { ...index[i], title: clean };
-    this.writeIndex(index);
-    return index[i];
+    return this.locked(() => {
+      const index = this.readIndex();
+      const i = index.findIndex((c) => c.id === id);
+      if (i < 0) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
+      index[i] = { ...index[i], title: clean };
+      this.writeIndex(index);
+      return index[i];
+    });
   }
 
   /**
-   * Removes the last turn (Regenerate): the chat file is cut at the start of its last line (one
-   * truncate + fsync, so a crash leaves either the old file or the shorter one, both valid), and the
-   * index follows. A torn tail after it goes too. Returns the turns left. An imported chat's first
-   * line holds several turns at once and cannot be cut into: `conflict`.
+   * Removes the last turn: the chat file is cut at the start of its last line (one truncate + fsync,
+   * so a crash leaves either the old file or the shorter one, both valid), and the index follows. A
+   * torn tail after it goes too. Returns the turns left. An imported chat's first line holds several
+   * turns at once and cannot be cut into: `conflict`. (Regenerate replaces the last turn with
+   * `appendTurn(…, { replaceLast })`, both halves under one lock.)
    */
   dropLastTurn(chatId: string): { turns: number } {
     const id = validateChatId(chatId);
-    const file = this.chatPath(id);
-    const head = this.readHead(id);
-    if (!head.enc || head.enc.completedTurns === 0) throw new ChatStoreError('not-found', `chat ${id} has no turn to remove`);
-    if (head.lastLineTurns !== 1) throw new ChatStoreError('conflict', `the last ${head.lastLineTurns} turns of chat ${id} were imported together and cannot be removed one by one`);
+    return this.locked(() => {
+      let head: ChatHead;
+      try {
+        head = this.readHead(id);
+      } catch (e) {
+        if (e instanceof ChatCorrupt) throw this.corrupt(id, e.message);
+        throw e;
+      }
+      const cut = this.cutLastLine(id, head);
+      const turns = cut.chain?.turnCount ?? 0;
+      const index = this.readIndex();
+      const i = index.findIndex((c) => c.id === id);
+      if (i >= 0) {
+        index[i] = { ...index[i], turns, updatedAt: this.now().toISOString() };
+        this.writeIndex(index);
+      }
+      return { turns };
+    });
+  }
+
+  private truncateFile(file: string, bytes: number): void {
     const fd = fs.openSync(file, 'r+');
     try {
-      fs.ftruncateSync(fd, head.lastLineStart);
+      fs.ftruncateSync(fd, bytes);
       if (this.durable) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
-    this.heads.delete(id);
-    const turns = head.enc.completedTurns - 1;
-    const index = this.readIndex();
-    const i = index.findIndex((c) => c.id === id);
-    if (i >= 0) {
-      index[i] = { ...index[i], turns, updatedAt: this.now().toISOString() };
-      this.writeIndex(index);
-    }
-    return { turns };
   }
 
   // ---------------------------------------------------------------- deleting
@@ -563,48 +986,61 @@ export class ChatStore {
   /** Deletes a chat (and copies of it moved aside as corrupt), then collects unreferenced blobs. */
   deleteChat(chatId: string): { removedBlobs: number } {
     const id = validateChatId(chatId);
-    let found = false;
-    for (const name of fs.readdirSync(this.chatsDir)) {
-      const m = CORRUPT_NAME.exec(name);
-      if (name === `${id}.jsonl` || (m && m[1] === id)) {
-        fs.unlinkSync(path.join(this.chatsDir, name));
-        found = true;
+    return this.locked(() => {
+      let found = false;
+      const released = new Set<string>();
+      for (const name of fs.readdirSync(this.chatsDir)) {
+        const m = CORRUPT_NAME.exec(name);
+        if (name === `${id}.jsonl` || (m && m[1] === id)) {
+          const file = path.join(this.chatsDir, name);
+          for (const h of blobNamesIn(file)) released.add(h);
+          fs.unlinkSync(file);
+          found = true;
+        }
       }
-    }
-    const index = this.readIndex();
-    if (!found && !index.some((c) => c.id === id)) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
-    this.heads.delete(id);
-    this.writeIndex(index.filter((c) => c.id !== id));
-    return { removedBlobs: this.collectBlobs() };
+      const index = this.readIndex();
+      if (!found && !index.some((c) => c.id === id)) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
+      this.heads.delete(id);
+      this.writeIndex(index.filter((c) => c.id !== id));
+      return { removedBlobs: this.collectBlobs({ released }) };
+    });
   }
 
   /**
-   * Removes blobs no chat file references. References are found by scanning every chat file
-   * (including ones moved aside) for sha256-shaped strings, so a damaged file keeps its blobs.
+   * Removes blobs no chat file references, under the store lock. References are found by scanning
+   * every chat file (including ones moved aside, and a torn tail) for sha256-shaped strings, so a
+   * damaged file keeps its blobs. A blob no file names is removed when the chat being deleted named
+   * it (`released`: its lines were complete) or when it is older than the grace period
+   * (`ChatStoreOptions.blobGraceMs`): younger ones may belong to a line another window has not
+   * appended yet (writers holding the lock never leave such a window open; an older Strata without
+   * the lock might). Interrupted blob writes (`.tmp-` files) go after the same grace, at least a minute.
    */
-  collectBlobs(): number {
-    const referenced = new Set<string>();
-    for (const name of fs.readdirSync(this.chatsDir)) {
-      if (!name.endsWith('.jsonl')) continue;
-      const text = fs.readFileSync(path.join(this.chatsDir, name), 'latin1');
-      for (const m of text.matchAll(/[0-9a-f]{64}/g)) referenced.add(m[0]);
-    }
-    let removed = 0;
-    for (const dir of safeReaddir(this.blobsDir)) {
-      const full = path.join(this.blobsDir, dir);
-      for (const name of safeReaddir(full)) {
-        if (HEX64.test(name)) {
-          if (referenced.has(name)) continue;
-          fs.unlinkSync(path.join(full, name));
-          removed++;
-        } else if (name.includes('.tmp-')) {
-          // A blob write interrupted by a crash; leave young ones to a writer that may still be running.
-          const st = fs.statSync(path.join(full, name));
-          if (Date.now() - st.mtimeMs > 60_000) fs.unlinkSync(path.join(full, name));
+  collectBlobs(opts: { released?: ReadonlySet<string>; graceMs?: number } = {}): number {
+    return this.locked(() => {
+      const grace = opts.graceMs ?? this.options.blobGraceMs ?? BLOB_GRACE_MS;
+      const referenced = new Set<string>();
+      for (const name of fs.readdirSync(this.chatsDir)) {
+        if (!name.endsWith('.jsonl')) continue;
+        for (const h of blobNamesIn(path.join(this.chatsDir, name))) referenced.add(h);
+      }
+      const now = Date.now();
+      let removed = 0;
+      for (const dir of safeReaddir(this.blobsDir)) {
+        const full = path.join(this.blobsDir, dir);
+        for (const name of safeReaddir(full)) {
+          const file = path.join(full, name);
+          if (HEX64.test(name)) {
+            if (referenced.has(name)) continue;
+            if (!opts.released?.has(name) && now - mtimeOf(file) <= grace) continue;
+            fs.rmSync(file, { force: true });
+            removed++;
+          } else if (name.includes('.tmp-')) {
+            if (now - mtimeOf(file) > Math.max(60_000, grace)) fs.rmSync(file, { force: true });
+          }
         }
       }
-    }
-    return removed;
+      return removed;
+    });
   }
 
   // ---------------------------------------------------------------- export / import
@@ -704,17 +1140,23 @@ export class ChatStore {
       return bad((e as Error).message);
     }
     const engine = decodeEngineMetaOf(enc);
-    const id = opts.chatId !== undefined ? validateChatId(opts.chatId) : this.freeId(chatIdFor(chat.id));
-    if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
     const turns = (p.turns as TurnMeta[]).filter(isObj).map((t) => ({ ...t, attachments: Array.isArray(t.attachments) ? t.attachments.filter((a) => isObj(a) && !drop.has(a.key)) : [] }));
     const full = encodeState(state, { engine });
-    for (const b of stateBlobs(state)) this.writeBlob(b.hash, b.text);
-    const line: ChatLine = { format: CHAT_FORMAT, v: FORMAT_VERSION, turn: full.completedTurns, delta: diffState(undefined, full), stateHash: stateDigest(full), imported: { from: chat.id, turns } };
     const warnings: string[] = [];
     if (dropped.length > 0) warnings.push(`${dropped.length} attachment path(s) are not allowed in this workspace and were left out: ${dropped.map((d) => d.path).join(', ')}`);
-    this.appendLine(this.chatPath(id), JSON.stringify(line) + '\n');
-    this.upsertIndex(id, full.completedTurns, chat.title);
-    return { chatId: id, turns: full.completedTurns, dropped, warnings };
+    return this.locked(() => {
+      const id = opts.chatId !== undefined ? validateChatId(opts.chatId) : this.freeId(chatIdFor(chat.id));
+      if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
+      for (const b of stateBlobs(state)) {
+        this.writeBlob(b.hash, b.text);
+        this.lock.touch();
+      }
+      const line: ChatLine = { format: CHAT_FORMAT, v: FORMAT_VERSION, turn: full.completedTurns, delta: diffState(undefined, full), stateHash: encodedDigest(full), imported: { from: chat.id, turns } };
+      this.lock.assertHeld();
+      this.appendLine(this.chatPath(id), JSON.stringify(line) + '\n');
+      this.upsertIndex(id, full.completedTurns, chat.title);
+      return { chatId: id, turns: full.completedTurns, dropped, warnings };
+    });
   }
 
   private freeId(base: string): string {
@@ -760,12 +1202,18 @@ export class ChatStore {
   /** Reads a blob and checks it against its name. */
   private readBlob(hash: string): string {
     if (!HEX64.test(hash)) throw new ChatStoreError('corrupt', `invalid blob name ${JSON.stringify(hash.slice(0, 70))}`);
-    let data: Buffer;
+    let fd: number;
     try {
-      data = fs.readFileSync(this.blobPath(hash));
+      fd = fs.openSync(this.blobPath(hash), 'r');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is missing from ${path.relative(this.root, this.blobPath(hash))}`);
       throw e;
+    }
+    let data: Buffer;
+    try {
+      data = readAll(fd);
+    } finally {
+      fs.closeSync(fd);
     }
     if (nodeSha256(data) !== hash) throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is damaged (its content does not match its hash)`);
     return data.toString('utf8');
@@ -848,11 +1296,12 @@ export class ChatStore {
       let turns = 0;
       try {
         const head = this.readHead(id);
-        turns = head.enc?.completedTurns ?? 0;
-        title = titleFrom(head.enc?.turns[0]?.userText ?? '');
+        const enc = head.chain?.encoded();
+        turns = enc?.completedTurns ?? 0;
+        title = titleFrom(enc?.turns[0]?.userText ?? '');
       } catch (e) {
-        // Corrupt: readHead moved it aside.
-        this.warnings.push((e as Error).message);
+        // Corrupt: moved aside (open holds the lock).
+        this.warnings.push((e instanceof ChatCorrupt ? this.corrupt(id, e.message) : (e as Error)).message);
         continue;
       }
       kept.push({ id, title, turns, createdAt: st.mtime.toISOString(), updatedAt: st.mtime.toISOString() });
@@ -876,12 +1325,97 @@ function checkLine(v: unknown): ChatLine {
   return v as unknown as ChatLine;
 }
 
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
+/**
+ * Read buffer reused by blob reads (a chat's hundreds of snapshots are read one after the other and
+ * turned into strings at once): no new Buffer, and no external memory for the GC to chase, per blob.
+ */
+let scratch = Buffer.allocUnsafe(256 * 1024);
+const SCRATCH_MAX = 4 * 1024 * 1024;
+
+/** The whole file behind `fd`; valid until the next call when it fits the reused buffer. */
+function readAll(fd: number): Buffer {
+  const size = fs.fstatSync(fd).size;
+  let buf = scratch;
+  if (size > scratch.length) {
+    if (size <= SCRATCH_MAX) scratch = buf = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
+    else buf = Buffer.allocUnsafe(size);
   }
+  let got = 0;
+  while (got < size) {
+    const n = fs.readSync(fd, buf, got, size - got, got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+
+function fileIno(file: string): number {
+  try {
+    return fs.statSync(file).ino;
+  } catch {
+    return -1;
+  }
+}
+
+function mtimeOf(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
+
+/** Every sha256-shaped string in a file (the blob names it may refer to; no parsing, so damage does not hide any). */
+function blobNamesIn(file: string): Set<string> {
+  const out = new Set<string>();
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'latin1');
+  } catch {
+    return out;
+  }
+  for (const m of text.matchAll(/[0-9a-f]{64}/g)) out.add(m[0]);
+  return out;
+}
+
+/**
+ * Whether `from` (a head read earlier) is a prefix of the open file: same inode, at least as long,
+ * and the last valid line's bytes unchanged (an append by another window keeps them; Regenerate's cut
+ * or a file moved aside and recreated does not).
+ */
+function continues(fd: number, st: fs.Stats, from: ChatHead): boolean {
+  if (from.ino !== st.ino || from.needsNewline || from.validBytes === 0 || st.size < from.validBytes) return false;
+  const len = from.validBytes - from.lastLineStart;
+  const buf = Buffer.allocUnsafe(len);
+  let got = 0;
+  while (got < len) {
+    const n = fs.readSync(fd, buf, got, len - got, from.lastLineStart + got);
+    if (n === 0) return false;
+    got += n;
+  }
+  return nodeSha256(buf) === from.lastLineSha;
+}
+
+/** A copy of an encoded entry whose (well-formed) snapshot references stand for empty snapshots (see `ChatStore.decode`). */
+function shadowEntry(e: EncodedEntry): EncodedEntry {
+  if (!isObj(e) || !isObj(e.artifact)) return e;
+  const ok = (hash: unknown, blob: unknown, encoding: unknown) =>
+    typeof hash === 'string' && HEX64.test(hash) && (blob === undefined || (typeof blob === 'string' && HEX64.test(blob))) && (encoding === undefined || encoding === 'json');
+  const a = e.artifact;
+  if (!ok(a.contentHash, a.blob, a.blobEncoding)) return e;
+  const c = e.compacted;
+  if (c !== undefined && (!isObj(c) || !ok(c.bodyHash, c.blob, c.blobEncoding))) return e;
+  const artifact = { ...a, contentHash: EMPTY_SHA256 };
+  delete artifact.blob;
+  delete artifact.blobEncoding;
+  const out: EncodedEntry = { ...e, artifact };
+  if (c) {
+    const compacted = { ...c, bodyHash: EMPTY_SHA256 };
+    delete compacted.blob;
+    delete compacted.blobEncoding;
+    out.compacted = compacted;
+  }
+  return out;
 }
 
 function safeReaddir(dir: string): string[] {

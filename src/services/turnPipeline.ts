@@ -15,6 +15,16 @@
  * `error` (nothing committed or persisted; the provider's error code), `blocked` (the essentials alone
  * exceed the budget: nothing sent), `preview` (no provider: the exact request is returned, nothing
  * committed).
+ *
+ * Another window saving to the same chat while a reply streams (two windows on one folder share the
+ * chat store): the append names the saved state the turn was built on (`PersistTarget.base`), and the
+ * store refuses it when the chat has moved on. When the other window only added turns, the turn is
+ * rebuilt on top of them — same input (the attachments and file contents as read for this turn), same
+ * reply — and saved after them, once (`saved.rebased`; the turn's meta says so). The reply was written
+ * without those turns, which is what the user saw happen; nothing is lost and nothing is saved twice.
+ * When the other window replaced or removed a turn this one followed (Regenerate), deleted the chat,
+ * or the rebuilt turn no longer fits, nothing is saved: `error` with code `chat-changed`, and the
+ * caller reloads the chat and offers to send the message again.
  */
 import { PromptContextEngine, type AttachmentRef, type TurnEnvelope, type TurnInput } from '../engine/engine';
 import type { NewArtifactInput } from '../engine/artifacts';
@@ -23,7 +33,7 @@ import { checkEnvelope, type Violation } from '../engine/invariants';
 import type { IHasher, LayerId } from '../engine/types';
 import { sha256Hex } from '../common/hash';
 import { providerCachePrediction } from './cacheModel';
-import type { ChatStore, StoredRef, StoredTurnRequest, TurnMeta } from './chatStore';
+import { ChatStoreError, type AppendTurnInput, type AppendTurnResult, type ChatBase, type ChatStore, type StoredRef, type StoredTurnRequest, type TurnMeta } from './chatStore';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderErrorCode, type ProviderUsage, type StreamEvent } from './providers/types';
 import type { AttachmentSpec, MaybePromise, WorkspacePort } from './workspacePort';
 
@@ -67,8 +77,23 @@ export interface PersistTarget {
   chatId: string;
   /** Title for the chat's first saved turn (a new chat). */
   title?: () => string | undefined;
-  /** Regenerate: the completed turn replaces the chat's last saved turn (`ChatStore.dropLastTurn` first). */
+  /** Regenerate: the completed turn replaces the chat's last saved turn (in the same locked append). */
   replaceLast?: boolean;
+  /**
+   * The saved state the engine's state is (`ChatStore.loadChat(…).base`, then each save's): the
+   * append is refused when the chat file has moved on (another window). Absent: not checked.
+   */
+  base?: () => ChatBase | undefined;
+}
+
+/** Where a kept turn was saved. */
+export interface SavedTurn {
+  /** The turn number in the chat (after another window's turns, when rebased). */
+  turn: number;
+  /** The chat as saved now. */
+  base: ChatBase;
+  /** Another window saved `otherTurns` turns while this one streamed: the turn was rebuilt after them. */
+  rebased?: { builtAfterTurn: number; otherTurns: number };
 }
 
 export interface TurnPipelineOptions {
@@ -118,7 +143,8 @@ export interface TurnReport {
 }
 
 export interface TurnError {
-  code: ProviderErrorCode | 'persist-failed' | 'internal';
+  /** `chat-changed`: another window changed the chat in a way this turn cannot be saved on top of. */
+  code: ProviderErrorCode | 'persist-failed' | 'chat-changed' | 'internal';
   message: string;
   retryAfterMs?: number;
 }
@@ -137,8 +163,8 @@ interface OutcomeBase {
 
 export type TurnOutcome = OutcomeBase &
   (
-    | { status: 'done'; reply: string; usage?: ProviderUsage; meta?: TurnMeta }
-    | { status: 'stopped'; kept: boolean; reply: string; usage?: ProviderUsage; meta?: TurnMeta }
+    | { status: 'done'; reply: string; usage?: ProviderUsage; meta?: TurnMeta; saved?: SavedTurn }
+    | { status: 'stopped'; kept: boolean; reply: string; usage?: ProviderUsage; meta?: TurnMeta; saved?: SavedTurn }
     | { status: 'error'; error: TurnError }
     | { status: 'blocked'; message: string }
     | { status: 'preview' }
@@ -359,7 +385,7 @@ export class TurnPipeline {
           break;
         } catch (e) {
           const pe = ProviderError.is(e) ? e : new ProviderError(send.signal?.aborted ? 'aborted' : 'bad-response', (e as Error)?.message ?? String(e));
-          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, { ...send, providerKind: provider?.kind }, state, request, emit, finish);
+          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish);
           if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder) {
             state.prunedHarder = true;
             const harder: TurnInput = { ...input, targetPercentOverride: Math.min(PRUNE_HARDER_PERCENT, input.targetPercentOverride ?? PRUNE_HARDER_PERCENT) };
@@ -377,10 +403,10 @@ export class TurnPipeline {
 
       // 6. Complete, persist, done.
       const reply = send.recordReply ?? doneText;
-      const saved = this.commit(engine, reply, envelope, { ...send, providerKind: provider?.kind }, false, state, request);
+      const saved = this.commit(engine, reply, envelope, input, { ...send, providerKind: provider?.kind }, false, state, request);
       if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
-      if (saved.bytes !== undefined) emit({ type: 'persisted', turn: envelope.turn, bytes: saved.bytes });
-      return finish({ status: 'done', reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
+      if (saved.bytes !== undefined) emit({ type: 'persisted', turn: saved.saved?.turn ?? envelope.turn, bytes: saved.bytes });
+      return finish({ status: 'done', reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}), ...(saved.saved ? { saved: saved.saved } : {}) });
     } catch (e) {
       const aborted = (e as Error)?.name === 'AbortError' || send.signal?.aborted;
       if (aborted) {
@@ -396,6 +422,7 @@ export class TurnPipeline {
     engine: PromptContextEngine,
     streamed: string,
     envelope: TurnEnvelope,
+    input: TurnInput,
     send: SendOptions & { providerKind?: string },
     state: { usage?: ProviderUsage },
     request: TurnRequest,
@@ -406,10 +433,10 @@ export class TurnPipeline {
       engine.abandonTurn();
       return finish({ status: 'stopped', kept: false, reply: '' });
     }
-    const saved = this.commit(engine, streamed, envelope, send, true, state, request);
+    const saved = this.commit(engine, streamed, envelope, input, send, true, state, request);
     if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
-    if (saved.bytes !== undefined) emit({ type: 'persisted', turn: envelope.turn, bytes: saved.bytes });
-    return finish({ status: 'stopped', kept: true, reply: streamed, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
+    if (saved.bytes !== undefined) emit({ type: 'persisted', turn: saved.saved?.turn ?? envelope.turn, bytes: saved.bytes });
+    return finish({ status: 'stopped', kept: true, reply: streamed, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}), ...(saved.saved ? { saved: saved.saved } : {}) });
   }
 
   private build(engine: PromptContextEngine, input: TurnInput, pruneHarder: boolean, state: { buildMs: number; violations: Violation[] }, emit: (e: TurnEvent) => void): TurnEnvelope {
@@ -423,38 +450,93 @@ export class TurnPipeline {
 
   /**
    * Commits the pending turn and appends it to the store. A failed save puts the engine back to the
-   * state before the turn, so memory and disk agree.
+   * state before the turn, so memory and disk agree. Another window's turns saved meanwhile: the turn
+   * is rebuilt on top of them (see the file comment).
    */
   private commit(
     engine: PromptContextEngine,
     reply: string,
     envelope: TurnEnvelope | undefined,
+    input: TurnInput | undefined,
     send: Pick<SendOptions, 'modelLabel'> & { providerKind?: string },
     stopped: boolean,
     state: { usage?: ProviderUsage },
     request: TurnRequest,
-  ): { ok: true; bytes?: number; meta?: TurnMeta } | { ok: false; error: TurnError } {
+  ): { ok: true; bytes?: number; meta?: TurnMeta; saved?: SavedTurn } | { ok: false; error: TurnError } {
     const before = engine.state;
     engine.completeTurn(reply);
     const target = this.persist;
     if (!target) return { ok: true };
-    try {
-      if (target.replaceLast) target.store.dropLastTurn(target.chatId);
-      const r = target.store.appendTurn(target.chatId, {
-        state: engine.state,
-        engine: engine.options,
-        envelope,
-        usage: state.usage,
-        model: send.modelLabel,
-        provider: send.providerKind,
-        stopped,
-        request: storedRequest(request, engine.options.hasher ?? { sha256Hex }),
-        title: target.title?.(),
-      });
+    const record = (e: PromptContextEngine, base: ChatBase | undefined, rebased?: { builtAfterTurn: number }): AppendTurnInput => ({
+      state: e.state,
+      engine: e.options,
+      envelope,
+      usage: state.usage,
+      model: send.modelLabel,
+      provider: send.providerKind,
+      stopped,
+      request: storedRequest(request, e.options.hasher ?? { sha256Hex }),
+      title: target.title?.(),
+      ...(base ? { base } : {}),
+      ...(target.replaceLast ? { replaceLast: true } : {}),
+      ...(rebased ? { rebased } : {}),
+    });
+    const done = (r: AppendTurnResult, rebased?: SavedTurn['rebased']) => {
       for (const w of r.warnings) this.options.log?.(w);
-      return { ok: true, bytes: r.bytes, meta: r.meta };
-    } catch (e) {
+      return { ok: true as const, bytes: r.bytes, meta: r.meta, saved: { turn: r.turn, base: r.base, ...(rebased ? { rebased } : {}) } };
+    };
+    const giveBack = () => {
       this.engine = new PromptContextEngine(engine.options, before);
+    };
+    try {
+      return done(target.store.appendTurn(target.chatId, record(engine, target.base?.())));
+    } catch (e) {
+      const conflict = e instanceof ChatStoreError ? e.conflict : undefined;
+      if (conflict?.reason === 'appended' && !target.replaceLast && input) {
+        const r = this.rebuildOnTop(target, engine, before, input, reply, record);
+        if (r.ok) return done(r.result, r.rebased);
+        giveBack();
+        return { ok: false, error: r.error };
+      }
+      giveBack();
+      if (conflict) return { ok: false, error: { code: 'chat-changed', message: chatChangedMessage(conflict.reason, !!target.replaceLast) } };
+      return { ok: false, error: { code: 'persist-failed', message: `The reply could not be saved, so the turn was not kept: ${(e as Error).message}` } };
+    }
+  }
+
+  /**
+   * Another window saved turns after the state this turn was built on: build the same input on the
+   * chat as saved now, complete it with the same reply, and append it there — all under the store
+   * lock, so no third save can slip in between (the other window waits for one build).
+   */
+  private rebuildOnTop(
+    target: PersistTarget,
+    engine: PromptContextEngine,
+    before: PromptContextEngine['state'],
+    input: TurnInput,
+    reply: string,
+    record: (e: PromptContextEngine, base: ChatBase, rebased: { builtAfterTurn: number }) => AppendTurnInput,
+  ): { ok: true; result: AppendTurnResult; rebased: NonNullable<SavedTurn['rebased']> } | { ok: false; error: TurnError } {
+    const builtAfterTurn = before.completedTurns;
+    try {
+      return target.store.exclusive(() => {
+        const fresh = target.store.loadChat(target.chatId, { reuse: engine.state });
+        const rebuilt = new PromptContextEngine(engine.options, fresh.state);
+        const env = rebuilt.buildTurn(input);
+        if (env.blocked) {
+          rebuilt.abandonTurn();
+          return { ok: false as const, error: { code: 'chat-changed' as const, message: `Another window saved turns to this chat while this reply streamed, and the reply no longer fits after them (${env.blocked.message}), so it was not saved. The chat now shows what is saved.` } };
+        }
+        rebuilt.completeTurn(reply);
+        const result = target.store.appendTurn(target.chatId, record(rebuilt, fresh.base, { builtAfterTurn }));
+        this.engine = rebuilt;
+        const rebased = { builtAfterTurn, otherTurns: fresh.base.turns - builtAfterTurn };
+        this.options.log?.(`[${engine.options.conversationId}] another window saved ${rebased.otherTurns} turn(s) after turn ${builtAfterTurn} while this reply streamed; the turn was saved after them as turn ${result.turn}`);
+        return { ok: true as const, result, rebased };
+      });
+    } catch (e) {
+      const c = e instanceof ChatStoreError ? e.conflict : undefined;
+      if (c) return { ok: false, error: { code: 'chat-changed', message: chatChangedMessage(c.reason, false) } };
       return { ok: false, error: { code: 'persist-failed', message: `The reply could not be saved, so the turn was not kept: ${(e as Error).message}` } };
     }
   }
@@ -492,6 +574,13 @@ export class TurnPipeline {
     if (errorCode) r.errorCode = errorCode;
     return r;
   }
+}
+
+/** What the user is told when another window's change keeps a turn from being saved. */
+function chatChangedMessage(reason: 'appended' | 'diverged' | 'missing', regenerating: boolean): string {
+  if (reason === 'missing') return 'This chat was deleted in another window while the reply streamed, so the reply was not saved.';
+  if (regenerating) return 'This chat was changed in another window while the new reply streamed, so it was not saved: the turn it would have replaced is no longer the last one. The chat now shows what is saved.';
+  return 'This chat was changed in another window while the reply streamed (a turn this one followed was regenerated or removed there), so the reply was not saved. The chat now shows what is saved.';
 }
 
 function storedRef(r: AttachmentRef): StoredRef {

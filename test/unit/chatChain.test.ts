@@ -1,0 +1,115 @@
+/**
+ * The chat store's in-place delta chain (src/services/chatChain.ts) against the engine's codec: the
+ * same state as `applyDelta` after every line, the same digest as `stateDigest` (plain and canonical
+ * lines, old key order too), the same refusals, and `canonicalize` giving `canonicalJson`'s order.
+ */
+import * as assert from 'assert';
+import * as fc from 'fast-check';
+import * as path from 'path';
+import { loadTrajectory } from '../../bench/replay';
+import { replay } from '../../bench/replayCore';
+import type { ChatState } from '../../src/engine/state';
+import { applyDelta, canonicalJson, checkEncodedShape, diffState, encodeState, engineMeta, stateDigest, type EncodedState, type StateDelta } from '../../src/engine/stateCodec';
+import type { PromptContextEngine } from '../../src/engine/engine';
+import { canonicalize, encodedDigest, StateChain } from '../../src/services/chatChain';
+import { getTokenizer } from '../../src/services/tokenizer';
+import { buildTrajectory, scenarioArb } from './helpers/scenario';
+
+const fixtures = path.resolve(__dirname, '../../../test/fixtures/trajectories');
+const tok = getTokenizer('o200k_base');
+
+function encodedStates(traj: ReturnType<typeof loadTrajectory>, layout: 'library' | 'transcript'): EncodedState[] {
+  const out: EncodedState[] = [];
+  const grab = (_t: number, e: PromptContextEngine) => {
+    out.push(encodeState(e.state as ChatState, { engine: engineMeta(e.options) }));
+  };
+  for (const _ of replay(traj, { layout, policy: 'append-version', tokenizer: tok, check: false, afterTurn: grab })) void _;
+  return out;
+}
+
+/** Applies the deltas between consecutive states both ways and compares after each. */
+function checkChain(states: EncodedState[], canonicalLines: boolean, where: string): void {
+  const chain = new StateChain();
+  let engineSide: EncodedState | undefined;
+  let prev: EncodedState | undefined;
+  for (const [i, raw] of states.entries()) {
+    const next = canonicalLines ? canonicalize(raw).value : raw;
+    const delta = diffState(prev, next);
+    engineSide = applyDelta(engineSide, JSON.parse(JSON.stringify(delta)) as StateDelta);
+    chain.apply(JSON.parse(JSON.stringify(delta)) as StateDelta);
+    const enc = chain.encoded();
+    assert.strictEqual(canonicalJson(enc), canonicalJson(engineSide), `${where}: state after line ${i + 1}`);
+    const digest = stateDigest(raw);
+    assert.strictEqual(encodedDigest(enc), digest, `${where}: digest after line ${i + 1}`);
+    assert.ok(chain.matches(digest), `${where}: matches after line ${i + 1}`);
+    assert.strictEqual(chain.canonical, canonicalLines, `${where}: canonical after line ${i + 1}`);
+    assert.strictEqual(chain.digest(), digest);
+    prev = next;
+  }
+}
+
+describe('chat store: the delta chain', () => {
+  for (const name of ['walkthrough-6', 'budget-pressure', 'selection-heavy', 'adversarial', 'long-session-20']) {
+    it(`${name}: the same states and digests as applyDelta / stateDigest, line by line (engine key order and canonical lines)`, () => {
+      const traj = loadTrajectory(path.join(fixtures, `${name}.json`));
+      for (const layout of ['library', 'transcript'] as const) {
+        const states = encodedStates(traj, layout);
+        checkChain(states, false, `${name}/${layout}`);
+        checkChain(states, true, `${name}/${layout} canonical`);
+      }
+    });
+  }
+
+  it('random chats (pruning, compaction, summaries, deleted files, pins and detaches): the same states and digests', () => {
+    fc.assert(
+      fc.property(scenarioArb({ maxTurns: 10, tokenizers: ['cheap'] }), (spec) => {
+        const traj = buildTrajectory(spec);
+        const layout = spec.layout ?? 'transcript';
+        const states = encodedStates(traj, layout);
+        checkChain(states, false, 'random');
+        checkChain(states, true, 'random canonical');
+      }),
+      { numRuns: 25, seed: 12 },
+    );
+  });
+
+  it('canonicalize gives canonicalJson\'s key order to JSON.stringify, keeps objects already in order, and flags index-like keys', () => {
+    const traj = loadTrajectory(path.join(fixtures, 'walkthrough-6.json'));
+    const enc = encodedStates(traj, 'transcript').pop()!;
+    const c = canonicalize(enc);
+    assert.ok(c.canonical);
+    assert.strictEqual(JSON.stringify(c.value), canonicalJson(enc));
+    assert.notStrictEqual(c.value, enc, 'the engine writes keys in its own order');
+    assert.strictEqual(canonicalize(c.value).value, c.value, 'already canonical: the same object');
+    assert.strictEqual(JSON.stringify(canonicalize({ b: 1, a: { d: undefined, c: [{ z: 1, y: 2 }] } }).value), '{"a":{"c":[{"y":2,"z":1}]},"b":1}');
+    assert.strictEqual(canonicalize({ b: { 10: 'x', 9: 'y' } }).canonical, false);
+  });
+
+  it('refuses the lines the engine codec refuses (applyDelta, then checkEncodedShape), and a line that names a key twice, without changing the chain', () => {
+    const traj = loadTrajectory(path.join(fixtures, 'walkthrough-6.json'));
+    const states = encodedStates(traj, 'transcript');
+    const first = diffState(undefined, states[0]);
+    const bad: [string, (d: StateDelta) => unknown][] = [
+      ['turns keep past the end', (d) => ({ ...d, turns: { keep: 5, add: [] } })],
+      ['order not an array delta', (d) => ({ ...d, order: { keep: 0 } })],
+      ['entries not {set}', (d) => ({ ...d, entries: { put: [] } })],
+      ['unknown key in keys', (d) => ({ ...d, latest: { set: [], keys: ['nope'] } })],
+      ['entry not an object', (d) => ({ ...d, entries: { set: [42] } })],
+      ['pair not a pair', (d) => ({ ...d, versions: { set: [['x']] } })],
+      ['bad engine options', (d) => ({ ...d, engine: { layout: 'nope' } })],
+      ['completedTurns not an integer', (d) => ({ ...d, completedTurns: 1.5 })],
+    ];
+    for (const [what, mutate] of bad) {
+      const d = mutate(JSON.parse(JSON.stringify(first)) as StateDelta) as StateDelta;
+      const chain = new StateChain();
+      assert.throws(() => chain.apply(d), /chat state/, `chain: ${what}`);
+      assert.strictEqual(chain.turnCount, 0, `${what}: nothing applied`);
+      assert.throws(() => checkEncodedShape(applyDelta(undefined, d)), /chat state/, `engine: ${what}`);
+    }
+    const ok = new StateChain();
+    ok.apply(JSON.parse(JSON.stringify(first)) as StateDelta);
+    const twice: StateDelta = { completedTurns: 1, latest: { set: [], keys: [states[0].latest[0][0], states[0].latest[0][0]] } };
+    assert.throws(() => ok.apply(twice), /names .* twice/);
+    assert.strictEqual(canonicalJson(ok.encoded()), canonicalJson(applyDelta(undefined, first)), 'a refused line leaves the chain as it was');
+  });
+});
