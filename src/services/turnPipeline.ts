@@ -342,6 +342,8 @@ export class TurnPipeline {
               } else if (ev.type === 'usage') {
                 state.usage = ev.usage;
                 emit({ type: 'usage', usage: ev.usage });
+              } else if (ev.type === 'toolCall') {
+                continue;
               } else {
                 doneText = ev.text;
                 if (ev.usage) state.usage = ev.usage;
