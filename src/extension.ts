@@ -13,6 +13,7 @@ import { ProviderResolver } from './host/providerResolver';
 import { RequestDocuments } from './host/requestDocument';
 import { MeterStatusBar } from './host/statusBar';
 import { StrataController } from './host/strataController';
+import { WorkspaceStateStore } from './host/stateStorage';
 import { treeNodes } from './host/treeSource';
 
 /** What `activate` returns; the integration suite drives the panel through it. */
@@ -62,7 +63,9 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   const noFolder = !context.storageUri;
   const storage = context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-folder');
   const workspace = new HostWorkspace(() => ({ excludes: readSetting('context.exclude'), maxFileBytes: readSetting('context.maxFileBytes') }));
-  const session = ChatSession.open({ storeRoot: storage.fsPath, port: workspace, tokenizer: getTokenizer, settings, log: (line) => log.info(line) });
+  const memento = new WorkspaceStateStore(context.workspaceState);
+  // The chat that was open when the window closed (or reloaded) opens again.
+  const session = ChatSession.open({ storeRoot: storage.fsPath, port: workspace, tokenizer: getTokenizer, settings, log: (line) => log.info(line) }, memento.get('activeChatId'));
   const resolver = new ProviderResolver(context.secrets);
   const chatView = new ChatViewProvider(context.extensionUri, String(context.extension.packageJSON.version), log);
   const statusBar = new MeterStatusBar();
@@ -77,7 +80,10 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices });
   chatView.setHandler(controller);
   const tree = new LayersTreeProvider(() => treeNodes(controller, session));
-  controller.onDidChange(() => tree.refresh());
+  controller.onDidChange(() => {
+    tree.refresh();
+    if (memento.get('activeChatId') !== session.activeChatId) void memento.set('activeChatId', session.activeChatId);
+  });
 
   const loadInstructions = async (): Promise<void> => {
     const list: Instruction[] = [];

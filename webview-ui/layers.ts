@@ -12,10 +12,9 @@ export const LAYER_NAMES: Record<LayerKey, string> = {
 };
 
 /**
- * The per-reply stacked bar: one segment per layer (L1…L5, widths proportional to tokens) and,
- * under it, a thin line for the cached share. The cached tokens are a prefix of the request as
- * sent, and the layout decides which layers that prefix covers, so the bar does not pretend to
- * know which segment was cached; the tooltip gives the numbers.
+ * The per-reply stacked bar: one segment per layer (L1…L5, widths proportional to tokens), the part
+ * of each segment the provider's cache served shaded (the engine's per-item split, scaled to the
+ * reported total), and under it a thin line for the cached share of the whole request.
  */
 export function layerBarElement(bar: LayerBar): HTMLElement {
   const segments = h('div', { class: 'bar-segments' });
@@ -24,6 +23,12 @@ export function layerBarElement(bar: LayerBar): HTMLElement {
     if (tokens <= 0) continue;
     const seg = h('span', { class: `bar-seg layer-${key}` });
     seg.style.flexGrow = String(tokens);
+    const cached = Math.min(tokens, bar.cachedByLayer?.[key] ?? 0);
+    if (cached > 0) {
+      const shade = h('span', { class: 'bar-seg-cached' });
+      shade.style.width = `${(cached / tokens) * 100}%`;
+      seg.append(shade);
+    }
     segments.append(seg);
   }
   const cacheFill = h('span', { class: 'bar-cache-fill' });
@@ -41,13 +46,14 @@ export function barAriaLabel(bar: LayerBar): string {
   return `Request ${formatInt(bar.total)} tokens: ${parts.join(', ')}; cached ${formatInt(bar.cached)} (${bar.cachedReported ? 'reported' : 'predicted'})`;
 }
 
-function swatchRow(key: LayerKey, tokens: number, total: number): HTMLTableRowElement {
+function swatchRow(key: LayerKey, tokens: number, total: number, cached: number | undefined): HTMLTableRowElement {
   return h(
     'tr',
     null,
     h('th', { scope: 'row' }, h('span', { class: `swatch layer-${key}`, 'aria-hidden': 'true' }), `${key} ${LAYER_NAMES[key]}`),
     h('td', null, formatInt(tokens)),
     h('td', { class: 'dim' }, formatPercent(tokens, total)),
+    cached === undefined ? null : h('td', { class: 'dim' }, cached > 0 ? `${formatInt(cached)} cached` : ''),
   );
 }
 
@@ -59,7 +65,7 @@ export function layerBarTooltip(view: MessageView): Node {
   box.append(h('div', { class: 'tooltip-title' }, 'Request'));
   const table = h('table', { class: 'tooltip-table' });
   const body = h('tbody');
-  for (const key of LAYER_KEYS) body.append(swatchRow(key, bar.layers[key] ?? 0, bar.total));
+  for (const key of LAYER_KEYS) body.append(swatchRow(key, bar.layers[key] ?? 0, bar.total, bar.cachedByLayer ? (bar.cachedByLayer[key] ?? 0) : undefined));
   body.append(h('tr', { class: 'sum' }, h('th', { scope: 'row' }, 'Total'), h('td', null, formatInt(bar.total)), h('td')));
   body.append(h('tr', null, h('th', { scope: 'row' }, 'Cached'), h('td', null, formatInt(bar.cached)), h('td', { class: 'dim' }, formatPercent(bar.cached, bar.total))));
   table.append(body);

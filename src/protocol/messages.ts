@@ -35,6 +35,11 @@ export interface LayerBar {
   cached: number;
   /** Whether `cached` is what the provider reported (true) or the engine's prediction (false). */
   cachedReported: boolean;
+  /**
+   * The cached tokens per layer: the engine's per-item prediction, scaled to the reported total when
+   * the provider reported one (the bar shades this part of each layer).
+   */
+  cachedByLayer?: Partial<Record<LayerKey, number>>;
 }
 
 /** One attachment chip in the composer (attached to the next message). */

@@ -776,7 +776,17 @@ export function layerBar(meta: TurnMeta): LayerBar | undefined {
   const layers = Object.fromEntries(LAYER_IDS.map((id: LayerId) => [id, meta.layerTokens![id] ?? 0])) as LayerBar['layers'];
   const total = LAYER_IDS.reduce((n, id) => n + layers[id], 0);
   const reported = meta.usage !== undefined;
-  return { layers, total, cached: reported ? meta.usage!.cacheRead : (meta.predicted?.cachedTokens ?? 0), cachedReported: reported };
+  const cached = reported ? meta.usage!.cacheRead : (meta.predicted?.cachedTokens ?? 0);
+  const bar: LayerBar = { layers, total, cached, cachedReported: reported };
+  if (meta.layerCached && cached > 0) {
+    // The engine's per-layer split, scaled to the total the provider reported.
+    const predicted = LAYER_IDS.reduce((n, id) => n + (meta.layerCached![id] ?? 0), 0);
+    if (predicted > 0) {
+      const scale = cached / predicted;
+      bar.cachedByLayer = Object.fromEntries(LAYER_IDS.map((id) => [id, Math.min(layers[id], Math.round((meta.layerCached![id] ?? 0) * scale))]));
+    }
+  }
+  return bar;
 }
 
 function cachedShare(meta: TurnMeta): number | undefined {

@@ -112,6 +112,8 @@ export interface TurnMeta {
   usage?: ProviderUsage;
   /** Tokens per layer of the request that produced the reply (the panel's stacked bar after a reload). */
   layerTokens?: Partial<Record<LayerId, number>>;
+  /** Of those, the tokens the engine predicted cached, per layer (the bar's shaded part). */
+  layerCached?: Partial<Record<LayerId, number>>;
   /** `provider · model` that answered. */
   model?: string;
   /** The provider kind that answered (`openai`, `anthropic`, `vscode-lm`, …). */
@@ -133,7 +135,7 @@ export interface EnvelopeFacts {
   pruned?: readonly PruneReport[];
   rejections?: readonly { attachment: string; reason: string }[];
   totalTokens?: number;
-  ledger?: { cachedTokens: number; budget?: number };
+  ledger?: { cachedTokens: number; budget?: number; layers?: readonly { id: LayerId; items: readonly { tokens: number; cached: boolean }[] }[] };
 }
 
 export interface AppendTurnInput {
@@ -380,6 +382,9 @@ export class ChatStore {
     if (env?.rejections && env.rejections.length > 0) meta.rejections = env.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason }));
     if (input.usage) meta.usage = { input: input.usage.input, cacheRead: input.usage.cacheRead, cacheWrite: input.usage.cacheWrite, output: input.usage.output };
     if (env?.layers && env.layers.every((l) => typeof l.tokens === 'number')) meta.layerTokens = Object.fromEntries(env.layers.map((l) => [l.id, l.tokens as number]));
+    if (env?.ledger?.layers && env.ledger.cachedTokens > 0) {
+      meta.layerCached = Object.fromEntries(env.ledger.layers.map((l) => [l.id, l.items.reduce((n, i) => n + (i.cached ? i.tokens : 0), 0)]));
+    }
     if (input.model) meta.model = input.model;
     if (input.provider) meta.provider = input.provider;
     if (input.stopped) meta.stopped = true;

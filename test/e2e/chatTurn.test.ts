@@ -128,6 +128,27 @@ describe('e2e: a chat turn in the real workbench', function () {
       assert.equal(sent[0].body && (sent[0].body as { model?: string }).model, 'gpt-4o');
     });
 
+    await steps.run('Context Layers shows the selection under L3 This turn', async () => {
+      const rows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
+      const label = `${FILE}:L${START}-${END}`;
+      const labels = await poll('the tree to show the last request', TIMEOUT.ui, async () => {
+        const texts = (await rows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
+        return texts.some((t) => t.startsWith('Last request')) && texts.includes(label) ? texts : undefined;
+      });
+      const l3 = labels.indexOf('L3 This turn');
+      assert.ok(l3 >= 0, `no L3 row in the tree: ${labels.join(' | ')}`);
+      assert.equal(labels[l3 + 1], label, `the row after L3 is ${labels[l3 + 1]}, not the selection`);
+    });
+    await steps.run('the reply\'s layer chart shows its numbers on hover', async () => {
+      const bar = panel.messages('assistant').last().locator('[data-testid="strata-layer-bar"]');
+      await bar.hover();
+      const tip = panel.byTestId('strata-tooltip').filter({ visible: true }).first();
+      await tip.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      const text = normalize(await tip.innerText());
+      assert.match(text, /L3/);
+      assert.match(text, /cached/i);
+    });
+
     const readme = process.env.STRATA_E2E_README_SCREENSHOT;
     if (readme) {
       await steps.run('README screenshot saved', async () => {

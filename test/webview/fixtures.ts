@@ -47,7 +47,9 @@ export function state(over: Partial<PanelState> = {}): PanelState {
 export function bar(over: Partial<LayerBar> = {}): LayerBar {
   const layers = { L1: 1_200, L2: 6_400, L3: 1_850, L4: 2_700, L5: 95, ...(over.layers ?? {}) };
   const total = layers.L1 + layers.L2 + layers.L3 + layers.L4 + layers.L5;
-  return { total, cached: Math.round(total * 0.64), cachedReported: true, ...over, layers };
+  // As a transcript request is cached: the system message and everything sent before this turn.
+  const cachedByLayer = { L1: layers.L1, L2: layers.L2, L3: 0, L4: layers.L4, L5: 0 };
+  return { total, cached: layers.L1 + layers.L2 + layers.L4, cachedReported: true, cachedByLayer, ...over, layers };
 }
 
 export function userMessage(turn: number, text: string, attachments?: string[]): MessageView {

@@ -411,6 +411,26 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.match((await p.page.locator('.msg-usage').textContent()) ?? '', /8\.1k in · 62% cached · 412 out/);
   });
 
+  it('layer bar: the cached part of each layer is shaded, in proportion, and listed in the tooltip', async () => {
+    const p = await open();
+    const b = bar({ layers: { L1: 1000, L2: 4000, L3: 0, L4: 3000, L5: 100 }, cached: 5000, cachedReported: true, cachedByLayer: { L1: 1000, L2: 4000, L3: 0, L4: 0, L5: 0 } });
+    await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'a', { bar: b })] }));
+    const barEl = p.byTestId('strata-layer-bar');
+    const shaded = await barEl.locator('.bar-seg').evaluateAll((els) =>
+      els.map((e) => {
+        const c = e.querySelector('.bar-seg-cached');
+        return c ? c.getBoundingClientRect().width / e.getBoundingClientRect().width : 0;
+      }),
+    );
+    assert.deepEqual(shaded.map((x) => Math.round(x * 100)), [100, 100, 0, 0], `shaded fractions ${shaded.join(',')}`);
+    await barEl.hover();
+    const tip = p.byTestId('strata-tooltip');
+    await tip.waitFor({ state: 'visible' });
+    const text = (await tip.textContent()) ?? '';
+    assert.ok(text.includes('4,000 cached'), text);
+    assert.ok(text.includes('reported by the provider'), text);
+  });
+
   it('banners: an error banner with its actions; Dismiss hides it and tells the host', async () => {
     const p = await open();
     const banners: BannerView[] = [
@@ -442,6 +462,19 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.post({ type: 'banners', banners: [banners[1]] });
     await p.settle();
     assert.equal(await p.byTestId('strata-error').count(), 0);
+  });
+
+  it('a long error banner in a short view never pushes the input out of sight', async () => {
+    const p = await open({ width: 300, height: 300 });
+    const long = 'Model "gpt-4o" was not found at http://127.0.0.1:35651 (HTTP 404). Check the model name (Strata: Select Model) and the base URL. '.repeat(3);
+    await p.init(state({ messages: longChat(6), banners: [{ id: 'b1', severity: 'error', message: long, actions: ['selectModel', 'openSettings', 'dismiss'] }] }));
+    await p.settle();
+    const input = await p.byTestId('strata-input').boundingBox();
+    const send = await p.byTestId('strata-send').boundingBox();
+    assert.ok(input && send, 'the input and Send are laid out');
+    assert.ok(input.y + input.height <= 300 && send.y + send.height <= 300, `the input ends at ${input.y + input.height}px in a 300px view`);
+    const area = await p.page.locator('.banner-area').boundingBox();
+    assert.ok(area && area.height <= 300 * 0.4 + 1, `the banner area takes ${area?.height}px (it scrolls past 40% of the view)`);
   });
 
   it('request preview: the exact request in a collapsible monospace block, and how to configure a provider', async () => {

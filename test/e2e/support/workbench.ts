@@ -133,9 +133,13 @@ export async function selectLines(page: Page, start: number, end: number, expect
   await poll(`the cursor at line ${start}`, TIMEOUT.ui, async () => ((await cursorStatus(page)).startsWith(`Ln ${start}, Col 1`) ? true : undefined));
   for (let line = start; line < end; line++) await page.keyboard.press('Shift+ArrowDown');
   await page.keyboard.press('Shift+End');
-  const status = await poll(`the status bar to show the selection`, TIMEOUT.ui, async () => {
-    const s = await cursorStatus(page);
-    return s.includes('selected') && s.startsWith(`Ln ${end},`) ? s : undefined;
+  // The status bar catches up with the keys a moment later (Shift+End may not have landed yet).
+  let last = '';
+  const status = await poll(`the status bar to show ${expectedChars} characters selected`, TIMEOUT.ui, async () => {
+    last = await cursorStatus(page);
+    return last.startsWith(`Ln ${end},`) && last.includes(`(${expectedChars} selected)`) ? last : undefined;
+  }).catch((e: Error) => {
+    throw new Error(`${e.message}; the status bar says ${last}`);
   });
   assert.match(status, new RegExp(`\\(${expectedChars} selected\\)`), `status bar says ${status}`);
 }
