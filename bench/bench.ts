@@ -15,8 +15,8 @@ import { DEFAULT_LAYOUT, STRATEGIES, loadTrajectory, runReplay, type ReplayRepor
 import type { Trajectory } from './trajectory';
 import { markdownTable, svgChart } from './charts';
 import { formatInt, machineFacts, round, type MachineFacts, type Stats } from './perfStats';
-import { measureBuildTime, measureScaling, type BuildTimeResult, type ScalingResult } from './perfBuild';
-import { generateConversation, GENERATED_DEFAULTS, type GeneratedInfo } from './perfGenerate';
+import { measureBuildTime, measureProbe, measureScaling, type BuildTimeResult, type ProbeResult, type ScalingResult } from './perfBuild';
+import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, type GeneratedInfo } from './perfGenerate';
 import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile';
 import { measureTokenizerThroughput, trajectoryCorpus, type ThroughputResult } from './perfTokenizer';
 import { runMemoryCase, type HeapResult, type RssResult } from './perfMemory';
@@ -72,6 +72,12 @@ export interface Target {
 export interface PerfResults {
   buildLongSession?: BuildTimeResult;
   scaling?: { generated: GeneratedInfo; all: ScalingResult; changedOnly: ScalingResult; growth: GrowthRow[] };
+  /**
+   * Issue 12: the same measurements on more cases — the 200-turn chat with the engine given a native
+   * sha256 through its IHasher port (as a host can), and a 1,000-turn chat with 5 MB of files — and the
+   * same turn built at different lengths of one chat (the probe). `scaling.all` stays the main row.
+   */
+  longChats?: { cases: { label: string; generated: GeneratedInfo; result: ScalingResult }[]; probes: ProbeResult[] };
   tokenizer?: ThroughputResult;
   memory?: { replay: RssResult; engineOnly: RssResult; heap: HeapResult[] };
   promptTsx?: PromptTsxComparison;
@@ -164,27 +170,75 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults): Ta
   }
   if (perf.scaling) {
     const { all, changedOnly, growth } = perf.scaling;
-    const met = all.ratio <= 1.5;
+    const met = all.ratio <= 1.3 && all.ratioP95 <= 1.3;
     const culprits = growth
       .filter((g) => !/^buildTurn /.test(g.fn))
       .slice(0, 6)
       .map((g) => `${g.fn} ${g.earlyMsPerTurn}→${g.lateMsPerTurn} ms/turn`);
+    const probe = perf.longChats?.probes.find((p) => p.trajectory === all.trajectory && p.hasher === 'pure-js');
     targets.push({
       id: 'scaling:turn200/turn20',
-      description: `build time of turns ${all.turns - 19}–${all.turns} ÷ turns 1–20 ≤ 1.5 (generated ${all.turns}-turn conversation)`,
-      measured: `${all.ratio} (median ${all.last20.median} ms vs ${all.first20.median} ms; p95 ratio ${all.ratioP95})`,
+      description: `build time of turns ${all.turns - 19}–${all.turns} ÷ turns 1–20 ≤ 1.3, medians and p95 (generated ${all.turns}-turn conversation)`,
+      measured: `median ${all.ratio} (${all.last20.median} ms vs ${all.first20.median} ms), p95 ${all.ratioP95} (${all.last20.p95} vs ${all.first20.p95} ms)`,
       status: met ? 'met' : 'missed',
-      ...(met
-        ? {}
-        : {
-            note:
-              `build time grows with the conversation, not only with new content. Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. ` +
-              `applyFreshness hashes every attached file with the pure-JS sha256 on every turn (the replay passes all of them in \`fresh\`); with only the changed files passed (what a file watcher gives), the ratio is ${changedOnly.ratio} (median ${changedOnly.last20.median} vs ${changedOnly.first20.median} ms). ` +
-              'The rest is the whole transcript re-rendered every turn: a segment and a tokenizer memo lookup per past block (texts over 16,384 characters are memo-keyed by a sha256 of the whole text), layer hashes and the prefix hash over every segment (pure-JS sha256), and finish() walking every segment.',
-          }),
+      ...(met ? {} : { note: scalingNote(all, probe) + ` Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. With only the changed files passed (a file watcher), the median ratio is ${changedOnly.ratio}.` }),
     });
   }
+  for (const c of perf.longChats?.cases ?? []) {
+    const r = c.result;
+    if (r.turns < 1000 || r.hasher !== 'pure-js') continue;
+    const met = r.ratio <= 1.5 && r.ratioP95 <= 1.5;
+    const probe = perf.longChats?.probes.find((p) => p.trajectory === r.trajectory && p.hasher === 'pure-js');
+    targets.push({
+      id: `scaling:turn${r.turns}/turn20`,
+      description: `build time of turns ${r.turns - 19}–${r.turns} ÷ turns 1–20 ≤ 1.5, medians and p95 (generated ${r.turns}-turn conversation, ${formatInt(c.generated.fileBytes)} bytes of files; turns that cut for the budget reported apart)`,
+      measured: `median ${r.ratio} (${r.last20.median} ms vs ${r.first20.median} ms), p95 ${r.ratioP95} (${r.last20.p95} vs ${r.first20.p95} ms)`,
+      status: met ? 'met' : 'missed',
+      ...(met ? {} : { note: scalingNote(r, probe) }),
+    });
+  }
+  for (const p of perf.longChats?.probes ?? []) {
+    if (p.hasher !== 'pure-js' || p.points.length < 2) continue;
+    const [a, b] = [p.points[0], p.points[p.points.length - 1]];
+    const limit = b.afterTurns >= 1000 ? 1.5 : 1.3;
+    const rm = round(b.stats.median / a.stats.median);
+    const met = rm <= limit;
+    targets.push({
+      id: `probe:${p.trajectory}`,
+      description: `the same turn built after ${b.afterTurns} ÷ after ${a.afterTurns} turns ≤ ${limit} (median; generated ${p.trajectory.replace(/^generated-/, '').replace('-turns', '')}-turn conversation)`,
+      measured: `${rm} (${b.stats.median} ms with ${formatInt(b.blocks)} blocks vs ${a.stats.median} ms with ${formatInt(a.blocks)})`,
+      status: met ? 'met' : 'missed',
+      ...(met ? {} : { note: 'what is left grows with the request itself: the envelope\'s per-layer segment and ledger arrays, the provider messages and the block signatures are new arrays every request.' }),
+    });
+  }
+  if (perf.memory) {
+    const m = perf.memory;
+    const rssMet = m.replay.maxRssMB <= 250;
+    targets.push({ id: `memory:replay-rss-${m.replay.turns}`, description: `replay of the generated ${m.replay.turns}-turn conversation peaks at ≤ 250 MB RSS`, measured: `${m.replay.maxRssMB} MB (engine alone ${m.engineOnly.maxRssMB} MB)`, status: rssMet ? 'met' : 'missed' });
+    const last = m.heap[m.heap.length - 1];
+    if (last) {
+      const met = last.ratio <= 2;
+      targets.push({
+        id: 'memory:engine-heap',
+        description: 'engine heap ≤ 2× the distinct content',
+        measured: `${last.ratio}× after ${last.turns} turns (${formatInt(last.engineHeapBytes)} bytes for ${formatInt(last.distinctContentBytes)})`,
+        status: met ? 'met' : 'missed',
+        ...(met ? {} : { note: 'each artifact version is held twice by design: its content (freshness checks, diffs, previews, persistence) and its rendered block (sent every turn); those two alone are about 1.9× the distinct content, so what is left for segments, ledger items, hashes and carried request state is well under the rest of the ratio.' }),
+      });
+    }
+  }
   return targets;
+}
+
+/** Why a window ratio is above its target: the content the two windows add, and the probe. */
+function scalingNote(r: ScalingResult, probe: ProbeResult | undefined): string {
+  const parts = [`${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work.`];
+  if (probe && probe.points.length >= 2) {
+    const [a, b] = [probe.points[0], probe.points[probe.points.length - 1]];
+    parts.push(`The same turn built after ${a.afterTurns} and after ${b.afterTurns} turns: ${a.stats.median} vs ${b.stats.median} ms (${round(b.stats.median / a.stats.median)}×).`);
+  }
+  if (r.cutTurns.length > 0) parts.push(`Turns that cut for the budget, left out of the windows: ${r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ')}.`);
+  return parts.join(' ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,6 +274,32 @@ export function performanceMarkdown(p: PerfResults): string {
       out.push(table(['function', 'turns 1–20', `turns ${all.turns - 19}–${all.turns}`, 'growth'], p.scaling.growth.map((g) => [`\`${g.fn}\``, g.earlyMsPerTurn, g.lateMsPerTurn, g.growthMsPerTurn]), ['l', 'r', 'r', 'r']));
     }
   }
+  if (p.longChats && p.scaling) {
+    const { all } = p.scaling;
+    out.push('### Long chats (issue 12)', '');
+    out.push(
+      'Same measurement, side by side: the engine\'s default pure-JS sha256 (as the replay) and a native sha256 (node:crypto) given through its IHasher port, as a host can; ' +
+        `and a ${formatInt(LONG_CHAT.turns)}-turn conversation with ${formatInt(LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows). ` +
+        '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count).',
+      '',
+    );
+    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, r.ratio, r.ratioP95, `${r.newContent.first20} / ${r.newContent.last20}`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—'];
+    out.push(table(['case', 'sha256', 'turns 1–20 median ms', 'p95', 'last 20 median ms', 'p95', 'ratio (median)', 'ratio (p95)', 'new-content turns (first / last 20)', 'turns that cut (median ms)'], [
+      row(`${all.turns} turns`, all),
+      ...p.longChats.cases.map((c) => row(c.label, c.result)),
+    ], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
+    out.push(
+      'The same turn built at different lengths of one chat (build, then abandon, as the context meter does while the user types): one new 12 KB file, the first two files attached again, the same message. ' +
+        `Only the history differs. ${p.longChats.probes[0]?.runs ?? 0} builds per point.`,
+      '',
+    );
+    const probeRows = p.longChats.probes.map((pr) => {
+      const a = pr.points[0];
+      const b = pr.points[pr.points.length - 1];
+      return [pr.trajectory.replace(/^generated-/, ''), pr.hasher, pr.points.map((pt) => `after ${formatInt(pt.afterTurns)}: ${pt.stats.median} / ${pt.stats.p95} ms (${formatInt(pt.blocks)} blocks)`).join('; '), round(b.stats.median / a.stats.median), round(b.stats.p95 / a.stats.p95)];
+    });
+    out.push(table(['chat', 'sha256', 'median / p95 per point', 'last ÷ first (median)', 'last ÷ first (p95)'], probeRows, ['l', 'l', 'l', 'r', 'r']));
+  }
   if (p.tokenizer) {
     const t = p.tokenizer;
     out.push('### Token counting throughput (MB/s of UTF-8)', '');
@@ -242,13 +322,13 @@ export function performanceMarkdown(p: PerfResults): string {
       ['engine alone', m.engineOnly.turns, m.engineOnly.maxRssMB, m.engineOnly.replayMs, formatInt(m.engineOnly.promptTokensLastTurn)],
     ], ['l', 'r', 'r', 'r', 'r']));
     out.push(
-      `The replay's peak is the cache simulation, not the engine: its OpenAI prefix tree and its Anthropic written-prefix map keep a reference to every request's token array (${m.replay.turns} requests, up to ${formatInt(m.replay.promptTokensLastTurn)} tokens each, as JS number arrays).`,
+      `The cache simulation keeps one radix tree of the requests' tokens per rule; an edge holds its own compact copy (Int32Array) of the tokens it adds, so a chat whose requests extend each other keeps about one request's tokens, not all ${m.replay.turns} (up to ${formatInt(m.replay.promptTokensLastTurn)} tokens each). Before issue 12 it kept every request's token array and peaked at 740 MB.`,
       '',
     );
     out.push(table(['turns', 'engine heap bytes', 'of which rendered-block memos', 'distinct content bytes', 'artifact versions', 'heap ÷ content'], m.heap.map((h) => [h.turns, formatInt(h.engineHeapBytes), formatInt(h.blockMemoBytes), formatInt(h.distinctContentBytes), h.artifactVersions, h.ratio]), ['r', 'r', 'r', 'r', 'r', 'r']));
     out.push(
       'Engine heap = heap kept after all turns with only the engine alive (tokenizer memo cleared) minus the heap before; distinct content = every artifact version\'s content once plus the messages, replies and system prompt. ' +
-        'The ratio falls as the conversation grows, so content is held once, not once per turn; the constant factor is one rendered copy of every block, kept by the engine\'s block and hash memos (second column), plus the per-turn records.',
+        'Each artifact version is held twice: its content and its rendered block (about 1.9× the distinct content together); the rest is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).',
       '',
     );
   }
@@ -312,7 +392,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
   const durations: Record<string, number> = {};
   const files = fs.readdirSync(args.trajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.trajectoriesDir, n));
   if (files.length === 0) throw new Error(`no trajectories in ${args.trajectoriesDir}`);
-  const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, tokenizer: 2, promptTsx: 2 } : { buildWarm: 20, scalingWarm: 3, tokenizer: 5, promptTsx: 5 };
+  const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, tokenizer: 2, promptTsx: 2, probe: 50 } : { buildWarm: 20, scalingWarm: 3, tokenizer: 5, promptTsx: 5, probe: 200 };
   const econ = step('cache economics (trajectories × strategies × cache models)', durations, () => economics(files));
   const perf: PerfResults = {};
   if (args.perf) {
@@ -328,6 +408,23 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
       const n = generated.turns.length;
       const growth = profileGrowth(generated, new GuardedTokenizer(generated.model.encoding), [1, 20], [n - 19, n], 40).filter((g) => isProjectFunction(g.fn)).slice(0, 12);
       return { generated: info, all, changedOnly, growth };
+    });
+    perf.longChats = step(`long chats (native sha256, ${LONG_CHAT.turns} turns, same-turn probes)`, durations, () => {
+      const n = generated.turns.length;
+      const long = generateConversation(LONG_CHAT);
+      const m = long.trajectory.turns.length;
+      const cases = [
+        { label: `${n} turns, native sha256`, generated: info, result: measureScaling(generated, DEFAULT_LAYOUT, runs.scalingWarm, 'all', 'native') },
+        { label: `${m} turns`, generated: long.info, result: measureScaling(long.trajectory, DEFAULT_LAYOUT, runs.scalingWarm, 'all', 'pure-js') },
+        { label: `${m} turns, native sha256`, generated: long.info, result: measureScaling(long.trajectory, DEFAULT_LAYOUT, runs.scalingWarm, 'all', 'native') },
+      ];
+      const probes = [
+        measureProbe(generated, DEFAULT_LAYOUT, [20, n], runs.probe, 'pure-js'),
+        measureProbe(generated, DEFAULT_LAYOUT, [20, n], runs.probe, 'native'),
+        measureProbe(long.trajectory, DEFAULT_LAYOUT, [20, n, m], runs.probe, 'pure-js'),
+        measureProbe(long.trajectory, DEFAULT_LAYOUT, [20, n, m], runs.probe, 'native'),
+      ];
+      return { cases, probes };
     });
     perf.tokenizer = step('token counting throughput', durations, () => measureTokenizerThroughput(trajectoryCorpus(args.trajectoriesDir), runs.tokenizer));
     perf.memory = step('memory (child processes)', durations, () => {

@@ -4,8 +4,10 @@
  * fresh engine and the memo warm (warm), which is the steady state of a chat: every text but the new
  * one has been counted before.
  */
+import { createHash } from 'crypto';
 import { GuardedTokenizer } from '../src/services/tokenizer';
-import type { Layout } from '../src/engine/types';
+import type { IHasher, Layout } from '../src/engine/types';
+import type { TurnInput } from '../src/engine/engine';
 import type { Trajectory } from './trajectory';
 import { driveEngine } from './perfDrive';
 import { round, stats, type Stats } from './perfStats';
@@ -23,12 +25,24 @@ export interface BuildTimeResult {
   warmMedianPerTurn: number[];
 }
 
-function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'all'): { cold: number[]; warm: number[][] } {
+/** Which sha256 the engine gets through its IHasher port. */
+export type HasherChoice = 'pure-js' | 'native';
+
+/** node:crypto's sha256, as a host can pass it (the engine's default is pure JS: no Node built-ins). */
+export const NATIVE_HASHER: IHasher = { sha256Hex: (text) => createHash('sha256').update(text, 'utf8').digest('hex') };
+
+function hasherOf(h: HasherChoice | undefined): IHasher | undefined {
+  return h === 'native' ? NATIVE_HASHER : undefined;
+}
+
+function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'all', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[] } {
   const tokenizer = new GuardedTokenizer(traj.model.encoding);
-  const cold = driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh }).buildMs;
+  const h = hasherOf(hasher);
+  const newContentTurns: number[] = [];
+  const first = driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh, hasher: h, onBuilt: (turn, _ms, env) => env.newBlocks.length > 0 && newContentTurns.push(turn) });
   const warm: number[][] = [];
-  for (let r = 0; r < warmRuns; r++) warm.push(driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh }).buildMs);
-  return { cold, warm };
+  for (let r = 0; r < warmRuns; r++) warm.push(driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh, hasher: h }).buildMs);
+  return { cold: first.buildMs, warm, cutTurns: first.cutTurns, newContentTurns };
 }
 
 function perTurnMedian(runs: number[][]): number[] {
@@ -47,9 +61,14 @@ export interface ScalingResult {
   warmRuns: number;
   /** Which recoverable files are passed in `fresh` before each turn. */
   fresh: 'all' | 'changed';
-  /** Warm build time of turns 1–20 and of the last 20 turns (all warm passes). */
+  hasher: HasherChoice;
+  /** Warm build time of turns 1–20 and of the last 20 turns (all warm passes), turns that cut left out. */
   first20: Stats;
   last20: Stats;
+  /** Turns that cut for the budget (they touch more, legitimately): turn and median warm ms. */
+  cutTurns: { turn: number; ms: number }[];
+  /** Turns of each window that send a block for the first time (new files, versions, selections: content to hash and count). */
+  newContent: { first20: number; last20: number };
   /** median(last 20) ÷ median(first 20). */
   ratio: number;
   /** p95(last 20) ÷ p95(first 20). */
@@ -57,23 +76,85 @@ export interface ScalingResult {
   warmMedianPerTurn: number[];
 }
 
-export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'all'): ScalingResult {
-  const { warm } = buildTimes(traj, layout, warmRuns, fresh);
+export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'all', hasher: HasherChoice = 'pure-js'): ScalingResult {
+  const { warm, cutTurns, newContentTurns } = buildTimes(traj, layout, warmRuns, fresh, hasher);
   const n = warm[0].length;
-  const first = warm.flatMap((r) => r.slice(0, 20));
-  const last = warm.flatMap((r) => r.slice(Math.max(0, n - 20)));
-  const first20 = stats(first);
-  const last20 = stats(last);
+  const cut = new Set(cutTurns);
+  const window = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1)));
+  const first20 = stats(window(0, 20));
+  const last20 = stats(window(Math.max(0, n - 20), n));
+  const perTurn = perTurnMedian(warm);
   return {
     trajectory: traj.name,
     layout,
     turns: n,
     warmRuns,
     fresh,
+    hasher,
     first20,
     last20,
+    cutTurns: cutTurns.map((t) => ({ turn: t, ms: perTurn[t - 1] })),
+    newContent: { first20: newContentTurns.filter((t) => t <= 20 && !cut.has(t)).length, last20: newContentTurns.filter((t) => t > n - 20 && !cut.has(t)).length },
     ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
     ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
-    warmMedianPerTurn: perTurnMedian(warm),
+    warmMedianPerTurn: perTurn,
   };
+}
+
+export interface ProbeResult {
+  trajectory: string;
+  layout: Layout;
+  hasher: HasherChoice;
+  /** Builds of the probe turn at each point. */
+  runs: number;
+  /** The same probe turn built (and abandoned) after `afterTurns` completed turns. */
+  points: { afterTurns: number; blocks: number; stats: Stats }[];
+}
+
+/**
+ * The same turn built at different lengths of one chat (what the context meter does while the user
+ * types: build, then abandon): one new 12 KB file, the chat's first two files attached again, the same
+ * message. Only the history differs, so the ratio between points is what the chat's length costs per
+ * turn. The first pass warms the code and the tokenizer memo; the second is measured.
+ */
+export function measureProbe(traj: Trajectory, layout: Layout, afterTurns: number[], runs: number, hasher: HasherChoice = 'pure-js'): ProbeResult {
+  const tokenizer = new GuardedTokenizer(traj.model.encoding);
+  const firstFiles = Object.keys(traj.files).slice(0, 2);
+  const probeText = Object.values(traj.files).map((v) => (typeof v === 'string' ? v : '')).join('\n').slice(0, 12_000);
+  const wanted = new Set(afterTurns);
+  const samples = new Map<number, number[]>();
+  const blocks = new Map<number, number>();
+  let lastInput: TurnInput | undefined;
+  for (let pass = 0; pass < 2; pass++) {
+    driveEngine(traj, {
+      layout,
+      policy: 'append-version',
+      tokenizer,
+      hasher: hasherOf(hasher),
+      turns: Math.max(...afterTurns),
+      onInput: (_turn, input) => (lastInput = input),
+      afterCommit: (turn, engine) => {
+        if (!wanted.has(turn) || !lastInput) return;
+        const fresh = lastInput.fresh;
+        const input: TurnInput = {
+          userText: 'Probe: compare the new module with the two files attached at the start.',
+          attachments: [
+            { kind: 'file', uri: 'gen/probe/new-module.ts', content: probeText },
+            ...firstFiles.map((uri) => ({ kind: 'file' as const, uri, content: fresh?.get(`file:${uri}`) ?? (traj.files[uri] as string) })),
+          ],
+          fresh,
+        };
+        const xs: number[] = [];
+        for (let r = 0; r < runs; r++) {
+          const t0 = performance.now();
+          const env = engine.buildTurn(input);
+          xs.push(performance.now() - t0);
+          engine.abandonTurn();
+          blocks.set(turn, env.messages.reduce((n, m) => n + m.content.length, 0));
+        }
+        if (pass === 1) samples.set(turn, xs);
+      },
+    });
+  }
+  return { trajectory: traj.name, layout, hasher, runs, points: afterTurns.map((t) => ({ afterTurns: t, blocks: blocks.get(t) ?? 0, stats: stats(samples.get(t) ?? []) })) };
 }

@@ -4,8 +4,8 @@
  * `engine.buildTurn` alone, as measured by the pipeline around that call: no invariant check, no cache
  * simulation, no pipeline plumbing in the figure. Used by the build-time and memory cases.
  */
-import type { ChangedFilesPolicy, ITokenizer, Layout } from '../src/engine/types';
-import type { PromptContextEngine, TurnEnvelope, TurnInput } from '../src/engine/engine';
+import type { ChangedFilesPolicy, IHasher, ITokenizer, Layout } from '../src/engine/types';
+import { PromptContextEngine, type TurnEnvelope, type TurnInput } from '../src/engine/engine';
 import type { ModelLimits } from '../src/engine/budget';
 import type { Trajectory } from './trajectory';
 import { ReplayRun } from './replayCore';
@@ -30,12 +30,18 @@ export interface DriveOptions {
   commitLast?: boolean;
   /** Called with each turn's input (as the pipeline assembled it). */
   onInput?: (turn: number, input: TurnInput) => void;
+  /** The engine's hashing port (default: its pure-JS sha256, as the replay). */
+  hasher?: IHasher;
+  /** Called after each turn is committed (not after a blocked one). */
+  afterCommit?: (turn: number, engine: PromptContextEngine) => void;
 }
 
 export interface DriveResult {
   engine: PromptContextEngine;
   /** buildTurn milliseconds, one per turn. */
   buildMs: number[];
+  /** Turns that cut for the budget (pruned, compacted, summarized) or were blocked. */
+  cutTurns: number[];
 }
 
 /** Runs the trajectory through a fresh engine; times each buildTurn call. */
@@ -53,19 +59,24 @@ export function driveEngine(traj: Trajectory, opts: DriveOptions): DriveResult {
       if (turn === n && opts.lastTurnLimits) engine.updateOptions({ limits: opts.lastTurnLimits });
     },
   });
+  if (opts.hasher) run.pipeline.engine = new PromptContextEngine({ ...run.engine.options, hasher: opts.hasher });
   const buildMs: number[] = [];
+  const cutTurns: number[] = [];
   for (let i = 0; i < n; i++) {
     const { request, send, preview } = run.prepare(i);
     const outcome = run.pipeline.runSync(request, preview ? undefined : run.scripted, {
       ...send,
       onEvent: (ev) => {
-        if (ev.type === 'built') opts.onBuilt?.(i + 1, ev.buildMs, ev.envelope);
+        if (ev.type !== 'built') return;
+        if (ev.envelope.blocked || ev.envelope.pruned.some((p) => p.reason !== 'detached')) cutTurns.push(i + 1);
+        opts.onBuilt?.(i + 1, ev.buildMs, ev.envelope);
       },
     });
     const t = run.result(i, outcome);
     opts.onInput?.(i + 1, t.input);
     buildMs.push(t.buildMs);
     run.after(i, outcome);
+    if (outcome.status === 'done') opts.afterCommit?.(i + 1, run.engine);
   }
-  return { engine: run.engine, buildMs };
+  return { engine: run.engine, buildMs, cutTurns };
 }

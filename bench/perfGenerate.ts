@@ -27,6 +27,9 @@ export interface GenerateOptions {
 
 export const GENERATED_DEFAULTS = { seed: 20250101, turns: 200, fileBytes: 2_000_000, editEvery: 8, selectionEvery: 5, contextWindow: 2_000_000 } as const;
 
+/** The long-chat case (issue 12): 1,000 turns, 5 MB of files, the same window (it cuts a few times near the end). */
+export const LONG_CHAT = { turns: 1000, fileBytes: 5_000_000 } as const;
+
 /** mulberry32: a tiny, good-enough seeded PRNG (deterministic across Node versions). */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;

@@ -11,7 +11,7 @@ import type { WireMessage as ChatMessage } from '../src/services/tools/messages'
 import { LAYER_IDS } from '../src/engine/types';
 import type { Rejection } from '../src/engine/isolation';
 import { getTokenizer, type Tokenizer } from '../src/services/tokenizer';
-import { AnthropicCacheModel, OpenAICacheModel, anthropicCostUnits, frameMessage, openaiCacheable, openaiCostUnits, requestTokens, MIN_CACHEABLE_TOKENS } from '../src/services/cacheModel';
+import { AnthropicCacheModel, OpenAICacheModel, RequestTokenBuffer, anthropicCostUnits, framedCount, openaiCacheable, openaiCostUnits, MIN_CACHEABLE_TOKENS } from '../src/services/cacheModel';
 import { TrajectoryError, validateTrajectory, type Trajectory } from './trajectory';
 import { replay, replayAsync, type ReplayOptions, type ReplayTurn } from './replayCore';
 import type { ChatProvider } from '../src/services/providers/types';
@@ -233,7 +233,7 @@ function exactLayers(raw: RawTurn, tok: Tokenizer): { layers: Record<string, num
   const layers: Record<string, number> = { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 };
   let prompt = 0;
   raw.messages.forEach((m, i) => {
-    const exact = tok.count(frameMessage(m));
+    const exact = framedCount(m, tok);
     prompt += exact;
     const fl = framingLayerOf(i, raw.messages.length, m.role);
     if (!raw.engineLayers) {
@@ -291,6 +291,8 @@ function* rawTurns(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: 
 export class StrategyAccumulator {
   private readonly openai = new OpenAICacheModel();
   private readonly anthropic = new AnthropicCacheModel();
+  /** One buffer for every request's token ids (a long chat's request is hundreds of thousands). */
+  private readonly requestTokens = new RequestTokenBuffer();
   private readonly seenBlocks = new Set<string>();
   private prevReply: string | undefined;
   private prevStable: string[] | undefined;
@@ -338,7 +340,7 @@ export class StrategyAccumulator {
     if (!raw.engineLayers) {
       const stable = raw.messages.slice(0, n - 1).map((m) => m.role + '\u0000' + m.content.map((b) => b.text).join('') + (m.toolCalls ? JSON.stringify(m.toolCalls) : ''));
       prefixBreak = this.prevStable !== undefined && this.prevStable.some((s, i) => stable[i] !== s);
-      this.prevStable = raw.messages.map((m) => m.role + '\u0000' + m.content.map((b) => b.text).join('') + (m.toolCalls ? JSON.stringify(m.toolCalls) : ''));
+      this.prevStable = stable;
     }
     this.prevReply = traj.turns[raw.turn - 1]?.reply;
     const oaOn = args.cache !== 'anthropic';
@@ -376,9 +378,9 @@ export class StrategyAccumulator {
    */
   private observe(messages: ChatMessage[], previousInTurn: ChatMessage[] | undefined): Omit<StepReport, 'step'> {
     const tok = this.tok;
-    const { tokens, breakpointOffsets } = requestTokens(messages, tok);
+    const { tokens, breakpointOffsets } = this.requestTokens.tokens(messages, tok);
     let prompt = 0;
-    for (const m of messages) prompt += tok.count(frameMessage(m));
+    for (const m of messages) prompt += framedCount(m, tok);
     const oa = this.openai.observe(tokens).cached;
     const an = this.anthropic.observe(tokens, breakpointOffsets);
     const n = messages.length;
@@ -386,16 +388,16 @@ export class StrategyAccumulator {
     const skip = new Set<number>();
     if (previousInTurn && previousInTurn.length < n && previousInTurn.every((m, i) => sameMessage(m, messages[i]))) {
       for (let i = previousInTurn.length; i < n; i++) {
-        fresh += tok.count(frameMessage(messages[i]));
+        fresh += framedCount(messages[i], tok);
         skip.add(i);
       }
     } else {
-      fresh += tok.count(frameMessage(messages[n - 1]));
+      fresh += framedCount(messages[n - 1], tok);
       skip.add(n - 1);
       const prev = n >= 2 ? messages[n - 2] : undefined;
       const prevIsReply = prev?.role === 'assistant' && !prev.toolCalls && this.prevReply !== undefined && prev.content.map((b) => b.text).join('') === this.prevReply;
       if (prevIsReply) {
-        fresh += tok.count(frameMessage(prev!));
+        fresh += framedCount(prev!, tok);
         skip.add(n - 2);
       }
     }

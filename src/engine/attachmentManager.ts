@@ -1,6 +1,6 @@
 import type { Artifact, IHasher, PruneReport } from './types';
 import { describeArtifact, makeArtifact, PRIORITY, versionKey, type NewArtifactInput } from './artifacts';
-import type { ChatState, EntryState } from './state';
+import { putEntry, writableEntry, writableLatest, writableOrder, writableVersions, type ChatState, type EntryState } from './state';
 
 /**
  * The attachments of one chat (DESIGN §3): an ordered keyed map of artifact versions with tokens,
@@ -56,27 +56,28 @@ export class AttachmentManager {
     };
     if (input.requestedEndLine !== undefined && input.range && input.requestedEndLine > input.range.endLine) entry.requestedEndLine = input.requestedEndLine;
     if (prev) {
-      prev.superseded = true;
-      prev.essential = false;
+      const w = writableEntry(s, prev.key);
+      w.superseded = true;
+      w.essential = false;
     }
-    s.versions.set(artifactId, version);
-    s.latest.set(artifactId, entry.key);
-    s.entries.set(entry.key, entry);
-    s.order.push(entry.key);
+    writableVersions(s).set(artifactId, version);
+    writableLatest(s).set(artifactId, entry.key);
+    putEntry(s, entry);
+    writableOrder(s).push(entry.key);
     return entry;
   }
 
   pin(key: string): boolean {
     const e = this.get(key);
     if (!e || e.presence === 'detached') return false;
-    e.essential = true;
+    writableEntry(this.state, key).essential = true;
     return true;
   }
 
   unpin(key: string): boolean {
     const e = this.get(key);
     if (!e || e.presence === 'detached') return false;
-    e.essential = false;
+    writableEntry(this.state, key).essential = false;
     return true;
   }
 
@@ -86,8 +87,9 @@ export class AttachmentManager {
     for (const v of this.all()) {
       if (v.artifact.id !== id || v.presence === 'detached' || v.presence === 'replaced') continue;
       const pre = v.presence === 'present' ? this.tokensOf(v) : 0;
-      v.presence = 'detached';
-      v.essential = false;
+      const w = writableEntry(this.state, v.key);
+      w.presence = 'detached';
+      w.essential = false;
       reports.push({ layer: 'L2', item: v.key, preTokens: pre, postTokens: 0, kept: 'nothing (removed by the user)', lost: describeArtifact(v.artifact), reason: 'detached' });
     }
     return reports;
@@ -126,7 +128,7 @@ export class AttachmentManager {
     for (const e of this.dropOrder()) {
       if (tokens <= limit) break;
       const pre = this.tokensOf(e);
-      e.presence = 'pruned';
+      writableEntry(this.state, e.key).presence = 'pruned';
       tokens -= pre;
       dropped.push({
         layer: e.firstTurn < turn ? 'L2' : 'L3', item: e.key, preTokens: pre, postTokens: 0, kept: 'nothing; re-attach it to send it again',

@@ -1,5 +1,5 @@
 import type { ITokenizer } from './types';
-import type { ChatState, HistorySummary, TurnRecord } from './state';
+import { appendTurnRecord, type ChatState, type HistorySummary, type TurnRecord } from './state';
 import type { ISummarizer } from './summarizer';
 
 /**
@@ -34,7 +34,7 @@ export class HistoryManager {
   }
 
   append(record: TurnRecord): void {
-    this.state.turns = [...this.state.turns, record];
+    appendTurnRecord(this.state, record);
     this.state.completedTurns = record.turn;
   }
 

@@ -92,6 +92,19 @@ export function checkEnvelope(env: Envelope, budget: number, ctx: CheckContext):
       const body = extractBody(g.text);
       if (body !== a.content) add('not-verbatim', `${g.artifactKey} block body differs from the artifact content`);
     }
+    // Library: a compacted preview never stays beside a full block of the same content (the re-sent
+    // version supersedes it). Transcript keeps past messages as they were sent, so it is exempt.
+    if (env.layout === 'library') {
+      const fullContent = new Set<string>();
+      for (const g of all) {
+        const a = g.kind === 'artifact' && g.artifactKey ? ctx.artifacts.get(g.artifactKey) : undefined;
+        if (a) fullContent.add(`${a.id}\u0000${a.contentHash}`);
+      }
+      for (const g of all) {
+        const a = g.kind === 'compacted' && g.artifactKey ? ctx.artifacts.get(g.artifactKey) : undefined;
+        if (a && fullContent.has(`${a.id}\u0000${a.contentHash}`)) add('preview-and-full', `${g.artifactKey} is sent as a compacted preview beside a full block of the same content`);
+      }
+    }
     for (const [key, a] of ctx.artifacts) {
       if (a.recoverable || present.has(key)) continue;
       if (!ctx.dropped?.has(key)) add('lost-snapshot', `${key} (non-recoverable) is neither in the request nor reported dropped`);

@@ -65,18 +65,250 @@ export function emptyState(): ChatState {
   return { completedTurns: 0, entries: new Map(), latest: new Map(), versions: new Map(), order: [], turns: [], previousBlocks: [] };
 }
 
-/** Copy-on-write clone: entries are copied so a pending turn never mutates committed state. */
+/**
+ * A Map that reads through to a base map and keeps only its own writes: in content and in iteration
+ * order it is what a copy of the base followed by the same `set` calls would be (keys in first
+ * insertion order; no `delete`). A clone's maps are layers over the committed state's, so a clone
+ * costs the writes of one turn, not a copy of every entry. The base is never written.
+ */
+export class LayeredMap<K, V> extends Map<K, V> {
+  #base: ReadonlyMap<K, V>;
+  /** This layer's writes. */
+  #own: Map<K, V>;
+  /** Keys set here that the base does not have, in insertion order. */
+  #added: K[];
+  /** Writes of `undefined` here (a lookup then needs `has` to tell them from a miss). */
+  #undefinedWrites: number;
+  /** `#own` and `#added` are still the (frozen) parent layer's: copied on the first write. */
+  #shared: boolean;
+
+  constructor(base: ReadonlyMap<K, V>, own?: LayeredMap<K, V>) {
+    super();
+    this.#base = base;
+    this.#own = own ? own.#own : new Map();
+    this.#added = own ? own.#added : [];
+    this.#undefinedWrites = own ? own.#undefinedWrites : 0;
+    this.#shared = !!own;
+  }
+
+  /**
+   * A new layer for a clone of the state that owns this (frozen) map: over the same base, starting
+   * with this layer's writes, so layers never stack. Once the writes are an eighth of the base, this
+   * map first takes a flat copy of itself as its base (same content; amortized: a copy every few
+   * dozen turns, and once, not at every clone of the same state).
+   */
+  relayer(): LayeredMap<K, V> {
+    if (this.#own.size * 8 > this.#base.size) {
+      const flat = new Map<K, V>();
+      for (const [k, v] of this.#base) flat.set(k, this.#own.has(k) ? (this.#own.get(k) as V) : v);
+      for (const k of this.#added) flat.set(k, this.#own.get(k) as V);
+      this.#base = flat;
+      this.#own = new Map();
+      this.#added = [];
+      this.#undefinedWrites = 0;
+      this.#shared = false;
+    }
+    return new LayeredMap<K, V>(this.#base, this);
+  }
+
+  override get(key: K): V | undefined {
+    const own = this.#own;
+    if (own.size !== 0) {
+      const v = own.get(key);
+      if (v !== undefined || (this.#undefinedWrites > 0 && own.has(key))) return v;
+    }
+    return this.#base.get(key);
+  }
+
+  override has(key: K): boolean {
+    return this.#own.has(key) || this.#base.has(key);
+  }
+
+  override set(key: K, value: V): this {
+    if (this.#shared) {
+      // A clone that writes takes its own copy of the layer it started from (one that only reads never does).
+      this.#own = new Map(this.#own);
+      this.#added = this.#added.slice();
+      this.#shared = false;
+    }
+    if (!this.#own.has(key) && !this.#base.has(key)) this.#added.push(key);
+    if (value === undefined) this.#undefinedWrites++;
+    this.#own.set(key, value);
+    return this;
+  }
+
+  override get size(): number {
+    return this.#base.size + this.#added.length;
+  }
+
+  override delete(_key: K): boolean {
+    throw new Error('a LayeredMap does not delete');
+  }
+
+  override clear(): void {
+    throw new Error('a LayeredMap does not clear');
+  }
+
+  override *entries(): MapIterator<[K, V]> {
+    const own = this.#own;
+    if (own.size === 0) {
+      yield* this.#base.entries();
+      return;
+    }
+    for (const [k, v] of this.#base) yield [k, own.has(k) ? (own.get(k) as V) : v];
+    for (const k of this.#added) yield [k, own.get(k) as V];
+  }
+
+  override *keys(): MapIterator<K> {
+    yield* this.#base.keys();
+    yield* this.#added;
+  }
+
+  override *values(): MapIterator<V> {
+    for (const [, v] of this.entries()) yield v;
+  }
+
+  override [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries();
+  }
+
+  override forEach(callback: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) callback.call(thisArg, v, k, this);
+  }
+
+  /** How Node's inspector shows it: the entries, not the layers. */
+  [Symbol.for('nodejs.util.inspect.custom')](): Map<K, V> {
+    return new Map(this.entries());
+  }
+}
+
+function layerOver<K, V>(m: Map<K, V>): Map<K, V> {
+  return m instanceof LayeredMap ? m.relayer() : new LayeredMap<K, V>(m);
+}
+
+/**
+ * Copy-on-write clones (issue 12). A pending turn's state reads through to the committed state's
+ * maps (LayeredMap) and shares its order array and entries until it writes them, so a clone costs
+ * the same at turn 1,000 as at turn 1. Every
+ * write to an entry or container of a state goes through the helpers below (`writableEntry`,
+ * `putEntry`, `writableLatest`, `writableVersions`, `writableOrder`): they copy what is still
+ * shared and log the entry keys written, so a cache can tell which entries differ between two
+ * related states (`entryChanges`) without comparing them all. States that are not clones (empty,
+ * decoded) are written in place, as before.
+ */
+interface Lineage {
+  /** The state this one was cloned from; dropped when it is settled (see `settleState`). */
+  parent: ChatState | undefined;
+  /** Entry keys written in this state (added, replaced or changed), in order; may repeat. */
+  writes: string[];
+  /** Entries this state owns (copied or created here); the others are shared with the parent. */
+  owned: Set<EntryState>;
+  order: boolean;
+}
+
+const lineages = new WeakMap<ChatState, Lineage>();
+
+/** Copy-on-write clone: a pending turn never mutates the committed state (see above). */
 export function cloneState(s: ChatState): ChatState {
-  const entries = new Map<string, EntryState>();
-  for (const [k, e] of s.entries) entries.set(k, { ...e });
-  return {
+  const c: ChatState = {
     completedTurns: s.completedTurns,
-    entries,
-    latest: new Map(s.latest),
-    versions: new Map(s.versions),
-    order: s.order.slice(),
-    turns: s.turns.slice(),
+    entries: layerOver(s.entries),
+    latest: layerOver(s.latest),
+    versions: layerOver(s.versions),
+    order: s.order,
+    // Replaced, never mutated in place (HistoryManager.append).
+    turns: s.turns,
     summary: s.summary ? { ...s.summary } : undefined,
     previousBlocks: s.previousBlocks,
   };
+  lineages.set(c, { parent: s, writes: [], owned: new Set(), order: false });
+  return c;
+}
+
+/** The state became the committed one: it no longer needs to know its parent (which may then be freed). */
+export function settleState(s: ChatState): void {
+  const l = lineages.get(s);
+  if (l) l.parent = undefined;
+}
+
+/** The entry at `key`, safe to write (copied first if shared); the write is logged. */
+export function writableEntry(s: ChatState, key: string): EntryState {
+  const e = s.entries.get(key);
+  if (!e) throw new Error(`no entry ${key}`);
+  const l = lineages.get(s);
+  if (!l) return e;
+  l.writes.push(key);
+  if (l.owned.has(e)) return e;
+  const copy: EntryState = { ...e };
+  s.entries.set(key, copy);
+  l.owned.add(copy);
+  return copy;
+}
+
+/** Adds or replaces the entry at `entry.key`; the write is logged. */
+export function putEntry(s: ChatState, entry: EntryState): void {
+  const l = lineages.get(s);
+  if (l) {
+    l.writes.push(entry.key);
+    l.owned.add(entry);
+  }
+  s.entries.set(entry.key, entry);
+}
+
+/** A clone's maps are its own layers (see LayeredMap): written directly. */
+export function writableLatest(s: ChatState): Map<string, string> {
+  return s.latest;
+}
+
+export function writableVersions(s: ChatState): Map<string, number> {
+  return s.versions;
+}
+
+export function writableOrder(s: ChatState): string[] {
+  const l = lineages.get(s);
+  if (l && !l.order) {
+    s.order = s.order.slice();
+    l.order = true;
+  }
+  return s.order;
+}
+
+/** How many entry writes `s` has logged (a position for `entryChanges`). */
+export function writeCount(s: ChatState): number {
+  return lineages.get(s)?.writes.length ?? 0;
+}
+
+/**
+ * Keys of the entries that may differ between `from` (as it was when it had logged `fromWrites`
+ * writes) and `to`: `to` itself later, a clone of `from`, or a sibling clone of the same parent.
+ * Undefined when the two are not related that closely: then every entry must be compared.
+ */
+export function entryChanges(from: ChatState, fromWrites: number, to: ChatState): readonly string[] | undefined {
+  const lf = lineages.get(from);
+  const lt = lineages.get(to);
+  if (!lf || !lt) return undefined;
+  if (from === to) return lt.writes.slice(fromWrites);
+  if (lt.parent === from) return lf.writes.length > fromWrites ? lf.writes.slice(fromWrites).concat(lt.writes) : lt.writes;
+  if (lt.parent !== undefined && lt.parent === lf.parent) return lf.writes.slice(0, fromWrites).concat(lt.writes);
+  return undefined;
+}
+
+/**
+ * Turn records are only ever appended, as a new array (states sharing the old one are unchanged).
+ * The new array remembers the one it extends (one step back: older arrays are not kept alive), so
+ * a cache that rendered the old one knows every record it saw is still there, in place.
+ */
+const appendedTo = new WeakMap<readonly TurnRecord[], readonly TurnRecord[]>();
+
+export function appendTurnRecord(s: ChatState, record: TurnRecord): void {
+  const prev = s.turns;
+  const next = [...prev, record];
+  appendedTo.delete(prev);
+  appendedTo.set(next, prev);
+  s.turns = next;
+}
+
+/** Whether `next` is `prev` or `prev` plus appended records. */
+export function extendsTurns(next: readonly TurnRecord[], prev: readonly TurnRecord[]): boolean {
+  return next === prev || appendedTo.get(next) === prev;
 }

@@ -78,31 +78,89 @@ function memoEncode(tokenizer: TokenEncoder, text: string): number[] {
   return t;
 }
 
-/** Token ids of the request and the prefix lengths at its cache breakpoints (DESIGN §9). */
-export function requestTokens(messages: readonly ChatMessage[], tokenizer: TokenEncoder): RequestTokens {
+/*
+ * Per message object too: an engine's past messages are the same objects from one request to the
+ * next (src/engine/assembly.ts), so their framed text is not built again every turn (a long chat's
+ * request is megabytes of text: issue 12).
+ */
+const messageMemos = new WeakMap<object, WeakMap<ChatMessage, number[]>>();
+
+function messageTokens(tokenizer: TokenEncoder, m: ChatMessage): number[] {
+  let memo = messageMemos.get(tokenizer);
+  if (!memo) {
+    memo = new WeakMap();
+    messageMemos.set(tokenizer, memo);
+  }
+  let t = memo.get(m);
+  if (t === undefined) {
+    t = memoEncode(tokenizer, frameMessage(m));
+    memo.set(m, t);
+  }
+  return t;
+}
+
+const countMemos = new WeakMap<object, WeakMap<ChatMessage, number>>();
+
+/** `counter.count(frameMessage(m))`, memoized per message object. */
+export function framedCount(m: ChatMessage, counter: { count(text: string): number }): number {
+  let memo = countMemos.get(counter);
+  if (!memo) {
+    memo = new WeakMap();
+    countMemos.set(counter, memo);
+  }
+  let n = memo.get(m);
+  if (n === undefined) {
+    n = counter.count(frameMessage(m));
+    memo.set(m, n);
+  }
+  return n;
+}
+
+/** Prefix lengths at the request's cache breakpoints, and each message's framed tokens. */
+function breakpointsOf(messages: readonly ChatMessage[], tokenizer: TokenEncoder): { parts: number[][]; breakpointOffsets: number[]; total: number } {
   const parts: number[][] = [];
   const breakpointOffsets: number[] = [];
   let total = 0;
   for (const m of messages) {
-    const header = frameHeader(m.role);
-    const framed = header + messageText(m) + '\n';
-    const toks = memoEncode(tokenizer, framed);
-    let partial = header;
+    const toks = messageTokens(tokenizer, m);
     for (let i = 0; i < m.content.length; i++) {
-      const b = m.content[i];
-      partial += b.text;
-      if (!b.cacheBreakpoint) continue;
-      const last = i === m.content.length - 1;
-      const n = last ? toks.length : memoEncode(tokenizer, partial).length;
+      if (!m.content[i].cacheBreakpoint) continue;
+      // The last block's prefix includes the trailing newline: the whole framed message.
+      const n = i === m.content.length - 1 ? toks.length : memoEncode(tokenizer, frameHeader(m.role) + m.content.slice(0, i + 1).map((b) => b.text).join('')).length;
       breakpointOffsets.push(total + n);
     }
     parts.push(toks);
     total += toks.length;
   }
+  return { parts, breakpointOffsets, total };
+}
+
+/** Token ids of the request and the prefix lengths at its cache breakpoints (DESIGN §9). */
+export function requestTokens(messages: readonly ChatMessage[], tokenizer: TokenEncoder): RequestTokens {
+  const { parts, breakpointOffsets, total } = breakpointsOf(messages, tokenizer);
   const tokens = new Array<number>(total);
   let k = 0;
   for (const p of parts) for (let i = 0; i < p.length; i++) tokens[k++] = p[i];
   return { tokens, breakpointOffsets };
+}
+
+/**
+ * `requestTokens` into one reused buffer: a simulation of a long chat observes a request of up to
+ * hundreds of thousands of tokens every turn, and a new array each time is garbage the size of the
+ * request. The returned view is valid until the next call.
+ */
+export class RequestTokenBuffer {
+  private buf = new Int32Array(0);
+
+  tokens(messages: readonly ChatMessage[], tokenizer: TokenEncoder): { tokens: Int32Array; breakpointOffsets: number[] } {
+    const { parts, breakpointOffsets, total } = breakpointsOf(messages, tokenizer);
+    if (this.buf.length < total) this.buf = new Int32Array(Math.max(total, Math.ceil(this.buf.length * 1.5)));
+    let k = 0;
+    for (const p of parts) {
+      for (let i = 0; i < p.length; i++) this.buf[k++] = p[i];
+    }
+    return { tokens: this.buf.subarray(0, total), breakpointOffsets };
+  }
 }
 
 /** Token count of the whole request as the simulation counts it. */
@@ -113,49 +171,134 @@ export function requestTokenCount(messages: readonly ChatMessage[], tokenizer: T
 }
 
 /* ------------------------------------------------------------------------------------------------
- * OpenAI: longest common token prefix with any earlier request of the chat.
- * A radix tree over the observed token sequences: edges reference slices of the observed arrays,
- * so memory is O(requests) nodes and each observation costs O(length of its matched prefix).
+ * A radix tree over the observed token sequences, shared by both cache rules: the OpenAI rule asks
+ * for the longest common prefix with any earlier request, the Anthropic rule for the prefixes
+ * written at earlier breakpoints (marked nodes). Each observation costs O(length of its matched
+ * prefix) plus what it adds. Memory is what the sequences do not share: an edge keeps its own
+ * compact copy (Int32Array) of the tokens it adds, never the request's whole array — a long chat's
+ * requests are mostly the previous request plus a little, so the tree holds about one request's
+ * tokens, not every request's (issue 12: the 200-turn replay had peaked at 740 MB keeping them).
  * ---------------------------------------------------------------------------------------------- */
+type TokenRun = Int32Array | readonly number[];
+/** A request's token ids: an array, or a typed view (RequestTokenBuffer). */
+export type TokenIds = ArrayLike<number>;
+
 interface RadixEdge {
-  src: readonly number[];
+  src: TokenRun;
   start: number;
   end: number;
   child: RadixNode;
 }
 interface RadixNode {
   edges: Map<number, RadixEdge>;
+  /** A prefix written to the (Anthropic) cache ends here. */
+  written?: boolean;
+}
+
+/** tokens[from..] as a compact copy (token ids are 32-bit integers; anything else stays as numbers). */
+function compactRun(tokens: TokenIds, from: number): TokenRun {
+  const out = new Int32Array(tokens.length - from);
+  for (let i = 0; i < out.length; i++) {
+    const v = tokens[from + i];
+    if ((v | 0) !== v) return Array.prototype.slice.call(tokens, from) as number[];
+    out[i] = v;
+  }
+  return out;
 }
 
 export class TokenPrefixTree {
   private readonly root: RadixNode = { edges: new Map() };
   private count = 0;
+  private marks = 0;
 
   /** Number of sequences inserted. */
   get size(): number {
     return this.count;
   }
 
+  /** Number of distinct marked prefixes. */
+  get marked(): number {
+    return this.marks;
+  }
+
   /** Length of the longest common prefix of `tokens` with any inserted sequence. */
-  longestPrefix(tokens: readonly number[]): number {
+  longestPrefix(tokens: TokenIds): number {
     return this.walk(tokens, false);
   }
 
   /** Inserts `tokens` and returns the longest common prefix with the sequences inserted before. */
-  insert(tokens: readonly number[]): number {
+  insert(tokens: TokenIds): number {
     const n = this.walk(tokens, true);
     this.count++;
     return n;
   }
 
-  private walk(tokens: readonly number[], insert: boolean): number {
+  /** Marks the prefixes of an inserted sequence that end at `depths` (each ≤ its length). */
+  mark(tokens: TokenIds, depths: readonly number[]): void {
+    for (const d of depths) {
+      const node = this.nodeAt(tokens, d);
+      if (node && !node.written) {
+        node.written = true;
+        this.marks++;
+      }
+    }
+  }
+
+  /** Depths of the marked prefixes of `tokens` (ascending). */
+  markedPrefixes(tokens: TokenIds): number[] {
+    const out: number[] = [];
+    let node = this.root;
+    let pos = 0;
+    const n = tokens.length;
+    while (pos < n) {
+      const edge = node.edges.get(tokens[pos]);
+      if (!edge) break;
+      const len = edge.end - edge.start;
+      if (pos + len > n) break;
+      let m = 1;
+      while (m < len && edge.src[edge.start + m] === tokens[pos + m]) m++;
+      if (m < len) break;
+      pos += len;
+      node = edge.child;
+      if (node.written) out.push(pos);
+    }
+    return out;
+  }
+
+  /** The node ending exactly `d` tokens into `tokens` (an edge is split there if needed); undefined when the path is not in the tree. */
+  private nodeAt(tokens: TokenIds, d: number): RadixNode | undefined {
+    let node = this.root;
+    let pos = 0;
+    while (pos < d) {
+      const edge = node.edges.get(tokens[pos]);
+      if (!edge) return undefined;
+      const len = edge.end - edge.start;
+      let m = 1;
+      while (m < len && pos + m < d && edge.src[edge.start + m] === tokens[pos + m]) m++;
+      if (m === len) {
+        pos += m;
+        node = edge.child;
+        continue;
+      }
+      if (pos + m < d) return undefined; // diverges before d
+      const mid: RadixNode = { edges: new Map() };
+      const rest: RadixEdge = { src: edge.src, start: edge.start + m, end: edge.end, child: edge.child };
+      mid.edges.set(edge.src[rest.start], rest);
+      edge.end = edge.start + m;
+      edge.child = mid;
+      return mid;
+    }
+    return node;
+  }
+
+  private walk(tokens: TokenIds, insert: boolean): number {
     let node = this.root;
     let pos = 0;
     const n = tokens.length;
     while (pos < n) {
       const edge = node.edges.get(tokens[pos]);
       if (!edge) {
-        if (insert) node.edges.set(tokens[pos], { src: tokens, start: pos, end: n, child: { edges: new Map() } });
+        if (insert) node.edges.set(tokens[pos], { src: compactRun(tokens, pos), start: 0, end: n - pos, child: { edges: new Map() } });
         return pos;
       }
       const len = edge.end - edge.start;
@@ -174,7 +317,7 @@ export class TokenPrefixTree {
         mid.edges.set(edge.src[rest.start], rest);
         edge.end = edge.start + m;
         edge.child = mid;
-        if (matched < n) mid.edges.set(tokens[matched], { src: tokens, start: matched, end: n, child: { edges: new Map() } });
+        if (matched < n) mid.edges.set(tokens[matched], { src: compactRun(tokens, matched), start: 0, end: n - matched, child: { edges: new Map() } });
       }
       return matched;
     }
@@ -198,13 +341,13 @@ export class OpenAICacheModel {
   private readonly tree = new TokenPrefixTree();
 
   /** Records the request and returns the cached tokens it would be billed for. */
-  observe(tokens: readonly number[]): OpenAICacheResult {
+  observe(tokens: TokenIds): OpenAICacheResult {
     const commonPrefix = this.tree.insert(tokens);
     return { cached: openaiCacheable(commonPrefix), commonPrefix };
   }
 
   /** What `observe` would report, without recording the request. */
-  peek(tokens: readonly number[]): OpenAICacheResult {
+  peek(tokens: TokenIds): OpenAICacheResult {
     const commonPrefix = this.tree.longestPrefix(tokens);
     return { cached: openaiCacheable(commonPrefix), commonPrefix };
   }
@@ -215,30 +358,9 @@ export class OpenAICacheModel {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Anthropic: prefixes written at breakpoints, identified by their exact token content.
+ * Anthropic: prefixes written at breakpoints, identified by their exact token content (marked
+ * nodes of a prefix tree of the requests: no hash, so nothing can collide).
  * ---------------------------------------------------------------------------------------------- */
-
-/** Two independent 32-bit rolling hashes over a token prefix; `prefixHashes` returns them at offsets. */
-function prefixHashes(tokens: readonly number[], offsets: readonly number[]): string[] {
-  const wanted = [...new Set(offsets)].filter((o) => o >= 0 && o <= tokens.length).sort((a, b) => a - b);
-  const out = new Map<number, string>();
-  let h1 = 0x811c9dc5 | 0;
-  let h2 = 0x9747b28c | 0;
-  let wi = 0;
-  if (wanted[wi] === 0) out.set(wanted[wi++], '0:811c9dc5:9747b28c');
-  for (let i = 0; i < tokens.length && wi < wanted.length; i++) {
-    const t = tokens[i] | 0;
-    h1 = Math.imul(h1 ^ t, 0x01000193);
-    h1 ^= h1 >>> 15;
-    h2 = Math.imul(h2 + t, 0x5bd1e995);
-    h2 ^= h2 >>> 13;
-    h2 = Math.imul(h2, 0x27d4eb2d);
-    while (wi < wanted.length && wanted[wi] === i + 1) {
-      out.set(wanted[wi++], `${i + 1}:${(h1 >>> 0).toString(16)}:${(h2 >>> 0).toString(16)}`);
-    }
-  }
-  return offsets.map((o) => out.get(o) ?? `invalid:${o}`);
-}
 
 export interface AnthropicCacheResult {
   /** Tokens served from an earlier-written prefix. */
@@ -250,49 +372,38 @@ export interface AnthropicCacheResult {
 }
 
 export class AnthropicCacheModel {
-  /** hash → the token array it was written from (verified on a hit, so a hash collision cannot lie). */
-  private readonly written = new Map<string, { src: readonly number[]; length: number }>();
+  private readonly tree = new TokenPrefixTree();
 
-  observe(tokens: readonly number[], breakpointOffsets: readonly number[]): AnthropicCacheResult {
+  observe(tokens: TokenIds, breakpointOffsets: readonly number[]): AnthropicCacheResult {
     const r = this.compute(tokens, breakpointOffsets);
     const offsets = breakpointOffsets.filter((o) => o > 0 && o <= tokens.length);
-    const hashes = prefixHashes(tokens, offsets);
-    offsets.forEach((o, i) => {
-      if (!this.written.has(hashes[i])) this.written.set(hashes[i], { src: tokens, length: o });
-    });
+    if (offsets.length > 0) {
+      this.tree.insert(tokens);
+      this.tree.mark(tokens, offsets);
+    }
     return r;
   }
 
   /** What `observe` would report, without recording anything. */
-  peek(tokens: readonly number[], breakpointOffsets: readonly number[]): AnthropicCacheResult {
+  peek(tokens: TokenIds, breakpointOffsets: readonly number[]): AnthropicCacheResult {
     return this.compute(tokens, breakpointOffsets);
   }
 
   get writtenPrefixes(): number {
-    return this.written.size;
+    return this.tree.marked;
   }
 
-  private compute(tokens: readonly number[], breakpointOffsets: readonly number[]): AnthropicCacheResult {
+  private compute(tokens: TokenIds, breakpointOffsets: readonly number[]): AnthropicCacheResult {
     const total = tokens.length;
     const offsets = breakpointOffsets.filter((o) => o > 0 && o <= total);
     if (offsets.length === 0) return { read: 0, write: 0, plain: total };
-    const hashes = prefixHashes(tokens, offsets);
+    const written = new Set(this.tree.markedPrefixes(tokens));
     let read = 0;
-    offsets.forEach((o, i) => {
-      if (o < MIN_CACHEABLE_TOKENS || o <= read) return;
-      const w = this.written.get(hashes[i]);
-      if (w && w.length === o && samePrefix(w.src, tokens, o)) read = o;
-    });
+    for (const o of offsets) if (o >= MIN_CACHEABLE_TOKENS && o > read && written.has(o)) read = o;
     const last = Math.max(...offsets);
     const write = last >= MIN_CACHEABLE_TOKENS ? Math.max(0, last - read) : 0;
     return { read, write, plain: total - read - write };
   }
-}
-
-function samePrefix(a: readonly number[], b: readonly number[], n: number): boolean {
-  if (a === b) return true;
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /* ------------------------------------------------------------------------------------------------

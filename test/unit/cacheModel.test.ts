@@ -202,6 +202,50 @@ describe('cacheModel: Anthropic rule', () => {
   });
 });
 
+describe('cacheModel: memory (issue 12)', () => {
+  it('keeps its own compact copy of what a request adds, never the observed arrays', () => {
+    const oa = new OpenAICacheModel();
+    const an = new AnthropicCacheModel();
+    const first = seq(3000);
+    oa.observe(first);
+    an.observe(first, [1500, 3000]);
+    first.fill(-7); // the caller reuses or frees its array
+    assert.strictEqual(oa.observe(seq(3100)).commonPrefix, 3000);
+    assert.deepStrictEqual(an.observe(seq(3100), [1500, 3000, 3100]), { read: 3000, write: 100, plain: 0 });
+    assert.strictEqual(an.writtenPrefixes, 3);
+  });
+
+  it('Anthropic rule agrees with a brute-force model that keeps every request (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            tokens: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1020, maxLength: 1040 }),
+            offsets: fc.uniqueArray(fc.integer({ min: 1, max: 1040 }), { maxLength: 4 }).map((o) => o.sort((a, c) => a - c)),
+          }),
+          { maxLength: 8 },
+        ),
+        (reqs) => {
+          const m = new AnthropicCacheModel();
+          const written: number[][] = [];
+          for (const { tokens: raw, offsets } of reqs) {
+            // Mostly shared prefixes, so reads happen.
+            const tokens = raw.map((t, i) => (i < 1000 ? 0 : t));
+            const valid = offsets.filter((o) => o <= tokens.length);
+            let read = 0;
+            for (const o of valid) if (o >= 1024 && o > read && written.some((w) => w.length === o && w.every((t, i) => t === tokens[i]))) read = o;
+            const last = valid.length ? Math.max(...valid) : 0;
+            const write = valid.length && last >= 1024 ? last - read : 0;
+            assert.deepStrictEqual(m.observe(tokens, offsets), valid.length ? { read, write, plain: tokens.length - read - write } : { read: 0, write: 0, plain: tokens.length });
+            for (const o of valid) written.push(tokens.slice(0, o));
+          }
+        },
+      ),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+});
+
 describe('cacheModel: cost units and the chat simulator', () => {
   it('cost units', () => {
     assert.strictEqual(openaiCostUnits(2000, 1024), 976 + 102.4);

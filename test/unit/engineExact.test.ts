@@ -3,7 +3,7 @@ import { PromptContextEngine, type EngineOptions, type TurnInput } from '../../s
 import { fileId, lineSpans, selectionId, sliceLines, versionKey } from '../../src/engine/artifacts';
 import { closingMarker, escapeAttribute, extractBody, renderFullBlock } from '../../src/engine/render';
 import { computeBudget, safetyMargin, validateThresholds, meterLevel, DEFAULT_THRESHOLDS } from '../../src/engine/budget';
-import { checkEnvelope } from '../../src/engine/invariants';
+import { checkEnvelope, hashLayerSegments } from '../../src/engine/invariants';
 import { sha256Hex } from '../../src/common/hash';
 import { charTokenizer } from '../support/charTokenizer';
 import type { ChatMessage } from '../../src/engine/types';
@@ -271,6 +271,59 @@ describe('pruning (DESIGN §5)', () => {
     e.completeTurn('r2');
     const env3 = build(e, { userText: 'q3', attachments: [file('b.ts', big(300, 'b'))] });
     assert.ok(env3.newBlocks.includes('file:b.ts@v2'), JSON.stringify(env3.newBlocks));
+  });
+
+  it('library: re-attaching (or pinning) a compacted file sends it in full and supersedes its preview in the same request (issue 12)', () => {
+    for (const how of ['re-attach', 'pin'] as const) {
+      // budget = 20000 − 1000 − 400 = 18600; compact above 14880, cut down to 11160.
+      const e = engine({ layout: 'library', limits: { contextWindow: 20000, maxOutputTokens: 1000 } });
+      const a = big(100, 'a');
+      build(e, { userText: 'q1', attachments: [file('a.ts', a)] });
+      e.completeTurn('r1');
+      const env2 = build(e, { userText: 'q2', attachments: [file('b.ts', big(650, 'b'))] });
+      assert.deepStrictEqual(env2.pruned.map((p) => [p.item, p.reason]).slice(0, 1), [['file:a.ts', 'compacted']], 'setup: a.ts was compacted');
+      e.completeTurn('r2');
+      const env3 = build(e, how === 're-attach'
+        ? { userText: 'q3', attachments: [file('a.ts', a)] }
+        : { userText: 'q3', pin: [{ kind: 'file', uri: 'a.ts' }] });
+      assert.ok(env3.totalTokens < 14880, 'setup: the re-send alone does not trigger pruning');
+      const segs = env3.layers.flatMap((l) => l.segments);
+      const full = segs.find((g) => g.artifactKey === 'file:a.ts@v2')!;
+      assert.strictEqual(full.kind, 'artifact', `${how}: a.ts is sent in full as a new version`);
+      assert.strictEqual(extractBody(full.text), a);
+      assert.deepStrictEqual(segs.filter((g) => g.artifactKey === 'file:a.ts').map((g) => g.kind), [], `${how}: the preview of the same content is not in the request`);
+      const report = env3.pruned.find((p) => p.item === 'file:a.ts')!;
+      assert.deepStrictEqual([report.reason, report.layer, report.postTokens], ['resent-in-full', 'L2', 0], `${how}: the superseded preview is reported`);
+      assert.ok(report.preTokens > 0);
+      const item = env3.ledger.layers[1].items.find((i) => i.id === 'file:a.ts')!;
+      assert.deepStrictEqual([item.status, item.reason], ['pruned', 'resent-in-full']);
+      e.completeTurn('r3');
+      // Next turn: the new version sits in the library, the preview stays out.
+      const env4 = build(e, { userText: 'q4' });
+      assert.deepStrictEqual(env4.layers[1].segments.filter((g) => g.artifactKey?.startsWith('file:a.ts')).map((g) => `${g.artifactKey}:${g.kind}`), ['file:a.ts@v2:artifact']);
+    }
+  });
+
+  it('the invariants checker flags a compacted preview sent beside a full block of the same content (library)', () => {
+    const preview = '<file id="file:a.ts" version="1" path="a.ts" sha="11111111" content-sha="22222222" format="preview" kept-lines="1" total-lines="9">\nx\n</file:11111111>\n';
+    const fullText = renderFullBlock({ id: 'file:a.ts', kind: 'file', source: { uri: 'a.ts' }, recoverable: true, content: 'A', contentHash: sha256Hex('A'), version: 2, priority: 5, essential: false });
+    const artifact = (version: number) => ({ id: 'file:a.ts', kind: 'file' as const, source: { uri: 'a.ts' }, recoverable: true, content: 'A', contentHash: sha256Hex('A'), version, priority: 5, essential: false });
+    const segments = [
+      { id: 'file:a.ts', layer: 'L2' as const, kind: 'compacted' as const, role: 'system' as const, text: preview, tokens: 1, artifactKey: 'file:a.ts' },
+      { id: 'file:a.ts@v2', layer: 'L3' as const, kind: 'artifact' as const, role: 'user' as const, text: fullText, tokens: 1, artifactKey: 'file:a.ts@v2' },
+    ];
+    const env = {
+      conversationId: 'c', turn: 2, layout: 'library' as const, prefixHash: '', pruned: [], totalTokens: 2, budget: 100, cacheBreakpoints: [],
+      layers: (['L1', 'L2', 'L3', 'L4', 'L5'] as const).map((id) => {
+        const segs = segments.filter((g) => g.layer === id);
+        return { id, segments: segs, tokens: segs.length, hash: hashLayerSegments(segs, hasher) };
+      }),
+      messages: [],
+      ledger: { conversationId: 'c', turn: 2, layout: 'library' as const, totalTokens: 2, budget: 100, cachedTokens: 0, layers: [], pruned: [] },
+    };
+    const ctx = { hasher, artifacts: new Map([['file:a.ts', artifact(1)], ['file:a.ts@v2', artifact(2)]]) };
+    assert.deepStrictEqual(checkEnvelope(env, 100, ctx).map((v) => v.rule), ['preview-and-full']);
+    assert.deepStrictEqual(checkEnvelope({ ...env, layout: 'transcript' }, 100, ctx), [], 'transcript keeps past messages as they were sent');
   });
 
   it('keeps pinned items and the essentials; when they alone do not fit, nothing is sent', () => {

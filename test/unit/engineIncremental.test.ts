@@ -1,0 +1,194 @@
+/**
+ * The engine carries each request's results into the next (issue 12: rendered past turns, the
+ * assembled request, ledger items, copy-on-write states). These tests hold it to the one thing that
+ * matters: every envelope is exactly the one an engine with nothing carried builds from the same
+ * committed state — over random chats (both layouts, all policies, pruning and blocked turns),
+ * with meter previews and "prune harder" rebuilds abandoned in between, option changes, reloads;
+ * and the committed state is never changed by a build that is abandoned.
+ */
+import * as assert from 'node:assert/strict';
+import * as fc from 'fast-check';
+import { PromptContextEngine, type TurnInput } from '../../src/engine/engine';
+import { cloneState, entryChanges, LayeredMap, putEntry, writableEntry, writeCount, emptyState } from '../../src/engine/state';
+import { encodeState, decodeState, stateBlobs } from '../../src/engine/stateCodec';
+import { engineFor, replay } from '../../bench/replayCore';
+import { validateTrajectory, type Trajectory } from '../../bench/trajectory';
+import { generateConversation } from '../../bench/perfGenerate';
+import { getTokenizer } from '../../src/services/tokenizer';
+import { buildTrajectory, scenarioArb, type ScenarioSpec } from './helpers/scenario';
+import { tokenizerOf } from './helpers/engineChecks';
+import type { ITokenizer, Layout } from '../../src/engine/types';
+
+const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 0x1c4e12;
+const RUNS = process.env.FC_RUNS ? Number(process.env.FC_RUNS) : 60;
+
+interface Twists {
+  /** Build a meter preview (other text, sometimes no attachments) and abandon it before odd turns. */
+  preview?: boolean;
+  /** Build with "prune harder" and abandon it every third turn. */
+  pruneHarder?: boolean;
+  /** Switch layout / policy every few turns (settings changed between turns). */
+  switchOptions?: boolean;
+  /** Resume from the encoded state every few turns (window reload). */
+  reload?: boolean;
+}
+
+/** A fresh engine over the same committed state: nothing carried, everything assembled from scratch. */
+function fromScratch(e: PromptContextEngine): PromptContextEngine {
+  return new PromptContextEngine(e.options, e.state);
+}
+
+function reloaded(e: PromptContextEngine): PromptContextEngine {
+  const blobs = new Map(stateBlobs(e.state).map((b) => [b.hash, b.text]));
+  return new PromptContextEngine(e.options, decodeState(JSON.parse(JSON.stringify(encodeState(e.state))), (h) => blobs.get(h)!));
+}
+
+/** Fails with where two JSON texts first differ (they are long: the whole envelope). */
+function assertSameJson(actual: string, expected: string, what: string): void {
+  if (actual === expected) return;
+  let i = 0;
+  while (i < actual.length && actual[i] === expected[i]) i++;
+  assert.fail(`${what}; first difference at character ${i}:\n  carried: …${actual.slice(Math.max(0, i - 160), i + 160)}\n  scratch: …${expected.slice(Math.max(0, i - 160), i + 160)}`);
+}
+
+function stateJson(e: PromptContextEngine): string {
+  return JSON.stringify(encodeState(e.state));
+}
+
+/**
+ * The engine inputs of every turn, as the turn pipeline assembles them for this chat (edits, isolation,
+ * re-read files, pins, detaches). They depend on the workspace and the trajectory, not on the engine's
+ * caches, so both engines of `compareRun` get the same ones.
+ */
+function inputsOf(traj: Trajectory, layout: Layout, policy: 'append-version' | 'append-diff' | 'refresh-in-place', tokenizer: ITokenizer): TurnInput[] {
+  return [...replay(traj, { layout, policy, tokenizer, check: false })].map((t) => t.input);
+}
+
+/** Runs the chat; at every build, compares with a from-scratch engine. Returns the number of builds compared. */
+function compareRun(traj: Trajectory, layout: Layout, policy: 'append-version' | 'append-diff' | 'refresh-in-place', tokenizer: ITokenizer, twists: Twists): number {
+  const inputs = inputsOf(traj, layout, policy, tokenizer);
+  let engine = engineFor(traj, { layout, policy, tokenizer });
+  let compared = 0;
+  const check = (input: TurnInput, what: string, i: number) => {
+    const before = stateJson(engine);
+    const scratch = fromScratch(engine).buildTurn(input);
+    const env = engine.buildTurn(input);
+    assertSameJson(JSON.stringify(env), JSON.stringify(scratch), `turn ${i + 1} (${what}): the carried engine's envelope differs from a from-scratch build`);
+    assertSameJson(stateJson(engine), before, `turn ${i + 1} (${what}): building changed the committed state`);
+    compared++;
+    return env;
+  };
+  for (let i = 0; i < inputs.length; i++) {
+    const input = inputs[i];
+    if (twists.preview && i % 2 === 1) {
+      check({ ...input, userText: `${input.userText} (typing)`, attachments: i % 4 === 1 ? [] : input.attachments }, 'preview', i);
+      engine.abandonTurn();
+    }
+    if (twists.pruneHarder && i % 3 === 2) {
+      check({ ...input, targetPercentOverride: 50 }, 'prune harder', i);
+      engine.abandonTurn();
+    }
+    const env = check(input, 'turn', i);
+    if (env.blocked) engine.abandonTurn();
+    else engine.completeTurn(traj.turns[i].reply);
+    if (twists.reload && i % 4 === 3) engine = reloaded(engine);
+    if (twists.switchOptions && i % 5 === 4) {
+      const o = engine.options;
+      engine.updateOptions(i % 2 === 0 ? { layout: o.layout === 'library' ? 'transcript' : 'library' } : { policy: o.policy === 'append-diff' ? 'append-version' : 'append-diff' });
+    }
+  }
+  return compared;
+}
+
+function trajOf(spec: ScenarioSpec): Trajectory {
+  return validateTrajectory(JSON.parse(JSON.stringify(buildTrajectory(spec))));
+}
+
+describe('incremental assembly equals a from-scratch build (issue 12)', function () {
+  this.timeout(120_000);
+
+  const variants: [string, Twists][] = [
+    ['plain turns', {}],
+    ['meter previews and "prune harder" rebuilds abandoned between turns', { preview: true, pruneHarder: true }],
+    ['layout and policy switched between turns, reloads', { switchOptions: true, reload: true }],
+  ];
+  for (const [title, twists] of variants) {
+    it(`random chats: ${title}`, () => {
+      fc.assert(
+        fc.property(scenarioArb(), (spec) => {
+          compareRun(trajOf(spec), spec.layout, spec.policy, tokenizerOf(spec), twists);
+        }),
+        { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: 20_000 },
+      );
+    });
+  }
+
+  it('a generated long chat, both layouts, with previews; and with a tight window (pruning, summaries) under every policy', () => {
+    const tok = getTokenizer('o200k_base');
+    const { trajectory } = generateConversation({ turns: 40, fileBytes: 300_000 });
+    let n = 0;
+    for (const layout of ['library', 'transcript'] as const) n += compareRun(trajectory, layout, 'append-version', tok, { preview: true });
+    const { trajectory: tight } = generateConversation({ turns: 40, fileBytes: 300_000, contextWindow: 40_000 });
+    for (const layout of ['library', 'transcript'] as const) {
+      for (const policy of ['append-version', 'append-diff', 'refresh-in-place'] as const) n += compareRun(tight, layout, policy, tok, { preview: true });
+    }
+    assert.ok(n >= 400, `compared ${n} builds`);
+  });
+});
+
+describe('copy-on-write chat states (issue 12)', () => {
+  it('a LayeredMap reads, iterates and copies like a Map that got the same writes', () => {
+    const rand = ((seed) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)(7);
+    for (let trial = 0; trial < 200; trial++) {
+      let plain = new Map<string, number>();
+      for (let i = 0; i < Math.floor(rand() * 20); i++) plain.set(`k${Math.floor(rand() * 30)}`, i);
+      let layered: Map<string, number> = new Map(plain);
+      for (let gen = 0; gen < 12; gen++) {
+        layered = layered instanceof LayeredMap ? layered.relayer() : new LayeredMap(layered);
+        plain = new Map(plain);
+        for (let i = 0; i < Math.floor(rand() * 6); i++) {
+          const k = `k${Math.floor(rand() * 40)}`;
+          const v = Math.floor(rand() * 100);
+          layered.set(k, v);
+          plain.set(k, v);
+        }
+        assert.deepEqual([...layered], [...plain]);
+        assert.deepEqual([...new Map(layered)], [...plain]);
+        assert.deepEqual([...layered.keys()], [...plain.keys()]);
+        assert.deepEqual([...layered.values()], [...plain.values()]);
+        const viaForEach: [string, number][] = [];
+        layered.forEach((v, k) => viaForEach.push([k, v]));
+        assert.deepEqual(viaForEach, [...plain]);
+        assert.equal(layered.size, plain.size);
+        for (let q = 0; q < 20; q++) {
+          const k = `k${Math.floor(rand() * 45)}`;
+          assert.equal(layered.get(k), plain.get(k));
+          assert.equal(layered.has(k), plain.has(k));
+        }
+      }
+    }
+    assert.throws(() => new LayeredMap(new Map([['a', 1]])).delete('a'), /does not delete/);
+  });
+
+  it('a clone shares entries until it writes them, logs what it wrote, and never changes its parent', () => {
+    const tok = getTokenizer('o200k_base');
+    const e = new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
+    e.buildTurn({ userText: 'q', attachments: [{ kind: 'file', uri: 'a.md', content: 'A' }, { kind: 'file', uri: 'b.md', content: 'B' }] });
+    e.completeTurn('r');
+    const parent = e.state;
+    const before = JSON.stringify(encodeState(parent));
+    const a = cloneState(parent);
+    assert.equal(a.entries.get('file:a.md'), parent.entries.get('file:a.md'), 'shared until written');
+    writableEntry(a, 'file:a.md').essential = true;
+    assert.notEqual(a.entries.get('file:a.md'), parent.entries.get('file:a.md'));
+    assert.equal(parent.entries.get('file:a.md')!.essential, false);
+    putEntry(a, { ...a.entries.get('file:b.md')!, key: 'file:b.md@v2', firstTurn: 2 });
+    assert.equal(parent.entries.has('file:b.md@v2'), false);
+    assert.equal(JSON.stringify(encodeState(parent)), before, 'the parent is unchanged');
+    assert.deepEqual(entryChanges(parent, writeCount(parent), a), ['file:a.md', 'file:b.md@v2']);
+    const b = cloneState(parent);
+    writableEntry(b, 'file:b.md').missing = true;
+    assert.deepEqual(entryChanges(a, writeCount(a), b), ['file:a.md', 'file:b.md@v2', 'file:b.md'], 'siblings: what either wrote');
+    assert.equal(entryChanges(emptyState(), 0, b), undefined, 'unrelated states: unknown');
+  });
+});
