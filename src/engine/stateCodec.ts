@@ -270,7 +270,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const KINDS: readonly ArtifactKind[] = ['file', 'selection', 'diagnostics', 'folder', 'tool', 'text'];
 const PRESENCES: readonly Presence[] = ['present', 'detached', 'pruned', 'replaced'];
 const MODES: readonly TurnItemMode[] = ['full', 'reference', 'missing'];
-const BLOCK = /^(system|user|assistant):[0-9a-f]{64}$/;
+const BLOCK = /^(system|user|assistant|tool):[0-9a-f]{64}$/;
 
 function fail(where: string, what: string): never {
   throw new StateDecodeError(`chat state ${where}: ${what}`);
