@@ -17,7 +17,7 @@ import type { NewArtifactInput } from '../src/engine/artifacts';
 import type { WireMessage as ChatMessage } from '../src/services/tools/messages';
 import { DEFAULT_TOOL_LIMITS, runStepsSync, ToolExecutor, type ToolOutput } from '../src/services/tools/executor';
 import { VirtualWorkspace, type Trajectory } from './trajectory';
-import { specOf } from './replayCore';
+import { replayToolCallId, specOf } from './replayCore';
 
 export type BaselineName = 'inline-every-turn' | 'latest-copy' | 'tools-plain';
 
@@ -30,10 +30,6 @@ export interface BaselineTurn {
   steps?: ChatMessage[][];
 }
 
-/** The id of the k-th tool call (1-based) of a turn in the replay and the baselines: the same in both. */
-export function replayToolCallId(turn: number, k: number): string {
-  return `call_${turn}_${k}`;
-}
 
 /** What a tool returned, as a plain agent loop sends it: the content, then the note. */
 export function plainToolText(out: ToolOutput): string {

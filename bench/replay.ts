@@ -260,6 +260,7 @@ function engineRawTurn(t: ReplayTurn): RawTurn {
   return {
     turn: t.turn,
     messages: env.messages,
+    ...(t.requests.length > 0 ? { steps: t.requests.map((r) => r.messages) } : {}),
     engineLayers: Object.fromEntries(env.layers.map((l) => [l.id, l.tokens])),
     rejections: t.rejections,
     pruned: t.pruned,

@@ -24,6 +24,7 @@ import * as path from 'path';
 import { emptyState, type ChatState, type EntryState } from '../engine/state';
 import type { LayerId, PruneReport } from '../engine/types';
 import type { EngineOptions } from '../engine/engine';
+import type { ToolStepView } from '../protocol/messages';
 import {
   applyDelta, checkEncodedShape, decodeEngineMetaOf, decodeState, deltaEntryKeys, diffState, encodeState, engineMeta,
   stateBlobs, stateDigest, withoutEntries, type EncodedState, type EngineMeta, type StateDelta,
@@ -124,6 +125,8 @@ export interface TurnMeta {
   request?: StoredTurnRequest;
   /** The engine options in force (filled in on load from the chain). */
   engine?: EngineMeta;
+  /** The tool calls the model made before answering, as the panel shows them (issue 11). */
+  toolSteps?: ToolStepView[];
 }
 
 /** The parts of a `TurnEnvelope` the store records. */
@@ -155,6 +158,8 @@ export interface AppendTurnInput {
   request?: StoredTurnRequest;
   /** Title for a new chat (default: the start of the first message). */
   title?: string;
+  /** The turn's tool calls, as the panel shows them. */
+  toolSteps?: readonly ToolStepView[];
 }
 
 export interface ChatIndexEntry {
@@ -389,6 +394,7 @@ export class ChatStore {
     if (input.provider) meta.provider = input.provider;
     if (input.stopped) meta.stopped = true;
     if (input.request) meta.request = JSON.parse(JSON.stringify(input.request)) as StoredTurnRequest;
+    if (input.toolSteps && input.toolSteps.length > 0) meta.toolSteps = JSON.parse(JSON.stringify(input.toolSteps)) as ToolStepView[];
     return meta;
   }
 

@@ -16,11 +16,14 @@
  * exceed the budget: nothing sent), `preview` (no provider: the exact request is returned, nothing
  * committed).
  */
-import { PromptContextEngine, type AttachmentRef, type TurnEnvelope, type TurnInput } from '../engine/engine';
+import { PromptContextEngine, type AttachmentRef, type ToolStepOutcome, type ToolStepResultInput, type TurnEnvelope, type TurnInput } from '../engine/engine';
 import type { NewArtifactInput } from '../engine/artifacts';
 import type { Rejection } from '../engine/isolation';
 import { checkEnvelope, type Violation } from '../engine/invariants';
-import type { IHasher, LayerId } from '../engine/types';
+import type { IHasher, LayerId, ToolCall } from '../engine/types';
+import type { ToolStepView } from '../protocol/messages';
+import { callLabel, type ToolDefinition } from './tools/definitions';
+import type { ToolExecutor, ToolResult } from './tools/executor';
 import { sha256Hex } from '../common/hash';
 import { providerCachePrediction } from './cacheModel';
 import type { ChatStore, StoredRef, StoredTurnRequest, TurnMeta } from './chatStore';
@@ -59,7 +62,26 @@ export interface SendOptions {
   recordReply?: string;
   /** `provider · model`, kept in the turn's metadata. */
   modelLabel?: string;
+  /** Workspace tools for this turn (issue 11); absent: none are offered. */
+  tools?: ToolLoopOptions;
 }
+
+/** The tool loop of a turn (issue 11). */
+export interface ToolLoopOptions {
+  /** The tools offered to the model (the same list in every request of a chat). */
+  definitions: readonly ToolDefinition[];
+  /** Runs them over the turn's workspace port. */
+  executor: ToolExecutor;
+  /** Tool rounds per turn (`strata.tools.maxSteps`); past it, calls get a note and the next answer ends the turn. */
+  maxSteps: number;
+  /** Tokens all tool results of the turn may add (`strata.tools.maxTurnTokens`). */
+  maxTurnTokens: number;
+}
+
+/** Between the texts of two model steps of one turn, as streamed and as shown. */
+export const STEP_TEXT_SEPARATOR = '\n\n';
+/** The reply recorded when the model ended a tool loop without a word. */
+export const TOOL_LIMIT_REPLY = '(The model answered with tool calls only.)';
 
 /** Stored with the chat: where a completed turn is appended. */
 export interface PersistTarget {
@@ -115,6 +137,9 @@ export interface TurnReport {
   totalMs: number;
   prunedHarder: boolean;
   errorCode?: string;
+  /** Tool rounds of the turn (model calls − 1), and the tokens their results added. */
+  toolSteps?: number;
+  toolTokens?: number;
 }
 
 export interface TurnError {
@@ -130,6 +155,10 @@ interface OutcomeBase {
   input?: TurnInput;
   /** `buildTurn` alone, ms (the last build when it was rebuilt to prune harder). */
   buildMs: number;
+  /** The turn's earlier requests when it called tools, in order (the last one is `envelope`). */
+  requests: TurnEnvelope[];
+  /** The tool calls of the turn, as the panel shows them. */
+  toolSteps: ToolStepView[];
   violations: Violation[];
   rejections: Rejection[];
   report: TurnReport;
@@ -147,6 +176,10 @@ export type TurnOutcome = OutcomeBase &
 export type TurnEvent =
   | { type: 'built'; envelope: TurnEnvelope; buildMs: number; pruneHarder: boolean; violations: Violation[] }
   | { type: 'text'; text: string; seq: number }
+  /** The model called a tool (`args` once the call is complete and about to run). */
+  | { type: 'toolCall'; step: number; id: string; name: string; args?: Record<string, unknown> }
+  /** A tool call's result went into the request (a new `built` envelope follows). */
+  | { type: 'toolResult'; step: number; view: ToolStepView; outcome: ToolStepOutcome }
   | { type: 'usage'; usage: ProviderUsage }
   | { type: 'persisted'; turn: number; bytes: number }
   | { type: 'done'; outcome: TurnOutcome }
@@ -238,10 +271,15 @@ export class TurnPipeline {
     let envelope: TurnEnvelope | undefined;
     let input: TurnInput | undefined;
     const rejections: Rejection[] = [];
+    const tools: LoopState = { shownText: false, requests: [], views: [], stepUsage: [] };
 
     const finish = (o: { status: TurnStatus } & Record<string, unknown>, errorCode?: string): TurnOutcome => {
       const report = this.report(envelope, o.status, state, now() - t0, errorCode, provider?.kind);
-      const outcome = { ...o, envelope, input, buildMs: state.buildMs, violations: state.violations, rejections: envelope?.rejections ?? rejections, report } as TurnOutcome;
+      if (tools.requests.length > 0) {
+        report.toolSteps = tools.requests.length;
+        report.toolTokens = tools.views.reduce((n, v) => n + (v.resultTokens ?? 0), 0);
+      }
+      const outcome = { ...o, envelope, input, buildMs: state.buildMs, violations: state.violations, rejections: envelope?.rejections ?? rejections, report, requests: tools.requests, toolSteps: tools.views } as TurnOutcome;
       this.options.log?.(formatTurnReport(report));
       emit({ type: outcome.status, outcome } as TurnEvent);
       return outcome;
@@ -310,10 +348,17 @@ export class TurnPipeline {
         return finish({ status: 'preview' });
       }
 
-      // 5. The provider (prune harder once after a context-length error, always before any output).
+      // 5. The provider (prune harder once after a context-length error, always before any output),
+      //    and the tool loop (issue 11): while the model calls tools, run them and send the request
+      //    again with the calls and results appended — every request a pure append of the one before.
+      const loop = send.tools && send.tools.definitions.length > 0 && provider.supportsTools !== false ? send.tools : undefined;
+      const maxSteps = loop ? Math.max(1, loop.maxSteps) : 0;
       let streamed = '';
       let seq = 0;
       let doneText: string | undefined;
+      let toolRounds = 0;
+      let toolTokens = 0;
+      const steps = tools;
       for (;;) {
         const req: ChatRequest = {
           messages: envelope.messages,
@@ -321,9 +366,13 @@ export class TurnPipeline {
           conversationId: send.conversationId ?? engine.options.conversationId,
           maxOutputTokens: send.maxOutputTokens,
         };
+        if (loop) req.tools = loop.definitions;
         if (send.signal) req.signal = send.signal;
         if (send.timeoutMs !== undefined) req.timeoutMs = send.timeoutMs;
         const tSend = now();
+        let calls: ToolCall[] = [];
+        streamed = '';
+        state.usage = undefined;
         try {
           const stream = provider.stream(req);
           const sync = (stream as Partial<Iterable<StreamEvent>>)[Symbol.iterator];
@@ -337,16 +386,20 @@ export class TurnPipeline {
               if (ev.type === 'text') {
                 if (ev.text.length === 0) continue;
                 state.firstTokenMs ??= now() - tSend;
+                // Text of an earlier step and this one's are shown as separate paragraphs.
+                if (streamed.length === 0 && steps.shownText) emit({ type: 'text', text: STEP_TEXT_SEPARATOR, seq: seq++ });
                 streamed += ev.text;
+                steps.shownText = true;
                 emit({ type: 'text', text: ev.text, seq: seq++ });
               } else if (ev.type === 'usage') {
                 state.usage = ev.usage;
                 emit({ type: 'usage', usage: ev.usage });
               } else if (ev.type === 'toolCall') {
-                continue;
+                if (loop) emit({ type: 'toolCall', step: toolRounds + 1, id: ev.id, name: ev.name });
               } else {
                 doneText = ev.text;
                 if (ev.usage) state.usage = ev.usage;
+                if (ev.toolCalls && loop) calls = ev.toolCalls;
                 completed = true;
                 break;
               }
@@ -358,11 +411,10 @@ export class TurnPipeline {
             }
           }
           if (doneText === undefined) throw new ProviderError('bad-response', `${provider.label} ended the reply without completing it.`);
-          break;
         } catch (e) {
           const pe = ProviderError.is(e) ? e : new ProviderError(send.signal?.aborted ? 'aborted' : 'bad-response', (e as Error)?.message ?? String(e));
-          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, { ...send, providerKind: provider?.kind }, state, request, emit, finish);
-          if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder) {
+          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
+          if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder && steps.requests.length === 0) {
             state.prunedHarder = true;
             const harder: TurnInput = { ...input, targetPercentOverride: Math.min(PRUNE_HARDER_PERCENT, input.targetPercentOverride ?? PRUNE_HARDER_PERCENT) };
             envelope = this.build(engine, harder, true, state, emit);
@@ -375,11 +427,44 @@ export class TurnPipeline {
           }
           return fail({ code: pe.code, message: pe.message, ...(pe.retryAfterMs !== undefined ? { retryAfterMs: pe.retryAfterMs } : {}) });
         }
+        if (!loop || calls.length === 0) break;
+        // Past the step limit the calls are answered with a note, and the next answer ends the turn.
+        if (toolRounds > maxSteps) break;
+        toolRounds++;
+        steps.stepUsage.push(state.usage);
+        const over = toolRounds > maxSteps;
+        const inputs: ToolStepResultInput[] = [];
+        const results: (ToolResult | undefined)[] = [];
+        for (const call of calls) {
+          emit({ type: 'toolCall', step: toolRounds, id: call.id, name: call.name, args: call.args });
+          if (over) {
+            inputs.push({ callId: call.id, tool: call.name, note: `[${call.name} was not run: the limit of ${maxSteps} tool steps in one turn was reached (strata.tools.maxSteps). Answer with what you have.]` });
+            results.push(undefined);
+            continue;
+          }
+          const result = yield* loop.executor.execute(call, send.signal);
+          if (send.signal?.aborted) return this.stopped(engine, streamed, envelope, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
+          inputs.push(toStepInput(result));
+          results.push(result);
+        }
+        const appended = engine.appendToolStep({ text: doneText ?? '', calls, results: inputs }, { maxTokens: Math.max(0, loop.maxTurnTokens - toolTokens) });
+        steps.requests.push(envelope);
+        envelope = appended.envelope;
+        appended.outcomes.forEach((o, i) => {
+          toolTokens += o.tokens;
+          const view = stepView(toolRounds, calls[i], results[i], o);
+          steps.views.push(view);
+          emit({ type: 'toolResult', step: toolRounds, view, outcome: o });
+        });
+        state.violations = this.options.check ? checkEnvelope(envelope, envelope.budget, { hasher: { sha256Hex }, ...engine.checkContext(), blocked: false }) : [];
+        emit({ type: 'built', envelope, buildMs: 0, pruneHarder: false, violations: state.violations });
+        if (send.signal?.aborted) return this.stopped(engine, '', envelope, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
       }
 
       // 6. Complete, persist, done.
-      const reply = send.recordReply ?? doneText;
-      const saved = this.commit(engine, reply, envelope, { ...send, providerKind: provider?.kind }, false, state, request);
+      fillStepCache(tools, envelope, state.usage, provider.kind);
+      const reply = send.recordReply ?? (doneText && doneText.length > 0 ? doneText : steps.requests.length > 0 ? TOOL_LIMIT_REPLY : (doneText ?? ''));
+      const saved = this.commit(engine, reply, envelope, { ...send, providerKind: provider?.kind }, false, state, request, steps.views);
       if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
       if (saved.bytes !== undefined) emit({ type: 'persisted', turn: envelope.turn, bytes: saved.bytes });
       return finish({ status: 'done', reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
@@ -403,15 +488,20 @@ export class TurnPipeline {
     request: TurnRequest,
     emit: (e: TurnEvent) => void,
     finish: (o: { status: TurnStatus } & Record<string, unknown>, code?: string) => TurnOutcome,
+    tools?: LoopState,
   ): TurnOutcome {
-    if (streamed.length === 0) {
+    // Nothing the user saw (no text, no tool step): the turn is dropped. Otherwise what streamed in the
+    // last model call is the reply, after the tool steps already in the request.
+    if (streamed.length === 0 && !(tools && tools.requests.length > 0)) {
       engine.abandonTurn();
       return finish({ status: 'stopped', kept: false, reply: '' });
     }
-    const saved = this.commit(engine, streamed, envelope, send, true, state, request);
+    const reply = streamed.length > 0 ? streamed : STOPPED_REPLY;
+    if (tools) fillStepCache(tools, envelope, state.usage, send.providerKind);
+    const saved = this.commit(engine, reply, envelope, send, true, state, request, tools?.views);
     if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
     if (saved.bytes !== undefined) emit({ type: 'persisted', turn: envelope.turn, bytes: saved.bytes });
-    return finish({ status: 'stopped', kept: true, reply: streamed, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
+    return finish({ status: 'stopped', kept: true, reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}) });
   }
 
   private build(engine: PromptContextEngine, input: TurnInput, pruneHarder: boolean, state: { buildMs: number; violations: Violation[] }, emit: (e: TurnEvent) => void): TurnEnvelope {
@@ -435,6 +525,7 @@ export class TurnPipeline {
     stopped: boolean,
     state: { usage?: ProviderUsage },
     request: TurnRequest,
+    toolSteps?: readonly ToolStepView[],
   ): { ok: true; bytes?: number; meta?: TurnMeta } | { ok: false; error: TurnError } {
     const before = engine.state;
     engine.completeTurn(reply);
@@ -452,6 +543,7 @@ export class TurnPipeline {
         stopped,
         request: storedRequest(request, engine.options.hasher ?? { sha256Hex }),
         title: target.title?.(),
+        ...(toolSteps && toolSteps.length > 0 ? { toolSteps } : {}),
       });
       for (const w of r.warnings) this.options.log?.(w);
       return { ok: true, bytes: r.bytes, meta: r.meta };
@@ -535,3 +627,68 @@ export function formatTurnReport(r: TurnReport): string {
   return `[${r.conversationId}] turn ${r.turn} ${r.status}: ${layers}; prompt ${r.promptTokens}, ${cache}; ${prefix}; ${times}${extra ? `; ${extra}` : ''}`;
 }
 
+
+/** The reply recorded when the user stopped a tool loop before the model said anything in its last call. */
+export const STOPPED_REPLY = '(Stopped by the user.)';
+
+/** Per-turn state of the tool loop. */
+interface LoopState {
+  /** Some text of this turn was streamed (the next step's text starts a new paragraph). */
+  shownText: boolean;
+  /** The requests before the current one (each tool step adds the one it extended). */
+  requests: TurnEnvelope[];
+  views: ToolStepView[];
+  /** Usage reported by each model call that ended with tool calls. */
+  stepUsage: (ProviderUsage | undefined)[];
+}
+
+/** An executor result as the engine's step input. */
+export function toStepInput(result: ToolResult): ToolStepResultInput {
+  const out: ToolStepResultInput = { callId: result.call.id, tool: result.call.name };
+  const o = result.output;
+  if (o.kind === 'text') out.note = o.text;
+  else {
+    out.artifact = o.input;
+    if (o.whole) out.whole = o.whole;
+    if (o.note !== undefined) out.note = o.note;
+  }
+  return out;
+}
+
+/** One tool call as the panel shows it. */
+function stepView(step: number, call: ToolCall, result: ToolResult | undefined, outcome: ToolStepOutcome): ToolStepView {
+  const refused = result?.output.kind === 'text' && result.output.refused !== undefined;
+  const invalid = result?.output.kind === 'text' && result.output.refused === 'invalid-arguments';
+  const view: ToolStepView = {
+    id: call.id,
+    step,
+    name: call.name,
+    label: callLabel(call),
+    args: JSON.stringify(call.args),
+    status: invalid ? 'error' : refused || !result || outcome.mode === 'over-budget' ? 'refused' : 'done',
+    summary: !result ? 'not run: the step limit was reached' : outcome.mode === 'over-budget' ? `left out: over the budget (${result.summary})` : result.summary,
+    resultTokens: outcome.tokens,
+  };
+  if (outcome.mode === 'reference') view.reused = true;
+  if (outcome.key) view.key = outcome.key;
+  return view;
+}
+
+/**
+ * Each step's cached tokens: those of the model request that carried its results — reported by the
+ * provider when it reports usage, else the engine's prediction as that provider would report it.
+ */
+function fillStepCache(tools: LoopState, last: TurnEnvelope, lastUsage: ProviderUsage | undefined, providerKind: string | undefined): void {
+  for (const v of tools.views) {
+    const k = v.step;
+    const env = k < tools.requests.length ? tools.requests[k] : last;
+    const usage = k < tools.stepUsage.length ? tools.stepUsage[k] : k === tools.stepUsage.length ? lastUsage : undefined;
+    if (usage) {
+      v.cachedTokens = usage.cacheRead;
+      v.cachedReported = true;
+    } else {
+      v.cachedTokens = providerCachePrediction(providerKind, env.ledger.cachedTokens);
+      v.cachedReported = false;
+    }
+  }
+}

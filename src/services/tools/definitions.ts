@@ -8,12 +8,9 @@
 export const TOOL_NAMES = ['read_file', 'list_files', 'search_text', 'get_diagnostics', 'get_selection'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
-/** One tool call as the model made it (DESIGN §9: `{"id", "name", "args"}`). */
-export interface ToolCall {
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-}
+import type { ToolCall } from '../../engine/types';
+
+export type { ToolCall };
 
 /** JSON schema subset used by the tool parameters. */
 export interface JsonSchema {
