@@ -140,6 +140,8 @@ export interface TurnReport {
   /** Tool rounds of the turn (model calls − 1), and the tokens their results added. */
   toolSteps?: number;
   toolTokens?: number;
+  /** Per tool round: the tools' run time, and the time to append their results to the request (ms). */
+  stepMs?: { toolsMs: number; appendMs: number }[];
 }
 
 export interface TurnError {
@@ -271,13 +273,14 @@ export class TurnPipeline {
     let envelope: TurnEnvelope | undefined;
     let input: TurnInput | undefined;
     const rejections: Rejection[] = [];
-    const tools: LoopState = { shownText: false, requests: [], views: [], stepUsage: [] };
+    const tools: LoopState = { shownText: false, requests: [], views: [], stepUsage: [], timings: [] };
 
     const finish = (o: { status: TurnStatus } & Record<string, unknown>, errorCode?: string): TurnOutcome => {
       const report = this.report(envelope, o.status, state, now() - t0, errorCode, provider?.kind);
       if (tools.requests.length > 0) {
         report.toolSteps = tools.requests.length;
         report.toolTokens = tools.views.reduce((n, v) => n + (v.resultTokens ?? 0), 0);
+        report.stepMs = tools.timings;
       }
       const outcome = { ...o, envelope, input, buildMs: state.buildMs, violations: state.violations, rejections: envelope?.rejections ?? rejections, report, requests: tools.requests, toolSteps: tools.views } as TurnOutcome;
       this.options.log?.(formatTurnReport(report));
@@ -432,6 +435,7 @@ export class TurnPipeline {
         if (toolRounds > maxSteps) break;
         toolRounds++;
         steps.stepUsage.push(state.usage);
+        const tStep = now();
         const over = toolRounds > maxSteps;
         const inputs: ToolStepResultInput[] = [];
         const results: (ToolResult | undefined)[] = [];
@@ -447,7 +451,9 @@ export class TurnPipeline {
           inputs.push(toStepInput(result));
           results.push(result);
         }
+        const tAppend = now();
         const appended = engine.appendToolStep({ text: doneText ?? '', calls, results: inputs }, { maxTokens: Math.max(0, loop.maxTurnTokens - toolTokens) });
+        steps.timings.push({ toolsMs: round(tAppend - tStep), appendMs: round(now() - tAppend) });
         steps.requests.push(envelope);
         envelope = appended.envelope;
         appended.outcomes.forEach((o, i) => {
@@ -621,7 +627,8 @@ export function formatTurnReport(r: TurnReport): string {
   const cache = `cached ${r.predictedCached} predicted / ${r.reportedCached !== undefined ? `${r.reportedCached} reported` : 'not reported'}`;
   const prefix = r.prefixBreak ? `prefix changed${r.prefixBreakReason ? ` (${r.prefixBreakReason})` : ''}` : 'prefix kept';
   const times = `build ${r.buildMs.toFixed(1)} ms${r.firstTokenMs !== undefined ? `, first token ${r.firstTokenMs.toFixed(0)} ms` : ''}, total ${r.totalMs.toFixed(0)} ms`;
-  const extra = [r.prunedHarder ? 'pruned harder after a context-length error' : '', r.cuts ? `${r.cuts} cut(s)` : '', r.rejections ? `${r.rejections} rejection(s)` : '', r.errorCode ? `error ${r.errorCode}` : '']
+  const tools = r.toolSteps ? `${r.toolSteps} tool step(s), ${r.toolTokens ?? 0} tokens of results, steps ${(r.stepMs ?? []).map((t) => `${t.toolsMs.toFixed(1)}+${t.appendMs.toFixed(1)}`).join(', ')} ms (tools+append)` : '';
+  const extra = [tools, r.prunedHarder ? 'pruned harder after a context-length error' : '', r.cuts ? `${r.cuts} cut(s)` : '', r.rejections ? `${r.rejections} rejection(s)` : '', r.errorCode ? `error ${r.errorCode}` : '']
     .filter(Boolean)
     .join('; ');
   return `[${r.conversationId}] turn ${r.turn} ${r.status}: ${layers}; prompt ${r.promptTokens}, ${cache}; ${prefix}; ${times}${extra ? `; ${extra}` : ''}`;
@@ -640,6 +647,8 @@ interface LoopState {
   views: ToolStepView[];
   /** Usage reported by each model call that ended with tool calls. */
   stepUsage: (ProviderUsage | undefined)[];
+  /** Per step: running the tools, and appending their results to the request (ms). */
+  timings: { toolsMs: number; appendMs: number }[];
 }
 
 /** An executor result as the engine's step input. */
