@@ -354,8 +354,8 @@ export class HostWorkspace implements ToolWorkspacePort {
   selection(): EditorSelectionInfo | undefined {
     const editor = vscode.window.activeTextEditor;
     if (!editor || editor.selection.isEmpty) return undefined;
-    const path = HostWorkspace.pathOf(editor.document.uri);
-    if (!path) return undefined;
+    // A document outside the workspace is named by its label, which `resolve` then refuses.
+    const path = HostWorkspace.pathOf(editor.document.uri) ?? HostWorkspace.labelOf(editor.document.uri);
     const sel = editor.selection;
     let endLine = sel.end.line;
     // A selection that ends at the very start of a line (whole lines selected) does not include it.
