@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
 import { ChatSession } from '../../src/services/chatSession';
 import { getTokenizer } from '../../src/services/tokenizer';
-import type { WireMessage as ChatMessage } from '../../src/services/tools/messages';
+import type { ChatMessage } from '../../src/engine/types';
 import { startAnthropicImitation, startOpenAIImitation, type AnthropicImitationServer, type OpenAIImitationServer } from '../support/imitationServers';
 import { configure, folderUri, PanelDriver, selectLines, strataApi, until, withTimeout } from './support/panel';
 

@@ -1,9 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import type { Role } from '../../src/engine/types';
+import type { ChatMessage, Role } from '../../src/engine/types';
 import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
-import type { WireMessage as ChatMessage } from '../../src/services/tools/messages';
 import { editorModels, VscodeLmProvider } from '../../src/host/vscodeLmProvider';
 import { resolveAutoProvider } from '../../src/services/providers/auto';
 import { ProviderError, type ChatRequest, type StreamEvent } from '../../src/services/providers/types';

@@ -9,7 +9,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { WireMessage as ChatMessage } from '../../src/services/tools/messages';
+import type { ChatMessage } from '../../src/engine/types';
 import { DEFAULT_EXCLUDES, IsolationPolicy } from '../../src/engine/isolation';
 import { ChatSession, type ChatSessionOptions, type SessionSettings } from '../../src/services/chatSession';
 import { ChatStore } from '../../src/services/chatStore';
