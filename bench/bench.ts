@@ -14,7 +14,9 @@ import * as path from 'path';
 import { DEFAULT_LAYOUT, STRATEGIES, loadTrajectory, runReplay, type ReplayReport } from './replay';
 import type { Trajectory } from './trajectory';
 import { markdownTable, svgChart } from './charts';
-import { formatInt, machineFacts, round, type MachineFacts, type Stats } from './perfStats';
+import { formatInt, machineFacts, round, stats, type MachineFacts, type Stats } from './perfStats';
+import { replay, usesTools } from './replayCore';
+import { getTokenizer } from '../src/services/tokenizer';
 import { measureBuildTime, measureProbe, measureScaling, type BuildTimeResult, type ProbeResult, type ScalingResult } from './perfBuild';
 import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, type GeneratedInfo } from './perfGenerate';
 import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile';
@@ -31,10 +33,12 @@ export interface BenchArgs {
   perf: boolean;
   outDir: string;
   trajectoriesDir: string;
+  /** Where the tool-heavy trajectories are (those that script `tools`). */
+  toolTrajectoriesDir: string;
 }
 
 export function parseBenchArgs(argv: string[]): BenchArgs {
-  const a: BenchArgs = { quick: false, perf: true, outDir: path.join(ROOT, 'bench/results'), trajectoriesDir: path.join(ROOT, 'test/fixtures/trajectories') };
+  const a: BenchArgs = { quick: false, perf: true, outDir: path.join(ROOT, 'bench/results'), trajectoriesDir: path.join(ROOT, 'test/fixtures/trajectories'), toolTrajectoriesDir: path.join(ROOT, 'test/fixtures/trajectories-extra') };
   for (let i = 0; i < argv.length; i++) {
     const f = argv[i];
     const value = () => {
@@ -46,7 +50,8 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     else if (f === '--no-perf') a.perf = false;
     else if (f === '--out') a.outDir = value();
     else if (f === '--trajectories') a.trajectoriesDir = value();
-    else throw new Error(`unknown argument ${f} (expected --quick, --no-perf, --out DIR, --trajectories DIR)`);
+    else if (f === '--tool-trajectories') a.toolTrajectoriesDir = value();
+    else throw new Error(`unknown argument ${f} (expected --quick, --no-perf, --out DIR, --trajectories DIR, --tool-trajectories DIR)`);
   }
   return a;
 }
@@ -86,11 +91,26 @@ export interface PerfResults {
   openChat?: OpenTimeResult;
 }
 
+/** A tool-heavy trajectory (issue 11): Strata's layouts against the plain agent transcript. */
+export interface ToolTrajectoryResult {
+  name: string;
+  /** The trajectory as written, or replayed with a smaller context window. */
+  variant: string;
+  contextWindow: number;
+  turns: number;
+  toolCalls: number;
+  report: ReplayReport;
+  /** Per tool step in the replay (in-memory workspace): running the tools, and appending their results (ms). */
+  stepMs: { tools: Stats; append: Stats };
+}
+
 export interface BenchResults {
   generatedAt: string;
   machine: MachineFacts;
   settings: { quick: boolean; defaultLayout: string; strategies: string[]; runs: Record<string, number> };
   economics: TrajectoryResult[];
+  /** Tool-heavy sessions: cost against a plain agent transcript that re-sends tool results without dedup. */
+  tools: ToolTrajectoryResult[];
   performance: PerfResults;
   targets: Target[];
   durationsMs: Record<string, number>;
@@ -112,15 +132,88 @@ function economics(files: string[]): TrajectoryResult[] {
   });
 }
 
+/** The strategies a tool-heavy trajectory is measured with. */
+export const TOOL_STRATEGIES = ['transcript', 'library', 'tools-plain'] as const;
+/** A smaller window for the same session: the budget binds, so cuts (tool results first) show. */
+export const TOOL_PRESSURE_WINDOW = 16_000;
+
+function toolEconomics(files: string[]): ToolTrajectoryResult[] {
+  const out: ToolTrajectoryResult[] = [];
+  for (const file of files) {
+    const traj = loadTrajectory(file);
+    if (!usesTools(traj)) continue;
+    const variants: [string, Trajectory][] = [
+      ['as written', traj],
+      [`${TOOL_PRESSURE_WINDOW.toLocaleString('en-US')}-token window`, { ...traj, model: { ...traj.model, contextWindow: TOOL_PRESSURE_WINDOW } }],
+    ];
+    for (const [variant, t] of variants) {
+      const report = runReplay(t, { file, strategies: [...TOOL_STRATEGIES], policy: 'append-version', cache: 'both', json: true });
+      const tools: number[] = [];
+      const append: number[] = [];
+      for (const turn of replay(t, { layout: DEFAULT_LAYOUT, policy: 'append-version', tokenizer: getTokenizer(t.model.encoding) })) {
+        for (const st of turn.outcome.report.stepMs ?? []) {
+          tools.push(st.toolsMs);
+          append.push(st.appendMs);
+        }
+      }
+      out.push({ name: traj.name, variant, contextWindow: t.model.contextWindow, turns: t.turns.length, toolCalls: t.turns.reduce((n, x) => n + (x.tools?.length ?? 0), 0), report, stepMs: { tools: stats(tools), append: stats(append) } });
+    }
+  }
+  return out;
+}
+
+/** The tool-heavy table: each strategy's cost and efficiency, and its cost ÷ the plain agent transcript's. */
+export function toolMarkdown(results: ToolTrajectoryResult[]): string {
+  if (results.length === 0) return '';
+  const out: string[] = ['## Tool-heavy sessions (issue 11)', ''];
+  out.push(
+    'The model explores a repository with the workspace tools (scripted calls, one model request per step). `tools-plain` is a plain agent transcript: every tool result re-sent as plain text each time it is read, no dedup, never pruned, with the same cache breakpoints as `transcript`. Ratios are cost units ÷ those of `tools-plain`; requests counts every model call (the steps and the final one of each turn).',
+    '',
+  );
+  for (const r of results) {
+    const base = r.report.strategies.find((s) => s.name === 'tools-plain');
+    out.push(`### ${r.name} — ${r.variant}`, '');
+    out.push(`${r.turns} turns, ${r.toolCalls} tool calls, context window ${formatInt(r.contextWindow)} (budget ${formatInt(r.report.strategies[0]?.turns[0]?.budget ?? 0)}).`, '');
+    out.push('| strategy | requests | prompt tokens | cached (OA) | cost units OA | efficiency OA | read/write (AN) | cost units AN | efficiency AN | cuts | over budget | cost OA vs tools-plain | cost AN vs tools-plain |');
+    out.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+    for (const s of r.report.strategies) {
+      const x = s.totals;
+      const requests = s.turns.reduce((n, t) => n + 1 + (t.steps?.length ?? 0), 0);
+      const name = s.name === DEFAULT_LAYOUT ? `**${s.name}** (default)` : s.name;
+      const ratio = (a: number, b: number | undefined) => (b && b > 0 ? `${(a / b).toFixed(3)}×` : '–');
+      out.push(
+        `| ${name} | ${requests} | ${formatInt(x.promptTokens)} | ${formatInt(x.cached.openai)} | ${s.costUnits.openai.toFixed(1)} | ${s.efficiency.openai.toFixed(3)} | ${formatInt(x.cached.anthropic.read)} / ${formatInt(x.cached.anthropic.write)} | ${s.costUnits.anthropic.toFixed(1)} | ${s.efficiency.anthropic.toFixed(3)} | ${x.pruned} | ${x.overBudgetTurns} | ${ratio(s.costUnits.openai, base?.costUnits.openai)} | ${ratio(s.costUnits.anthropic, base?.costUnits.anthropic)} |`,
+      );
+    }
+    out.push('', `Per tool step (replay, in-memory workspace, ${r.stepMs.tools.n} steps): tools ${fmtStats(r.stepMs.tools)}; appending their results to the request ${fmtStats(r.stepMs.append)}.`, '');
+  }
+  return out.join('\n');
+}
+
 // ---------------------------------------------------------------------------------------------
 // Targets
 
-function fmtStats(s: Stats, unit = 'ms'): string {
+export function fmtStats(s: Stats, unit = 'ms'): string {
   return `min ${s.min} / median ${s.median} / p95 ${s.p95} ${unit} (n = ${s.n})`;
 }
 
-export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults): Target[] {
+export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, tools: ToolTrajectoryResult[] = []): Target[] {
   const targets: Target[] = [];
+  for (const r of tools) {
+    const s = r.report.strategies.find((x) => x.name === DEFAULT_LAYOUT);
+    const b = r.report.strategies.find((x) => x.name === 'tools-plain');
+    if (!s || !b) continue;
+    const oa = s.costUnits.openai / b.costUnits.openai;
+    const an = s.costUnits.anthropic / b.costUnits.anthropic;
+    const met = oa < 1 && an < 1;
+    targets.push({
+      id: `tools:${r.name}:${r.contextWindow}`,
+      description: `${DEFAULT_LAYOUT} costs less than the plain agent transcript on ${r.name} (${r.variant})`,
+      measured: `OA ${oa.toFixed(3)}×, AN ${an.toFixed(3)}×; efficiency OA ${s.efficiency.openai.toFixed(3)}, AN ${s.efficiency.anthropic.toFixed(3)}`,
+      status: met ? 'met' : 'missed',
+      ...(met ? {} : { note: `cuts ${s.totals.pruned}, prefix breaks ${s.totals.prefixBreaks}` }),
+    });
+  }
   for (const t of econ) {
     const s = t.report.strategies.find((x) => x.name === DEFAULT_LAYOUT);
     if (!s) continue;
@@ -390,6 +483,7 @@ export function resultsMarkdown(r: BenchResults): string {
     '## Cache economics',
     '',
     ...r.economics.map((t) => markdownTable(t.report, r.settings.defaultLayout) + `\n![${t.name}](${t.name}.svg)\n`),
+    toolMarkdown(r.tools),
     performanceMarkdown(r.performance),
     targetsMarkdown(r.targets),
   ];
@@ -420,6 +514,8 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
   if (files.length === 0) throw new Error(`no trajectories in ${args.trajectoriesDir}`);
   const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, tokenizer: 2, promptTsx: 2, probe: 50 } : { buildWarm: 20, scalingWarm: 3, tokenizer: 5, promptTsx: 5, probe: 200 };
   const econ = step('cache economics (trajectories × strategies × cache models)', durations, () => economics(files));
+  const toolFiles = fs.existsSync(args.toolTrajectoriesDir) ? fs.readdirSync(args.toolTrajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.toolTrajectoriesDir, n)) : [];
+  const toolResults = step('tool-heavy sessions (issue 11)', durations, () => toolEconomics(toolFiles));
   const perf: PerfResults = {};
   if (args.perf) {
     const ls = files.find((f) => path.basename(f) === 'long-session-20.json');
@@ -472,8 +568,9 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
     machine: machineFacts(),
     settings: { quick: args.quick, defaultLayout: DEFAULT_LAYOUT, strategies: [...STRATEGIES], runs },
     economics: econ,
+    tools: toolResults,
     performance: perf,
-    targets: evaluateTargets(econ, perf),
+    targets: evaluateTargets(econ, perf, toolResults),
     durationsMs: durations,
   };
 }
@@ -489,6 +586,7 @@ export function writeResults(r: BenchResults, outDir: string): string[] {
   write('latest.json', JSON.stringify(r, null, 2) + '\n');
   write('latest.md', resultsMarkdown(r));
   for (const t of r.economics) write(`${t.name}.svg`, svgChart(t.report));
+  for (const t of r.tools) if (t.variant === 'as written') write(`${t.name}.svg`, svgChart(t.report));
   return written;
 }
 
@@ -506,6 +604,7 @@ export async function main(argv: string[]): Promise<number> {
   const out: string[] = [];
   out.push(`Strata benchmark — ${results.machine.cpuModel} (${results.machine.cpus} cores), Node ${results.machine.node}`, '');
   for (const t of results.economics) out.push(markdownTable(t.report, DEFAULT_LAYOUT));
+  out.push(toolMarkdown(results.tools));
   if (args.perf) out.push(performanceMarkdown(results.performance));
   out.push(targetsMarkdown(results.targets));
   out.push(`wrote ${written.map((p) => path.relative(process.cwd(), p)).join(', ')} in ${round((performance.now() - t0) / 1000, 1)} s`);

@@ -17,7 +17,7 @@
  *   default) for an exact comparison.
  * - Replies are capped at a few tokens (`maxOutputTokens`, default 16): they are not used.
  */
-import type { ChatMessage } from '../src/engine/types';
+import type { WireMessage as ChatMessage } from '../src/services/tools/messages';
 import { AnthropicProvider, OpenAIProvider, ProviderError, collectReply, isLocalURL, redact, type ChatProvider, type ProviderUsage } from '../src/services/providers';
 import { getTokenizer } from '../src/services/tokenizer';
 import type { Trajectory } from './trajectory';

@@ -6,7 +6,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { ChangedFilesPolicy, ChatMessage, Layout, PruneReport } from '../src/engine/types';
+import type { ChangedFilesPolicy, Layout, PruneReport } from '../src/engine/types';
+import type { WireMessage as ChatMessage } from '../src/services/tools/messages';
 import { LAYER_IDS } from '../src/engine/types';
 import type { Rejection } from '../src/engine/isolation';
 import { getTokenizer, type Tokenizer } from '../src/services/tokenizer';
@@ -19,7 +20,10 @@ import { replayBaseline, type BaselineName } from './baselines';
 import type { PromptContextEngine } from '../src/engine/engine';
 
 export const STRATEGIES = ['library', 'transcript', 'inline-every-turn', 'latest-copy'] as const;
-export type Strategy = (typeof STRATEGIES)[number];
+/** Strategies `--strategy` also accepts: `tools-plain`, the plain agent-loop baseline for trajectories with tool calls. */
+export const EXTRA_STRATEGIES = ['tools-plain'] as const;
+export type Strategy = (typeof STRATEGIES)[number] | (typeof EXTRA_STRATEGIES)[number];
+const ALL_STRATEGIES: readonly string[] = [...STRATEGIES, ...EXTRA_STRATEGIES];
 export const DEFAULT_LAYOUT: Layout = 'transcript';
 
 export interface ReplayArgs {
@@ -60,7 +64,7 @@ export function parseArgs(argv: string[]): ReplayArgs {
     switch (flag) {
       case '--strategy': {
         const list = value().split(',').map((s) => s.trim()).filter(Boolean);
-        for (const s of list) if (!(STRATEGIES as readonly string[]).includes(s)) throw new ArgError(`unknown strategy "${s}" (expected ${STRATEGIES.join(', ')})`);
+        for (const s of list) if (!ALL_STRATEGIES.includes(s)) throw new ArgError(`unknown strategy "${s}" (expected ${ALL_STRATEGIES.join(', ')})`);
         if (list.length === 0) throw new ArgError('--strategy needs at least one strategy');
         args.strategies = [...new Set(list)] as Strategy[];
         strategyGiven = true;
@@ -140,6 +144,14 @@ export function loadTrajectory(file: string): Trajectory {
   return validateTrajectory(raw);
 }
 
+/** One model call of a turn with tool calls, before its last request (DESIGN §9, step dumps). */
+export interface StepReport {
+  step: number;
+  promptTokens: number;
+  cached: { openai: number; anthropic: { read: number; write: number } };
+  limit: { openai: number; anthropic: number };
+}
+
 export interface TurnReport {
   turn: number;
   layers: Record<string, number>;
@@ -156,6 +168,12 @@ export interface TurnReport {
   budget: number;
   skipped?: string;
   provider?: { input: number; cacheRead: number; cacheWrite: number; output: number };
+  /**
+   * A turn with tool calls: its earlier model calls, one per step. `promptTokens`, `cached` and
+   * `limit` of the turn are then sums over all its requests (the steps and the last one); `layers`
+   * are the last request's.
+   */
+  steps?: StepReport[];
 }
 
 export interface StrategyReport {
@@ -185,6 +203,8 @@ export interface ReplayReport {
 interface RawTurn {
   turn: number;
   messages: ChatMessage[];
+  /** The turn's earlier requests (tool steps), in order. */
+  steps?: ChatMessage[][];
   /** Engine layer tokens and which layer each message's framing belongs to (engine strategies). */
   engineLayers?: Record<string, number>;
   rejections: Rejection[];
@@ -195,6 +215,12 @@ interface RawTurn {
   skipped?: string;
   budget: number;
   buildMs: number;
+}
+
+function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
+  if (a.role !== b.role || a.content.length !== b.content.length || a.toolCallId !== b.toolCallId) return false;
+  for (let i = 0; i < a.content.length; i++) if (a.content[i].text !== b.content[i].text) return false;
+  return JSON.stringify(a.toolCalls ?? null) === JSON.stringify(b.toolCalls ?? null);
 }
 
 function framingLayerOf(i: number, n: number, role: string): string {
@@ -234,6 +260,7 @@ function engineRawTurn(t: ReplayTurn): RawTurn {
   return {
     turn: t.turn,
     messages: env.messages,
+    ...(t.requests.length > 0 ? { steps: t.requests.map((r) => r.messages) } : {}),
     engineLayers: Object.fromEntries(env.layers.map((l) => [l.id, l.tokens])),
     rejections: t.rejections,
     pruned: t.pruned,
@@ -256,8 +283,8 @@ function* rawTurns(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: 
     return;
   }
   const budget = traj.model.contextWindow - traj.model.maxOutputTokens - Math.min(1000, Math.floor(traj.model.contextWindow * 0.02));
-  for (const t of replayBaseline(traj, strategy as BaselineName)) {
-    yield { turn: t.turn, messages: t.messages, rejections: t.rejections, pruned: [], prefixBreak: false, violations: [], budget, buildMs: 0 };
+  for (const t of replayBaseline(traj, strategy as BaselineName, tok)) {
+    yield { turn: t.turn, messages: t.messages, ...(t.steps ? { steps: t.steps } : {}), rejections: t.rejections, pruned: [], prefixBreak: false, violations: [], budget, buildMs: 0 };
   }
 }
 
@@ -279,12 +306,13 @@ export class StrategyAccumulator {
     private readonly strategy: Strategy,
     private readonly args: ReplayArgs,
     private readonly tok: Tokenizer,
-    private readonly onRequest?: (turn: number, messages: ChatMessage[], skipped?: string) => void,
+    private readonly onRequest?: (turn: number, messages: ChatMessage[], skipped?: string, step?: number) => void,
   ) {}
 
   add(raw: RawTurn): TurnReport {
     const { traj, args, tok } = this;
     this.buildMs.push(raw.buildMs);
+    (raw.steps ?? []).forEach((m, k) => this.onRequest?.(raw.turn, m, undefined, k + 1));
     this.onRequest?.(raw.turn, raw.messages, raw.skipped);
     if (raw.skipped) {
       const t: TurnReport = { turn: raw.turn, layers: { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 }, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 }, rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })), pruned: raw.pruned, prefixBreak: false, violations: raw.violations, budget: raw.budget, skipped: raw.skipped };
@@ -292,36 +320,38 @@ export class StrategyAccumulator {
       return t;
     }
     const { layers, prompt } = exactLayers(raw, tok);
-    const { tokens, breakpointOffsets } = this.requestTokens.tokens(raw.messages, tok);
-    const oa = this.openai.observe(tokens).cached;
-    const an = this.anthropic.observe(tokens, breakpointOffsets);
-    // Physical limit: everything but what is new this turn could have been a cache hit.
-    const n = raw.messages.length;
-    let fresh = framedCount(raw.messages[n - 1], tok);
-    const prev = n >= 2 ? raw.messages[n - 2] : undefined;
-    const prevIsReply = prev?.role === 'assistant' && this.prevReply !== undefined && prev.content.map((b) => b.text).join('') === this.prevReply;
-    if (prevIsReply) fresh += framedCount(prev!, tok);
-    for (let i = 0; i < n - 1; i++) {
-      if (prevIsReply && i === n - 2) continue;
-      for (const b of raw.messages[i].content) if (!this.seenBlocks.has(b.text)) fresh += tok.count(b.text);
-    }
-    for (const m of raw.messages) for (const b of m.content) this.seenBlocks.add(b.text);
-    const base = Math.max(0, prompt - fresh);
-    const limit = { openai: openaiCacheable(base), anthropic: base >= MIN_CACHEABLE_TOKENS ? base : 0 };
+    const requests = [...(raw.steps ?? []), raw.messages];
+    const steps: StepReport[] = [];
+    const sum: StepReport = { step: 0, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 } };
+    let previous: ChatMessage[] | undefined;
+    requests.forEach((messages, j) => {
+      const r = this.observe(messages, previous);
+      previous = messages;
+      sum.promptTokens += r.promptTokens;
+      sum.cached.openai += r.cached.openai;
+      sum.cached.anthropic.read += r.cached.anthropic.read;
+      sum.cached.anthropic.write += r.cached.anthropic.write;
+      sum.limit.openai += r.limit.openai;
+      sum.limit.anthropic += r.limit.anthropic;
+      if (j < requests.length - 1) steps.push({ ...r, step: j + 1 });
+    });
     if (prompt > raw.budget) this.overBudgetTurns++;
     let prefixBreak = raw.prefixBreak;
+    const n = raw.messages.length;
     if (!raw.engineLayers) {
-      const stable = raw.messages.slice(0, n - 1).map((m) => m.role + '\u0000' + m.content.map((b) => b.text).join(''));
+      const stable = raw.messages.slice(0, n - 1).map((m) => m.role + '\u0000' + m.content.map((b) => b.text).join('') + (m.toolCalls ? JSON.stringify(m.toolCalls) : ''));
       prefixBreak = this.prevStable !== undefined && this.prevStable.some((s, i) => stable[i] !== s);
       this.prevStable = stable;
     }
     this.prevReply = traj.turns[raw.turn - 1]?.reply;
+    const oaOn = args.cache !== 'anthropic';
+    const anOn = args.cache !== 'openai';
     const t: TurnReport = {
       turn: raw.turn,
       layers,
-      promptTokens: prompt,
-      cached: { openai: args.cache === 'anthropic' ? 0 : oa, anthropic: args.cache === 'openai' ? { read: 0, write: 0 } : { read: an.read, write: an.write } },
-      limit: { openai: args.cache === 'anthropic' ? 0 : limit.openai, anthropic: args.cache === 'openai' ? 0 : limit.anthropic },
+      promptTokens: sum.promptTokens,
+      cached: { openai: oaOn ? sum.cached.openai : 0, anthropic: anOn ? sum.cached.anthropic : { read: 0, write: 0 } },
+      limit: { openai: oaOn ? sum.limit.openai : 0, anthropic: anOn ? sum.limit.anthropic : 0 },
       rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })),
       pruned: raw.pruned,
       prefixBreak,
@@ -329,8 +359,56 @@ export class StrategyAccumulator {
       violations: raw.violations,
       budget: raw.budget,
     };
+    if (steps.length > 0) {
+      t.steps = steps.map((x) => ({
+        step: x.step,
+        promptTokens: x.promptTokens,
+        cached: { openai: oaOn ? x.cached.openai : 0, anthropic: anOn ? x.cached.anthropic : { read: 0, write: 0 } },
+        limit: { openai: oaOn ? x.limit.openai : 0, anthropic: anOn ? x.limit.anthropic : 0 },
+      }));
+    }
     this.turns.push(t);
     return t;
+  }
+
+  /**
+   * One request: both cache simulations and its physical limit. The first request of a turn: what is
+   * new is its last message, the previous reply and any block sent for the first time. A later
+   * request of the same turn (after a tool step) extends the one before it: what is new is the
+   * messages appended to it.
+   */
+  private observe(messages: ChatMessage[], previousInTurn: ChatMessage[] | undefined): Omit<StepReport, 'step'> {
+    const tok = this.tok;
+    const { tokens, breakpointOffsets } = this.requestTokens.tokens(messages, tok);
+    let prompt = 0;
+    for (const m of messages) prompt += framedCount(m, tok);
+    const oa = this.openai.observe(tokens).cached;
+    const an = this.anthropic.observe(tokens, breakpointOffsets);
+    const n = messages.length;
+    let fresh = 0;
+    const skip = new Set<number>();
+    if (previousInTurn && previousInTurn.length < n && previousInTurn.every((m, i) => sameMessage(m, messages[i]))) {
+      for (let i = previousInTurn.length; i < n; i++) {
+        fresh += framedCount(messages[i], tok);
+        skip.add(i);
+      }
+    } else {
+      fresh += framedCount(messages[n - 1], tok);
+      skip.add(n - 1);
+      const prev = n >= 2 ? messages[n - 2] : undefined;
+      const prevIsReply = prev?.role === 'assistant' && !prev.toolCalls && this.prevReply !== undefined && prev.content.map((b) => b.text).join('') === this.prevReply;
+      if (prevIsReply) {
+        fresh += framedCount(prev!, tok);
+        skip.add(n - 2);
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      if (skip.has(i)) continue;
+      for (const b of messages[i].content) if (!this.seenBlocks.has(b.text)) fresh += tok.count(b.text);
+    }
+    for (const m of messages) for (const b of m.content) this.seenBlocks.add(b.text);
+    const base = Math.max(0, prompt - fresh);
+    return { promptTokens: prompt, cached: { openai: oa, anthropic: { read: an.read, write: an.write } }, limit: { openai: openaiCacheable(base), anthropic: base >= MIN_CACHEABLE_TOKENS ? base : 0 } };
   }
 
   report(): StrategyReport {
@@ -338,7 +416,7 @@ export class StrategyAccumulator {
   }
 }
 
-export function runStrategy(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer, afterTurn?: ReplayOptions['afterTurn'], onRequest?: (turn: number, messages: ChatMessage[], skipped?: string) => void): { report: StrategyReport; buildMs: number[] } {
+export function runStrategy(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer, afterTurn?: ReplayOptions['afterTurn'], onRequest?: (turn: number, messages: ChatMessage[], skipped?: string, step?: number) => void): { report: StrategyReport; buildMs: number[] } {
   const acc = new StrategyAccumulator(traj, strategy, args, tok, onRequest);
   for (const raw of rawTurns(traj, strategy, args, tok, afterTurn)) acc.add(raw);
   return { report: acc.report(), buildMs: acc.buildMs };
@@ -397,11 +475,22 @@ function summarize(name: Strategy, turns: TurnReport[], overBudgetTurns: number)
   };
 }
 
-export function dumpRequest(dir: string, turn: number, messages: ChatMessage[], skipped?: string): void {
+/** One message as the request dump writes it (DESIGN §9): blocks, then tool calls or the call a result answers. */
+function dumpMessage(m: ChatMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = { role: m.role };
+  if (m.toolCallId !== undefined) out.toolCallId = m.toolCallId;
+  out.content = m.content.map((b) => (b.cacheBreakpoint ? { type: 'text', text: b.text, cacheBreakpoint: true } : { type: 'text', text: b.text }));
+  if (m.toolCalls && m.toolCalls.length > 0) out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
+  return out;
+}
+
+/** Writes `turn-NNN.json`, or `turn-NNN.step-K.json` for a turn's earlier (tool) steps. */
+export function dumpRequest(dir: string, turn: number, messages: ChatMessage[], skipped?: string, step?: number): void {
   fs.mkdirSync(dir, { recursive: true });
-  const obj: Record<string, unknown> = { turn, messages: messages.map((m) => ({ role: m.role, content: m.content.map((b) => (b.cacheBreakpoint ? { type: 'text', text: b.text, cacheBreakpoint: true } : { type: 'text', text: b.text })) })) };
+  const obj: Record<string, unknown> = step !== undefined ? { turn, step, messages: messages.map(dumpMessage) } : { turn, messages: messages.map(dumpMessage) };
   if (skipped !== undefined) obj.skipped = skipped;
-  fs.writeFileSync(path.join(dir, `turn-${String(turn).padStart(3, '0')}.json`), JSON.stringify(obj, null, 2) + '\n');
+  const name = `turn-${String(turn).padStart(3, '0')}${step !== undefined ? `.step-${step}` : ''}.json`;
+  fs.writeFileSync(path.join(dir, name), JSON.stringify(obj, null, 2) + '\n');
 }
 
 function stats(xs: number[]): { min: number; median: number; p95: number } {
@@ -432,7 +521,7 @@ export function runReplay(traj: Trajectory, args: ReplayArgs): ReplayReport {
       afterTurn = reloadHook(traj, s, args, tok);
     }
     const t1 = performance.now();
-    const { report, buildMs } = runStrategy(traj, s, args, tok, afterTurn, dir ? (turn, messages, skipped) => dumpRequest(dir, turn, messages, skipped) : undefined);
+    const { report, buildMs } = runStrategy(traj, s, args, tok, afterTurn, dir ? (turn, messages, skipped, step) => dumpRequest(dir, turn, messages, skipped, step) : undefined);
     strategies.push(report);
     timings[s] = { totalMs: Math.round((performance.now() - t1) * 1000) / 1000, buildMsPerTurn: stats(buildMs) };
   }

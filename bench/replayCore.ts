@@ -13,7 +13,23 @@ import { TurnPipeline, type SendOptions, type TurnOutcome, type TurnRequest } fr
 import { ScriptedProvider } from '../src/services/providers/scripted';
 import type { ChatProvider } from '../src/services/providers/types';
 import type { AttachmentSpec } from '../src/services/workspacePort';
+import { TOOL_DEFINITIONS } from '../src/services/tools/definitions';
+import { DEFAULT_TOOL_LIMITS, ToolExecutor } from '../src/services/tools/executor';
 import { attachmentLabel, VirtualWorkspace, type Trajectory, type TrajectoryAttachment } from './trajectory';
+
+/** The id the replay gives the k-th (1-based) tool call of a turn; the tools-plain baseline uses the same. */
+export function replayToolCallId(turn: number, k: number): string {
+  return `call_${turn}_${k}`;
+}
+
+/** The trajectory scripts tool calls: the replay offers the workspace tools (DESIGN §8). */
+export function usesTools(traj: Trajectory): boolean {
+  return traj.turns.some((t) => (t.tools?.length ?? 0) > 0);
+}
+
+/** The extension's defaults (strata.tools.maxSteps, strata.tools.maxTurnTokens). */
+export const REPLAY_TOOL_STEPS = 8;
+export const REPLAY_TOOL_TURN_TOKENS = 60_000;
 
 export interface ReplayOptions {
   layout: Layout;
@@ -42,6 +58,8 @@ export interface ReplayTurn {
   /** The engine input the pipeline assembled. */
   input: TurnInput;
   outcome: TurnOutcome;
+  /** The turn's earlier requests when it called tools (`envelope` is the last one). */
+  requests: TurnEnvelope[];
 }
 
 export function engineFor(traj: Trajectory, opts: Pick<ReplayOptions, 'layout' | 'policy' | 'tokenizer'>): PromptContextEngine {
@@ -52,6 +70,7 @@ export function engineFor(traj: Trajectory, opts: Pick<ReplayOptions, 'layout' |
     tokenizer: opts.tokenizer,
     system: traj.system,
     limits: { contextWindow: traj.model.contextWindow, maxOutputTokens: traj.model.maxOutputTokens },
+    ...(usesTools(traj) ? { tools: true } : {}),
   });
 }
 
@@ -97,9 +116,12 @@ export class ReplayRun {
   private reply = '';
   readonly scripted = new ScriptedProvider(() => this.reply);
 
+  private readonly tools: ToolExecutor | undefined;
+
   constructor(readonly traj: Trajectory, readonly opts: ReplayOptions) {
     this.ws = new VirtualWorkspace(traj.files, { fresh: opts.fresh });
     this.pipeline = new TurnPipeline({ engine: engineFor(traj, opts), port: this.ws, check: opts.check ?? true });
+    if (usesTools(traj)) this.tools = new ToolExecutor(this.ws, opts.tokenizer, DEFAULT_TOOL_LIMITS);
   }
 
   get engine(): PromptContextEngine {
@@ -110,9 +132,16 @@ export class ReplayRun {
   prepare(i: number): { request: TurnRequest; send: SendOptions; preview: boolean } {
     const t = this.traj.turns[i];
     this.ws.applyEdits(t.edits);
+    this.ws.applyEditor(t);
     this.reply = t.reply;
     this.opts.beforeTurn?.(i + 1, this.pipeline.engine);
     const send: SendOptions = { model: this.traj.model.id, maxOutputTokens: this.traj.model.maxOutputTokens };
+    if (this.tools) {
+      // The scripted model calls the turn's tools one per step, then answers with the reply.
+      const calls = t.tools ?? [];
+      this.scripted.push(...calls.map((c, k) => ({ text: '', toolCalls: [{ id: replayToolCallId(i + 1, k + 1), name: c.name, args: c.args }] })));
+      send.tools = { definitions: TOOL_DEFINITIONS, executor: this.tools, maxSteps: Math.max(REPLAY_TOOL_STEPS, calls.length), maxTurnTokens: REPLAY_TOOL_TURN_TOKENS };
+    }
     return { request: turnRequest(this.traj, i, this.ws.isolation), send, preview: !!this.opts.previewLast && i === this.traj.turns.length - 1 };
   }
 
@@ -123,7 +152,7 @@ export class ReplayRun {
       throw new ReplayTurnError(i + 1, why, outcome);
     }
     const env = outcome.envelope;
-    return { turn: i + 1, envelope: env, rejections: env.rejections, pruned: env.pruned, violations: outcome.violations, buildMs: outcome.buildMs, input: outcome.input, outcome };
+    return { turn: i + 1, envelope: env, rejections: env.rejections, pruned: env.pruned, violations: outcome.violations, buildMs: outcome.buildMs, input: outcome.input, outcome, requests: outcome.requests };
   }
 
   /** After a committed turn: the reload hook may swap the engine. */

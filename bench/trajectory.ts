@@ -3,6 +3,8 @@
  */
 import type { LineRange } from '../src/engine/types';
 import { MemoryWorkspace, type MemoryWorkspaceOptions } from '../src/services/memoryWorkspace';
+import { parseToolArgs, TOOL_NAMES } from '../src/services/tools/definitions';
+import type { DiagnosticInfo } from '../src/services/tools/toolPort';
 
 export interface RepeatSpec {
   repeat: string;
@@ -15,6 +17,22 @@ export interface TrajectoryAttachment {
   selection?: { file: string; startLine: number; endLine: number };
 }
 
+/** A tool call the model makes in a turn (DESIGN §8 `tools`). */
+export interface TrajectoryToolCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** A diagnostic the virtual editor reports (`get_diagnostics`); column defaults to 1. */
+export interface TrajectoryDiagnostic {
+  path: string;
+  line: number;
+  column?: number;
+  severity: DiagnosticInfo['severity'];
+  message: string;
+  source?: string;
+}
+
 export interface TrajectoryTurn {
   user: string;
   attach?: TrajectoryAttachment[];
@@ -22,6 +40,12 @@ export interface TrajectoryTurn {
   unpin?: TrajectoryAttachment[];
   detach?: TrajectoryAttachment[];
   edits?: Record<string, FileValue | null>;
+  /** The tool calls the model makes this turn, one model step each, before `reply`. */
+  tools?: TrajectoryToolCall[];
+  /** The user's selection in the editor from this turn on (`get_selection`); null: nothing selected. */
+  selection?: { file: string; startLine: number; endLine: number } | null;
+  /** The editor's diagnostics from this turn on (`get_diagnostics`). */
+  diagnostics?: TrajectoryDiagnostic[];
   reply: string;
 }
 
@@ -79,6 +103,19 @@ function checkAttachments(v: unknown, where: string): void {
   });
 }
 
+function checkTools(v: unknown, where: string): void {
+  if (v === undefined) return;
+  if (!Array.isArray(v)) fail(`${where} must be an array of {"name", "args"}`);
+  v.forEach((c, i) => {
+    const w = `${where}[${i}]`;
+    if (!isObj(c) || typeof c.name !== 'string' || !isObj(c.args)) fail(`${w} must be {"name": string, "args": object}`);
+    if (!(TOOL_NAMES as readonly string[]).includes(c.name)) fail(`${w}.name must be one of ${TOOL_NAMES.join(', ')} (got ${JSON.stringify(c.name)})`);
+    for (const k of Object.keys(c)) if (k !== 'name' && k !== 'args') fail(`${w} has an unknown field "${k}"`);
+    const parsed = parseToolArgs({ name: c.name, args: c.args });
+    if (typeof parsed === 'string') fail(`${w}: ${parsed}`);
+  });
+}
+
 /** Validates parsed JSON as a trajectory; throws TrajectoryError saying what is wrong. */
 export function validateTrajectory(raw: unknown): Trajectory {
   if (!isObj(raw)) fail('a trajectory must be a JSON object');
@@ -104,7 +141,24 @@ export function validateTrajectory(raw: unknown): Trajectory {
       if (!isObj(t.edits)) fail(`${w}.edits must be an object of path → content | null`);
       for (const [p, v] of Object.entries(t.edits)) checkFileValue(v, `${w}.edits[${JSON.stringify(p)}]`, true);
     }
-    const known = new Set(['user', 'reply', 'attach', 'pin', 'unpin', 'detach', 'edits']);
+    checkTools(t.tools, `${w}.tools`);
+    if (t.selection !== undefined && t.selection !== null) {
+      const s = t.selection;
+      if (!isObj(s) || typeof s.file !== 'string' || !Number.isInteger(s.startLine) || !Number.isInteger(s.endLine) || (s.startLine as number) < 1 || (s.endLine as number) < (s.startLine as number)) {
+        fail(`${w}.selection must be null or {"file": string, "startLine": integer ≥ 1, "endLine": integer ≥ startLine}`);
+      }
+    }
+    if (t.diagnostics !== undefined) {
+      if (!Array.isArray(t.diagnostics)) fail(`${w}.diagnostics must be an array`);
+      t.diagnostics.forEach((d, j) => {
+        const dw = `${w}.diagnostics[${j}]`;
+        if (!isObj(d) || typeof d.path !== 'string' || !Number.isInteger(d.line) || (d.line as number) < 1 || typeof d.message !== 'string') fail(`${dw} must be {"path": string, "line": integer ≥ 1, "severity", "message": string}`);
+        if (!['error', 'warning', 'info', 'hint'].includes(d.severity as string)) fail(`${dw}.severity must be error, warning, info or hint`);
+        if (d.column !== undefined && (!Number.isInteger(d.column) || (d.column as number) < 1)) fail(`${dw}.column must be an integer ≥ 1`);
+        if (d.source !== undefined && typeof d.source !== 'string') fail(`${dw}.source must be a string`);
+      });
+    }
+    const known = new Set(['user', 'reply', 'attach', 'pin', 'unpin', 'detach', 'edits', 'tools', 'selection', 'diagnostics']);
     for (const k of Object.keys(t)) if (!known.has(k)) fail(`${w} has an unknown field "${k}"`);
   });
   return raw as unknown as Trajectory;
@@ -122,6 +176,12 @@ export class VirtualWorkspace extends MemoryWorkspace {
   constructor(files: Record<string, FileValue>, options: MemoryWorkspaceOptions = {}) {
     super(Object.entries(files).map(([p, v]): [string, string] => [p, expandFileValue(v)]), options);
   }
+  /** The editor state a turn sets (`selection`, `diagnostics`), kept for the turns after it. */
+  applyEditor(turn: Pick<TrajectoryTurn, 'selection' | 'diagnostics'>): void {
+    if (turn.selection !== undefined) this.setSelection(turn.selection === null ? undefined : { path: turn.selection.file, startLine: turn.selection.startLine, endLine: turn.selection.endLine });
+    if (turn.diagnostics !== undefined) this.setDiagnostics(turn.diagnostics.map((d) => ({ path: d.path, line: d.line, column: d.column ?? 1, severity: d.severity, message: d.message, ...(d.source ? { source: d.source } : {}) })));
+  }
+
   applyEdits(edits: Record<string, FileValue | null> | undefined): void {
     if (!edits) return;
     for (const [p, v] of Object.entries(edits)) {

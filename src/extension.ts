@@ -50,6 +50,7 @@ function settings(): SessionSettings {
     thresholds: { warnPercent: readSetting('budget.warnPercent'), compactPercent: readSetting('budget.compactPercent'), targetPercent: readSetting('budget.targetPercent') },
     reservedOutputTokens: readSetting('budget.reservedOutputTokens'),
     requestTimeoutMs: readSetting('requestTimeoutSeconds') * 1000,
+    tools: { enabled: readSetting('tools.enabled'), maxSteps: readSetting('tools.maxSteps'), maxResultTokens: readSetting('tools.maxResultTokens'), maxTurnTokens: readSetting('tools.maxTurnTokens') },
     system: PRODUCT_PROMPT,
     instructions,
   };
@@ -117,7 +118,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     onDidChangeSettings((keys) => {
       if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k))) void controller.refreshProvider();
       if (keys.some((k) => k === 'instructions' || k === 'instructionsFiles')) void loadInstructions();
-      if (keys.some((k) => k.startsWith('budget.') || k === 'layout' || k === 'context.changedFiles')) {
+      if (keys.some((k) => k.startsWith('budget.') || k.startsWith('tools.') || k === 'layout' || k === 'context.changedFiles')) {
         const err = session.settingsChanged();
         if (err) controller.showBanner('error', err, ['openSettings']);
         controller.refreshMeter();

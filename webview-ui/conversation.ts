@@ -1,7 +1,7 @@
-import type { MessageView } from '../src/protocol/messages';
+import type { MessageView, ToolStepView } from '../src/protocol/messages';
 import { h, icon } from './dom';
 import { renderMarkdownBatch } from './markdown';
-import { createMessage, fillDeferred, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
+import { applyToolStep, createMessage, fillDeferred, renderAssistantText, renderToolSteps, updateAssistantChrome, type MessageRecord } from './messages';
 import type { Tooltips } from './tooltip';
 
 export interface ConversationHost {
@@ -287,6 +287,14 @@ export class Conversation {
     this.scheduleRender(stream);
   }
 
+  /** A tool call of the streaming turn started or finished: its step is added or replaced. */
+  applyToolStep(chatId: string, turnId: string, step: ToolStepView): void {
+    if (chatId !== this.chatId) return;
+    const stream = this.streams.get(turnId);
+    if (!stream || !stream.record.el.isConnected) return;
+    applyToolStep(stream.record, step);
+  }
+
   /** Leading edge at once, then at most one render per animation frame while chunks keep coming. */
   private scheduleRender(stream: Stream): void {
     if (stream.frameRequested) {
@@ -320,6 +328,7 @@ export class Conversation {
     }
     if (stream) stream.dirty = false;
     record.view = assistant;
+    renderToolSteps(record);
     renderAssistantText(record, assistant.text);
     updateAssistantChrome(record, this.tooltips);
     this.updateLastActions();

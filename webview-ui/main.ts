@@ -188,6 +188,9 @@ class App {
       case 'chunk':
         this.conversation.applyChunk(m.chatId, m.turnId, m.seq, m.text);
         break;
+      case 'toolStep':
+        this.conversation.applyToolStep(m.chatId, m.turnId, m.step);
+        break;
       case 'turnEnded':
         this.conversation.endTurn(m.chatId, m.turnId, m.assistant, m.kept);
         if (m.chatId === this.chatId) this.setBusy(false);

@@ -1,5 +1,6 @@
-import type { MessageView } from '../src/protocol/messages';
+import type { MessageView, ToolStepView } from '../src/protocol/messages';
 import { h, icon, iconButton } from './dom';
+import { formatInt } from './format';
 import { layerBarElement, layerBarTooltip, usageSummary } from './layers';
 import { renderMarkdown, type CodeBlock, type RenderedMarkdown } from './markdown';
 import type { Tooltips } from './tooltip';
@@ -17,6 +18,8 @@ export interface MessageRecord {
   codes: CodeBlock[];
   /** Assistant: the body shows the raw text until its markdown is rendered (long chats, off screen). */
   pending?: boolean;
+  /** Assistant: the tool steps (collapsible), above the body. */
+  steps?: HTMLElement;
 }
 
 export function messageElementId(id: string): string {
@@ -64,6 +67,7 @@ function createAssistant(view: MessageView, tooltips: Tooltips, rendered?: Rende
   const body = h('div', { class: 'msg-body markdown', 'data-testid': 'strata-message-body', 'aria-live': 'polite' });
   const el = h('article', baseAttrs(view, 'Strata'), body);
   const record: MessageRecord = { view, el, body, codes: [] };
+  renderToolSteps(record);
   if (rendered === 'defer' && view.text.length > 0) {
     body.textContent = view.text;
     body.classList.add('md-pending');
@@ -156,4 +160,67 @@ export function updateAssistantChrome(record: MessageRecord, tooltips: Tooltips)
   if (record.foot) record.foot.replaceWith(foot);
   else el.append(foot);
   record.foot = foot;
+}
+
+const TOOL_ICONS: Record<string, string> = {
+  read_file: 'file-code',
+  list_files: 'list-tree',
+  search_text: 'search',
+  get_diagnostics: 'warning',
+  get_selection: 'selection',
+};
+
+function stepIcon(step: ToolStepView): HTMLSpanElement {
+  if (step.status === 'running') return icon('loading', 'codicon-modifier-spin');
+  if (step.status === 'refused') return icon('circle-slash');
+  if (step.status === 'error') return icon('error');
+  return icon(TOOL_ICONS[step.name] ?? 'tools');
+}
+
+/** One tool call: a `<details>` whose summary says what was called and what came back. */
+function toolStepElement(step: ToolStepView, open: boolean): HTMLElement {
+  const facts: (string | HTMLElement)[] = [];
+  if (step.reused) facts.push(h('span', { class: 'badge tool-step-reused', title: 'The result was already in the context: a reference to that block was sent, not the content again.' }, 'in context'));
+  else if (step.resultTokens !== undefined && step.status !== 'running') facts.push(h('span', { class: 'tool-step-size', 'data-testid': 'strata-tool-step-size' }, `${formatInt(step.resultTokens)} tokens`));
+  if (step.cachedTokens !== undefined && step.cachedTokens > 0) {
+    facts.push(h('span', { class: 'tool-step-cached', 'data-testid': 'strata-tool-step-cached', title: step.cachedReported ? 'Cached tokens the provider reported for the request that carried this result.' : 'Cached tokens predicted for the request that carried this result.' }, `${formatInt(step.cachedTokens)} cached${step.cachedReported ? '' : ' (predicted)'}`));
+  }
+  const summary = h('summary', { class: 'tool-step-head' }, stepIcon(step), h('span', { class: 'tool-step-label', title: step.label }, step.label), ...facts);
+  const body = h(
+    'div',
+    { class: 'tool-step-body' },
+    h('div', { class: 'tool-step-row' }, h('span', { class: 'tool-step-key' }, 'Arguments'), h('code', { class: 'tool-step-args' }, step.args)),
+    h('div', { class: 'tool-step-row' }, h('span', { class: 'tool-step-key' }, 'Result'), h('span', { 'data-testid': 'strata-tool-step-summary' }, step.status === 'running' ? 'running…' : (step.summary ?? ''))),
+  );
+  if (step.key) body.append(h('div', { class: 'tool-step-row' }, h('span', { class: 'tool-step-key' }, 'Block'), h('code', null, step.key)));
+  const el = h('details', { class: `tool-step tool-step-${step.status}`, 'data-testid': 'strata-tool-step', 'data-tool': step.name, 'data-status': step.status, 'data-step-id': step.id, 'data-reused': step.reused ? 'true' : 'false' }, summary, body);
+  if (open) el.setAttribute('open', '');
+  return el;
+}
+
+/** (Re)draws an assistant message's tool steps; steps the user opened stay open. */
+export function renderToolSteps(record: MessageRecord): void {
+  const steps = record.view.toolSteps ?? [];
+  if (steps.length === 0) {
+    record.steps?.remove();
+    record.steps = undefined;
+    return;
+  }
+  const open = new Set<string>();
+  record.steps?.querySelectorAll('details[open]').forEach((d) => open.add(d.getAttribute('data-step-id') ?? ''));
+  const label = steps.length === 1 ? '1 tool call' : `${steps.length} tool calls`;
+  const list = h('div', { class: 'tool-steps', 'data-testid': 'strata-tool-steps', role: 'group', 'aria-label': label }, ...steps.map((s) => toolStepElement(s, open.has(s.id))));
+  if (record.steps) record.steps.replaceWith(list);
+  else record.body.before(list);
+  record.steps = list;
+}
+
+/** Adds or replaces (by id) one step of a message and redraws the list. */
+export function applyToolStep(record: MessageRecord, step: ToolStepView): void {
+  const steps = [...(record.view.toolSteps ?? [])];
+  const i = steps.findIndex((s) => s.id === step.id);
+  if (i >= 0) steps[i] = step;
+  else steps.push(step);
+  record.view = { ...record.view, toolSteps: steps };
+  renderToolSteps(record);
 }

@@ -8,8 +8,9 @@ export const PRIORITY = {
   low: 10,
 } as const;
 
+/** Files, folders and diagnostics can be read again; so can a tool's output, by calling the tool (issue 11). */
 export function isRecoverableKind(kind: ArtifactKind): boolean {
-  return kind === 'file' || kind === 'folder' || kind === 'diagnostics';
+  return kind === 'file' || kind === 'folder' || kind === 'diagnostics' || kind === 'tool';
 }
 
 /**
@@ -103,6 +104,8 @@ export interface NewArtifactInput {
   id?: string;
   /** A selection's endLine as the user gave it, when it was past the end of the file (clamped). */
   requestedEndLine?: number;
+  /** `tool` artifacts: the tool that produced it (the id is `tool:<name>@<hash8>`, DESIGN §2). */
+  tool?: string;
 }
 
 export function makeArtifact(input: NewArtifactInput, version: number, hasher: IHasher): Artifact {
@@ -134,7 +137,7 @@ function deriveId(input: NewArtifactInput, contentHash: string): string {
     case 'folder':
       return `folder:${input.uri}`;
     case 'tool':
-      return `tool:${input.uri}@${contentHash.slice(0, 8)}`;
+      return `tool:${input.tool ?? input.uri}@${contentHash.slice(0, 8)}`;
     case 'text':
       return textId(contentHash);
   }

@@ -26,7 +26,27 @@ export interface Draft {
   role: Role;
   /** Layer that counts this message's framing tokens. */
   framingLayer: LayerId;
+  /**
+   * The message's blocks, one per segment; a `tool-call` segment (last in its assistant message) is
+   * the message's tool calls, not a block.
+   */
   segs: Segment[];
+  /** Tool messages: the call they answer. */
+  toolCallId?: string;
+}
+
+/** The provider message of a draft: its segments as blocks, its tool calls, the call it answers. */
+export function draftMessage(d: Draft): ChatMessage {
+  const content: TextBlock[] = [];
+  let toolCalls: ChatMessage['toolCalls'];
+  for (const g of d.segs) {
+    if (g.kind === 'tool-call') toolCalls = g.toolCalls;
+    else content.push({ type: 'text', text: g.text });
+  }
+  const m: ChatMessage = { role: d.role, content };
+  if (toolCalls) m.toolCalls = toolCalls;
+  if (d.toolCallId !== undefined) m.toolCallId = d.toolCallId;
+  return m;
 }
 
 /** Per-layer arrays follow LAYER_IDS order. */
@@ -441,7 +461,7 @@ export class RequestAssembler {
   private message(d: Draft): ChatMessage {
     let m = this.messageMemo.get(d);
     if (!m) {
-      m = { role: d.role, content: d.segs.map((g): TextBlock => ({ type: 'text', text: g.text })) };
+      m = draftMessage(d);
       this.messageMemo.set(d, m);
     }
     return m;
@@ -586,10 +606,11 @@ export class RequestAssembler {
       bps.add(lastOfLayer(L4, false, (g) => g.turn !== input.lastTurn));
       bps.add(lastOfLayer(L4, true));
     } else {
-      // End of the system message; end of the previous turn's user message; end of the previous request.
+      // End of the system message; end of the previous request (its last user or tool message, just
+      // before the previous reply); end of the previous turn (the reply).
       bps.add(sysLen - 1);
       const j = past.length - 2;
-      if (j >= 0 && past[j].role === 'user' && carry.at[j + 1].n > carry.at[j].n) bps.add(sysLen + carry.at[j + 1].n - 1);
+      if (j >= 0 && (past[j].role === 'user' || past[j].role === 'tool') && carry.at[j + 1].n > carry.at[j].n) bps.add(sysLen + carry.at[j + 1].n - 1);
       bps.add(curStart - 1);
     }
     bps.add(total - 1);
@@ -614,7 +635,7 @@ export class RequestAssembler {
       }
       if (!copied.has(mi)) {
         copied.add(mi);
-        messages[mi] = { role: messages[mi].role, content: messages[mi].content.slice() };
+        messages[mi] = { ...messages[mi], content: messages[mi].content.slice() };
       }
       messages[mi].content[bi] = { type: 'text', text: messages[mi].content[bi].text, cacheBreakpoint: true };
     }

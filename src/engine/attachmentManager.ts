@@ -36,9 +36,10 @@ export class AttachmentManager {
 
   /**
    * Adds a new version of the artifact described by `input` (id derived from it unless given).
-   * The previous version becomes superseded; a pin moves to the new version.
+   * The previous version becomes superseded; a pin moves to the new version. `tool`: a workspace
+   * tool read it (a new version of something a tool read stays the tool's).
    */
-  addVersion(input: NewArtifactInput, turn: number, id?: string): EntryState {
+  addVersion(input: NewArtifactInput, turn: number, id?: string, tool?: string): EntryState {
     const s = this.state;
     const probe = makeArtifact(input, 1, this.hasher);
     const artifactId = id ?? probe.id;
@@ -55,6 +56,8 @@ export class AttachmentManager {
       essential: prev?.essential === true && prev.presence === 'present',
     };
     if (input.requestedEndLine !== undefined && input.range && input.requestedEndLine > input.range.endLine) entry.requestedEndLine = input.requestedEndLine;
+    const origin = tool ?? prev?.tool;
+    if (origin !== undefined) entry.tool = origin;
     if (prev) {
       const w = writableEntry(s, prev.key);
       w.superseded = true;
@@ -98,7 +101,8 @@ export class AttachmentManager {
   /** 0 when pinned, 10 when superseded, else the artifact's own priority (selections 3, others 5). */
   effectivePriority(e: EntryState): number {
     if (e.essential) return PRIORITY.essential;
-    if (e.superseded) return PRIORITY.low;
+    // Superseded versions and what a tool read (it can be read again) go first (DESIGN §5, issue 11).
+    if (e.superseded || e.tool !== undefined) return PRIORITY.low;
     return e.artifact.priority;
   }
 

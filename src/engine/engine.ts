@@ -1,11 +1,11 @@
 import type {
-  Artifact, ChangedFilesPolicy, Envelope, IHasher, ITokenizer, Layer, LayerId, Layout,
-  LedgerItem, LedgerLayer, LineRange, PruneReport, Role, Segment, SegmentKind,
+  Artifact, ChangedFilesPolicy, ChatMessage, Envelope, IHasher, ITokenizer, Layer, LayerId, Layout,
+  LedgerItem, LedgerLayer, LineRange, PruneReport, Role, Segment, SegmentKind, TextBlock, ToolCall,
 } from './types';
 import { LAYER_IDS } from './types';
 import { describeArtifact, makeArtifact, PRIORITY, versionKey, type NewArtifactInput } from './artifacts';
-import { renderDerivedBlock, renderFullBlock, renderReference, renderStub, escapeAttribute, closingMarker } from './render';
-import { cloneState, emptyState, entryChanges, extendsTurns, putEntry, settleState, writableEntry, writableOrder, writeCount, type ChatState, type EntryState, type TurnItem, type TurnRecord, type HistorySummary } from './state';
+import { renderDerivedBlock, renderFullBlock, renderReference, renderStub, renderToolReference, escapeAttribute, closingMarker, toolCallsJson } from './render';
+import { cloneState, emptyState, entryChanges, extendsTurns, putEntry, settleState, writableEntry, writableOrder, writeCount, type ChatState, type EntryState, type StepResult, type ToolStepRecord, type TurnItem, type TurnRecord, type HistorySummary } from './state';
 import { computeBudget, DEFAULT_THRESHOLDS, validateThresholds, type ModelLimits, type Thresholds } from './budget';
 import { buildPreview } from './compaction';
 import { AttachmentManager } from './attachmentManager';
@@ -15,7 +15,7 @@ import type { Rejection } from './isolation';
 import { sha256Hex } from '../common/hash';
 import { unifiedDiff } from './diff';
 import { hashChainStep } from './invariants';
-import { RequestAssembler, type Assembled, type AssemblyHooks, type Draft } from './assembly';
+import { draftMessage, LAYER_INDEX, RequestAssembler, type Assembled, type AssemblyHooks, type Draft } from './assembly';
 
 export interface Instruction {
   /** Where the text came from: `settings`, `.strata/instructions.md`, `AGENTS.md`, … */
@@ -37,6 +37,11 @@ export interface EngineOptions {
   summarizer?: ISummarizer;
   /** History turns kept verbatim when older ones are summarized (K, DESIGN §5). */
   keepRecentTurns?: number;
+  /**
+   * Workspace tools are offered to the model (issue 11): a compacted file's recovery hint names
+   * `read_file` instead of asking the user to re-attach it. Requests are otherwise unchanged.
+   */
+  tools?: boolean;
 }
 
 /** Names an existing attachment (pin / unpin / detach). */
@@ -80,6 +85,41 @@ export interface TurnEnvelope extends Envelope {
   newBlocks: string[];
 }
 
+/** One tool call's result, as the tools returned it (issue 11). */
+export interface ToolStepResultInput {
+  callId: string;
+  /** The tool that was called. */
+  tool: string;
+  /** What it read (a file, a range of one, a listing, search results, diagnostics, a selection). */
+  artifact?: NewArtifactInput;
+  /**
+   * `artifact` is part of a file: the whole file's id and current content, so a version of it the
+   * request already carries in full answers with a reference instead.
+   */
+  whole?: { id: string; content: string };
+  /** Text after the artifact (a truncation note) or instead of it (a refusal, "nothing found"). */
+  note?: string;
+}
+
+/** One model step that called tools: what it said first, its calls, one result per call (in order). */
+export interface ToolStepInput {
+  text: string;
+  calls: ToolCall[];
+  results: ToolStepResultInput[];
+}
+
+/** What became of one call's result in the request. */
+export interface ToolStepOutcome {
+  callId: string;
+  tool: string;
+  /** full: a new block; reference: the request already carried it; note: text only; over-budget: left out, a note says why. */
+  mode: 'full' | 'reference' | 'note' | 'over-budget';
+  /** The artifact version sent or referred to. */
+  key?: string;
+  /** Tokens the result added to the request (its segments, without message framing). */
+  tokens: number;
+}
+
 /** A request before assembly: the system message, the past turns' messages, the current user message. */
 interface Rendered {
   system: Draft;
@@ -108,8 +148,10 @@ interface PastRender {
   sigs: string[];
   /** The turns array the records were read from (appends keep them in place). */
   turns: readonly TurnRecord[];
-  /** Two per record. */
+  /** The records' messages, in order (two per record, more for a turn with tool steps). */
   drafts: Draft[];
+  /** Index in `drafts` of each record's first message. */
+  offsets: number[];
   /** Tokens (segments + framing) per record, and their sum. */
   tokens: number[];
   total: number;
@@ -135,7 +177,8 @@ const REF_PREFIX = 'ref:';
  */
 export class PromptContextEngine {
   private committed: ChatState;
-  private pending: { state: ChatState; record: Omit<TurnRecord, 'reply'>; env: TurnEnvelope } | undefined;
+  /** The built turn, until it is completed or abandoned: its state, record, last request, and its first request (tool steps extend it). */
+  private pending: { state: ChatState; record: Omit<TurnRecord, 'reply'>; env: TurnEnvelope; first: TurnEnvelope } | undefined;
   /** Memoized by text: files attached again and again are hashed once, not once per turn. */
   private readonly hasher: IHasher;
   private readonly baseHasher: IHasher;
@@ -161,6 +204,8 @@ export class PromptContextEngine {
   private readonly stamps = new Map<string, EntryStamp>();
   private readonly itemMemo = new WeakMap<Segment, { stamp: EntryStamp | undefined; cached?: LedgerItem; uncached?: LedgerItem }>();
   private readonly assembler = new RequestAssembler();
+  /** A request of this engine carried tool steps: cache breakpoints are then counted over blocks (tool calls are not blocks). */
+  private toolStepsSeen = false;
   /** Leading past messages of `pastRender.drafts` unchanged since the last assembly (it only looks past them). */
   private pastUnchanged = 0;
   /** The state (and its write count) that `pastRender.status` and `stamps` reflect. */
@@ -251,8 +296,179 @@ export class PromptContextEngine {
       }
     }
     const env = this.finish(s, turn, items, rendered, reports, rejections, blocked);
-    this.pending = { state: s, record: { turn, userText: input.userText, items }, env };
+    this.pending = { state: s, record: { turn, userText: input.userText, items }, env, first: env };
     return env;
+  }
+
+  /**
+   * Appends one tool step to the pending turn (issue 11): the assistant's calls and a result per
+   * call. The new request is the previous one plus these messages, byte for byte (a pure append:
+   * nothing earlier is re-rendered, pruned or moved), so everything before can be a cache hit.
+   *
+   * What a tool read follows the attachments' rules: a version the request already carries in full
+   * (attached, or read earlier) comes back as a reference to its block; a range of such a file as a
+   * reference too; anything else is a new block (a changed file, a new version) — once. A result
+   * that would take the request past the budget, or past `maxTokens` added by this step, is left out
+   * with a note saying so.
+   */
+  appendToolStep(step: ToolStepInput, limits: { maxTokens?: number } = {}): { envelope: TurnEnvelope; outcomes: ToolStepOutcome[] } {
+    const p = this.pending;
+    if (!p) throw new Error('appendToolStep called without a pending turn');
+    if (p.env.blocked) throw new Error('cannot add a tool step to a blocked turn: nothing was sent');
+    if (step.results.length !== step.calls.length || step.results.some((r, i) => r.callId !== step.calls[i].id)) throw new Error('appendToolStep: one result per call, in the calls\' order');
+    const s = p.state;
+    const prev = p.env;
+    const turn = prev.turn;
+    const k = (p.record.steps?.length ?? 0) + 1;
+    const reports = prev.pruned.slice();
+    const names = [...new Set(step.calls.map((c) => c.name))].join(',');
+    // The assistant message comes first: its tokens are spent whatever the results are.
+    let room = this.budget - prev.totalTokens - this.roleFraming('assistant') - this.opts.tokenizer.count(toolCallsJson(step.calls)) - (step.text ? this.opts.tokenizer.count(step.text) : 0);
+    let stepRoom = limits.maxTokens ?? Number.POSITIVE_INFINITY;
+    const outcomes: ToolStepOutcome[] = [];
+    const results: StepResult[] = [];
+    for (const r of step.results) {
+      const res: StepResult = { callId: r.callId, tool: r.tool, items: [] };
+      let note = r.note;
+      let mode: ToolStepOutcome['mode'] = 'note';
+      let key: string | undefined;
+      let tokens = 0;
+      const frame = this.roleFraming('tool');
+      if (r.artifact) {
+        const decided = this.toolArtifact(s, turn, r, Math.min(room, stepRoom) - frame - (note ? this.opts.tokenizer.count(note) : 0), reports);
+        if ('over' in decided) {
+          mode = 'over-budget';
+          note = `[${r.tool}: the result (${decided.over} tokens) was left out: it would take this request past the context budget or past this turn's tool budget (strata.tools.maxTurnTokens). Answer with what you have, or ask for less, such as a line range.]`;
+        } else {
+          res.items.push(decided.item);
+          if (decided.range) res.range = decided.range;
+          mode = decided.item.mode === 'full' ? 'full' : 'reference';
+          key = decided.item.key;
+        }
+      }
+      if (note !== undefined) res.note = note;
+      results.push(res);
+      // What this result adds: its segments (the same ones `stepDrafts` renders) and framing.
+      const probe = this.stepDrafts(s, { text: '', calls: [], results: [res] }, k, turn, 'L3', 'L3', '').slice(1);
+      for (const d of probe) for (const g of d.segs) tokens += g.tokens;
+      room -= tokens + frame;
+      stepRoom -= tokens + frame;
+      outcomes.push({ callId: r.callId, tool: r.tool, mode, ...(key ? { key } : {}), tokens });
+    }
+    const record: ToolStepRecord = { text: step.text, calls: step.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })), results };
+    p.record = { ...p.record, steps: [...(p.record.steps ?? []), record] };
+    const drafts = this.stepDrafts(s, record, k, turn, 'L3', 'L3', '');
+    const envelope = this.stepEnvelope(s, p.first, prev, drafts, reports, names);
+    p.env = envelope;
+    return { envelope, outcomes };
+  }
+
+  /**
+   * Where a tool's artifact goes: a reference to a block the request carries (the same version, or
+   * for a range the whole file's current version), or a new version — when its block fits `room`.
+   */
+  private toolArtifact(s: ChatState, turn: number, r: ToolStepResultInput, room: number, reports: PruneReport[]): { item: TurnItem; range?: { startLine: number; endLine: number } } | { over: number } {
+    const carried = (e: EntryState | undefined): e is EntryState => !!e && e.presence === 'present' && !e.compacted;
+    if (r.whole) {
+      const wk = s.latest.get(r.whole.id);
+      const we = wk ? s.entries.get(wk) : undefined;
+      if (carried(we) && (we.artifact.content === r.whole.content || this.hasher.sha256Hex(r.whole.content) === we.artifact.contentHash)) {
+        const range = r.artifact!.range;
+        return range ? { item: { key: we.key, mode: 'reference' }, range: { startLine: range.startLine, endLine: range.endLine } } : { item: { key: we.key, mode: 'reference' } };
+      }
+    }
+    const input: NewArtifactInput = r.artifact!.kind === 'tool' ? { ...r.artifact!, tool: r.tool } : { ...r.artifact! };
+    const probe = makeArtifact(input, 1, this.hasher);
+    const lk = s.latest.get(probe.id);
+    const latest = lk ? s.entries.get(lk) : undefined;
+    if (carried(latest) && latest.artifact.contentHash === probe.contentHash) return { item: { key: latest.key, mode: 'reference' } };
+    const version = (s.versions.get(probe.id) ?? 0) + 1;
+    const tokens = this.opts.tokenizer.count(renderFullBlock({ ...probe, version }));
+    if (tokens > room) return { over: tokens };
+    const entry = this.attachments(s).addVersion(input, turn, undefined, r.tool);
+    if (latest) this.supersedePreview(s, turn, latest, entry, reports);
+    return { item: { key: entry.key, mode: 'full' } };
+  }
+
+  /**
+   * The request after a tool step: the previous one with `drafts` appended. Layers, hashes, the
+   * ledger and the cache prediction continue from it (everything it sent is a prefix of this one);
+   * cache breakpoints: the turn's first two (end of the system message, end of the previous turn's
+   * request), the end of the previous request, and the last block.
+   */
+  private stepEnvelope(s: ChatState, first: TurnEnvelope, prev: TurnEnvelope, drafts: Draft[], reports: PruneReport[], _names: string): TurnEnvelope {
+    this.updateStamps(s);
+    const layerSegs = prev.layers.map((l) => l.segments.slice());
+    const layerTokens = prev.layers.map((l) => l.tokens);
+    const hashes = prev.layers.map((l) => l.hash);
+    let prefixTokens = 0;
+    for (const segs of layerSegs) for (const g of segs) prefixTokens += g.tokens;
+    const cached = prefixTokens >= 1024;
+    const prevCount = layerSegs.map((segs) => segs.length);
+    const framing = prev.ledger.layers.map((l) => l.items.find((i) => i.id === 'framing')?.tokens ?? 0);
+    let added = 0;
+    const sigs = this.pendingSigs.slice();
+    const newBlocks: string[] = [];
+    for (const d of drafts) {
+      const fl = LAYER_INDEX[d.framingLayer];
+      const f = this.framing(d);
+      framing[fl] += f;
+      layerTokens[fl] += f;
+      added += f;
+      for (const g of d.segs) {
+        const l = LAYER_INDEX[g.layer];
+        layerSegs[l].push(g);
+        layerTokens[l] += g.tokens;
+        added += g.tokens;
+        hashes[l] = hashChainStep(hashes[l], g.id, this.textHash(g.text), this.baseHasher);
+        sigs.push(this.blockSig(d.role, g));
+        if (g.kind === 'artifact' && g.artifactKey) newBlocks.push(g.artifactKey);
+      }
+    }
+    this.pendingSigs = sigs;
+
+    // Messages: the previous ones (cache breakpoint flags moved), then the new ones.
+    const blockCount = (ms: readonly ChatMessage[]) => ms.reduce((n, m) => n + m.content.length, 0);
+    const prevBlocks = blockCount(prev.messages);
+    const messages: ChatMessage[] = [...prev.messages, ...drafts.map(draftMessage)];
+    const total = blockCount(messages);
+    const keep = first.cacheBreakpoints.filter((i) => i < blockCount(first.messages) - 1).slice(0, 2);
+    const bps = [...new Set([...keep, prevBlocks - 1, total - 1])].filter((i) => i >= 0).sort((a, b) => a - b);
+    const want = new Set(bps);
+    let at = 0;
+    for (let mi = 0; mi < messages.length; mi++) {
+      const m = messages[mi];
+      const n = m.content.length;
+      let change = false;
+      for (let b = 0; b < n; b++) if (!!m.content[b].cacheBreakpoint !== want.has(at + b)) change = true;
+      if (change) {
+        const base = at;
+        messages[mi] = { ...m, content: m.content.map((blk, b): TextBlock => (want.has(base + b) ? { type: 'text', text: blk.text, cacheBreakpoint: true } : { type: 'text', text: blk.text })) };
+      }
+      at += n;
+    }
+
+    const layers: Layer[] = LAYER_IDS.map((id, l) => ({ id, segments: layerSegs[l], tokens: layerTokens[l], hash: hashes[l] }));
+    const ledgerLayers: LedgerLayer[] = LAYER_IDS.map((id, l) => {
+      const items = layerSegs[l].map((g, i) => this.itemFor(s, g, cached && i < prevCount[l]));
+      if (framing[l] > 0) items.push({ id: 'framing', label: 'message framing', tokens: framing[l], status: 'full', cached: false, recoverable: true });
+      // Versions cut earlier stay listed (greyed), as in the turn's first request.
+      if (l === 1) for (const item of prev.ledger.layers[1].items) if (item.segment === undefined && item.id !== 'framing') items.push(item);
+      return { id, label: LAYER_LABELS[id], tokens: layerTokens[l], items };
+    });
+    const totalTokens = prev.totalTokens + added;
+    return {
+      ...prev,
+      layers,
+      messages,
+      cacheBreakpoints: bps,
+      ledger: { ...prev.ledger, totalTokens, cachedTokens: cached ? prefixTokens : 0, layers: ledgerLayers, pruned: reports },
+      pruned: reports,
+      totalTokens,
+      prefixBreak: false,
+      prefixBreakReason: undefined,
+      newBlocks,
+    };
   }
 
   /** Records the reply of the pending turn and makes its state the committed state. */
@@ -539,6 +755,11 @@ export class PromptContextEngine {
    * the same way. So a message's tokens (its segments + this) are what the provider counts.
    * Memoized per message object: past messages are the same objects from turn to turn.
    */
+  /** A message's framing alone (`<|role|>\n` … `\n`): what a room estimate counts before the message exists. */
+  private roleFraming(role: Role): number {
+    return this.opts.tokenizer.count(`<|${role}|>\n\n`);
+  }
+
   private framing(d: Draft): number {
     let n = this.draftFraming.get(d);
     if (n === undefined) {
@@ -605,8 +826,7 @@ export class PromptContextEngine {
       return this.seg(layerOther, 'stub', role, `${idPrefix}missing:${item.key}`, `<deleted id="${escapeAttribute(a.id)}" version="${a.version}"/> (the file was deleted; its last snapshot stays in this conversation)\n`, { artifactKey: item.key, turn });
     }
     if (e.presence !== 'present') {
-      const why = e.presence === 'detached' ? 'detached' : 'pruned';
-      return this.seg(layerOther, 'stub', role, `${idPrefix}${item.key}`, renderStub(a, why), { artifactKey: item.key, turn });
+      return this.seg(layerOther, 'stub', role, `${idPrefix}${item.key}`, renderStub(a, stubReason(e)), { artifactKey: item.key, turn });
     }
     if (item.mode === 'reference') {
       return this.seg(layerOther, 'reference', role, `${idPrefix}${REF_PREFIX}${item.key}`, renderReference(a), { artifactKey: item.key, turn });
@@ -615,13 +835,50 @@ export class PromptContextEngine {
     return this.seg(layerFull, e.compacted ? 'compacted' : 'artifact', role, item.key, text, { artifactKey: item.key, turn });
   }
 
-  /** A past turn's two messages, rebuilt only when its signature changed (history is append-only). */
-  private pastTurn(t: TurnRecord, sig: string, userSegs: () => Segment[]): Draft[] {
+  /**
+   * A tool step's messages (issue 11, DESIGN §9): the assistant message (what the model said, then
+   * its calls) and one tool message per call (what the tool read — a block, or a reference to a block
+   * the request carries — then a note). The same bytes when the turn is sent and when it is history
+   * (transcript), unless something it shows was cut since.
+   */
+  private stepDrafts(s: ChatState, step: ToolStepRecord, k: number, turn: number, layerFull: LayerId, layerOther: LayerId, idPrefix = `t${turn}:`): Draft[] {
+    this.toolStepsSeen = true;
+    const prefix = `${idPrefix}s${k}:`;
+    const names = [...new Set(step.calls.map((c) => c.name))].join(',');
+    const said: Segment[] = [];
+    if (step.text.length > 0) said.push(this.seg(layerOther, 'step-text', 'assistant', `${prefix}text`, step.text, { turn, tool: names }));
+    said.push(this.seg(layerOther, 'tool-call', 'assistant', `${prefix}calls`, toolCallsJson(step.calls), { turn, toolCalls: step.calls, tool: names }));
+    const drafts: Draft[] = [{ role: 'assistant', framingLayer: layerOther, segs: said }];
+    for (const r of step.results) {
+      const segs: Segment[] = r.items.map((i) => this.toolItemSegment(s, i, r, layerFull, layerOther, `${prefix}${r.callId}:`, turn));
+      if (r.note !== undefined) segs.push(this.seg(layerOther, 'tool-note', 'tool', `${prefix}${r.callId}:note`, r.note, { turn, tool: r.tool }));
+      drafts.push({ role: 'tool', framingLayer: layerOther, segs, toolCallId: r.callId });
+    }
+    return drafts;
+  }
+
+  /** What a tool result shows of an artifact: its block, a reference to a block in the request, or a stub once cut. */
+  private toolItemSegment(s: ChatState, item: TurnItem, r: StepResult, layerFull: LayerId, layerOther: LayerId, idPrefix: string, turn: number): Segment {
+    const e = s.entries.get(item.key)!;
+    const a = e.artifact;
+    const extra = { artifactKey: item.key, turn, tool: r.tool };
+    if (e.presence !== 'present') return this.seg(layerOther, 'stub', 'tool', `${idPrefix}${item.key}`, renderStub(a, stubReason(e)), extra);
+    if (item.mode === 'reference') return this.seg(layerOther, 'reference', 'tool', `${idPrefix}${REF_PREFIX}${item.key}`, renderToolReference(a, r.range), extra);
+    return this.seg(layerFull, e.compacted ? 'compacted' : 'artifact', 'tool', item.key, this.entryBlock(e), extra);
+  }
+
+  /**
+   * A past turn's messages, rebuilt only when its signature changed (history is append-only): the
+   * user message, then (transcript) each tool step's assistant message and tool results, then the
+   * reply. How many there are depends on the record alone, never on the status of what it shows.
+   */
+  private pastTurn(t: TurnRecord, sig: string, userSegs: () => Segment[], stepDrafts?: () => Draft[]): Draft[] {
     const key = `${this.opts.layout}:${sig}`;
     const hit = this.turnMemo.get(t.turn);
     if (hit && hit.sig === key) return hit.drafts;
     const drafts: Draft[] = [
       { role: 'user', framingLayer: 'L4', segs: userSegs() },
+      ...(stepDrafts ? stepDrafts() : []),
       { role: 'assistant', framingLayer: 'L4', segs: [this.seg('L4', 'reply', 'assistant', `t${t.turn}:reply`, t.reply, { turn: t.turn })] },
     ];
     this.turnMemo.set(t.turn, { sig: key, drafts });
@@ -653,6 +910,7 @@ export class PromptContextEngine {
       const e = s.entries.get(i.key)!;
       if (this.opts.policy === 'append-diff' && i.mode === 'full' && e.artifact.version > 1) keys.push(versionKey(e.artifact.id, e.artifact.version - 1));
     }
+    for (const step of t.steps ?? []) for (const r of step.results) for (const i of r.items) keys.push(i.key);
     return keys;
   }
 
@@ -673,11 +931,17 @@ export class PromptContextEngine {
       const base = this.opts.policy === 'append-diff' && i.mode === 'full' && e.artifact.version > 1 ? status(s.entries.get(versionKey(e.artifact.id, e.artifact.version - 1))) : '';
       return status(e) + base;
     }).join(',');
-    const drafts = this.pastTurn(t, sig, () => {
-      const segs = t.items.map((i) => this.itemSegment(s, i, 'L2', 'L4', 'user', `t${t.turn}:`, t.turn, t.turn === s.entries.get(i.key)!.firstTurn));
-      segs.push(this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, displayText(t.userText), { turn: t.turn }));
-      return segs;
-    });
+    const stepSig = (t.steps ?? []).map((step) => step.results.map((r) => r.items.map((i) => status(s.entries.get(i.key))).join('')).join('.')).join('/');
+    const drafts = this.pastTurn(
+      t,
+      stepSig ? `${sig}|${stepSig}` : sig,
+      () => {
+        const segs = t.items.map((i) => this.itemSegment(s, i, 'L2', 'L4', 'user', `t${t.turn}:`, t.turn, t.turn === s.entries.get(i.key)!.firstTurn));
+        segs.push(this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, displayText(t.userText), { turn: t.turn }));
+        return segs;
+      },
+      t.steps && t.steps.length > 0 ? () => t.steps!.flatMap((step, k) => this.stepDrafts(s, step, k + 1, t.turn, 'L2', 'L4')) : undefined,
+    );
     return { sig, drafts };
   }
 
@@ -695,7 +959,7 @@ export class PromptContextEngine {
     let c = this.pastRender;
     const reuse = !!c && c.layout === layout && c.policy === policy && c.through === through;
     if (!reuse || !c) {
-      c = { layout, policy, through, turns, records: [], sigs: [], drafts: [], tokens: [], total: 0, status: new Map(), byKey: new Map() };
+      c = { layout, policy, through, turns, records: [], sigs: [], drafts: [], offsets: [], tokens: [], total: 0, status: new Map(), byKey: new Map() };
       this.pastUnchanged = 0;
     }
 
@@ -721,17 +985,19 @@ export class PromptContextEngine {
     else while (k < lim && c.records[k] === turns[start + k]) k++;
     c.turns = turns;
     // The arrays are the cache's own and change in place: a render's `past` is read before the next render.
-    const { records, sigs, drafts, tokens } = c;
+    const { records, sigs, drafts, offsets, tokens } = c;
     if (k < records.length) {
       for (let i = records.length - 1; i >= k; i--) {
         c.total -= tokens[i];
         if (transcript) for (const key of this.sigKeys(s, records[i])) c.byKey.get(key)!.pop();
       }
+      const cut = offsets[k];
       records.length = k;
       sigs.length = k;
-      drafts.length = 2 * k;
+      drafts.length = cut;
+      offsets.length = k;
       tokens.length = k;
-      this.pastUnchanged = Math.min(this.pastUnchanged, 2 * k);
+      this.pastUnchanged = Math.min(this.pastUnchanged, cut);
     }
     const draftTokens = (ds: readonly Draft[]) => ds.reduce((m, d) => m + this.framing(d) + d.segs.reduce((x, g) => x + g.tokens, 0), 0);
 
@@ -743,9 +1009,9 @@ export class PromptContextEngine {
         const r = this.pastTurnDrafts(s, records[i]);
         if (r.sig === sigs[i]) continue;
         sigs[i] = r.sig;
-        this.pastUnchanged = Math.min(this.pastUnchanged, 2 * i);
-        drafts[2 * i] = r.drafts[0];
-        drafts[2 * i + 1] = r.drafts[1];
+        this.pastUnchanged = Math.min(this.pastUnchanged, offsets[i]);
+        // Same number of messages: it depends on the record, not on the status of what it shows.
+        r.drafts.forEach((d, j) => (drafts[offsets[i] + j] = d));
         c.total -= tokens[i];
         tokens[i] = draftTokens(r.drafts);
         c.total += tokens[i];
@@ -758,7 +1024,8 @@ export class PromptContextEngine {
       const r = this.pastTurnDrafts(s, t);
       records.push(t);
       sigs.push(r.sig);
-      drafts.push(r.drafts[0], r.drafts[1]);
+      offsets.push(drafts.length);
+      drafts.push(...r.drafts);
       const m = draftTokens(r.drafts);
       tokens.push(m);
       c.total += m;
@@ -868,17 +1135,28 @@ export class PromptContextEngine {
       reports.push({ layer: e.firstTurn < turn ? 'L2' : 'L3', item: e.key, preTokens: pre, postTokens: this.keyTokens(r, e.key), kept: `the newer version of ${e.artifact.source.uri}`, lost: `superseded version ${e.artifact.version}`, reason: 'superseded' });
     }
 
+    // 1b. What workspace tools read (issue 11), oldest first: the model can read it again. Before
+    //     anything the user attached is compacted or dropped.
+    for (const e of am.present()) {
+      if (r.total <= target) return r;
+      if (e.tool === undefined || e.essential || currentKeys.has(e.key)) continue;
+      const pre = this.keyTokens(r, e.key);
+      writableEntry(s, e.key).presence = 'pruned';
+      rerender();
+      reports.push({ layer: e.firstTurn < turn ? 'L2' : 'L3', item: e.key, preTokens: pre, postTokens: this.keyTokens(r, e.key), kept: `nothing; the model can call ${e.tool} again`, lost: `${describeArtifact(e.artifact)} (read by ${e.tool})`, reason: 'tool-result' });
+    }
+
     // 2. Compact recoverable artifacts to structure + preview: the library first (oldest first), this turn's last.
     const compactable = am.present().filter((e) => e.artifact.recoverable && !e.essential && !e.compacted);
     const ordered = [...compactable.filter((e) => !currentKeys.has(e.key)), ...compactable.filter((e) => currentKeys.has(e.key))];
     for (const e of ordered) {
       if (r.total <= target) return r;
-      const preview = buildPreview(e.artifact);
+      const preview = buildPreview(e.artifact, this.opts.tools ? { recovery: 'read_file' } : {});
       if (preview.body.length >= e.artifact.content.length) continue;
       const pre = this.keyTokens(r, e.key);
       writableEntry(s, e.key).compacted = { body: preview.body, bodyHash: this.hasher.sha256Hex(preview.body), keptLines: preview.keptLines, totalLines: preview.totalLines };
       rerender();
-      reports.push({ layer: e.firstTurn < turn ? 'L2' : 'L3', item: e.key, preTokens: pre, postTokens: this.keyTokens(r, e.key), kept: `structure and first lines (${preview.keptLines} of ${preview.totalLines} lines)`, lost: `the rest of ${e.artifact.source.uri}; re-attach it to send it in full`, reason: 'compacted' });
+      reports.push({ layer: e.firstTurn < turn ? 'L2' : 'L3', item: e.key, preTokens: pre, postTokens: this.keyTokens(r, e.key), kept: `structure and first lines (${preview.keptLines} of ${preview.totalLines} lines)`, lost: `the rest of ${e.artifact.source.uri}; ${this.opts.tools ? 'the model can read it with read_file, or ' : ''}re-attach it to send it in full`, reason: 'compacted' });
     }
 
     // 3. Summarize the oldest history turns; the last K stay verbatim.
@@ -1118,7 +1396,7 @@ export class PromptContextEngine {
       layout,
       layers,
       messages: blocked ? [] : a.messages,
-      cacheBreakpoints: blocked ? [] : a.cacheBreakpoints,
+      cacheBreakpoints: blocked ? [] : this.toolStepsSeen ? flaggedBlocks(a.messages) : a.cacheBreakpoints,
       prefixHash,
       ledger: { conversationId: this.opts.conversationId, turn, layout, totalTokens: total, budget, cachedTokens: a.cachedBlocks ? a.prefixTokens : 0, layers: ledgerLayers, pruned: reports },
       pruned: reports,
@@ -1144,8 +1422,28 @@ export class PromptContextEngine {
     item.segment = g.kind;
     if (g.turn !== undefined) item.turn = g.turn;
     if (e) Object.assign(item, artifactFacts(e));
+    const tool = g.tool ?? e?.tool;
+    if (tool !== undefined) item.tool = tool;
+    if (g.kind === 'tool-call') item.label = `tool call: ${(g.toolCalls ?? []).map((c) => c.name).join(', ')}`;
+    else if (g.kind === 'tool-note') item.label = `${g.tool ?? 'tool'} note`;
     return item;
   }
+}
+
+/** Indexes of the flagged blocks over all messages' blocks (tool calls are not blocks). */
+function flaggedBlocks(messages: readonly ChatMessage[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  for (const m of messages) for (const b of m.content) {
+    if (b.cacheBreakpoint) out.push(i);
+    i++;
+  }
+  return out;
+}
+
+/** How a cut block left, for its stub's wording (fixed by how it left, never by later state). */
+function stubReason(e: EntryState): 'detached' | 'pruned' | 'pruned-tool' {
+  return e.presence === 'detached' ? 'detached' : e.tool !== undefined ? 'pruned-tool' : 'pruned';
 }
 
 /** The artifact facts a ledger item carries (the tree shows them; nothing is parsed back out of ids). */
@@ -1162,11 +1460,17 @@ const LAYER_LABELS: Record<LayerId, string> = { L1: 'System', L2: 'Library', L3:
 const SEGMENT_LABELS: Record<SegmentKind, string> = {
   system: 'system prompt', instructions: 'instructions', 'library-header': 'library heading', artifact: 'attachment', reference: 'reference',
   stub: 'removed attachment', compacted: 'compacted attachment', 'user-text': 'message', reply: 'reply', summary: 'summary of earlier turns',
+  'tool-call': 'tool call', 'step-text': 'what the model said before a tool call', 'tool-note': 'tool note',
 };
 
-/** The part of the previous request that a well-behaved next request keeps: all but its last user message. */
+/**
+ * The part of the previous request that a well-behaved next request keeps: all but its last user
+ * message (and the tool steps after it, which the library layout does not keep in history).
+ */
 function lastStableCount(prev: string[]): number {
   let i = prev.length - 1;
+  // A request ends with the current user message, or with tool steps after it.
+  while (i >= 0 && (prev[i].startsWith('tool:') || prev[i].startsWith('assistant:'))) i--;
   while (i >= 0 && prev[i].startsWith('user:')) i--;
   return i + 1;
 }

@@ -56,11 +56,18 @@ export function checkEnvelope(env: Envelope, budget: number, ctx: CheckContext):
     if (tokens > layer.tokens) add('layer-tokens', `${layer.id} segments add up to ${tokens} > layer tokens ${layer.tokens}`);
   }
 
-  // Messages carry exactly the segments' texts.
+  // Messages carry exactly the segments' texts; a tool-call segment is its message's calls, not a block.
   const blocks = env.messages.flatMap((m) => m.content);
   if (env.messages.length > 0) {
-    const texts = new Set(all.map((g) => g.text));
-    if (blocks.length !== all.length) add('messages-segments', `${blocks.length} blocks vs ${all.length} segments`);
+    const blockSegs = all.filter((g) => g.kind !== 'tool-call');
+    const texts = new Set(blockSegs.map((g) => g.text));
+    if (blocks.length !== blockSegs.length) add('messages-segments', `${blocks.length} blocks vs ${blockSegs.length} segments`);
+    const callTexts = new Set(all.filter((g) => g.kind === 'tool-call').map((g) => g.text));
+    for (const m of env.messages) {
+      if (!m.toolCalls || m.toolCalls.length === 0) continue;
+      const json = JSON.stringify(m.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args })));
+      if (!callTexts.has(json)) add('messages-segments', `the tool calls ${json.slice(0, 60)} are not a segment`);
+    }
     for (const b of blocks) if (!texts.has(b.text)) add('messages-segments', `a block is not a segment: ${JSON.stringify(b.text.slice(0, 60))}`);
     const flagged = blocks.map((b, i) => (b.cacheBreakpoint ? i : -1)).filter((i) => i >= 0);
     if (flagged.join(',') !== env.cacheBreakpoints.join(',')) add('breakpoints', `flags ${flagged} != cacheBreakpoints ${env.cacheBreakpoints}`);
@@ -100,9 +107,12 @@ export function checkEnvelope(env: Envelope, budget: number, ctx: CheckContext):
         const a = g.kind === 'artifact' && g.artifactKey ? ctx.artifacts.get(g.artifactKey) : undefined;
         if (a) fullContent.add(`${a.id}\u0000${a.contentHash}`);
       }
+      // A tool result is exempt: a request with tool steps only grows, so a preview already in it stays
+      // while the model reads the file in full (the next request drops the preview).
+      const fromTool = new Set(all.filter((g) => g.kind === 'artifact' && g.tool !== undefined && g.artifactKey).map((g) => ctx.artifacts!.get(g.artifactKey!)).filter((a): a is Artifact => !!a).map((a) => `${a.id}\u0000${a.contentHash}`));
       for (const g of all) {
         const a = g.kind === 'compacted' && g.artifactKey ? ctx.artifacts.get(g.artifactKey) : undefined;
-        if (a && fullContent.has(`${a.id}\u0000${a.contentHash}`)) add('preview-and-full', `${g.artifactKey} is sent as a compacted preview beside a full block of the same content`);
+        if (a && fullContent.has(`${a.id}\u0000${a.contentHash}`) && !fromTool.has(`${a.id}\u0000${a.contentHash}`)) add('preview-and-full', `${g.artifactKey} is sent as a compacted preview beside a full block of the same content`);
       }
     }
     for (const [key, a] of ctx.artifacts) {
@@ -117,7 +127,7 @@ export function checkEnvelope(env: Envelope, budget: number, ctx: CheckContext):
         add('artifact-in-L4', `${g.id} is an artifact block labelled L4`);
         continue;
       }
-      if (g.kind === 'user-text' || g.kind === 'reply' || g.kind === 'summary') {
+      if (g.kind === 'user-text' || g.kind === 'reply' || g.kind === 'summary' || g.kind === 'step-text') {
         for (const c of contents) if (g.text.includes(c)) add('artifact-in-L4', `${g.id} contains artifact content`);
       }
     }

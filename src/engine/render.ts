@@ -1,4 +1,4 @@
-import type { Artifact } from './types';
+import type { Artifact, ToolCall } from './types';
 import { versionKey } from './artifacts';
 
 /**
@@ -77,9 +77,21 @@ export function renderReference(a: Artifact): string {
   return `<ref id="${escapeAttribute(a.id)}" version="${a.version}" sha="${a.contentHash.slice(0, 8)}"/> (attached again, unchanged: its full block is earlier in this conversation)\n`;
 }
 
-/** The wording depends only on how the block left (never on later state), so re-sent history stays byte-identical. */
-export function renderStub(a: Artifact, why: 'detached' | 'pruned'): string {
-  const note = why === 'detached' ? 'removed from the context by the user' : 'dropped to fit the context budget; re-attach it to send it again';
+/**
+ * A reference in a tool result (issue 11): the tool read something the request already carries.
+ * `range`: the lines read, which are inside that block.
+ */
+export function renderToolReference(a: Artifact, range?: { startLine: number; endLine: number }): string {
+  const what = range ? `lines ${range.startLine}-${range.endLine} of it are in its full block` : 'its full block is';
+  return `<ref id="${escapeAttribute(a.id)}" version="${a.version}" sha="${a.contentHash.slice(0, 8)}"/> (read again, unchanged: ${what} earlier in this conversation)\n`;
+}
+
+/**
+ * The wording depends only on how the block left (never on later state), so re-sent history stays
+ * byte-identical. `pruned-tool`: what a tool read, cut under budget pressure (it can be read again).
+ */
+export function renderStub(a: Artifact, why: 'detached' | 'pruned' | 'pruned-tool'): string {
+  const note = why === 'detached' ? 'removed from the context by the user' : why === 'pruned-tool' ? 'dropped to fit the context budget; call the tool again to see it' : 'dropped to fit the context budget; re-attach it to send it again';
   return `<removed id="${escapeAttribute(a.id)}" version="${a.version}"/> (${note})\n`;
 }
 
@@ -92,6 +104,11 @@ export function extractBody(block: string): string | undefined {
   const m = /\n(<\/[a-z]+:[0-9a-f]+(?:-\d+)?>)\n$/.exec(block);
   if (openEnd < 0 || !m) return undefined;
   return block.slice(openEnd + 2, block.length - m[1].length - 2);
+}
+
+/** The JSON of an assistant message's tool calls, as sent and as the §9 token rule counts it. */
+export function toolCallsJson(calls: readonly ToolCall[]): string {
+  return JSON.stringify(calls.map((c) => ({ id: c.id, name: c.name, args: c.args })));
 }
 
 export function blockLabel(a: Artifact): string {

@@ -1,4 +1,4 @@
-import type { Artifact } from './types';
+import type { Artifact, ToolCall } from './types';
 
 /** Where one artifact version stands in the chat. */
 export type Presence = 'present' | 'detached' | 'pruned' | 'replaced';
@@ -22,6 +22,11 @@ export interface EntryState {
   inPlaceOf?: string;
   /** A selection attached with an endLine past the end of the file: that endLine (it was clamped). */
   requestedEndLine?: number;
+  /**
+   * Read by a workspace tool, not attached by the user (issue 11): cut before anything the user
+   * attached (it can be read again), the tool's name. A later version of a file keeps it.
+   */
+  tool?: string;
 }
 
 export type TurnItemMode = 'full' | 'reference' | 'missing';
@@ -31,11 +36,33 @@ export interface TurnItem {
   mode: TurnItemMode;
 }
 
+/** One tool call's result in a turn: the artifact it sent (a block or a reference), then a note. */
+export interface StepResult {
+  callId: string;
+  /** The tool that was called. */
+  tool: string;
+  /** 0 or 1 items: what the tool read, as sent (`full` or `reference`). */
+  items: TurnItem[];
+  /** Text after it (a truncation note), or instead of it (a refusal, "nothing found"). */
+  note?: string;
+  /** A reference to part of a file block: the lines read. */
+  range?: { startLine: number; endLine: number };
+}
+
+/** One model step of a turn that called tools (DESIGN §9): what it said, its calls, their results. */
+export interface ToolStepRecord {
+  text: string;
+  calls: ToolCall[];
+  results: StepResult[];
+}
+
 export interface TurnRecord {
   turn: number;
   userText: string;
   /** The L3 items of that turn, in the order they were sent. */
   items: TurnItem[];
+  /** The tool steps before the reply, in order (absent: none). */
+  steps?: ToolStepRecord[];
   reply: string;
 }
 

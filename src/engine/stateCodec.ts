@@ -16,7 +16,7 @@
  * surrogate cannot survive UTF-8, so its blob is the JSON string literal of the content
  * (`blobEncoding: "json"`) named by that literal's hash.
  */
-import type { ChatState, EntryState, HistorySummary, Presence, TurnItem, TurnItemMode, TurnRecord } from './state';
+import type { ChatState, EntryState, HistorySummary, Presence, StepResult, ToolStepRecord, TurnItem, TurnItemMode, TurnRecord } from './state';
 import type { ArtifactKind, ChangedFilesPolicy, Layout } from './types';
 import type { EngineOptions } from './engine';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './budget';
@@ -61,6 +61,8 @@ export interface EncodedEntry {
   compacted?: EncodedCompacted;
   inPlaceOf?: string;
   requestedEndLine?: number;
+  /** Read by a workspace tool (issue 11): the tool's name. */
+  tool?: string;
 }
 
 /** The engine options that decide rendering, without the ports (DESIGN §10: "policy and model in force"). */
@@ -193,11 +195,27 @@ function encodeEntry(e: EntryState): EncodedEntry {
   }
   if (e.inPlaceOf !== undefined) out.inPlaceOf = e.inPlaceOf;
   if (e.requestedEndLine !== undefined) out.requestedEndLine = e.requestedEndLine;
+  if (e.tool !== undefined) out.tool = e.tool;
   return out;
 }
 
+function encodeStep(step: ToolStepRecord): ToolStepRecord {
+  return {
+    text: step.text,
+    calls: step.calls.map((c) => ({ id: c.id, name: c.name, args: JSON.parse(JSON.stringify(c.args)) as Record<string, unknown> })),
+    results: step.results.map((r) => {
+      const out: StepResult = { callId: r.callId, tool: r.tool, items: r.items.map((i) => ({ key: i.key, mode: i.mode })) };
+      if (r.note !== undefined) out.note = r.note;
+      if (r.range) out.range = { startLine: r.range.startLine, endLine: r.range.endLine };
+      return out;
+    }),
+  };
+}
+
 function encodeTurn(t: TurnRecord): TurnRecord {
-  return { turn: t.turn, userText: t.userText, items: t.items.map((i) => ({ key: i.key, mode: i.mode })), reply: t.reply };
+  const out: TurnRecord = { turn: t.turn, userText: t.userText, items: t.items.map((i) => ({ key: i.key, mode: i.mode })), reply: t.reply };
+  if (t.steps && t.steps.length > 0) out.steps = t.steps.map(encodeStep);
+  return out;
 }
 
 /**
@@ -252,7 +270,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const KINDS: readonly ArtifactKind[] = ['file', 'selection', 'diagnostics', 'folder', 'tool', 'text'];
 const PRESENCES: readonly Presence[] = ['present', 'detached', 'pruned', 'replaced'];
 const MODES: readonly TurnItemMode[] = ['full', 'reference', 'missing'];
-const BLOCK = /^(system|user|assistant):[0-9a-f]{64}$/;
+const BLOCK = /^(system|user|assistant|tool):[0-9a-f]{64}$/;
 
 function fail(where: string, what: string): never {
   throw new StateDecodeError(`chat state ${where}: ${what}`);
@@ -381,7 +399,31 @@ function decodeEntry(v: unknown, where: string, getBlob: (hash: string) => strin
   if (v.requestedEndLine !== undefined) {
     entry.requestedEndLine = int(v.requestedEndLine, `${w}.requestedEndLine`);
   }
+  if (v.tool !== undefined) entry.tool = str(v.tool, `${w}.tool`);
   return entry;
+}
+
+function decodeStep(v: unknown, where: string): ToolStepRecord {
+  if (!isObj(v)) fail(where, 'must be {text, calls, results}');
+  const calls = arr(v.calls, `${where}.calls`).map((c, k) => {
+    if (!isObj(c) || !isObj(c.args)) fail(`${where}.calls[${k}]`, 'must be {id, name, args}');
+    return { id: str(c.id, `${where}.calls[${k}].id`), name: str(c.name, `${where}.calls[${k}].name`), args: c.args as Record<string, unknown> };
+  });
+  const results = arr(v.results, `${where}.results`).map((r, k) => {
+    const rw = `${where}.results[${k}]`;
+    if (!isObj(r)) fail(rw, 'must be {callId, tool, items, note?}');
+    const items: TurnItem[] = arr(r.items, `${rw}.items`).map((i, j) => {
+      if (!isObj(i)) fail(`${rw}.items[${j}]`, 'must be {key, mode}');
+      return { key: str(i.key, `${rw}.items[${j}].key`), mode: oneOf(i.mode, MODES, `${rw}.items[${j}].mode`) };
+    });
+    const out: StepResult = { callId: str(r.callId, `${rw}.callId`), tool: str(r.tool, `${rw}.tool`), items };
+    if (r.note !== undefined) out.note = str(r.note, `${rw}.note`);
+    const range = decodeRange(r.range, `${rw}.range`);
+    if (range) out.range = range;
+    return out;
+  });
+  if (results.length !== calls.length || results.some((r, k) => r.callId !== calls[k].id)) fail(where, 'needs one result per call, in order');
+  return { text: str(v.text, `${where}.text`), calls, results };
 }
 
 function decodeTurn(v: unknown, where: string): TurnRecord {
@@ -390,7 +432,9 @@ function decodeTurn(v: unknown, where: string): TurnRecord {
     if (!isObj(i)) fail(`${where}.items[${k}]`, 'must be {key, mode}');
     return { key: str(i.key, `${where}.items[${k}].key`), mode: oneOf(i.mode, MODES, `${where}.items[${k}].mode`) };
   });
-  return { turn: int(v.turn, `${where}.turn`, 1), userText: str(v.userText, `${where}.userText`), items, reply: str(v.reply, `${where}.reply`) };
+  const out: TurnRecord = { turn: int(v.turn, `${where}.turn`, 1), userText: str(v.userText, `${where}.userText`), items, reply: str(v.reply, `${where}.reply`) };
+  if (v.steps !== undefined) out.steps = arr(v.steps, `${where}.steps`).map((st, k) => decodeStep(st, `${where}.steps[${k}]`));
+  return out;
 }
 
 function decodeEngineMeta(v: unknown): EngineMeta {
@@ -499,6 +543,7 @@ export function decodeState(obj: unknown, getBlob: (hash: string) => string): Ch
     if (r.turn <= prevTurn) fail(`turns[${i}].turn`, `${r.turn} does not follow turn ${prevTurn}`);
     prevTurn = r.turn;
     r.items.forEach((it, k) => has(it.key, `turns[${i}].items[${k}]`));
+    r.steps?.forEach((st, k) => st.results.forEach((res, j) => res.items.forEach((it, m) => has(it.key, `turns[${i}].steps[${k}].results[${j}].items[${m}]`))));
     return r;
   });
   if (prevTurn > completedTurns) fail('completedTurns', `${completedTurns} is below the last recorded turn ${prevTurn}`);
@@ -701,7 +746,19 @@ export function withoutEntries(enc: EncodedState, drop: ReadonlySet<string>): En
     latest,
     versions: enc.versions.filter(([id]) => newest.has(id)),
     order: enc.order.filter((k) => !drop.has(k)),
-    turns: enc.turns.map((t) => ({ ...t, items: t.items.filter((i) => !drop.has(i.key)) })),
+    turns: enc.turns.map((t) => {
+      const kept: TurnRecord = { ...t, items: t.items.filter((i) => !drop.has(i.key)) };
+      if (t.steps) {
+        kept.steps = t.steps.map((st) => ({
+          ...st,
+          results: st.results.map((r) => {
+            const items = r.items.filter((i) => !drop.has(i.key));
+            return items.length === r.items.length ? r : { ...r, items, note: r.note ?? `[${r.tool}: not imported: what it read is outside this workspace]` };
+          }),
+        }));
+      }
+      return kept;
+    }),
   };
   return out;
 }

@@ -38,7 +38,15 @@ export interface Artifact {
 export type LayerId = 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
 export const LAYER_IDS: readonly LayerId[] = ['L1', 'L2', 'L3', 'L4', 'L5'];
 
-export type Role = 'system' | 'user' | 'assistant';
+/** `tool`: the result of one tool call (DESIGN §9), answering an assistant message's call by id. */
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** One tool call as the model made it (DESIGN §9: `{"id", "name", "args"}`). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
 
 export type SegmentKind =
   | 'system'          // L1 product prompt
@@ -50,7 +58,10 @@ export type SegmentKind =
   | 'compacted'       // structure + preview of a recoverable artifact (DESIGN §5)
   | 'user-text'       // what the user typed (L5 now, L4 later)
   | 'reply'           // an assistant reply (L4)
-  | 'summary';        // a summary of older turns (L4)
+  | 'summary'         // a summary of older turns (L4)
+  | 'tool-call'       // the tool calls of an assistant message: their JSON, sent as the message's calls, not as a block
+  | 'step-text'       // what the model said in a tool step, before its calls
+  | 'tool-note';      // a tool message's text that is not workspace content: a refusal, a truncation note, "nothing found"
 
 export interface Segment {
   /** Unique within its layer. */
@@ -65,6 +76,10 @@ export interface Segment {
   artifactKey?: string;
   /** Turn the segment belongs to (history and transcript turns). */
   turn?: number;
+  /** `tool-call` segments: the calls (the text is their JSON, counted by the §9 rule). */
+  toolCalls?: ToolCall[];
+  /** Tool-step segments (`tool-call`, `step-text`, and a tool message's blocks and notes): the tool's name. */
+  tool?: string;
 }
 
 export interface Layer {
@@ -85,6 +100,10 @@ export interface TextBlock {
 export interface ChatMessage {
   role: Role;
   content: TextBlock[];
+  /** Assistant messages: the tool calls the model made (its `content` holds what it said first, often nothing). */
+  toolCalls?: ToolCall[];
+  /** Tool messages: the call this result answers. */
+  toolCallId?: string;
 }
 
 export type LedgerStatus = 'full' | 'reference' | 'compacted' | 'pruned';
@@ -111,6 +130,8 @@ export interface LedgerItem {
   contentHash?: string;
   /** The history turn the item belongs to. */
   turn?: number;
+  /** A tool call, or what a tool returned (issue 11): the tool's name. */
+  tool?: string;
 }
 
 export interface LedgerLayer {
@@ -153,7 +174,7 @@ export interface Envelope {
   layout: Layout;
   layers: Layer[];
   messages: ChatMessage[];
-  /** Indexes into the flattened list of blocks (≤ 4). */
+  /** Indexes into the flattened list of blocks (≤ 4); tool calls are not blocks. */
   cacheBreakpoints: number[];
   /** library: hash of L1+L2; transcript: hash of all messages before the current user message. */
   prefixHash: string;

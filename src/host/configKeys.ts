@@ -28,6 +28,14 @@ export interface StrataSettings {
   'budget.warnPercent': number;
   'budget.compactPercent': number;
   'budget.targetPercent': number;
+  /** Workspace tools offered to models that support tool calling (issue 11). */
+  'tools.enabled': boolean;
+  /** Tool rounds per turn at most. */
+  'tools.maxSteps': number;
+  /** Tokens of one tool result at most (longer results are cut at a line). */
+  'tools.maxResultTokens': number;
+  /** Tokens all tool results of one turn may add, together. */
+  'tools.maxTurnTokens': number;
   instructions: string;
   /** Not read in Restricted Mode (see `capabilities.untrustedWorkspaces` in package.json). */
   instructionsFiles: readonly string[];
@@ -51,6 +59,10 @@ export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   'budget.warnPercent': 70,
   'budget.compactPercent': 80,
   'budget.targetPercent': 60,
+  'tools.enabled': true,
+  'tools.maxSteps': 8,
+  'tools.maxResultTokens': 6000,
+  'tools.maxTurnTokens': 60000,
   instructions: '',
   instructionsFiles: ['.strata/instructions.md', 'AGENTS.md'],
 };

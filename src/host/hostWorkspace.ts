@@ -11,12 +11,18 @@
  *
  * Paths in specs are workspace-relative with '/' separators; in a multi-root workspace they start
  * with the folder's name (`<folder>/<path>`), as artifact ids do (DESIGN §2).
+ *
+ * It is also the workspace tools' port (issue 11): `listFiles` over `vscode.workspace.findFiles`
+ * (then the same glob rules and excludes as everywhere), `diagnostics` from
+ * `vscode.languages.getDiagnostics`, `selection` from the active editor. Reading is `resolve`.
  */
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { sliceLines, type NewArtifactInput } from '../engine/artifacts';
 import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionReason } from '../engine/isolation';
-import type { AttachmentSpec, Resolved, WorkspacePort } from '../services/workspacePort';
+import { GlobSet } from '../common/glob';
+import type { AttachmentSpec, Resolved } from '../services/workspacePort';
+import type { DiagnosticInfo, DiagnosticSeverity, EditorSelectionInfo, FileListing, ToolWorkspacePort } from '../services/tools/toolPort';
 
 export interface IsolationSettings {
   excludes: readonly string[];
@@ -57,7 +63,7 @@ function hasNulByte(bytes: Uint8Array): boolean {
   return bytes.indexOf(0) >= 0;
 }
 
-export class HostWorkspace implements WorkspacePort {
+export class HostWorkspace implements ToolWorkspacePort {
   /** Size and mtime of files as last read, so unchanged files are not re-read every turn. */
   private readonly lastRead = new Map<string, { size: number; mtime: number }>();
 
@@ -278,6 +284,83 @@ export class HostWorkspace implements WorkspacePort {
       out.set(src.id, read.ok ? read.content : null);
     }
     return out;
+  }
+
+  // ------------------------------------------------------------------ the tools' port
+
+  async listFiles(glob: string, limit: number, signal?: AbortSignal): Promise<FileListing> {
+    const folders = HostWorkspace.folders();
+    const policy = this.policy();
+    const matcher = new GlobSet([glob]);
+    const multi = folders.length > 1;
+    // Dependencies and VCS internals are not listed unless the glob asks for them by name.
+    const skip = /node_modules/.test(glob) ? undefined : '**/node_modules/**';
+    const cts = new vscode.CancellationTokenSource();
+    const onAbort = () => cts.cancel();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const found: string[] = [];
+    let more = false;
+    try {
+      for (const folder of folders) {
+        let pattern = glob;
+        if (multi) {
+          // `<folder>/<glob>` names one folder; any other glob is tried against every folder's paths.
+          if (glob.startsWith(`${folder.name}/`)) pattern = glob.slice(folder.name.length + 1);
+          else if (!glob.startsWith('**')) continue;
+        }
+        const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, pattern), skip, limit * 4 + 1, cts.token);
+        if (uris.length > limit * 4) more = true;
+        for (const uri of uris) {
+          const path = HostWorkspace.pathOf(uri);
+          if (!path) continue;
+          const relative = multi ? path.slice(folder.name.length + 1) : path;
+          if (matcher.match(path) === undefined && matcher.match(relative) === undefined) continue;
+          if (!policy.checkPath(relative).ok) continue;
+          found.push(path);
+        }
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      cts.dispose();
+    }
+    found.sort();
+    if (found.length > limit) more = true;
+    return { paths: found.slice(0, limit), more };
+  }
+
+  diagnostics(path?: string): DiagnosticInfo[] {
+    const severity = (s: vscode.DiagnosticSeverity): DiagnosticSeverity =>
+      s === vscode.DiagnosticSeverity.Error ? 'error' : s === vscode.DiagnosticSeverity.Warning ? 'warning' : s === vscode.DiagnosticSeverity.Information ? 'info' : 'hint';
+    const entries: [vscode.Uri, readonly vscode.Diagnostic[]][] = [];
+    if (path !== undefined) {
+      const uri = this.uriOf(path);
+      if (uri) entries.push([uri, vscode.languages.getDiagnostics(uri)]);
+    } else entries.push(...vscode.languages.getDiagnostics());
+    const out: DiagnosticInfo[] = [];
+    for (const [uri, list] of entries) {
+      const p = HostWorkspace.pathOf(uri);
+      if (!p) continue;
+      for (const d of list) {
+        const info: DiagnosticInfo = { path: p, line: d.range.start.line + 1, column: d.range.start.character + 1, severity: severity(d.severity), message: d.message };
+        if (d.source) info.source = d.source;
+        const code = typeof d.code === 'object' && d.code !== null ? d.code.value : d.code;
+        if (code !== undefined) info.code = String(code);
+        out.push(info);
+      }
+    }
+    return out;
+  }
+
+  selection(): EditorSelectionInfo | undefined {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.selection.isEmpty) return undefined;
+    // A document outside the workspace is named by its label, which `resolve` then refuses.
+    const path = HostWorkspace.pathOf(editor.document.uri) ?? HostWorkspace.labelOf(editor.document.uri);
+    const sel = editor.selection;
+    let endLine = sel.end.line;
+    // A selection that ends at the very start of a line (whole lines selected) does not include it.
+    if (sel.end.character === 0 && sel.end.line > sel.start.line) endLine -= 1;
+    return { path, startLine: sel.start.line + 1, endLine: endLine + 1 };
   }
 
   /** The URI of a workspace path (`untitled:<n>` gives the open untitled document's). */

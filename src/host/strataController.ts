@@ -10,9 +10,10 @@ import type { Rejection } from '../engine/isolation';
 import type { TurnEnvelope } from '../engine/engine';
 import type {
   AttachWhat, BannerAction, BannerView, ChipView, HostToWebviewMessage, MessageView, ModelView, NoticeView, PanelState,
-  RequestPreviewView, WebviewRequest,
+  RequestPreviewView, ToolStepView, WebviewRequest,
 } from '../protocol/messages';
 import type { ChatSession } from '../services/chatSession';
+import { callLabel } from '../services/tools/definitions';
 import type { ProviderUsage } from '../services/providers/types';
 import type { TurnEvent, TurnOutcome } from '../services/turnPipeline';
 import { fileSpec, openEditorDocuments, selectionSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
@@ -56,7 +57,7 @@ export class StrataController extends Disposable implements PanelHandler {
   private bannerCounter = 0;
   private turnCounter = 0;
   /** The turn streaming now: its panel id and the partial reply (for a panel re-created mid-turn). */
-  private streaming: { chatId: string; turnId: string; user: MessageView; text: string; nextSeq: number } | undefined;
+  private streaming: { chatId: string; turnId: string; user: MessageView; text: string; nextSeq: number; steps: ToolStepView[] } | undefined;
   private current: Promise<TurnOutcome | undefined> | undefined;
   /** The store changed on disk while a turn streamed: look again when it ends. */
   private storeChangedDuringTurn = false;
@@ -137,7 +138,9 @@ export class StrataController extends Disposable implements PanelHandler {
     const { messages, hasOlder } = this.session.messages({ last: INITIAL_TURNS });
     if (this.streaming && this.streaming.chatId === this.session.activeChatId) {
       const s = this.streaming;
-      messages.push(s.user, { id: `${s.user.turn}:assistant`, turn: s.user.turn, role: 'assistant', text: s.text, status: 'streaming', turnId: s.turnId, nextSeq: s.nextSeq });
+      const streamingReply: MessageView = { id: `${s.user.turn}:assistant`, turn: s.user.turn, role: 'assistant', text: s.text, status: 'streaming', turnId: s.turnId, nextSeq: s.nextSeq };
+      if (s.steps.length > 0) streamingReply.toolSteps = s.steps.map((v) => ({ ...v }));
+      messages.push(s.user, streamingReply);
     }
     return {
       chatId: this.session.activeChatId,
@@ -497,7 +500,16 @@ export class StrataController extends Disposable implements PanelHandler {
   ): void {
     const turnId = `t${++this.turnCounter}`;
     const assistant: MessageView = { id: `${user.turn}:assistant`, turn: user.turn, role: 'assistant', text: '', status: 'streaming', turnId, nextSeq: 0, model: resolved.view.label };
-    this.streaming = { chatId, turnId, user, text: '', nextSeq: 0 };
+    this.streaming = { chatId, turnId, user, text: '', nextSeq: 0, steps: [] };
+    const showStep = (view: ToolStepView) => {
+      const steps = this.streaming?.turnId === turnId ? this.streaming.steps : undefined;
+      if (steps) {
+        const i = steps.findIndex((v) => v.id === view.id);
+        if (i >= 0) steps[i] = view;
+        else steps.push(view);
+      }
+      post({ type: 'toolStep', chatId, turnId, step: view });
+    };
     const post = (m: HostToWebviewMessage) => {
       // A chat the user switched away from finishes in the store, not on screen.
       if (this.session.activeChatId === chatId) this.post(m);
@@ -519,6 +531,13 @@ export class StrataController extends Disposable implements PanelHandler {
             this.streaming.nextSeq = e.seq + 1;
           }
           post({ type: 'chunk', chatId, turnId, seq: e.seq, text: e.text });
+          break;
+        case 'toolCall':
+          showStep({ id: e.id, step: e.step, name: e.name, label: callLabel({ name: e.name, args: e.args ?? {} }), args: e.args ? JSON.stringify(e.args) : '', status: 'running' });
+          break;
+        case 'toolResult':
+          showStep(e.view);
+          this.deps.log.info(`[${chatId}] tool ${e.view.label}: ${e.view.summary ?? e.view.status}; ${e.outcome.mode}${e.outcome.key ? ` ${e.outcome.key}` : ''}, ${e.outcome.tokens} tokens`);
           break;
         default:
           break;

@@ -64,6 +64,39 @@ export interface UsageView {
   output: number;
 }
 
+/**
+ * One tool call of a turn (issue 11), shown as a collapsible step in the assistant message: what the
+ * model asked for and what it got back (size, and whether it was already in the context).
+ */
+export interface ToolStepView {
+  /** The call id (stable within the turn). */
+  id: string;
+  /** The model step (1-based) that made the call. */
+  step: number;
+  /** read_file, list_files, search_text, get_diagnostics, get_selection. */
+  name: string;
+  /** Short form of the call: `read_file src/a.ts:1-40`. */
+  label: string;
+  /** The arguments as the model sent them (JSON). */
+  args: string;
+  /** running: the tool runs; done: a result went back; refused: isolation or a limit said no; error: bad arguments. */
+  status: 'running' | 'done' | 'refused' | 'error';
+  /** One line about the result: "src/a.ts, 40 lines", "refused: excluded", "12 matches (truncated)". */
+  summary?: string;
+  /** Tokens the result added to the request. */
+  resultTokens?: number;
+  /** The result was a reference to a block the request already carried (nothing sent again). */
+  reused?: boolean;
+  /** Artifact version the result is (`file:src/a.ts@v2`), when it is one. */
+  key?: string;
+  /**
+   * Cached tokens of the model request that carried this result: reported by the provider when it
+   * does (`cachedReported`), else the engine's prediction.
+   */
+  cachedTokens?: number;
+  cachedReported?: boolean;
+}
+
 export interface MessageView {
   /** `<turn>:user` or `<turn>:assistant`. */
   id: string;
@@ -82,6 +115,8 @@ export interface MessageView {
   model?: string;
   /** Assistant messages with status `error`: what went wrong. */
   error?: string;
+  /** Assistant messages: the tool calls the model made before answering, in order (issue 11). */
+  toolSteps?: ToolStepView[];
   /**
    * A `streaming` assistant message inside `init`/`state` (the view was shown again mid-turn): the
    * `turnId` its coming `chunk`s carry and the `seq` of the first chunk not yet included in `text`,
@@ -254,6 +289,8 @@ export type HostToWebviewMessage =
   | { readonly type: 'turnStarted'; readonly chatId: string; readonly turnId: string; readonly user: MessageView; readonly assistant: MessageView }
   /** A piece of the streaming reply, appended to the assistant message of `turnId`. */
   | { readonly type: 'chunk'; readonly chatId: string; readonly turnId: string; readonly seq: number; readonly text: string }
+  /** A tool call of the streaming turn started or got its result (added, or replaced by `step.id`). */
+  | { readonly type: 'toolStep'; readonly chatId: string; readonly turnId: string; readonly step: ToolStepView }
   /**
    * The turn ended: the final assistant message (complete, stopped or error; its text is what the
    * chat keeps). A completed or stopped turn is persisted before this is sent. `user` is absent when
@@ -383,7 +420,7 @@ export function parseWebviewToHostMessage(value: unknown): WebviewToHostMessage 
 
 const HOST_TYPES: readonly HostToWebviewType[] = [
   'init', 'response', 'state', 'chats', 'chips', 'meter', 'model', 'banners', 'notices', 'turnStarted', 'chunk', 'turnEnded',
-  'removeTurn', 'olderMessages', 'preview', 'setInput', 'focusInput',
+  'removeTurn', 'olderMessages', 'preview', 'setInput', 'focusInput', 'toolStep',
 ];
 
 /**
@@ -402,6 +439,8 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
       return int(m.requestId) && typeof m.ok === 'boolean' && (m.ok || typeof m.error === 'string') ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'chunk':
       return typeof m.turnId === 'string' && typeof m.chatId === 'string' && int(m.seq) && typeof m.text === 'string' ? (m as unknown as HostToWebviewMessage) : undefined;
+    case 'toolStep':
+      return typeof m.turnId === 'string' && typeof m.chatId === 'string' && isToolStep(m.step) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'turnStarted':
       return typeof m.turnId === 'string' && isMessage(m.user) && isMessage(m.assistant) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'turnEnded':
@@ -432,8 +471,22 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
   return undefined;
 }
 
+const STEP_STATUSES: readonly string[] = ['running', 'done', 'refused', 'error'];
+
+function isToolStep(v: unknown): v is ToolStepView {
+  return isRecord(v) && typeof v.id === 'string' && int(v.step, 1) && typeof v.name === 'string' && typeof v.label === 'string' && typeof v.args === 'string' && typeof v.status === 'string' && STEP_STATUSES.includes(v.status);
+}
+
 function isMessage(v: unknown): v is MessageView {
-  return isRecord(v) && typeof v.id === 'string' && int(v.turn) && (v.role === 'user' || v.role === 'assistant') && typeof v.text === 'string' && typeof v.status === 'string';
+  return (
+    isRecord(v) &&
+    typeof v.id === 'string' &&
+    int(v.turn) &&
+    (v.role === 'user' || v.role === 'assistant') &&
+    typeof v.text === 'string' &&
+    typeof v.status === 'string' &&
+    (v.toolSteps === undefined || (Array.isArray(v.toolSteps) && v.toolSteps.every(isToolStep)))
+  );
 }
 
 function isPanelState(v: unknown): v is PanelState {

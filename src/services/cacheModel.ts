@@ -8,7 +8,8 @@
  * Token counting: a request's tokens are the concatenation, over messages, of the tokens of
  * `<|role|>\n` + message text + `\n` (special-token strings count as ordinary text).
  */
-import type { ChatMessage, Role } from '../engine/types';
+import type { WireMessage as ChatMessage, WireRole as Role } from './tools/messages';
+import { toolCallsJson } from './tools/messages';
 
 /** What the cache models need from a tokenizer (src/services/tokenizer.ts provides it). */
 export interface TokenEncoder {
@@ -24,9 +25,11 @@ export function frameHeader(role: Role): string {
   return `<|${role}|>\n`;
 }
 
+/** The message's text as the token rule counts it: its blocks, then the JSON of its tool calls (DESIGN §9). */
 export function messageText(m: ChatMessage): string {
   let s = '';
   for (const b of m.content) s += b.text;
+  if (m.toolCalls) s += toolCallsJson(m.toolCalls);
   return s;
 }
 

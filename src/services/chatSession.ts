@@ -29,7 +29,10 @@ import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
 import { modelInfo, sameModel, type ModelInfo } from './modelInfo';
 import type { ChatProvider } from './providers/types';
 import type { EncodingName } from './tokenizer';
-import { TurnPipeline, type TurnAttachment, type TurnEvent, type TurnOutcome, type TurnRequest } from './turnPipeline';
+import { STEP_TEXT_SEPARATOR, TurnPipeline, type ToolLoopOptions, type TurnAttachment, type TurnEvent, type TurnOutcome, type TurnRequest } from './turnPipeline';
+import { TOOL_DEFINITIONS } from './tools/definitions';
+import { DEFAULT_TOOL_LIMITS, ToolExecutor } from './tools/executor';
+import { isToolWorkspacePort } from './tools/toolPort';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
 
 /** The product prompt (L1) when the host passes none. */
@@ -49,6 +52,15 @@ export interface SessionSettings {
   reservedOutputTokens?: number;
   /** `strata.requestTimeoutSeconds` × 1000. */
   requestTimeoutMs?: number;
+  /** Workspace tools (issue 11): `strata.tools.*`. Absent or disabled: no tools are offered. */
+  tools?: ToolSettings;
+}
+
+export interface ToolSettings {
+  enabled: boolean;
+  maxSteps: number;
+  maxResultTokens: number;
+  maxTurnTokens: number;
 }
 
 /** A tokenizer as the session wants it: `warm` counts big content ahead without blocking. */
@@ -338,7 +350,7 @@ export class ChatSession {
 
   // ------------------------------------------------------------------ engine, model, settings
 
-  private settings(): Required<Omit<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens'>> & Pick<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens'> {
+  private settings(): Required<Omit<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools'>> & Pick<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools'> {
     const s = this.opts.settings();
     return { ...s, system: s.system ?? DEFAULT_SYSTEM_PROMPT, instructions: s.instructions ?? [], thresholds: s.thresholds ?? DEFAULT_THRESHOLDS };
   }
@@ -362,6 +374,7 @@ export class ChatSession {
       limits: this.limits(),
       // Invalid thresholds are reported by `settingsChanged`; the engine keeps working with the defaults.
       thresholds: err ? DEFAULT_THRESHOLDS : s.thresholds,
+      ...(s.tools?.enabled ? { tools: true } : {}),
     };
   }
 
@@ -411,7 +424,7 @@ export class ChatSession {
       this.deferred.settings = true;
       return err;
     }
-    this.engine.updateOptions({ layout: s.layout, policy: s.policy, system: s.system, instructions: s.instructions, limits: this.limits(), thresholds: err ? DEFAULT_THRESHOLDS : s.thresholds });
+    this.engine.updateOptions({ layout: s.layout, policy: s.policy, system: s.system, instructions: s.instructions, limits: this.limits(), thresholds: err ? DEFAULT_THRESHOLDS : s.thresholds, tools: !!s.tools?.enabled });
     this.dirty();
     return err;
   }
@@ -701,6 +714,17 @@ export class ChatSession {
     return req;
   }
 
+  /**
+   * The workspace tools for a turn (issue 11): on when the setting is, the provider supports tool
+   * calling, and the workspace port can list files, diagnostics and the selection.
+   */
+  private toolLoop(t: ToolSettings | undefined, provider: ChatProvider | undefined): { tools?: ToolLoopOptions } {
+    const port = this.opts.port;
+    if (!t?.enabled || !provider?.supportsTools || !isToolWorkspacePort(port)) return {};
+    const executor = new ToolExecutor(port, this.engine.options.tokenizer, { ...DEFAULT_TOOL_LIMITS, maxResultTokens: t.maxResultTokens });
+    return { tools: { definitions: TOOL_DEFINITIONS, executor, maxSteps: t.maxSteps, maxTurnTokens: t.maxTurnTokens } };
+  }
+
   /** Stops the streaming turn (what streamed so far is kept, marked stopped). */
   stop(): void {
     this.running?.controller.abort();
@@ -740,6 +764,7 @@ export class ChatSession {
         maxOutputTokens: this.engine.options.limits.maxOutputTokens,
         conversationId: chatId,
         ...(s.requestTimeoutMs ? { timeoutMs: s.requestTimeoutMs } : {}),
+        ...this.toolLoop(s.tools, provider),
         signal: controller.signal,
         modelLabel: this.model.label ?? `${this.model.provider} · ${this.model.model}`,
         onEvent: (ev) => {
@@ -848,7 +873,8 @@ export class ChatSession {
         return inputLabel({ uri: a.source.uri, range: a.source.range });
       });
       if (labels.length > 0) user.attachments = labels;
-      const assistant: MessageView = { id: `${t}:assistant`, turn: t, role: 'assistant', text: record.reply, status: meta?.stopped ? 'stopped' : 'complete' };
+      const assistant: MessageView = { id: `${t}:assistant`, turn: t, role: 'assistant', text: displayReply(record), status: meta?.stopped ? 'stopped' : 'complete' };
+      if (meta?.toolSteps && meta.toolSteps.length > 0) assistant.toolSteps = meta.toolSteps.map((v) => ({ ...v }));
       const bar = meta ? layerBar(meta) : undefined;
       if (bar) assistant.bar = bar;
       if (meta?.usage) assistant.usage = { ...meta.usage };
@@ -861,6 +887,12 @@ export class ChatSession {
   private log(line: string): void {
     this.opts.log?.(line);
   }
+}
+
+/** What the panel shows of a turn's reply: the text of each tool step, then the reply, as it streamed. */
+export function displayReply(record: { reply: string; steps?: readonly { text: string }[] }): string {
+  if (!record.steps || record.steps.length === 0) return record.reply;
+  return [...record.steps.map((s) => s.text), record.reply].filter((t) => t.length > 0).join(STEP_TEXT_SEPARATOR);
 }
 
 function isFinal(ev: TurnEvent): ev is Extract<TurnEvent, { outcome: TurnOutcome }> {

@@ -38,6 +38,7 @@ import * as path from 'path';
 import { emptyState, type ChatState, type EntryState, type TurnRecord } from '../engine/state';
 import type { LayerId, PruneReport } from '../engine/types';
 import type { EngineOptions } from '../engine/engine';
+import type { ToolStepView } from '../protocol/messages';
 import {
   checkEncodedShape, decodeEngineMetaOf, decodeState, deltaEntryKeys, diffState, encodeState, engineMeta,
   stateBlobs, withoutEntries, type EncodedEntry, type EncodedState, type EngineMeta, type StateDelta,
@@ -170,6 +171,8 @@ export interface TurnMeta {
   rebased?: { builtAfterTurn: number };
   /** The engine options in force (filled in on load from the chain). */
   engine?: EngineMeta;
+  /** The tool calls the model made before answering, as the panel shows them (issue 11). */
+  toolSteps?: ToolStepView[];
 }
 
 /** The parts of a `TurnEnvelope` the store records. */
@@ -211,6 +214,8 @@ export interface AppendTurnInput {
   replaceLast?: boolean;
   /** Recorded in the turn's meta (see `TurnMeta.rebased`). */
   rebased?: { builtAfterTurn: number };
+  /** The turn's tool calls, as the panel shows them. */
+  toolSteps?: readonly ToolStepView[];
 }
 
 export interface AppendTurnResult {
@@ -604,6 +609,7 @@ export class ChatStore {
     if (input.stopped) meta.stopped = true;
     if (input.request) meta.request = JSON.parse(JSON.stringify(input.request)) as StoredTurnRequest;
     if (input.rebased) meta.rebased = { builtAfterTurn: input.rebased.builtAfterTurn };
+    if (input.toolSteps && input.toolSteps.length > 0) meta.toolSteps = JSON.parse(JSON.stringify(input.toolSteps)) as ToolStepView[];
     return meta;
   }
 

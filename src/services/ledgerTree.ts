@@ -150,6 +150,10 @@ function iconOf(item: LedgerItem, status: ItemStatus): TreeIcon {
       return 'reference';
     case 'library-header':
       return 'system';
+    case 'tool-call':
+    case 'step-text':
+    case 'tool-note':
+      return 'tool';
     default:
       break;
   }
@@ -173,6 +177,12 @@ function describeSegmentLabel(item: LedgerItem): string {
       return 'Product prompt';
     case 'library-header':
       return 'Library heading';
+    case 'tool-call':
+      return item.turn !== undefined ? `Turn ${item.turn} · ${item.label}` : item.label.replace(/^tool call/, 'Tool call');
+    case 'step-text':
+      return item.turn !== undefined ? `Turn ${item.turn} · model text before a tool call` : 'Model text before a tool call';
+    case 'tool-note':
+      return item.turn !== undefined ? `Turn ${item.turn} · ${item.label}` : item.label.replace(/^./, (c) => c.toUpperCase());
     default:
       return item.label;
   }
@@ -186,7 +196,9 @@ function itemNode(parentId: string, item: LedgerItem, budget: number, index: num
   const report = item.key ? pruned.get(item.key) : undefined;
   const statusText = status === 'pruned' && item.reason ? `pruned (${item.reason})` : STATUS_TEXT[status];
   const recoverable = item.recoverable;
-  const description = `${fmt(item.tokens)} tokens · ${statusText}${item.cached ? ' · cached' : ''}`;
+  // What a workspace tool read (issue 11): marked with the tool, and as recoverable (it can be read again).
+  const readByTool = isArtifact && item.tool !== undefined;
+  const description = `${fmt(item.tokens)} tokens · ${statusText}${item.cached ? ' · cached' : ''}${readByTool ? ` · ${item.tool}${recoverable ? ' · recoverable' : ''}` : ''}`;
   const lines: string[] = [`**${escapeMd(label)}**`, '', `${fmt(item.tokens)} tokens (${percent(item.tokens, budget)} of the budget) · ${statusText}`];
   if (item.key) lines.push('', `id: \`${item.key.replace(/@v\d+$/, '')}\``);
   if (item.version !== undefined) lines.push(`version: ${item.version}`);
@@ -195,9 +207,11 @@ function itemNode(parentId: string, item: LedgerItem, budget: number, index: num
   lines.push(
     '',
     recoverable
-      ? isArtifact
-        ? 'Recoverable: re-read from the workspace when needed.'
-        : 'Recoverable.'
+      ? readByTool
+        ? `Recoverable: read by the model with ${item.tool}; it can read it again, so it is cut first under budget pressure.`
+        : isArtifact
+          ? 'Recoverable: re-read from the workspace when needed.'
+          : 'Recoverable.'
       : isArtifact
         ? 'Not recoverable: a snapshot taken when it was attached; kept verbatim for the whole chat.'
         : 'Not recoverable: part of the conversation.',
@@ -218,9 +232,12 @@ function itemNode(parentId: string, item: LedgerItem, budget: number, index: num
     contextValue: 'info',
     status,
     recoverable,
-    accessibility: `${label}, ${fmt(item.tokens)} tokens, ${statusText}${recoverable ? ', recoverable' : ', not recoverable'}`,
+    accessibility: `${label}, ${fmt(item.tokens)} tokens, ${statusText}${readByTool ? `, read by ${item.tool}` : ''}${recoverable ? ', recoverable' : ', not recoverable'}`,
   };
-  if (item.key && item.segment !== 'reference') {
+  if (item.key && item.segment !== 'reference' && item.artifactKind === 'tool') {
+    // A listing, search results or part of a file: shown, not pinned or removed like an attachment.
+    node.contextValue = status === 'pruned' ? 'toolResult.pruned' : 'toolResult';
+  } else if (item.key && item.segment !== 'reference') {
     node.ref = item.key;
     const selection = item.artifactKind === 'selection' ? '.selection' : '';
     node.contextValue = status === 'pruned' ? `pruned${selection}` : `attachment${item.essential ? '.pinned' : ''}${selection}`;
@@ -256,7 +273,7 @@ export function layerNodes(parentId: string, ledger: LedgerNode): LedgerTreeNode
 const LAYER_HELP: Record<LayerId, string> = {
   L1: 'The product prompt and your instructions; changes only when settings or instruction files change.',
   L2: 'Every attachment version sent in an earlier turn, once.',
-  L3: 'This turn: new blocks in full, one-line references to blocks already sent.',
+  L3: 'This turn: new blocks in full, one-line references to blocks already sent, and the tool calls the model made with what they read.',
   L4: 'Earlier messages and replies (and summaries of older turns).',
   L5: 'What you typed this turn.',
 };

@@ -5,7 +5,9 @@
  * Every method answers synchronously, so `TurnPipeline.runSync` can drive it.
  */
 import { IsolationPolicy, type Rejection } from '../engine/isolation';
-import { inputFor, notFound, specLabel, type AttachmentSpec, type FreshSource, type Resolved, type WorkspacePort } from './workspacePort';
+import { GlobSet } from '../common/glob';
+import { inputFor, notFound, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from './workspacePort';
+import type { DiagnosticInfo, EditorSelectionInfo, FileListing, ToolWorkspacePort } from './tools/toolPort';
 
 export interface MemoryWorkspaceOptions {
   isolation?: IsolationPolicy;
@@ -16,7 +18,7 @@ export interface MemoryWorkspaceOptions {
   fresh?: 'all' | 'changed';
 }
 
-export class MemoryWorkspace implements WorkspacePort {
+export class MemoryWorkspace implements ToolWorkspacePort {
   protected readonly files = new Map<string, string>();
   private policy: IsolationPolicy;
   private readonly freshMode: 'all' | 'changed';
@@ -24,6 +26,9 @@ export class MemoryWorkspace implements WorkspacePort {
   private readonly lastSeen = new Map<string, string | null>();
   /** Content that last passed the content checks, by path: a 5 MB file is scanned once, not every turn. */
   private readonly checked = new Map<string, string>();
+  /** What the tools see of the editor: diagnostics by path, the current selection. */
+  private diagnosticList: DiagnosticInfo[] = [];
+  private currentSelection: EditorSelectionInfo | undefined;
 
   constructor(files: Iterable<[string, string]> | Record<string, string> = {}, options: MemoryWorkspaceOptions = {}) {
     const entries = Symbol.iterator in files ? (files as Iterable<[string, string]>) : Object.entries(files);
@@ -52,6 +57,30 @@ export class MemoryWorkspace implements WorkspacePort {
 
   delete(path: string): void {
     this.files.delete(path);
+  }
+
+  /** The editor's diagnostics as the `get_diagnostics` tool sees them (replaces the earlier ones). */
+  setDiagnostics(list: readonly DiagnosticInfo[]): void {
+    this.diagnosticList = list.map((d) => ({ ...d }));
+  }
+
+  /** The user's current selection as the `get_selection` tool sees it (undefined: nothing selected). */
+  setSelection(selection: EditorSelectionInfo | undefined): void {
+    this.currentSelection = selection && { ...selection };
+  }
+
+  listFiles(glob: string, limit: number): FileListing {
+    const set = new GlobSet([glob]);
+    const all = [...this.files.keys()].filter((p) => set.match(p) !== undefined && this.isolation.checkPath(p).ok).sort();
+    return { paths: all.slice(0, limit), more: all.length > limit };
+  }
+
+  diagnostics(path?: string): DiagnosticInfo[] {
+    return this.diagnosticList.filter((d) => path === undefined || d.path === path).map((d) => ({ ...d }));
+  }
+
+  selection(): EditorSelectionInfo | undefined {
+    return this.currentSelection && { ...this.currentSelection };
   }
 
   resolve(spec: AttachmentSpec): Resolved {

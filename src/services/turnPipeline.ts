@@ -26,11 +26,14 @@
  * or the rebuilt turn no longer fits, nothing is saved: `error` with code `chat-changed`, and the
  * caller reloads the chat and offers to send the message again.
  */
-import { PromptContextEngine, type AttachmentRef, type TurnEnvelope, type TurnInput } from '../engine/engine';
+import { PromptContextEngine, type AttachmentRef, type ToolStepInput, type ToolStepOutcome, type ToolStepResultInput, type TurnEnvelope, type TurnInput } from '../engine/engine';
 import type { NewArtifactInput } from '../engine/artifacts';
 import type { Rejection } from '../engine/isolation';
 import { checkEnvelope, type Violation } from '../engine/invariants';
-import type { IHasher, LayerId } from '../engine/types';
+import type { IHasher, LayerId, ToolCall } from '../engine/types';
+import type { ToolStepView } from '../protocol/messages';
+import { callLabel, type ToolDefinition } from './tools/definitions';
+import type { ToolExecutor, ToolResult } from './tools/executor';
 import { sha256Hex } from '../common/hash';
 import { providerCachePrediction } from './cacheModel';
 import { ChatStoreError, type AppendTurnInput, type AppendTurnResult, type ChatBase, type ChatStore, type StoredRef, type StoredTurnRequest, type TurnMeta } from './chatStore';
@@ -69,7 +72,26 @@ export interface SendOptions {
   recordReply?: string;
   /** `provider · model`, kept in the turn's metadata. */
   modelLabel?: string;
+  /** Workspace tools for this turn (issue 11); absent: none are offered. */
+  tools?: ToolLoopOptions;
 }
+
+/** The tool loop of a turn (issue 11). */
+export interface ToolLoopOptions {
+  /** The tools offered to the model (the same list in every request of a chat). */
+  definitions: readonly ToolDefinition[];
+  /** Runs them over the turn's workspace port. */
+  executor: ToolExecutor;
+  /** Tool rounds per turn (`strata.tools.maxSteps`); past it, calls get a note and the next answer ends the turn. */
+  maxSteps: number;
+  /** Tokens all tool results of the turn may add (`strata.tools.maxTurnTokens`). */
+  maxTurnTokens: number;
+}
+
+/** Between the texts of two model steps of one turn, as streamed and as shown. */
+export const STEP_TEXT_SEPARATOR = '\n\n';
+/** The reply recorded when the model ended a tool loop without a word. */
+export const TOOL_LIMIT_REPLY = '(The model answered with tool calls only.)';
 
 /** Stored with the chat: where a completed turn is appended. */
 export interface PersistTarget {
@@ -140,6 +162,11 @@ export interface TurnReport {
   totalMs: number;
   prunedHarder: boolean;
   errorCode?: string;
+  /** Tool rounds of the turn (model calls − 1), and the tokens their results added. */
+  toolSteps?: number;
+  toolTokens?: number;
+  /** Per tool round: the tools' run time, and the time to append their results to the request (ms). */
+  stepMs?: { toolsMs: number; appendMs: number }[];
 }
 
 export interface TurnError {
@@ -156,6 +183,10 @@ interface OutcomeBase {
   input?: TurnInput;
   /** `buildTurn` alone, ms (the last build when it was rebuilt to prune harder). */
   buildMs: number;
+  /** The turn's earlier requests when it called tools, in order (the last one is `envelope`). */
+  requests: TurnEnvelope[];
+  /** The tool calls of the turn, as the panel shows them. */
+  toolSteps: ToolStepView[];
   violations: Violation[];
   rejections: Rejection[];
   report: TurnReport;
@@ -173,6 +204,10 @@ export type TurnOutcome = OutcomeBase &
 export type TurnEvent =
   | { type: 'built'; envelope: TurnEnvelope; buildMs: number; pruneHarder: boolean; violations: Violation[] }
   | { type: 'text'; text: string; seq: number }
+  /** The model called a tool (`args` once the call is complete and about to run). */
+  | { type: 'toolCall'; step: number; id: string; name: string; args?: Record<string, unknown> }
+  /** A tool call's result went into the request (a new `built` envelope follows). */
+  | { type: 'toolResult'; step: number; view: ToolStepView; outcome: ToolStepOutcome }
   | { type: 'usage'; usage: ProviderUsage }
   | { type: 'persisted'; turn: number; bytes: number }
   | { type: 'done'; outcome: TurnOutcome }
@@ -264,10 +299,16 @@ export class TurnPipeline {
     let envelope: TurnEnvelope | undefined;
     let input: TurnInput | undefined;
     const rejections: Rejection[] = [];
+    const tools: LoopState = { shownText: false, requests: [], views: [], stepUsage: [], timings: [], appends: [] };
 
     const finish = (o: { status: TurnStatus } & Record<string, unknown>, errorCode?: string): TurnOutcome => {
       const report = this.report(envelope, o.status, state, now() - t0, errorCode, provider?.kind);
-      const outcome = { ...o, envelope, input, buildMs: state.buildMs, violations: state.violations, rejections: envelope?.rejections ?? rejections, report } as TurnOutcome;
+      if (tools.requests.length > 0) {
+        report.toolSteps = tools.requests.length;
+        report.toolTokens = tools.views.reduce((n, v) => n + (v.resultTokens ?? 0), 0);
+        report.stepMs = tools.timings;
+      }
+      const outcome = { ...o, envelope, input, buildMs: state.buildMs, violations: state.violations, rejections: envelope?.rejections ?? rejections, report, requests: tools.requests, toolSteps: tools.views } as TurnOutcome;
       this.options.log?.(formatTurnReport(report));
       emit({ type: outcome.status, outcome } as TurnEvent);
       return outcome;
@@ -336,10 +377,17 @@ export class TurnPipeline {
         return finish({ status: 'preview' });
       }
 
-      // 5. The provider (prune harder once after a context-length error, always before any output).
+      // 5. The provider (prune harder once after a context-length error, always before any output),
+      //    and the tool loop (issue 11): while the model calls tools, run them and send the request
+      //    again with the calls and results appended — every request a pure append of the one before.
+      const loop = send.tools && send.tools.definitions.length > 0 && provider.supportsTools !== false ? send.tools : undefined;
+      const maxSteps = loop ? Math.max(1, loop.maxSteps) : 0;
       let streamed = '';
       let seq = 0;
       let doneText: string | undefined;
+      let toolRounds = 0;
+      let toolTokens = 0;
+      const steps = tools;
       for (;;) {
         const req: ChatRequest = {
           messages: envelope.messages,
@@ -347,9 +395,13 @@ export class TurnPipeline {
           conversationId: send.conversationId ?? engine.options.conversationId,
           maxOutputTokens: send.maxOutputTokens,
         };
+        if (loop) req.tools = loop.definitions;
         if (send.signal) req.signal = send.signal;
         if (send.timeoutMs !== undefined) req.timeoutMs = send.timeoutMs;
         const tSend = now();
+        let calls: ToolCall[] = [];
+        streamed = '';
+        state.usage = undefined;
         try {
           const stream = provider.stream(req);
           const sync = (stream as Partial<Iterable<StreamEvent>>)[Symbol.iterator];
@@ -363,14 +415,20 @@ export class TurnPipeline {
               if (ev.type === 'text') {
                 if (ev.text.length === 0) continue;
                 state.firstTokenMs ??= now() - tSend;
+                // Text of an earlier step and this one's are shown as separate paragraphs.
+                if (streamed.length === 0 && steps.shownText) emit({ type: 'text', text: STEP_TEXT_SEPARATOR, seq: seq++ });
                 streamed += ev.text;
+                steps.shownText = true;
                 emit({ type: 'text', text: ev.text, seq: seq++ });
               } else if (ev.type === 'usage') {
                 state.usage = ev.usage;
                 emit({ type: 'usage', usage: ev.usage });
+              } else if (ev.type === 'toolCall') {
+                if (loop) emit({ type: 'toolCall', step: toolRounds + 1, id: ev.id, name: ev.name });
               } else {
                 doneText = ev.text;
                 if (ev.usage) state.usage = ev.usage;
+                if (ev.toolCalls && loop) calls = ev.toolCalls;
                 completed = true;
                 break;
               }
@@ -382,11 +440,10 @@ export class TurnPipeline {
             }
           }
           if (doneText === undefined) throw new ProviderError('bad-response', `${provider.label} ended the reply without completing it.`);
-          break;
         } catch (e) {
           const pe = ProviderError.is(e) ? e : new ProviderError(send.signal?.aborted ? 'aborted' : 'bad-response', (e as Error)?.message ?? String(e));
-          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish);
-          if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder) {
+          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
+          if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder && steps.requests.length === 0) {
             state.prunedHarder = true;
             const harder: TurnInput = { ...input, targetPercentOverride: Math.min(PRUNE_HARDER_PERCENT, input.targetPercentOverride ?? PRUNE_HARDER_PERCENT) };
             envelope = this.build(engine, harder, true, state, emit);
@@ -399,11 +456,50 @@ export class TurnPipeline {
           }
           return fail({ code: pe.code, message: pe.message, ...(pe.retryAfterMs !== undefined ? { retryAfterMs: pe.retryAfterMs } : {}) });
         }
+        if (!loop || calls.length === 0) break;
+        // Past the step limit the calls are answered with a note, and the next answer ends the turn.
+        if (toolRounds > maxSteps) break;
+        toolRounds++;
+        steps.stepUsage.push(state.usage);
+        const tStep = now();
+        const over = toolRounds > maxSteps;
+        const inputs: ToolStepResultInput[] = [];
+        const results: (ToolResult | undefined)[] = [];
+        for (const call of calls) {
+          emit({ type: 'toolCall', step: toolRounds, id: call.id, name: call.name, args: call.args });
+          if (over) {
+            inputs.push({ callId: call.id, tool: call.name, note: `[${call.name} was not run: the limit of ${maxSteps} tool steps in one turn was reached (strata.tools.maxSteps). Answer with what you have.]` });
+            results.push(undefined);
+            continue;
+          }
+          const result = yield* loop.executor.execute(call, send.signal);
+          if (send.signal?.aborted) return this.stopped(engine, streamed, envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
+          inputs.push(toStepInput(result));
+          results.push(result);
+        }
+        const tAppend = now();
+        const stepInput: ToolStepInput = { text: doneText ?? '', calls, results: inputs };
+        const stepLimits = { maxTokens: Math.max(0, loop.maxTurnTokens - toolTokens) };
+        const appended = engine.appendToolStep(stepInput, stepLimits);
+        steps.appends.push({ step: stepInput, limits: stepLimits });
+        steps.timings.push({ toolsMs: round(tAppend - tStep), appendMs: round(now() - tAppend) });
+        steps.requests.push(envelope);
+        envelope = appended.envelope;
+        appended.outcomes.forEach((o, i) => {
+          toolTokens += o.tokens;
+          const view = stepView(toolRounds, calls[i], results[i], o);
+          steps.views.push(view);
+          emit({ type: 'toolResult', step: toolRounds, view, outcome: o });
+        });
+        state.violations = this.options.check ? checkEnvelope(envelope, envelope.budget, { hasher: { sha256Hex }, ...engine.checkContext(), blocked: false }) : [];
+        emit({ type: 'built', envelope, buildMs: 0, pruneHarder: false, violations: state.violations });
+        if (send.signal?.aborted) return this.stopped(engine, '', envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
       }
 
       // 6. Complete, persist, done.
-      const reply = send.recordReply ?? doneText;
-      const saved = this.commit(engine, reply, envelope, input, { ...send, providerKind: provider?.kind }, false, state, request);
+      fillStepCache(tools, envelope, state.usage, provider.kind);
+      const reply = send.recordReply ?? (doneText && doneText.length > 0 ? doneText : steps.requests.length > 0 ? TOOL_LIMIT_REPLY : (doneText ?? ''));
+      const saved = this.commit(engine, reply, envelope, input, { ...send, providerKind: provider?.kind }, false, state, request, steps);
       if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
       if (saved.bytes !== undefined) emit({ type: 'persisted', turn: saved.saved?.turn ?? envelope.turn, bytes: saved.bytes });
       return finish({ status: 'done', reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}), ...(saved.saved ? { saved: saved.saved } : {}) });
@@ -428,15 +524,20 @@ export class TurnPipeline {
     request: TurnRequest,
     emit: (e: TurnEvent) => void,
     finish: (o: { status: TurnStatus } & Record<string, unknown>, code?: string) => TurnOutcome,
+    tools?: LoopState,
   ): TurnOutcome {
-    if (streamed.length === 0) {
+    // Nothing the user saw (no text, no tool step): the turn is dropped. Otherwise what streamed in the
+    // last model call is the reply, after the tool steps already in the request.
+    if (streamed.length === 0 && !(tools && tools.requests.length > 0)) {
       engine.abandonTurn();
       return finish({ status: 'stopped', kept: false, reply: '' });
     }
-    const saved = this.commit(engine, streamed, envelope, input, send, true, state, request);
+    const reply = streamed.length > 0 ? streamed : STOPPED_REPLY;
+    if (tools) fillStepCache(tools, envelope, state.usage, send.providerKind);
+    const saved = this.commit(engine, reply, envelope, input, send, true, state, request, tools);
     if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
     if (saved.bytes !== undefined) emit({ type: 'persisted', turn: saved.saved?.turn ?? envelope.turn, bytes: saved.bytes });
-    return finish({ status: 'stopped', kept: true, reply: streamed, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}), ...(saved.saved ? { saved: saved.saved } : {}) });
+    return finish({ status: 'stopped', kept: true, reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}), ...(saved.saved ? { saved: saved.saved } : {}) });
   }
 
   private build(engine: PromptContextEngine, input: TurnInput, pruneHarder: boolean, state: { buildMs: number; violations: Violation[] }, emit: (e: TurnEvent) => void): TurnEnvelope {
@@ -462,6 +563,7 @@ export class TurnPipeline {
     stopped: boolean,
     state: { usage?: ProviderUsage },
     request: TurnRequest,
+    tools?: LoopState,
   ): { ok: true; bytes?: number; meta?: TurnMeta; saved?: SavedTurn } | { ok: false; error: TurnError } {
     const before = engine.state;
     engine.completeTurn(reply);
@@ -480,6 +582,7 @@ export class TurnPipeline {
       ...(base ? { base } : {}),
       ...(target.replaceLast ? { replaceLast: true } : {}),
       ...(rebased ? { rebased } : {}),
+      ...(tools && tools.views.length > 0 ? { toolSteps: tools.views } : {}),
     });
     const done = (r: AppendTurnResult, rebased?: SavedTurn['rebased']) => {
       for (const w of r.warnings) this.options.log?.(w);
@@ -493,7 +596,7 @@ export class TurnPipeline {
     } catch (e) {
       const conflict = e instanceof ChatStoreError ? e.conflict : undefined;
       if (conflict?.reason === 'appended' && !target.replaceLast && input) {
-        const r = this.rebuildOnTop(target, engine, before, input, reply, record);
+        const r = this.rebuildOnTop(target, engine, before, input, reply, record, tools?.appends ?? []);
         if (r.ok) return done(r.result, r.rebased);
         giveBack();
         return { ok: false, error: r.error };
@@ -516,6 +619,7 @@ export class TurnPipeline {
     input: TurnInput,
     reply: string,
     record: (e: PromptContextEngine, base: ChatBase, rebased: { builtAfterTurn: number }) => AppendTurnInput,
+    toolSteps: LoopState['appends'],
   ): { ok: true; result: AppendTurnResult; rebased: NonNullable<SavedTurn['rebased']> } | { ok: false; error: TurnError } {
     const builtAfterTurn = before.completedTurns;
     try {
@@ -527,6 +631,8 @@ export class TurnPipeline {
           rebuilt.abandonTurn();
           return { ok: false as const, error: { code: 'chat-changed' as const, message: `Another window saved turns to this chat while this reply streamed, and the reply no longer fits after them (${env.blocked.message}), so it was not saved. The chat now shows what is saved.` } };
         }
+        // The model's tool calls and what they returned are part of the turn: appended again on top.
+        for (const a of toolSteps) rebuilt.appendToolStep(a.step, a.limits);
         rebuilt.completeTurn(reply);
         const result = target.store.appendTurn(target.chatId, record(rebuilt, fresh.base, { builtAfterTurn }));
         this.engine = rebuilt;
@@ -616,9 +722,79 @@ export function formatTurnReport(r: TurnReport): string {
   const cache = `cached ${r.predictedCached} predicted / ${r.reportedCached !== undefined ? `${r.reportedCached} reported` : 'not reported'}`;
   const prefix = r.prefixBreak ? `prefix changed${r.prefixBreakReason ? ` (${r.prefixBreakReason})` : ''}` : 'prefix kept';
   const times = `build ${r.buildMs.toFixed(1)} ms${r.firstTokenMs !== undefined ? `, first token ${r.firstTokenMs.toFixed(0)} ms` : ''}, total ${r.totalMs.toFixed(0)} ms`;
-  const extra = [r.prunedHarder ? 'pruned harder after a context-length error' : '', r.cuts ? `${r.cuts} cut(s)` : '', r.rejections ? `${r.rejections} rejection(s)` : '', r.errorCode ? `error ${r.errorCode}` : '']
+  const tools = r.toolSteps ? `${r.toolSteps} tool step(s), ${r.toolTokens ?? 0} tokens of results, steps ${(r.stepMs ?? []).map((t) => `${t.toolsMs.toFixed(1)}+${t.appendMs.toFixed(1)}`).join(', ')} ms (tools+append)` : '';
+  const extra = [tools, r.prunedHarder ? 'pruned harder after a context-length error' : '', r.cuts ? `${r.cuts} cut(s)` : '', r.rejections ? `${r.rejections} rejection(s)` : '', r.errorCode ? `error ${r.errorCode}` : '']
     .filter(Boolean)
     .join('; ');
   return `[${r.conversationId}] turn ${r.turn} ${r.status}: ${layers}; prompt ${r.promptTokens}, ${cache}; ${prefix}; ${times}${extra ? `; ${extra}` : ''}`;
 }
 
+
+/** The reply recorded when the user stopped a tool loop before the model said anything in its last call. */
+export const STOPPED_REPLY = '(Stopped by the user.)';
+
+/** Per-turn state of the tool loop. */
+interface LoopState {
+  /** Some text of this turn was streamed (the next step's text starts a new paragraph). */
+  shownText: boolean;
+  /** The requests before the current one (each tool step adds the one it extended). */
+  requests: TurnEnvelope[];
+  views: ToolStepView[];
+  /** Usage reported by each model call that ended with tool calls. */
+  stepUsage: (ProviderUsage | undefined)[];
+  /** Per step: running the tools, and appending their results to the request (ms). */
+  timings: { toolsMs: number; appendMs: number }[];
+  /** Each step as appended to the engine (a turn rebuilt on another window's turns appends them again). */
+  appends: { step: ToolStepInput; limits: { maxTokens?: number } }[];
+}
+
+/** An executor result as the engine's step input. */
+export function toStepInput(result: ToolResult): ToolStepResultInput {
+  const out: ToolStepResultInput = { callId: result.call.id, tool: result.call.name };
+  const o = result.output;
+  if (o.kind === 'text') out.note = o.text;
+  else {
+    out.artifact = o.input;
+    if (o.whole) out.whole = o.whole;
+    if (o.note !== undefined) out.note = o.note;
+  }
+  return out;
+}
+
+/** One tool call as the panel shows it. */
+function stepView(step: number, call: ToolCall, result: ToolResult | undefined, outcome: ToolStepOutcome): ToolStepView {
+  const refused = result?.output.kind === 'text' && result.output.refused !== undefined;
+  const invalid = result?.output.kind === 'text' && result.output.refused === 'invalid-arguments';
+  const view: ToolStepView = {
+    id: call.id,
+    step,
+    name: call.name,
+    label: callLabel(call),
+    args: JSON.stringify(call.args),
+    status: invalid ? 'error' : refused || !result || outcome.mode === 'over-budget' ? 'refused' : 'done',
+    summary: !result ? 'not run: the step limit was reached' : outcome.mode === 'over-budget' ? `left out: over the budget (${result.summary})` : result.summary,
+    resultTokens: outcome.tokens,
+  };
+  if (outcome.mode === 'reference') view.reused = true;
+  if (outcome.key) view.key = outcome.key;
+  return view;
+}
+
+/**
+ * Each step's cached tokens: those of the model request that carried its results — reported by the
+ * provider when it reports usage, else the engine's prediction as that provider would report it.
+ */
+function fillStepCache(tools: LoopState, last: TurnEnvelope, lastUsage: ProviderUsage | undefined, providerKind: string | undefined): void {
+  for (const v of tools.views) {
+    const k = v.step;
+    const env = k < tools.requests.length ? tools.requests[k] : last;
+    const usage = k < tools.stepUsage.length ? tools.stepUsage[k] : k === tools.stepUsage.length ? lastUsage : undefined;
+    if (usage) {
+      v.cachedTokens = usage.cacheRead;
+      v.cachedReported = true;
+    } else {
+      v.cachedTokens = providerCachePrediction(providerKind, env.ledger.cachedTokens);
+      v.cachedReported = false;
+    }
+  }
+}

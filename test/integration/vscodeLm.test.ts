@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { ChatMessage, Role } from '../../src/engine/types';
+import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
 import { editorModels, VscodeLmProvider } from '../../src/host/vscodeLmProvider';
 import { resolveAutoProvider } from '../../src/services/providers/auto';
 import { ProviderError, type ChatRequest, type StreamEvent } from '../../src/services/providers/types';
@@ -19,7 +20,8 @@ const CANCEL_BOUND_MS = 500;
 
 interface FakeRequest {
   modelId: string;
-  messages: { role: string; text: string }[];
+  messages: { role: string; text: string; calls: { callId: string; name: string; input: unknown }[]; results: { callId: string; text: string }[] }[];
+  tools: string[];
   startedAt: number;
   cancelledAt?: number;
   endedAt?: number;
@@ -247,6 +249,39 @@ describe('vscode-lm provider with a fake editor model', () => {
     assert.equal(record.outcome, 'cancelled');
     assert.equal(record.partsAfterCancel, 0);
     assert.ok(record.partsReported < 50, `the slow model kept going: ${record.partsReported} parts`);
+  });
+
+  it('tools through the Language Model API: a streamed tool call part comes back as a call; the result goes back as a tool result part', async () => {
+    const user = msg('user', 'TOOL read_file src/a.ts');
+    const first = await drive(provider.stream({ ...request([msg('system', 'You are Strata.'), user], modelId), tools: TOOL_DEFINITIONS }));
+    assert.equal(first.error, undefined, `stream failed: ${String(first.error)}`);
+    assert.deepEqual(lastRequest(fake).tools, TOOL_DEFINITIONS.map((d) => d.name), 'the tools were offered');
+    const events = first.events.map((t) => t.event);
+    const call = events.find((e) => e.type === 'toolCall');
+    assert.ok(call && call.type === 'toolCall' && call.name === 'read_file', 'a toolCall event while streaming');
+    const done = events[events.length - 1];
+    assert.ok(done.type === 'done');
+    assert.equal(done.text, 'Reading src/a.ts.');
+    assert.deepEqual(done.toolCalls?.map((c) => ({ name: c.name, args: c.args })), [{ name: 'read_file', args: { path: 'src/a.ts' } }]);
+    const id = done.toolCalls![0].id;
+
+    const result = 'export const a = 1;\n';
+    const step2: ChatMessage[] = [
+      msg('system', 'You are Strata.'),
+      user,
+      { role: 'assistant', content: [{ type: 'text', text: 'Reading src/a.ts.' }], toolCalls: done.toolCalls },
+      { role: 'tool', toolCallId: id, content: [{ type: 'text', text: result }] },
+    ];
+    const second = await drive(provider.stream({ ...request(step2, modelId), tools: TOOL_DEFINITIONS }));
+    assert.equal(second.error, undefined, `stream failed: ${String(second.error)}`);
+    const final = second.events[second.events.length - 1].event;
+    assert.ok(final.type === 'done');
+    assert.equal(final.text, `Read ${result.length} characters: ${JSON.stringify(result.slice(0, 24))}`);
+    assert.equal(final.toolCalls, undefined);
+    const received = lastRequest(fake).messages;
+    assert.deepEqual(received.map((m) => m.role), ['user', 'user', 'assistant', 'user'], 'the tool result travels in a user message');
+    assert.deepEqual(received[2].calls, [{ callId: id, name: 'read_file', input: { path: 'src/a.ts' } }]);
+    assert.deepEqual(received[3].results, [{ callId: id, text: result }]);
   });
 
   it('sends nothing when the signal is already aborted', async () => {

@@ -5,7 +5,13 @@
  * test can compare the provider-reported usage with the engine's prediction exactly.
  *
  * Replies: `queueReply()` (one per chat request, in order), else the `x-imitation-reply` request
- * header (URI-encoded), else `defaultReply`.
+ * header (URI-encoded), else `replyFor`, else `defaultReply`. A reply is a text, or a scripted
+ * response `{ text?, toolCalls? }`: the model says `text` (optional) and then calls the tools, streamed
+ * in each API's wire format (OpenAI `tool_calls` deltas with argument pieces, finish reason
+ * `tool_calls`; Anthropic `tool_use` blocks with `input_json_delta` pieces, stop reason `tool_use`).
+ * Requests carrying tool calls and results (OpenAI `tool` messages, Anthropic `tool_use` /
+ * `tool_result` blocks) are recorded as provider-neutral messages with `toolCalls` / `toolCallId`
+ * (DESIGN §9) and counted with the §9 rule; the tool definitions sent are recorded in `tools`.
  * Faults: `injectFault(fault, times)` applies to the next `times` chat requests; `faultEvery(n, f)`
  * to every n-th one.
  *
@@ -15,7 +21,8 @@
  */
 import * as http from 'http';
 import type { AddressInfo, Socket } from 'net';
-import type { ChatMessage, TextBlock } from '../../src/engine/types';
+import type { TextBlock } from '../../src/engine/types';
+import type { WireMessage as ChatMessage } from '../../src/services/tools/messages';
 import { AnthropicCacheModel, OpenAICacheModel, requestTokens, type TokenEncoder } from '../../src/services/cacheModel';
 import { getTokenizer } from '../../src/services/tokenizer';
 
@@ -25,10 +32,22 @@ export type Encoding = 'o200k_base' | 'cl100k_base';
 export const IMITATION_HEADER = 'x-strata-imitation';
 export const IMITATION_OWNER = 'strata-imitation';
 
+/** A tool call the imitation model makes (`id` defaults to `call_<n>` / `toolu_<n>`). */
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** What the imitation model answers: a text, or text (optional) followed by tool calls. */
+export type ScriptedResponse = string | { text?: string; toolCalls?: ScriptedToolCall[] };
+
 /** What a `replyFor` callback sees of one chat request. */
 export interface ReplyContext {
   model: string;
   messages: ChatMessage[];
+  /** Names of the tools the request offers. */
+  tools: string[];
   /** Prompt tokens as counted for usage, and how many of them the simulated cache served. */
   promptTokens: number;
   cachedTokens: number;
@@ -56,7 +75,7 @@ export interface ImitationOptions {
   tokenizer?: TokenEncoder & { count?(text: string): number };
   defaultReply?: string;
   /** The reply computed from the request; used after queued replies and the header, instead of `defaultReply`. */
-  replyFor?: (request: ReplyContext) => string;
+  replyFor?: (request: ReplyContext) => ScriptedResponse;
   /** Code points per text delta (default 6). */
   deltaChars?: number;
   /** Pause between deltas (default 0). */
@@ -72,10 +91,17 @@ export interface RecordedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body?: unknown;
+  /** The request body exactly as it arrived (byte comparisons). */
+  rawBody?: string;
   /** The request as provider-neutral messages (what the usage was computed from). */
   messages?: ChatMessage[];
   fault?: Fault['kind'];
+  /** The text the imitation model answered with. */
   reply?: string;
+  /** The tool calls it made (with the ids it gave them). */
+  toolCalls?: { id: string; name: string; args: Record<string, unknown> }[];
+  /** The names of the tools the request offered (absent: none). */
+  tools?: string[];
   usage?: { input: number; cacheRead: number; cacheWrite: number; output: number };
   /** Set when the client went away before the response ended. */
   clientClosedAt?: number;
@@ -104,7 +130,8 @@ abstract class ImitationServerBase {
   protected readonly server: http.Server;
   protected readonly sockets = new Set<Socket>();
   protected readonly tokenizer: TokenEncoder & { count?(text: string): number };
-  private readonly replies: string[] = [];
+  private readonly replies: ScriptedResponse[] = [];
+  private toolCallCount = 0;
   private readonly faults: Fault[] = [];
   private periodic?: { every: number; fault: Fault };
   private chatCount = 0;
@@ -137,8 +164,19 @@ abstract class ImitationServerBase {
   /** The base URL to configure in a client. */
   abstract get url(): string;
 
-  queueReply(...texts: string[]): void {
-    this.replies.push(...texts);
+  queueReply(...replies: ScriptedResponse[]): void {
+    this.replies.push(...replies);
+  }
+
+  /** Replies still queued. */
+  get queuedReplies(): number {
+    return this.replies.length;
+  }
+
+  /** A scripted response with every call given an id (`prefix` + a per-server counter when absent). */
+  protected scripted(r: ScriptedResponse, prefix: string): { text: string; toolCalls: { id: string; name: string; args: Record<string, unknown> }[] } {
+    if (typeof r === 'string') return { text: r, toolCalls: [] };
+    return { text: r.text ?? '', toolCalls: (r.toolCalls ?? []).map((c) => ({ id: c.id ?? `${prefix}${++this.toolCallCount}`, name: c.name, args: c.args })) };
   }
 
   injectFault(fault: Fault, times = 1): void {
@@ -173,7 +211,7 @@ abstract class ImitationServerBase {
     return undefined;
   }
 
-  protected nextReply(req: http.IncomingMessage, context: ReplyContext): string {
+  protected nextReply(req: http.IncomingMessage, context: ReplyContext): ScriptedResponse {
     const q = this.replies.shift();
     if (q !== undefined) return q;
     const h = req.headers['x-imitation-reply'];
@@ -253,6 +291,7 @@ abstract class ImitationServerBase {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const raw = Buffer.concat(chunks).toString('utf8');
+      if (raw) rec.rawBody = raw;
       if (raw) {
         try {
           rec.body = JSON.parse(raw);
@@ -306,7 +345,7 @@ export class OpenAIImitationServer extends ImitationServerBase {
       return this.error(res, 404, `Unknown request URL: ${req.method} ${path}.`, 'invalid_request_error', 'unknown_url');
     }
     const auth = req.headers.authorization ?? '';
-    const body = rec.body as { model?: unknown; messages?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown }; prompt_cache_key?: unknown } | undefined;
+    const body = rec.body as { model?: unknown; messages?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown }; prompt_cache_key?: unknown; tools?: unknown } | undefined;
     if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages)) return this.badRequest(res, "Missing required parameter: 'model' or 'messages'.");
     const fault = this.nextFault();
     rec.fault = fault?.kind;
@@ -329,12 +368,15 @@ export class OpenAIImitationServer extends ImitationServerBase {
       return this.error(res, fault.kind === 'overloaded' ? 503 : fault.status ?? 500, 'The server had an error while processing your request.', 'server_error', null);
     }
     let messages: ChatMessage[];
+    let tools: string[] | undefined;
     try {
-      messages = (body.messages as { role?: unknown; content?: unknown }[]).map(openaiMessage);
+      messages = (body.messages as Record<string, unknown>[]).map(openaiMessage);
+      tools = openaiTools(body.tools);
     } catch (e) {
       return this.badRequest(res, (e as Error).message);
     }
     rec.messages = messages;
+    if (tools) rec.tools = tools;
     const { tokens } = requestTokens(messages, this.tokenizer);
     if (fault?.kind === 'context-length') {
       return this.error(
@@ -349,30 +391,30 @@ export class OpenAIImitationServer extends ImitationServerBase {
     let cache = this.caches.get(key);
     if (!cache) this.caches.set(key, (cache = new OpenAICacheModel()));
     const { cached } = cache.observe(tokens);
-    const reply = this.nextReply(req, { model: body.model, messages, promptTokens: tokens.length, cachedTokens: cached });
+    const scripted = this.scripted(this.nextReply(req, { model: body.model, messages, tools: tools ?? [], promptTokens: tokens.length, cachedTokens: cached }), 'call_');
+    if (scripted.toolCalls.length > 0 && !tools) return this.badRequest(res, 'The imitation model was scripted to call a tool, but the request offers no tools.');
+    const reply = scripted.text;
     rec.reply = reply;
-    const output = this.countText(reply);
+    if (scripted.toolCalls.length > 0) rec.toolCalls = scripted.toolCalls;
+    const wireCalls = scripted.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+    const output = this.countText(reply + (scripted.toolCalls.length > 0 ? JSON.stringify(scripted.toolCalls) : ''));
     const usage = { prompt_tokens: tokens.length, completion_tokens: output, total_tokens: tokens.length + output, prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } };
     rec.usage = { input: tokens.length, cacheRead: cached, cacheWrite: 0, output };
     const id = `chatcmpl-imitation-${this.requests.length}`;
     const base = { id, object: 'chat.completion.chunk', created: 0, model: body.model, system_fingerprint: 'fp_imitation' };
+    const finishReason = wireCalls.length > 0 ? 'tool_calls' : 'stop';
 
     if (body.stream !== true) {
-      return this.json(res, 200, {
-        id,
-        object: 'chat.completion',
-        created: 0,
-        model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop', logprobs: null }],
-        usage,
-      });
+      const message: Record<string, unknown> = { role: 'assistant', content: wireCalls.length > 0 && reply === '' ? null : reply };
+      if (wireCalls.length > 0) message.tool_calls = wireCalls;
+      return this.json(res, 200, { id, object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }], usage });
     }
 
     const deltas = splitDeltas(reply, this.opts.deltaChars ?? 6);
     const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ev({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
     this.sse(res);
-    const head = [chunk({ role: 'assistant', content: '' })];
+    const head = [chunk({ role: 'assistant', content: wireCalls.length > 0 && reply === '' ? null : '' })];
     if (fault?.kind === 'reset' || fault?.kind === 'malformed' || fault?.kind === 'stall') {
       const n = fault.afterChunks ?? (fault.kind === 'reset' ? 2 : fault.kind === 'malformed' ? 1 : 0);
       await this.writeAll(res, [...head, ...deltas.slice(0, n).map((d) => chunk({ content: d }))], { rec, first: head.length, texts: deltas.slice(0, n) });
@@ -383,11 +425,27 @@ export class OpenAIImitationServer extends ImitationServerBase {
       }
       return this.stall(res, fault.ms ?? 60_000);
     }
-    const body2 = [...head, ...deltas.map((d) => chunk({ content: d })), chunk({}, 'stop')];
+    // Tool calls: a first delta with the id and name, then the arguments in pieces.
+    const callChunks: string[] = [];
+    wireCalls.forEach((c, index) => {
+      callChunks.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }] }));
+      for (const piece of splitDeltas(c.function.arguments, this.opts.deltaChars ?? 6)) callChunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    });
+    const body2 = [...head, ...deltas.map((d) => chunk({ content: d })), ...callChunks, chunk({}, finishReason)];
     if (body.stream_options?.include_usage) body2.push(ev({ ...base, choices: [], usage }));
     body2.push('data: [DONE]\n\n');
     if (await this.writeAll(res, body2, { rec, first: head.length, texts: deltas })) res.end();
   }
+}
+
+/** The tool names an OpenAI request offers (undefined: no `tools`). */
+function openaiTools(tools: unknown): string[] | undefined {
+  if (tools === undefined) return undefined;
+  if (!Array.isArray(tools)) throw new Error('tools: must be an array.');
+  return tools.map((t: { type?: unknown; function?: { name?: unknown; parameters?: unknown } }, i) => {
+    if (!t || t.type !== 'function' || !t.function || typeof t.function.name !== 'string') throw new Error(`tools[${i}]: expected {"type": "function", "function": {"name", …}}.`);
+    return t.function.name;
+  });
 }
 
 function textOfContent(content: unknown, where: string): TextBlock[] {
@@ -400,11 +458,33 @@ function textOfContent(content: unknown, where: string): TextBlock[] {
   });
 }
 
-function openaiMessage(m: { role?: unknown; content?: unknown }, i: number): ChatMessage {
+function openaiMessage(m: Record<string, unknown>, i: number): ChatMessage {
   const role = m.role === 'developer' ? 'system' : m.role;
+  if (role === 'tool') {
+    if (typeof m.tool_call_id !== 'string') throw new Error(`messages[${i}]: a tool message needs tool_call_id.`);
+    return { role: 'tool', toolCallId: m.tool_call_id, content: textOfContent(m.content, `messages[${i}]`).map((b) => ({ type: 'text', text: b.text })) };
+  }
   if (role !== 'system' && role !== 'user' && role !== 'assistant') throw new Error(`messages[${i}].role: unsupported role ${JSON.stringify(m.role)}.`);
   // Breakpoints mean nothing to OpenAI: drop any.
-  return { role, content: textOfContent(m.content, `messages[${i}]`).map((b) => ({ type: 'text', text: b.text })) };
+  const out: ChatMessage = { role, content: textOfContent(m.content, `messages[${i}]`).map((b) => ({ type: 'text', text: b.text })) };
+  if (role === 'assistant' && m.tool_calls !== undefined) {
+    if (!Array.isArray(m.tool_calls)) throw new Error(`messages[${i}].tool_calls: must be an array.`);
+    out.toolCalls = m.tool_calls.map((c: { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }, j) => {
+      if (!c || typeof c.id !== 'string' || c.type !== 'function' || !c.function || typeof c.function.name !== 'string' || typeof c.function.arguments !== 'string') {
+        throw new Error(`messages[${i}].tool_calls[${j}]: expected {"id", "type": "function", "function": {"name", "arguments"}}.`);
+      }
+      let args: unknown;
+      try {
+        args = JSON.parse(c.function.arguments);
+      } catch {
+        throw new Error(`messages[${i}].tool_calls[${j}].function.arguments: not valid JSON.`);
+      }
+      return { id: c.id, name: c.function.name, args: args as Record<string, unknown> };
+    });
+    // A call without words is sent with `content: ""` (or null): no text block (DESIGN §9, `"content": []`).
+    if (out.content.length === 1 && out.content[0].text === '') out.content = [];
+  }
+  return out;
 }
 
 /* ================================================================================================
@@ -439,7 +519,7 @@ export class AnthropicImitationServer extends ImitationServerBase {
       return this.json(res, 200, { data: ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })), has_more: false });
     }
     if (req.method !== 'POST' || path !== '/v1/messages') return this.error(res, 404, 'not_found_error', `Not found: ${req.method} ${path}`);
-    const body = rec.body as { model?: unknown; messages?: unknown; system?: unknown; stream?: unknown; max_tokens?: unknown } | undefined;
+    const body = rec.body as { model?: unknown; messages?: unknown; system?: unknown; stream?: unknown; max_tokens?: unknown; tools?: unknown } | undefined;
     const fault = this.nextFault();
     rec.fault = fault?.kind;
     const key = req.headers['x-api-key'];
@@ -460,16 +540,15 @@ export class AnthropicImitationServer extends ImitationServerBase {
     if (fault?.kind === 'server-error') return this.error(res, fault.status ?? 500, 'api_error', 'Internal server error');
     if (fault?.kind === 'overloaded') return this.error(res, 529, 'overloaded_error', 'Overloaded');
     let messages: ChatMessage[];
+    let tools: string[] | undefined;
     try {
       messages = [];
       if (body.system !== undefined) {
         const sys = textOfContent(body.system, 'system');
         if (sys.length > 0) messages.push({ role: 'system', content: sys });
       }
-      (body.messages as { role?: unknown; content?: unknown }[]).forEach((m, i) => {
-        if (m.role !== 'user' && m.role !== 'assistant') throw new Error(`messages.${i}.role: Input should be 'user' or 'assistant'`);
-        messages.push({ role: m.role, content: textOfContent(m.content, `messages.${i}.content`) });
-      });
+      (body.messages as { role?: unknown; content?: unknown }[]).forEach((m, i) => messages.push(...anthropicMessages(m, i)));
+      tools = anthropicTools(body.tools);
     } catch (e) {
       return this.badRequest(res, (e as Error).message);
     }
@@ -478,29 +557,28 @@ export class AnthropicImitationServer extends ImitationServerBase {
     const bpCount = blocks.filter((b) => b.cacheBreakpoint).length;
     if (bpCount > 4) return this.badRequest(res, `A maximum of 4 blocks with cache_control may be provided. Found ${bpCount}.`);
     rec.messages = messages;
+    if (tools) rec.tools = tools;
     const { tokens, breakpointOffsets } = requestTokens(messages, this.tokenizer);
     if (fault?.kind === 'context-length') {
       return this.badRequest(res, `prompt is too long: ${tokens.length + 200000} tokens > 200000 maximum`);
     }
     const { read, write, plain } = this.cache.observe(tokens, breakpointOffsets);
-    const reply = this.nextReply(req, { model: body.model, messages, promptTokens: tokens.length, cachedTokens: read });
+    const scripted = this.scripted(this.nextReply(req, { model: body.model, messages, tools: tools ?? [], promptTokens: tokens.length, cachedTokens: read }), 'toolu_');
+    if (scripted.toolCalls.length > 0 && !tools) return this.badRequest(res, 'The imitation model was scripted to call a tool, but the request offers no tools.');
+    const reply = scripted.text;
     rec.reply = reply;
-    const output = this.countText(reply);
+    if (scripted.toolCalls.length > 0) rec.toolCalls = scripted.toolCalls;
+    const output = this.countText(reply + (scripted.toolCalls.length > 0 ? JSON.stringify(scripted.toolCalls) : ''));
     rec.usage = { input: tokens.length, cacheRead: read, cacheWrite: write, output };
     const id = `msg_imitation_${this.requests.length}`;
     const usageStart = { input_tokens: plain, cache_creation_input_tokens: write, cache_read_input_tokens: read, output_tokens: 1 };
+    const stopReason = scripted.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
+    const hasText = reply.length > 0 || scripted.toolCalls.length === 0;
 
     if (body.stream !== true) {
-      return this.json(res, 200, {
-        id,
-        type: 'message',
-        role: 'assistant',
-        model: body.model,
-        content: [{ type: 'text', text: reply }],
-        stop_reason: 'end_turn',
-        stop_sequence: null,
-        usage: { ...usageStart, output_tokens: output },
-      });
+      const content: unknown[] = hasText ? [{ type: 'text', text: reply }] : [];
+      for (const c of scripted.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.args });
+      return this.json(res, 200, { id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: null, usage: { ...usageStart, output_tokens: output } });
     }
     const ev = (type: string, o: unknown) => `event: ${type}\ndata: ${JSON.stringify(o)}\n\n`;
     const delta = (d: string) => ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: d } });
@@ -509,7 +587,7 @@ export class AnthropicImitationServer extends ImitationServerBase {
         type: 'message_start',
         message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: usageStart },
       }),
-      ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      ...(hasText ? [ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })] : []),
       ev('ping', { type: 'ping' }),
     ];
     const deltas = splitDeltas(reply, this.opts.deltaChars ?? 6);
@@ -524,15 +602,73 @@ export class AnthropicImitationServer extends ImitationServerBase {
       }
       return this.stall(res, fault.ms ?? 60_000);
     }
+    // Tool calls: one tool_use block each, its input streamed as JSON pieces.
+    const toolEvents: string[] = [];
+    scripted.toolCalls.forEach((c, i) => {
+      const index = (hasText ? 1 : 0) + i;
+      toolEvents.push(ev('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } }));
+      for (const piece of splitDeltas(JSON.stringify(c.args), this.opts.deltaChars ?? 6)) {
+        toolEvents.push(ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }));
+      }
+      toolEvents.push(ev('content_block_stop', { type: 'content_block_stop', index }));
+    });
     const all = [
       ...head,
       ...deltas.map(delta),
-      ev('content_block_stop', { type: 'content_block_stop', index: 0 }),
-      ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } }),
+      ...(hasText ? [ev('content_block_stop', { type: 'content_block_stop', index: 0 })] : []),
+      ...toolEvents,
+      ev('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: output } }),
       ev('message_stop', { type: 'message_stop' }),
     ];
     if (await this.writeAll(res, all, { rec, first: head.length, texts: deltas })) res.end();
   }
+}
+
+/** The tool names an Anthropic request offers (undefined: no `tools`). */
+function anthropicTools(tools: unknown): string[] | undefined {
+  if (tools === undefined) return undefined;
+  if (!Array.isArray(tools)) throw new Error('tools: Input should be a valid list');
+  return tools.map((t: { name?: unknown; input_schema?: unknown }, i) => {
+    if (!t || typeof t.name !== 'string' || typeof t.input_schema !== 'object') throw new Error(`tools.${i}: expected {"name", "input_schema", …}`);
+    return t.name;
+  });
+}
+
+/**
+ * One Anthropic message as provider-neutral messages: assistant `tool_use` blocks become `toolCalls`;
+ * a user message's `tool_result` blocks become one `tool` message each (DESIGN §9), in order.
+ */
+function anthropicMessages(m: { role?: unknown; content?: unknown }, i: number): ChatMessage[] {
+  if (m.role !== 'user' && m.role !== 'assistant') throw new Error(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+  const where = `messages.${i}.content`;
+  if (!Array.isArray(m.content)) return [{ role: m.role, content: textOfContent(m.content, where) }];
+  const out: ChatMessage[] = [];
+  let current: ChatMessage | undefined;
+  const flush = () => {
+    if (current) out.push(current);
+    current = undefined;
+  };
+  (m.content as Record<string, unknown>[]).forEach((p, j) => {
+    if (p && p.type === 'tool_use' && m.role === 'assistant') {
+      if (typeof p.id !== 'string' || typeof p.name !== 'string' || typeof p.input !== 'object' || p.input === null) throw new Error(`${where}.${j}: a tool_use block needs id, name and input`);
+      current ??= { role: 'assistant', content: [] };
+      (current.toolCalls ??= []).push({ id: p.id, name: p.name, args: p.input as Record<string, unknown> });
+      return;
+    }
+    if (p && p.type === 'tool_result' && m.role === 'user') {
+      if (typeof p.tool_use_id !== 'string') throw new Error(`${where}.${j}: a tool_result block needs tool_use_id`);
+      flush();
+      const content = textOfContent(p.content ?? '', `${where}.${j}.content`);
+      if (p.cache_control && content.length > 0) content[content.length - 1] = { ...content[content.length - 1], cacheBreakpoint: true };
+      out.push({ role: 'tool', toolCallId: p.tool_use_id, content });
+      return;
+    }
+    if (current && (current.role !== m.role || current.toolCalls)) flush();
+    current ??= { role: m.role as 'user' | 'assistant', content: [] };
+    current.content.push(...textOfContent([p], `${where}.${j}`));
+  });
+  flush();
+  return out;
 }
 
 export async function startOpenAIImitation(opts: ImitationOptions = {}): Promise<OpenAIImitationServer> {

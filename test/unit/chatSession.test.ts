@@ -449,3 +449,42 @@ describe('ChatSession: turns', () => {
     assert.strictEqual(out, '0');
   });
 });
+
+describe('ChatSession: workspace tools (issue 11)', () => {
+  it('offers the tools when the setting is on and the provider supports them; the messages show each step; a reopened chat too', async () => {
+    const s = setup();
+    s.settings.tools = { enabled: true, maxSteps: 8, maxResultTokens: 6000, maxTurnTokens: 60_000 };
+    const offered: (readonly unknown[] | undefined)[] = [];
+    const provider = new ScriptedProvider(() => 'util has four constants.', { onRequest: (req) => offered.push(req.tools) });
+    provider.push({ text: 'Reading util.', toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'src/util.ts' } }, { id: 'c2', name: 'read_file', args: { path: '../x' } }] });
+    const session = ChatSession.open(s.options);
+    const events: TurnEvent[] = [];
+    const outcome = await session.send('What is in util?', provider, GPT, undefined, (e) => events.push(e));
+    assert.equal(outcome.status, 'done');
+    assert.equal(offered.length, 2);
+    assert.ok(offered.every((t) => Array.isArray(t) && t.length === 5), 'the five tools in both requests');
+    assert.deepEqual(events.filter((e) => e.type === 'toolResult').map((e) => (e.type === 'toolResult' ? `${e.view.name}:${e.view.status}` : '')), ['read_file:done', 'read_file:refused']);
+    const { messages } = session.messages();
+    const reply = messages.find((m) => m.role === 'assistant')!;
+    assert.equal(reply.text, 'Reading util.\n\nutil has four constants.');
+    assert.deepEqual(reply.toolSteps?.map((v) => [v.label, v.status, v.summary]), [
+      ['read_file src/util.ts', 'done', 'src/util.ts, 5 lines'],
+      ['read_file ../x', 'refused', 'refused: outside-workspace'],
+    ]);
+    // Reopened from disk: the same view, and the same next request.
+    const before = session.predictedEnvelope()!.messages;
+    const again = ChatSession.open(s.options, session.activeChatId);
+    assert.deepEqual(again.messages().messages, session.messages().messages);
+    assert.deepEqual(again.predictedEnvelope()!.messages, before);
+  });
+
+  it('offers no tools when the setting is off', async () => {
+    const s = setup();
+    s.settings.tools = { enabled: false, maxSteps: 8, maxResultTokens: 6000, maxTurnTokens: 60_000 };
+    const offered: unknown[] = [];
+    const provider = new ScriptedProvider(() => 'plain', { onRequest: (req) => offered.push(req.tools) });
+    const session = ChatSession.open(s.options);
+    await session.send('hi', provider, GPT);
+    assert.deepEqual(offered, [undefined]);
+  });
+});

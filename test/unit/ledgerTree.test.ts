@@ -109,4 +109,29 @@ describe('Context Layers tree model', () => {
     assert.equal(loads, 1);
     assert.equal(expanded.length, 5);
   });
+
+  it('shows what workspace tools read as L3 items marked with the tool and recoverable, and the calls themselves (issue 11)', () => {
+    const e = engine();
+    e.buildTurn({ userText: 'look' });
+    const { envelope } = e.appendToolStep({
+      text: '',
+      calls: [{ id: 'c1', name: 'read_file', args: { path: 'src/a.ts' } }, { id: 'c2', name: 'list_files', args: { glob: '**' } }, { id: 'c3', name: 'read_file', args: { path: '.env' } }],
+      results: [
+        { callId: 'c1', tool: 'read_file', artifact: { kind: 'file', uri: 'src/a.ts', content: 'const a = 1;\n' } },
+        { callId: 'c2', tool: 'list_files', artifact: { kind: 'tool', uri: 'list_files **', content: 'src/a.ts' } },
+        { callId: 'c3', tool: 'read_file', note: 'read_file refused (excluded): .env matches the exclude pattern **/.env' },
+      ],
+    });
+    const l3 = layerNodes('last', envelope.ledger)[2].children!;
+    const file = l3.find((n) => n.label === 'src/a.ts')!;
+    assert.equal(file.recoverable, true);
+    assert.match(file.description!, /^\d[\d,]* tokens · full · read_file · recoverable$/);
+    assert.match(file.tooltip!, /Recoverable: read by the model with read_file; it can read it again, so it is cut first under budget pressure\./);
+    assert.equal(file.contextValue, 'attachment', 'a file read by a tool can be pinned or removed like an attachment');
+    const listing = l3.find((n) => n.ref === undefined && /list_files/.test(n.label) && n.icon === 'tool' && n.contextValue === 'toolResult');
+    assert.ok(listing, `the listing is a tool result: ${l3.map((n) => `${n.label} [${n.icon} ${n.contextValue}]`).join(' | ')}`);
+    assert.ok(l3.some((n) => n.label === 'Turn 1 · tool call: read_file, list_files, read_file' && n.icon === 'tool'));
+    assert.ok(l3.some((n) => n.label === 'Turn 1 · read_file note' && n.icon === 'tool'));
+    assert.match(file.accessibility, /read by read_file, recoverable$/);
+  });
 });

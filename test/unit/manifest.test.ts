@@ -172,7 +172,7 @@ describe('manifest', () => {
     }
   });
 
-  it('has the types, enums and defaults of DESIGN §3 and §11', () => {
+  it('has the types, enums and defaults of DESIGN §3 and §11 (and issue 11\'s tool settings)', () => {
     const expected: Record<string, Partial<SettingSchema>> = {
       'strata.provider': { type: 'string', enum: ['auto', 'vscode-lm', 'openai', 'anthropic'], default: 'auto' },
       'strata.model': { type: 'string' },
@@ -210,6 +210,10 @@ describe('manifest', () => {
       'strata.budget.warnPercent': { type: 'integer', default: 70 },
       'strata.budget.compactPercent': { type: 'integer', default: 80 },
       'strata.budget.targetPercent': { type: 'integer', default: 60 },
+      'strata.tools.enabled': { type: 'boolean', default: true },
+      'strata.tools.maxSteps': { type: 'integer', default: 8 },
+      'strata.tools.maxResultTokens': { type: 'integer', default: 6000 },
+      'strata.tools.maxTurnTokens': { type: 'integer', default: 60000 },
       'strata.instructions': { type: 'string' },
       'strata.instructionsFiles': { type: 'array', default: ['.strata/instructions.md', 'AGENTS.md'] },
     };

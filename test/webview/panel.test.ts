@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Locator } from 'playwright-core';
-import { parseWebviewToHostMessage, ProtocolError, type BannerView, type WebviewRequest } from '../../src/protocol/messages';
+import { parseWebviewToHostMessage, ProtocolError, type BannerView, type ToolStepView, type WebviewRequest } from '../../src/protocol/messages';
 import { assistantMessage, bar, CHAT_ID, chips, longChat, meter, model, state, userMessage } from './fixtures';
 import { isRecord, launchBrowser, Panel, type WithDriver } from './harness';
 import { PanelServer } from './server';
@@ -189,6 +189,49 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await chunk(4, ' late');
     await p.settle();
     assert.equal((await body.textContent())?.trim(), 'Hello, world!');
+  });
+
+  it('tool calls: each a collapsible step (name, arguments, result size, in context or not), live and after reload', async () => {
+    const p = await open();
+    await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'a')] }));
+    await p.post({ type: 'turnStarted', chatId: CHAT_ID, turnId: 't2', user: userMessage(2, 'How does add work?'), assistant: assistantMessage(2, '', { status: 'streaming', usage: undefined }) });
+    const msg = p.page.locator('[data-message-id="2:assistant"]');
+    const step = (over: Partial<ToolStepView>): ToolStepView => ({ id: 'call_1', step: 1, name: 'read_file', label: 'read_file src/a.ts', args: '{"path":"src/a.ts"}', status: 'running', ...over });
+    await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({}) });
+    await p.settle();
+    const steps = msg.locator('[data-testid="strata-tool-step"]');
+    assert.equal(await steps.count(), 1);
+    assert.equal(await steps.first().getAttribute('data-status'), 'running');
+    assert.equal(await steps.first().getAttribute('open'), null, 'collapsed by default');
+    await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({ status: 'done', summary: 'src/a.ts, 40 lines', resultTokens: 1234, key: 'file:src/a.ts', cachedTokens: 2048, cachedReported: true }) });
+    await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({ id: 'call_2', step: 2, label: 'read_file .env', args: '{"path":".env"}', status: 'refused', summary: 'refused: excluded' }) });
+    await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({ id: 'call_3', step: 2, label: 'read_file src/a.ts:1-5', status: 'done', summary: 'src/a.ts, lines 1-5', resultTokens: 31, reused: true }) });
+    await p.post({ type: 'toolStep', chatId: 'other-chat', turnId: 't2', step: step({ id: 'call_9' }) });
+    await p.settle();
+    assert.equal(await steps.count(), 3, 'replaced by id, added in order, other chats ignored');
+    assert.deepEqual(await steps.evaluateAll((els) => els.map((e) => `${e.getAttribute('data-tool')}:${e.getAttribute('data-status')}:${e.getAttribute('data-reused')}`)), ['read_file:done:false', 'read_file:refused:false', 'read_file:done:true']);
+    const first = steps.first();
+    assert.match((await first.locator('summary').textContent()) ?? '', /read_file src\/a\.ts.*1,234 tokens.*2,048 cached/);
+    assert.match((await steps.nth(2).locator('summary').textContent()) ?? '', /in context/);
+    await first.locator('summary').click();
+    assert.equal(await first.getAttribute('open'), '', 'opens on click');
+    assert.equal(await first.locator('.tool-step-args').textContent(), '{"path":"src/a.ts"}');
+    assert.equal(await first.locator('[data-testid="strata-tool-step-summary"]').textContent(), 'src/a.ts, 40 lines');
+    // A step update keeps an open step open.
+    await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({ status: 'done', summary: 'src/a.ts, 40 lines', resultTokens: 1234, cachedTokens: 2048 }) });
+    await p.settle();
+    assert.equal(await first.getAttribute('open'), '');
+    await p.post({ type: 'chunk', chatId: CHAT_ID, turnId: 't2', seq: 0, text: 'It adds.' });
+    const final = [step({ status: 'done', summary: 'src/a.ts, 40 lines', resultTokens: 1234 }), step({ id: 'call_2', step: 2, status: 'refused', summary: 'refused: excluded' })];
+    await p.post({ type: 'turnEnded', chatId: CHAT_ID, turnId: 't2', kept: true, assistant: assistantMessage(2, 'It adds.', { toolSteps: final }) });
+    await p.settle();
+    assert.equal(await steps.count(), 2, 'the final message carries the steps');
+    assert.equal((await msg.locator('[data-testid="strata-message-body"]').textContent())?.trim(), 'It adds.');
+    // From a fresh state (reload): the steps come with the message.
+    await p.init(state({ messages: [userMessage(2, 'How does add work?'), assistantMessage(2, 'It adds.', { toolSteps: final })] }));
+    await p.settle();
+    assert.equal(await p.page.locator('[data-message-id="2:assistant"] [data-testid="strata-tool-step"]').count(), 2);
+    assert.equal(await p.page.locator('[data-message-id="2:assistant"] [data-testid="strata-tool-steps"]').getAttribute('aria-label'), '2 tool calls');
   });
 
   it('sanitizes model output: no script, no handlers, no javascript: or command: links, raw HTML as text', async () => {

@@ -4,7 +4,7 @@
  */
 import { ChatAnthropic } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import { chunkText, disableLangChainTracing, quietSdkLogger, toAnthropicMessages } from './langchain';
+import { chunkText, chunkToolCalls, disableLangChainTracing, quietSdkLogger, toAnthropicMessages, toAnthropicTools } from './langchain';
 import { runStream, type RawPiece, type Sleep } from './runner';
 import { safeOrigin, type ErrorContext } from './errors';
 import { isLocalURL } from './openai';
@@ -25,6 +25,7 @@ export interface AnthropicProviderOptions {
 
 export class AnthropicProvider implements ChatProvider {
   readonly kind = 'anthropic' as const;
+  readonly supportsTools = true;
   readonly label: string;
   private readonly baseURL: string;
 
@@ -66,12 +67,15 @@ export class AnthropicProvider implements ChatProvider {
       streamUsage: true,
       clientOptions: { timeout: (req.timeoutMs ?? 120_000) * 2, logger: quietSdkLogger },
     });
-    const stream = await model.stream(toAnthropicMessages(req.messages, this.opts.cacheTtl ?? '5m'), { signal, callbacks: [] });
+    const runnable = req.tools && req.tools.length > 0 ? model.bindTools(toAnthropicTools(req.tools)) : model;
+    const stream = await runnable.stream(toAnthropicMessages(req.messages, this.opts.cacheTtl ?? '5m'), { signal, callbacks: [] });
     const usage: ProviderUsage = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
     for await (const chunk of stream as AsyncIterable<AIMessageChunk>) {
       const piece: RawPiece = {};
       const text = chunkText(chunk.content);
       if (text) piece.text = text;
+      const calls = chunkToolCalls(chunk);
+      if (calls) piece.toolCallChunks = calls;
       const stop = (chunk.additional_kwargs as { stop_reason?: unknown } | undefined)?.stop_reason;
       if (typeof stop === 'string') piece.finishReason = stop;
       const um = chunk.usage_metadata;

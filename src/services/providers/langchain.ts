@@ -1,8 +1,10 @@
 /**
  * LangChain glue shared by the providers: tracing off, message mapping, chunk reading.
  */
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
-import type { ChatMessage } from '../../engine/types';
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import type { ToolCall, ToolDefinition } from '../tools/definitions';
+import type { WireMessage as ChatMessage } from '../tools/messages';
+import type { ToolCallChunk } from './runner';
 
 const TRACING_VARS = ['LANGSMITH_TRACING_V2', 'LANGCHAIN_TRACING_V2', 'LANGSMITH_TRACING', 'LANGCHAIN_TRACING', 'LANGCHAIN_VERBOSE'];
 
@@ -24,14 +26,20 @@ export const quietSdkLogger = { error: noop, warn: noop, info: noop, debug: noop
 
 export type TextPart = { type: 'text'; text: string; cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } };
 
-function lcMessage(role: ChatMessage['role'], content: string | TextPart[]): BaseMessage {
-  switch (role) {
+function lcToolCalls(calls: readonly ToolCall[]): { id: string; name: string; args: Record<string, unknown>; type: 'tool_call' }[] {
+  return calls.map((c) => ({ id: c.id, name: c.name, args: c.args, type: 'tool_call' as const }));
+}
+
+function lcMessage(m: Pick<ChatMessage, 'role' | 'toolCalls' | 'toolCallId'>, content: string | TextPart[]): BaseMessage {
+  switch (m.role) {
     case 'system':
       return new SystemMessage({ content });
     case 'user':
       return new HumanMessage({ content });
     case 'assistant':
-      return new AIMessage({ content });
+      return m.toolCalls && m.toolCalls.length > 0 ? new AIMessage({ content, tool_calls: lcToolCalls(m.toolCalls) }) : new AIMessage({ content });
+    case 'tool':
+      return new ToolMessage({ content, tool_call_id: m.toolCallId ?? '' });
   }
 }
 
@@ -43,7 +51,7 @@ function lcMessage(role: ChatMessage['role'], content: string | TextPart[]): Bas
 export function toOpenAIMessages(messages: readonly ChatMessage[], format: 'string' | 'parts' = 'string'): BaseMessage[] {
   return messages.map((m) =>
     lcMessage(
-      m.role,
+      m,
       format === 'string' ? m.content.map((b) => b.text).join('') : m.content.map((b) => ({ type: 'text' as const, text: b.text })),
     ),
   );
@@ -55,7 +63,9 @@ export const ANTHROPIC_MAX_BREAKPOINTS = 4;
  * Anthropic messages: text blocks, `cache_control` on the flagged blocks (at most 4: the last four
  * are kept, they cover the longest prefixes). Empty blocks are not allowed by the API: they are
  * left out and their breakpoint moves to the previous non-empty block of the same message (same
- * prefix text). A message with no text at all is left out.
+ * prefix text). A message with no text at all is left out, unless it carries tool calls (then its
+ * content is the calls alone). A `tool` message becomes a `tool_result` block (LangChain merges
+ * consecutive results into one user message, as the API wants).
  */
 export function toAnthropicMessages(messages: readonly ChatMessage[], ttl: '5m' | '1h' = '5m'): BaseMessage[] {
   const parts: TextPart[][] = messages.map((m) => {
@@ -77,7 +87,8 @@ export function toAnthropicMessages(messages: readonly ChatMessage[], ttl: '5m' 
   }
   const out: BaseMessage[] = [];
   messages.forEach((m, i) => {
-    if (parts[i].length > 0) out.push(lcMessage(m.role, parts[i]));
+    if (parts[i].length > 0) out.push(lcMessage(m, parts[i]));
+    else if (m.toolCalls && m.toolCalls.length > 0) out.push(lcMessage(m, ''));
   });
   return out;
 }
@@ -97,4 +108,29 @@ export function chunkText(content: unknown): string {
     }
   }
   return s;
+}
+
+/** Tool definitions in the OpenAI chat-completions format (passed to `bindTools` as they are). */
+export function toOpenAITools(tools: readonly ToolDefinition[]): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[] {
+  return tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters as unknown as Record<string, unknown> } }));
+}
+
+/** Tool definitions in the Anthropic messages format (passed to `bindTools` as they are). */
+export function toAnthropicTools(tools: readonly ToolDefinition[]): { name: string; description: string; input_schema: Record<string, unknown> }[] {
+  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as unknown as Record<string, unknown> }));
+}
+
+/** The tool-call pieces of a streamed AIMessageChunk (`tool_call_chunks`). */
+export function chunkToolCalls(chunk: { tool_call_chunks?: { index?: number; id?: string; name?: string; args?: string }[] }): ToolCallChunk[] | undefined {
+  const list = chunk.tool_call_chunks;
+  if (!list || list.length === 0) return undefined;
+  const out: ToolCallChunk[] = [];
+  list.forEach((c, i) => {
+    const piece: ToolCallChunk = { index: typeof c.index === 'number' ? c.index : i };
+    if (c.id) piece.id = c.id;
+    if (c.name) piece.name = c.name;
+    if (c.args) piece.args = c.args;
+    out.push(piece);
+  });
+  return out;
 }

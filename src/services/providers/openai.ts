@@ -7,7 +7,7 @@
  */
 import { ChatOpenAI } from '@langchain/openai';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import { disableLangChainTracing, chunkText, quietSdkLogger, toOpenAIMessages } from './langchain';
+import { disableLangChainTracing, chunkText, chunkToolCalls, quietSdkLogger, toOpenAIMessages, toOpenAITools } from './langchain';
 import { runStream, type RawPiece, type Sleep } from './runner';
 import { redact, safeOrigin, toProviderError, type ErrorContext } from './errors';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderUsage, type RetryPolicy, type StreamEvent } from './types';
@@ -40,6 +40,7 @@ export function isLocalURL(url: string): boolean {
 
 export class OpenAIProvider implements ChatProvider {
   readonly kind = 'openai' as const;
+  readonly supportsTools = true;
   readonly label: string;
   private readonly baseURL: string;
 
@@ -92,11 +93,14 @@ export class OpenAIProvider implements ChatProvider {
       // The SDK's own timeout only backs up Strata's stall timer (runner.ts).
       timeout: (req.timeoutMs ?? 120_000) * 2,
     });
-    const stream = await model.stream(toOpenAIMessages(req.messages, this.opts.contentFormat), { signal, callbacks: [] });
+    const runnable = req.tools && req.tools.length > 0 ? model.bindTools(toOpenAITools(req.tools)) : model;
+    const stream = await runnable.stream(toOpenAIMessages(req.messages, this.opts.contentFormat), { signal, callbacks: [] });
     for await (const chunk of stream as AsyncIterable<AIMessageChunk>) {
       const piece: RawPiece = {};
       const text = chunkText(chunk.content);
       if (text) piece.text = text;
+      const calls = chunkToolCalls(chunk);
+      if (calls) piece.toolCallChunks = calls;
       const fr = chunk.response_metadata?.finish_reason;
       if (typeof fr === 'string') piece.finishReason = fr;
       const um = chunk.usage_metadata;

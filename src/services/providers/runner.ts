@@ -4,12 +4,73 @@
  */
 import { safeOrigin, toProviderError, type ErrorContext } from './errors';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, ProviderError, type ProviderUsage, type RetryPolicy, type StreamEvent } from './types';
+import type { ToolCall } from '../tools/definitions';
+
+/** A piece of a streamed tool call: the first one of a call carries its id and name, later ones argument text. */
+export interface ToolCallChunk {
+  /** Which call of the message (the API's index). */
+  index: number;
+  id?: string;
+  name?: string;
+  /** A piece of the arguments' JSON text. */
+  args?: string;
+}
 
 /** One piece read from a provider stream. `usage` is a full snapshot (latest wins). */
 export interface RawPiece {
   text?: string;
   usage?: ProviderUsage;
   finishReason?: string;
+  toolCallChunks?: ToolCallChunk[];
+}
+
+/** Assembles streamed tool-call chunks into calls (by index, in index order). */
+export class ToolCallAssembler {
+  private readonly calls = new Map<number, { id: string; name: string; args: string }>();
+  private seq = 0;
+
+  /** Adds chunks; returns the calls whose name became known with them (for `toolCall` events). */
+  add(chunks: readonly ToolCallChunk[]): { index: number; id: string; name: string }[] {
+    const started: { index: number; id: string; name: string }[] = [];
+    for (const c of chunks) {
+      let call = this.calls.get(c.index);
+      if (!call) {
+        call = { id: '', name: '', args: '' };
+        this.calls.set(c.index, call);
+      }
+      const hadName = call.name.length > 0;
+      if (c.id) call.id = c.id;
+      if (c.name) call.name += c.name;
+      if (c.args) call.args += c.args;
+      if (!hadName && call.name.length > 0) started.push({ index: c.index, id: call.id, name: call.name });
+    }
+    return started;
+  }
+
+  get size(): number {
+    return this.calls.size;
+  }
+
+  /** The finished calls; arguments that are not a JSON object are kept under `__invalid_json__`. */
+  finish(): ToolCall[] {
+    return [...this.calls.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .filter(([, c]) => c.name.length > 0)
+      .map(([, c]) => {
+        let args: Record<string, unknown>;
+        const text = c.args.trim();
+        if (text.length === 0) args = {};
+        else {
+          try {
+            const parsed = JSON.parse(text) as unknown;
+            args = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { __invalid_json__: text };
+          } catch {
+            args = { __invalid_json__: text };
+          }
+        }
+        return { id: c.id || `call_strata_${++this.seq}`, name: c.name, args };
+      });
+  }
 }
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -76,6 +137,7 @@ export async function* runStream(opts: RunOptions): AsyncGenerator<StreamEvent> 
     let text = '';
     let usage: ProviderUsage | undefined;
     let finishReason: string | undefined;
+    const calls = new ToolCallAssembler();
     try {
       arm();
       iterator = opts.open(ctrl.signal)[Symbol.asyncIterator]();
@@ -93,6 +155,15 @@ export async function* runStream(opts: RunOptions): AsyncGenerator<StreamEvent> 
           yield { type: 'text', text: p.text, seq: seq++ };
           if (ctrl.signal.aborted) await aborted; // aborted while the consumer held the chunk
           arm();
+        }
+        if (p.toolCallChunks && p.toolCallChunks.length > 0) {
+          started = true;
+          for (const c of calls.add(p.toolCallChunks)) {
+            if (timer) clearTimeout(timer);
+            yield { type: 'toolCall', index: c.index, id: c.id, name: c.name };
+            if (ctrl.signal.aborted) await aborted;
+            arm();
+          }
         }
       }
       if (ctrl.signal.aborted) await aborted;
@@ -127,7 +198,8 @@ export async function* runStream(opts: RunOptions): AsyncGenerator<StreamEvent> 
       }
     }
     if (usage) yield { type: 'usage', usage };
-    yield { type: 'done', text, usage, finishReason, attempts: attempt };
+    const toolCalls = calls.finish();
+    yield toolCalls.length > 0 ? { type: 'done', text, usage, finishReason, attempts: attempt, toolCalls } : { type: 'done', text, usage, finishReason, attempts: attempt };
     return;
   }
 }

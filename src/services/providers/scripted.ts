@@ -7,9 +7,12 @@
  * pipeline's synchronous driver (`TurnPipeline.runSync`) can consume it without promises.
  */
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderUsage, type StreamEvent } from './types';
+import type { ToolCall } from '../../engine/types';
 
 export interface ScriptedReply {
   text: string;
+  /** Tool calls after the text (the replay's trajectory `tools`, one per step); only when the request offers tools. */
+  toolCalls?: ToolCall[];
   /** Throw this after `failAfterChunks` text chunks (default 0: before any output). */
   fail?: ProviderError;
   failAfterChunks?: number;
@@ -29,6 +32,7 @@ export interface ScriptedProviderOptions {
 export class ScriptedProvider implements ChatProvider {
   readonly kind = 'scripted' as const;
   readonly label = 'Scripted replies';
+  readonly supportsTools = true;
   private readonly queue: (string | ScriptedReply)[] = [];
 
   constructor(
@@ -76,6 +80,15 @@ function* scriptedEvents(reply: ScriptedReply, req: ChatRequest, options: Script
     if (req.signal?.aborted) throw aborted();
   }
   if (reply.fail) throw reply.fail;
+  const calls = reply.toolCalls && reply.toolCalls.length > 0 && req.tools && req.tools.length > 0 ? reply.toolCalls : undefined;
+  if (calls) {
+    for (const [index, c] of calls.entries()) {
+      yield { type: 'toolCall', index, id: c.id, name: c.name };
+      if (req.signal?.aborted) throw aborted();
+    }
+  }
   if (reply.usage) yield { type: 'usage', usage: reply.usage };
-  yield { type: 'done', text: reply.text, usage: reply.usage, finishReason: 'stop', attempts: 1 };
+  yield calls
+    ? { type: 'done', text: reply.text, usage: reply.usage, finishReason: 'tool_calls', attempts: 1, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) }
+    : { type: 'done', text: reply.text, usage: reply.usage, finishReason: 'stop', attempts: 1 };
 }

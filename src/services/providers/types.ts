@@ -2,14 +2,20 @@
  * Provider-neutral chat interface (DESIGN §4). No vscode import: the `vscode.lm` adapter in src/host
  * implements the same `ChatProvider` interface with the editor's API.
  */
-import type { ChatMessage } from '../../engine/types';
+import type { ToolCall, ToolDefinition } from '../tools/definitions';
+import type { WireMessage } from '../tools/messages';
 
 /** `scripted`: replays a scripted reply (the replay, the benchmark, tests); never a network call. */
 export type ProviderKind = 'openai' | 'anthropic' | 'vscode-lm' | 'scripted';
 
 export interface ChatRequest {
-  /** The envelope's provider-neutral messages (blocks may carry `cacheBreakpoint`). */
-  messages: ChatMessage[];
+  /** The envelope's provider-neutral messages (blocks may carry `cacheBreakpoint`; tool steps, DESIGN §9). */
+  messages: WireMessage[];
+  /**
+   * The workspace tools the model may call (absent: none offered). The same list, in the same order,
+   * in every request of a chat: providers put tool definitions at the front of their prompt cache.
+   */
+  tools?: readonly ToolDefinition[];
   model: string;
   /** The chat's stable id: OpenAI `prompt_cache_key` (unless turned off). */
   conversationId: string;
@@ -36,14 +42,18 @@ export type StreamEvent =
   | { type: 'text'; text: string; seq: number }
   /** Usage as reported by the provider (at most once, just before `done`). */
   | { type: 'usage'; usage: ProviderUsage }
+  /** The model started a tool call (its name is known; the arguments are still streaming). */
+  | { type: 'toolCall'; index: number; id: string; name: string }
   /**
    * The reply completed. Only emitted on success and always last: a consumer records the turn
    * on `done` only, so a failed or cancelled stream never leaves a half-recorded turn.
    */
-  | { type: 'done'; text: string; usage?: ProviderUsage; finishReason?: string; attempts: number };
+  | { type: 'done'; text: string; usage?: ProviderUsage; finishReason?: string; attempts: number; toolCalls?: ToolCall[] };
 
 export interface ChatProvider {
   readonly kind: ProviderKind;
+  /** The provider can be offered tools (`ChatRequest.tools`) and returns tool calls. */
+  readonly supportsTools?: boolean;
   /** Human label for messages ("OpenAI at api.openai.com", "Ollama at 127.0.0.1:11434"). */
   readonly label: string;
   /**
