@@ -22,7 +22,34 @@ function lastUserText(messages) {
   return '';
 }
 
-function describeRequest({ model, messages, promptTokens, cachedTokens }) {
+/** A workspace-relative file path the text names (`src/tax.ts`, `README.md`), if any. */
+function namedPath(text) {
+  const m = /(?:^|[\s`'"(])((?:[\w.-]+\/)*[\w-][\w.-]*\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|go|rs|java|c|h|cpp|cs|rb|php|css|html|yml|yaml|toml|txt))(?=$|[\s`'"),.:;?!])/.exec(text);
+  return m ? m[1] : undefined;
+}
+
+/** The tool calls made since the last user message, with how each ended (the tool message's text). */
+function toolsThisTurn(messages) {
+  const calls = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i].role !== 'user'; i--) {
+    const m = messages[i];
+    if (m.role === 'assistant' && m.toolCalls) calls.unshift(...m.toolCalls);
+  }
+  return calls;
+}
+
+/**
+ * The demo's model: when tools are offered and the message names a file, it first reads that file
+ * with `read_file` (so a person sees the tool loop: the step in the panel, the file under L3), then
+ * answers with what the request contained.
+ */
+function describeRequest({ model, messages, tools, promptTokens, cachedTokens }) {
+  const last = messages[messages.length - 1];
+  if (last && last.role === 'user' && (tools || []).includes('read_file')) {
+    const file = namedPath(lastUserText(messages));
+    if (file) return { text: `Reading \`${file}\` first.`, toolCalls: [{ name: 'read_file', args: { path: file } }] };
+  }
+  const reads = toolsThisTurn(messages);
   const asked = lastUserText(messages).replace(/\s+/g, ' ');
   const quoted = asked.length > 160 ? `${asked.slice(0, 157)}…` : asked;
   const share = promptTokens > 0 ? Math.round((100 * cachedTokens) / promptTokens) : 0;
@@ -32,8 +59,9 @@ function describeRequest({ model, messages, promptTokens, cachedTokens }) {
     `- Your request had ${messages.length} messages and ${promptTokens.toLocaleString('en-US')} prompt tokens.`,
     `- The simulated prompt cache served ${cachedTokens.toLocaleString('en-US')} of them (${share}%).`,
     quoted ? `- Your message ended with: “${quoted}”` : '- Your message was empty.',
+    ...(reads.length > 0 ? [`- Before answering it called ${reads.map((c) => `\`${c.name} ${JSON.stringify(c.args)}\``).join(', ')}; the results are in the request once, as blocks of the envelope.`] : []),
     '',
-    'Ask again, attach a file or a selection, and watch the context meter: each request is the previous one plus the new turn, so the cached share grows.',
+    'Ask again, attach a file or a selection, or name a file (such as `src/tax.ts`) to see the model read it with a tool, and watch the context meter: each request is the previous one plus the new turn, so the cached share grows.',
   ].join('\n');
 }
 
@@ -57,4 +85,4 @@ async function startImitation(kind, { chunkDelayMs = 35 } = {}) {
   };
 }
 
-module.exports = { startImitation, describeRequest, PROVIDERS };
+module.exports = { startImitation, describeRequest, namedPath, PROVIDERS };
