@@ -15,7 +15,8 @@ import type { ChatMessage as EngineMessage, TextBlock } from '../src/engine/type
 import type { Rejection } from '../src/engine/isolation';
 import type { NewArtifactInput } from '../src/engine/artifacts';
 import type { WireMessage as ChatMessage } from '../src/services/tools/messages';
-import { DEFAULT_TOOL_LIMITS, runStepsSync, ToolExecutor, type ToolOutput } from '../src/services/tools/executor';
+import { DEFAULT_TOOL_LIMITS, ToolExecutor, type ToolOutput } from '../src/services/tools/executor';
+import { runStepsSync } from '../src/common/steps';
 import { VirtualWorkspace, type Trajectory } from './trajectory';
 import { replayToolCallId, specOf } from './replayCore';
 

@@ -35,10 +35,11 @@ import type { ToolStepView } from '../protocol/messages';
 import { callLabel, type ToolDefinition } from './tools/definitions';
 import type { ToolExecutor, ToolResult } from './tools/executor';
 import { sha256Hex } from '../common/hash';
+import { isThenable, runSteps, runStepsSync, wait, type Step } from '../common/steps';
 import { providerCachePrediction } from './cacheModel';
 import { ChatStoreError, type AppendTurnInput, type AppendTurnResult, type ChatBase, type ChatStore, type StoredRef, type StoredTurnRequest, type TurnMeta } from './chatStore';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderErrorCode, type ProviderUsage, type StreamEvent } from './providers/types';
-import type { AttachmentSpec, MaybePromise, WorkspacePort } from './workspacePort';
+import type { AttachmentSpec, WorkspacePort } from './workspacePort';
 
 /** An attachment of this turn: a spec read now (a file chip, a trajectory's attach), or a snapshot taken earlier (a selection chip). */
 export type TurnAttachment = AttachmentSpec | { kind: 'snapshot'; input: NewArtifactInput; label?: string };
@@ -219,16 +220,6 @@ export type TurnEvent =
 /** DESIGN §5: after a context-length error, cut to this percent of the budget and retry once. */
 export const PRUNE_HARDER_PERCENT = 50;
 
-type Step<T> = Generator<unknown, T, unknown>;
-
-function* wait<T>(value: MaybePromise<T>): Generator<unknown, T, unknown> {
-  return (yield value) as T;
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
-}
-
 const now = (): number => performance.now();
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
@@ -252,20 +243,7 @@ export class TurnPipeline {
 
   /** Runs one turn, awaiting the port and the provider. Never throws: failures are `error` outcomes. */
   async run(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions): Promise<TurnOutcome> {
-    const steps = this.steps(request, provider, send, true);
-    let r = steps.next();
-    while (!r.done) {
-      let value: unknown;
-      let failed = false;
-      try {
-        value = isThenable(r.value) ? await r.value : r.value;
-      } catch (e) {
-        failed = true;
-        value = e;
-      }
-      r = failed ? steps.throw(value) : steps.next(value);
-    }
-    return r.value;
+    return runSteps(this.steps(request, provider, send, true));
   }
 
   /**
@@ -273,16 +251,7 @@ export class TurnPipeline {
    * (`MemoryWorkspace`, `ScriptedProvider`). The replay and the benchmark use it.
    */
   runSync(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions): TurnOutcome {
-    const steps = this.steps(request, provider, send, false);
-    let r = steps.next();
-    while (!r.done) {
-      if (isThenable(r.value)) {
-        steps.return(undefined as never);
-        throw new Error('TurnPipeline.runSync: the workspace port or the provider answered with a promise; use run()');
-      }
-      r = steps.next(r.value);
-    }
-    return r.value;
+    return runStepsSync(this.steps(request, provider, send, false), 'TurnPipeline.runSync: the workspace port or the provider answered with a promise; use run()');
   }
 
   private *steps(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions, async: boolean): Step<TurnOutcome> {

@@ -2,31 +2,18 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { main, parseArgs, runReplay, ArgError } from '../../bench/replay';
+import { parseArgs, runReplay, ArgError } from '../../bench/replay';
 import { loadTrajectory } from '../../bench/replay';
 import { globToRegExp } from '../../src/common/glob';
 import { IsolationPolicy, normalizeRelativePath } from '../../src/engine/isolation';
 import { extractBody } from '../../src/engine/render';
+import { captureReplay } from '../support/replayCli';
 
 const root = path.resolve(__dirname, '../../..');
 const fixtures = path.join(root, 'test/fixtures/trajectories');
 const trajectories = fs.readdirSync(fixtures).filter((f) => f.endsWith('.json')).sort();
 
-async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const ow = process.stdout.write.bind(process.stdout);
-  const ew = process.stderr.write.bind(process.stderr);
-  (process.stdout as unknown as { write: unknown }).write = (s: string) => (out.push(String(s)), true);
-  (process.stderr as unknown as { write: unknown }).write = (s: string) => (err.push(String(s)), true);
-  try {
-    const code = await main(argv);
-    return { code, out: out.join(''), err: err.join('') };
-  } finally {
-    (process.stdout as unknown as { write: unknown }).write = ow;
-    (process.stderr as unknown as { write: unknown }).write = ew;
-  }
-}
+const capture = captureReplay;
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'strata-replay-'));

@@ -8,27 +8,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { main } from '../../bench/replay';
 import { validateTrajectory, TrajectoryError } from '../../bench/trajectory';
+import { captureReplay } from '../support/replayCli';
 
 const root = path.resolve(__dirname, '../../..');
 const TOOL_TRAJECTORY = path.join(root, 'test/fixtures/trajectories-extra/tool-exploration-17.json');
 
-async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const ow = process.stdout.write.bind(process.stdout);
-  const ew = process.stderr.write.bind(process.stderr);
-  (process.stdout as unknown as { write: unknown }).write = (s: string) => (out.push(String(s)), true);
-  (process.stderr as unknown as { write: unknown }).write = (s: string) => (err.push(String(s)), true);
-  try {
-    const code = await main(argv);
-    return { code, out: out.join(''), err: err.join('') };
-  } finally {
-    (process.stdout as unknown as { write: unknown }).write = ow;
-    (process.stderr as unknown as { write: unknown }).write = ew;
-  }
-}
+const capture = captureReplay;
 
 interface DumpMessage {
   role: string;

@@ -7,7 +7,8 @@
 import * as assert from 'node:assert/strict';
 import { IsolationPolicy, DEFAULT_EXCLUDES } from '../../src/engine/isolation';
 import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
-import { DEFAULT_TOOL_LIMITS, ToolExecutor, runSteps, runStepsSync, type ToolLimits, type ToolResult } from '../../src/services/tools/executor';
+import { DEFAULT_TOOL_LIMITS, ToolExecutor, type ToolLimits, type ToolResult } from '../../src/services/tools/executor';
+import { runSteps, runStepsSync } from '../../src/common/steps';
 import { parseToolArgs, type ToolCall } from '../../src/services/tools/definitions';
 
 /** One token per 4 characters (rounded up): exact, so truncation points can be asserted. */

@@ -17,7 +17,7 @@ import { lineSpans, sliceLines, type NewArtifactInput } from '../../engine/artif
 import type { Rejection } from '../../engine/isolation';
 import { GlobSet } from '../../common/glob';
 import { normalizeRelativePath } from '../../engine/isolation';
-import type { MaybePromise } from '../workspacePort';
+import { wait, type Step } from '../../common/steps';
 import { callLabel, parseToolArgs, type ParsedToolArgs, type ToolCall } from './definitions';
 import type { DiagnosticInfo, ToolWorkspacePort } from './toolPort';
 
@@ -66,43 +66,6 @@ export interface ToolResult {
   output: ToolOutput;
   /** One line for the panel: "src/a.ts, lines 1-40", "refused: excluded", "12 files". */
   summary: string;
-}
-
-type Step<T> = Generator<unknown, T, unknown>;
-
-function* wait<T>(value: MaybePromise<T>): Step<T> {
-  return (yield value) as T;
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
-}
-
-/** Runs a step generator synchronously (the port must answer without promises). */
-export function runStepsSync<T>(steps: Step<T>): T {
-  let r = steps.next();
-  while (!r.done) {
-    if (isThenable(r.value)) throw new Error('a tool step answered with a promise; drive it asynchronously');
-    r = steps.next(r.value);
-  }
-  return r.value;
-}
-
-/** Runs a step generator, awaiting what it yields. */
-export async function runSteps<T>(steps: Step<T>): Promise<T> {
-  let r = steps.next();
-  while (!r.done) {
-    let value: unknown;
-    let failed = false;
-    try {
-      value = isThenable(r.value) ? await r.value : r.value;
-    } catch (e) {
-      failed = true;
-      value = e;
-    }
-    r = failed ? steps.throw(value) : steps.next(value);
-  }
-  return r.value;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
