@@ -17,6 +17,9 @@ import { unifiedDiff } from './diff';
 import { hashChainStep } from './invariants';
 import { draftMessage, LAYER_INDEX, RequestAssembler, type Assembled, type AssemblyHooks, type Draft } from './assembly';
 
+/** Turns summarized one at a time before pruning switches to a search for the fewest that fit. */
+const LINEAR_SUMMARY_STEPS = 8;
+
 export interface Instruction {
   /** Where the text came from: `settings`, `.strata/instructions.md`, `AGENTS.md`, … */
   source: string;
@@ -42,6 +45,11 @@ export interface EngineOptions {
    * `read_file` instead of asking the user to re-attach it. Requests are otherwise unchanged.
    */
   tools?: boolean;
+  /**
+   * Turns summarized one at a time before pruning searches for the fewest that fit (default 8). Both
+   * give the same request when summarizing more turns never adds tokens; a test compares them.
+   */
+  summaryLinearSteps?: number;
 }
 
 /** Names an existing attachment (pin / unpin / detach). */
@@ -749,29 +757,49 @@ export class PromptContextEngine {
     return { id, layer, kind, role, text, tokens, ...extra };
   }
 
+  /** A message's framing alone (`<|role|>\n` … `\n`): what a room estimate counts before the message exists. */
+  private roleFraming(role: Role): number {
+    return this.opts.tokenizer.count(`<|${role}|>\n\n`);
+  }
+
   /**
    * A message's framing tokens (`<|role|>\n` … `\n`, DESIGN §9), plus what its segments lose when
    * they are counted as one text: "?" and "\n" are two tokens apart but "?\n" is one, "." + "\n<" merge
    * the same way. So a message's tokens (its segments + this) are what the provider counts.
    * Memoized per message object: past messages are the same objects from turn to turn.
    */
-  /** A message's framing alone (`<|role|>\n` … `\n`): what a room estimate counts before the message exists. */
-  private roleFraming(role: Role): number {
-    return this.opts.tokenizer.count(`<|${role}|>\n\n`);
-  }
-
   private framing(d: Draft): number {
     let n = this.draftFraming.get(d);
     if (n === undefined) {
-      let text = `<|${d.role}|>\n`;
-      let separate = 0;
+      // Counted where the message's pieces meet, not over the whole message: BPE never merges across
+      // a line start (after "\n", before a character that is not whitespace or "/"; the tokenizer's
+      // chunked counting relies on the same rule), so the message's count is the sum of the counts of
+      // the stretches between such points. A segment's stretch from its first to its last line start
+      // is inside its own count; what is left to count is each junction (the framing, or the tail of
+      // one segment, then the head of the next) — a few short strings however long the message is.
+      const count = (t: string): number => this.opts.tokenizer.count(t);
+      let region = `<|${d.role}|>\n`;
+      let regions = 0;
+      let own = 0;
       for (const g of d.segs) {
-        text += g.text;
-        separate += g.tokens;
+        const t = g.text;
+        const first = firstLineStart(t);
+        if (first < 0) {
+          region += t;
+          own += g.tokens;
+          continue;
+        }
+        const last = lastLineStart(t);
+        const head = t.slice(0, first);
+        const tail = t.slice(last);
+        regions += count(region + head);
+        own += count(head) + count(tail);
+        region = tail;
       }
+      regions += count(`${region}\n`);
       // Never below zero (the ledger's framing line is a count): only a message with more merging joins
       // than framing tokens — not seen with real BPE — stays a token or two over.
-      n = Math.max(0, this.opts.tokenizer.count(`${text}\n`) - separate);
+      n = Math.max(0, regions - own);
       this.draftFraming.set(d, n);
     }
     return n;
@@ -1169,8 +1197,41 @@ export class PromptContextEngine {
       reports.push({ layer: 'L4', item: from === through ? `turn ${from}` : `turns ${from}-${through}`, preTokens: pre, postTokens: 0, kept: `a summary of turns 1-${through}`, lost: 'the verbatim text of those turns', reason });
       return true;
     };
-    while (r.total > target && hm.summarizedThrough < hm.lastSummarizable) {
-      summarizeThrough(hm.summarizedThrough + 1, 'summarized');
+    // One turn at a time while a few are enough (a chat that grows past the threshold); when far over
+    // (a long chat opened with a model that has a smaller window), the fewest turns that fit are found
+    // by galloping and bisecting, so the cost is a few summaries and renders, not one per turn.
+    for (let step = 0; r.total > target && hm.summarizedThrough < hm.lastSummarizable; step++) {
+      if (step < (this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS)) {
+        summarizeThrough(hm.summarizedThrough + 1, 'summarized');
+        continue;
+      }
+      const from = hm.summarizedThrough + 1;
+      const last = hm.lastSummarizable;
+      const before = r;
+      const saved = s.summary;
+      const probe = (through: number): boolean => {
+        s.summary = saved;
+        hm.summarizeThrough(through, input.precomputedSummary);
+        rerender();
+        return r.total <= target;
+      };
+      let over = from - 1;
+      let fits = last;
+      for (let gap = Math.max(1, this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS); over + gap < last; gap *= 2) {
+        if (probe(over + gap)) {
+          fits = over + gap;
+          break;
+        }
+        over += gap;
+      }
+      while (fits - over > 1) {
+        const mid = over + Math.floor((fits - over) / 2);
+        if (probe(mid)) fits = mid;
+        else over = mid;
+      }
+      probe(fits);
+      reports.push({ layer: 'L4', item: from === fits ? `turn ${from}` : `turns ${from}-${fits}`, preTokens: this.turnTokens(before, from, fits), postTokens: 0, kept: `a summary of turns 1-${fits}`, lost: 'the verbatim text of those turns', reason: 'summarized' });
+      break;
     }
 
     // 4. Drop by priority: highest number first, ties oldest first. Verbatim history turns (but the
@@ -1473,4 +1534,23 @@ function lastStableCount(prev: string[]): number {
   while (i >= 0 && (prev[i].startsWith('tool:') || prev[i].startsWith('assistant:'))) i--;
   while (i >= 0 && prev[i].startsWith('user:')) i--;
   return i + 1;
+}
+
+/** A position where no BPE pre-token spans: just after "\n", before a character that is neither whitespace nor "/". */
+function isLineStart(text: string, p: number): boolean {
+  if (text.charCodeAt(p - 1) !== 0x0a) return false;
+  const c = text[p];
+  return c !== '/' && !/\s/.test(c);
+}
+
+/** The first such position inside `text` (0 < p < length), or -1. */
+function firstLineStart(text: string): number {
+  for (let i = text.indexOf('\n'); i >= 0 && i < text.length - 1; i = text.indexOf('\n', i + 1)) if (isLineStart(text, i + 1)) return i + 1;
+  return -1;
+}
+
+/** The last such position inside `text`, or -1. */
+function lastLineStart(text: string): number {
+  for (let i = text.lastIndexOf('\n', text.length - 2); i >= 0; i = i > 0 ? text.lastIndexOf('\n', i - 1) : -1) if (isLineStart(text, i + 1)) return i + 1;
+  return -1;
 }

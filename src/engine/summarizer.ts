@@ -23,8 +23,20 @@ function clip(text: string, max: number): string {
 
 /** Deterministic extractive summary: per turn, the start of the user's message and of the reply. */
 export class ExtractiveSummarizer implements ISummarizer {
+  /** Each turn's line, kept while the turn's texts are the same: compaction summarizes turns 1..N again and again. */
+  private readonly lines = new Map<number, { user: string; reply: string; line: string }>();
+
   constructor(private readonly userChars = 200, private readonly replyChars = 300) {}
+
   summarize(turns: readonly HistoryTurnText[]): string {
-    return turns.map((t) => `- Turn ${t.turn}. User: ${clip(t.user, this.userChars)} | Assistant: ${clip(t.reply, this.replyChars)}`).join('\n');
+    return turns.map((t) => this.line(t)).join('\n');
+  }
+
+  private line(t: HistoryTurnText): string {
+    const hit = this.lines.get(t.turn);
+    if (hit && hit.user === t.user && hit.reply === t.reply) return hit.line;
+    const line = `- Turn ${t.turn}. User: ${clip(t.user, this.userChars)} | Assistant: ${clip(t.reply, this.replyChars)}`;
+    this.lines.set(t.turn, { user: t.user, reply: t.reply, line });
+    return line;
   }
 }
