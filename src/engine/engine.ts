@@ -195,8 +195,6 @@ export class PromptContextEngine {
   private readonly hashMemo = new Map<string, string>();
   private hashMemoChars = 0;
   private readonly draftFraming = new WeakMap<Draft, number>();
-  /** Framing by a message's segments (by their objects), for new message objects made of the same segments. */
-  private readonly segsFraming = new WeakMap<Segment, { role: Role; segs: readonly Segment[]; n: number }[]>();
   /** Token counts by text: block texts are memoized strings, so lookups hit V8's cached string hash. */
   private readonly tokenMemo = new Map<string, number>();
   private readonly layerChain = new WeakMap<Segment, { prev: string; h: string }>();
@@ -772,61 +770,37 @@ export class PromptContextEngine {
    */
   private framing(d: Draft): number {
     let n = this.draftFraming.get(d);
-    if (n !== undefined) return n;
-    // The same segments in a new message object (history re-rendered after a cut): the same framing.
-    const first = d.segs[0];
-    const known = first ? this.segsFraming.get(first) : undefined;
-    const hit = known?.find((k) => k.role === d.role && k.segs.length === d.segs.length && k.segs.every((g, i) => g === d.segs[i]));
-    if (hit) {
-      this.draftFraming.set(d, hit.n);
-      return hit.n;
-    }
-    // Counted where the message's pieces meet, not over the whole message: BPE never merges across
-    // a line start (after "\n", before a character that is not whitespace or "/"; the tokenizer's
-    // chunked counting relies on the same rule), so the message's count is the sum of the counts of
-    // the stretches between such points. A segment's stretch from its first to its last line start
-    // is inside its own count; what is left to count is each junction (the framing, or the tail of
-    // one segment, then the head of the next) — a few short strings however long the message is.
-    const count = (t: string): number => this.opts.tokenizer.count(t);
-    let region = `<|${d.role}|>\n`;
-    let whole: Segment | undefined; // the region is exactly this segment's text (its count is known)
-    let regions = 0;
-    let own = 0;
-    const flush = (): void => {
-      if (region.length > 0) regions += whole ? whole.tokens : count(region);
-      region = '';
-      whole = undefined;
-    };
-    for (const g of d.segs) {
-      const t = g.text;
-      if (t.length === 0) continue;
-      if (region.endsWith('\n') && isLineStart(region + t.slice(0, 1), region.length)) flush();
-      const head = firstLineStart(t);
-      if (head < 0) {
-        if (region.length === 0) whole = g;
-        else whole = undefined;
-        region += t;
-        own += g.tokens;
-        continue;
+    if (n === undefined) {
+      // Counted where the message's pieces meet, not over the whole message: BPE never merges across
+      // a line start (after "\n", before a character that is not whitespace or "/"; the tokenizer's
+      // chunked counting relies on the same rule), so the message's count is the sum of the counts of
+      // the stretches between such points. A segment's stretch from its first to its last line start
+      // is inside its own count; what is left to count is each junction (the framing, or the tail of
+      // one segment, then the head of the next) — a few short strings however long the message is.
+      const count = (t: string): number => this.opts.tokenizer.count(t);
+      let region = `<|${d.role}|>\n`;
+      let regions = 0;
+      let own = 0;
+      for (const g of d.segs) {
+        const t = g.text;
+        const first = firstLineStart(t);
+        if (first < 0) {
+          region += t;
+          own += g.tokens;
+          continue;
+        }
+        const last = lastLineStart(t);
+        const head = t.slice(0, first);
+        const tail = t.slice(last);
+        regions += count(region + head);
+        own += count(head) + count(tail);
+        region = tail;
       }
-      const tail = t.slice(lastLineStart(t));
-      region += t.slice(0, head);
-      whole = undefined;
-      flush();
-      own += count(t.slice(0, head)) + count(tail);
-      region = tail;
-    }
-    whole = undefined;
-    region += '\n';
-    flush();
-    // Never below zero (the ledger's framing line is a count): only a message with more merging joins
-    // than framing tokens — not seen with real BPE — stays a token or two over.
-    n = Math.max(0, regions - own);
-    this.draftFraming.set(d, n);
-    if (first) {
-      const list = known ?? [];
-      list.push({ role: d.role, segs: d.segs.slice(), n });
-      if (!known) this.segsFraming.set(first, list);
+      regions += count(`${region}\n`);
+      // Never below zero (the ledger's framing line is a count): only a message with more merging joins
+      // than framing tokens — not seen with real BPE — stays a token or two over.
+      n = Math.max(0, regions - own);
+      this.draftFraming.set(d, n);
     }
     return n;
   }
