@@ -92,9 +92,13 @@ export interface Assembled {
   /** Provider messages, with cache breakpoint flags. */
   messages: ChatMessage[];
   cacheBreakpoints: number[];
-  /** Per layer (LAYER_IDS order): segments in request order, their ledger items, tokens (with framing), framing, hash. */
+  /** Per layer (LAYER_IDS order): segments in request order, tokens (with framing), framing, hash. */
   segments: Segment[][];
-  items: LedgerItem[][];
+  /**
+   * The ledger items of layer `l` in request order, then `tail` (the framing line, cut versions):
+   * one array of its final length (a push onto a copy of thousands of items copies it again).
+   */
+  itemsOf(l: number, tail: readonly LedgerItem[]): LedgerItem[];
   tokens: number[];
   framing: number[];
   hashes: string[];
@@ -593,12 +597,10 @@ export class RequestAssembler {
     cur.fillItems(hooks, cachedBlocks - curStart);
 
     const segments: Segment[][] = [];
-    const items: LedgerItem[][] = [];
     const tokens: number[] = [];
     const framing: number[] = [];
     for (let l = 0; l < LAYERS; l++) {
       segments.push(sys.layerSegs[l].concat(carry.layerSegs[l], cur.layerSegs[l]));
-      items.push(sys.items(l).concat(carry.items(l), cur.layerItems[l]));
       const fr = sys.fr[l] + carry.fr[l] + cur.fr[l];
       framing.push(fr);
       tokens.push(sys.tok[l] + carry.tok[l] + cur.tok[l] + fr);
@@ -663,11 +665,14 @@ export class RequestAssembler {
     const touchedKeys = this.restarted ? undefined : new Set([...sys.touched, ...carry.touched, ...curKeys, ...this.lastCurrentKeys]);
     this.lastCurrentKeys = curKeys;
 
+    // Read before the next call changes the carried portions (the engine does, in `finish`).
+    const itemsOf = (l: number, tail: readonly LedgerItem[]): LedgerItem[] => sys.items(l).concat(carry.items(l), cur.layerItems[l], tail);
+
     return {
       messages,
       cacheBreakpoints,
       segments,
-      items,
+      itemsOf,
       tokens,
       framing,
       hashes: cur.h,

@@ -1470,14 +1470,13 @@ export class PromptContextEngine {
     const newBlocks: string[] = [];
     for (const g of r.current.segs) if ((g.kind === 'artifact' || g.kind === 'compacted') && g.artifactKey && s.entries.get(g.artifactKey)!.firstTurn === turn) newBlocks.push(g.artifactKey);
 
+    // Pruned and detached items stay visible (greyed) with their reason, after L2's framing line.
+    const cut = this.cutItems(s, a, reports, changedKeys);
     const ledgerLayers: LedgerLayer[] = LAYER_IDS.map((id, l) => {
-      const items = a.items[l];
       const framing = a.framing[l];
-      if (framing > 0) items.push({ id: 'framing', label: 'message framing', tokens: framing, status: 'full', cached: false, recoverable: true });
-      return { id, label: LAYER_LABELS[id], tokens: a.tokens[l], items };
+      const tail: LedgerItem[] = framing > 0 ? [{ id: 'framing', label: 'message framing', tokens: framing, status: 'full', cached: false, recoverable: true }] : [];
+      return { id, label: LAYER_LABELS[id], tokens: a.tokens[l], items: a.itemsOf(l, l === 1 ? tail.concat(cut) : tail) };
     });
-    // Pruned and detached items stay visible (greyed) with their reason.
-    for (const item of this.cutItems(s, a, reports, changedKeys)) ledgerLayers[1].items.push(item);
 
     const budget = this.budget;
     const env: TurnEnvelope = {
