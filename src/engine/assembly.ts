@@ -92,9 +92,13 @@ export interface Assembled {
   /** Provider messages, with cache breakpoint flags. */
   messages: ChatMessage[];
   cacheBreakpoints: number[];
-  /** Per layer (LAYER_IDS order): segments in request order, their ledger items, tokens (with framing), framing, hash. */
+  /** Per layer (LAYER_IDS order): segments in request order, tokens (with framing), framing, hash. */
   segments: Segment[][];
-  items: LedgerItem[][];
+  /**
+   * The ledger items of layer `l` in request order, then `tail` (the framing line, cut versions):
+   * one array of its final length (a push onto a copy of thousands of items copies it again).
+   */
+  itemsOf(l: number, tail: readonly LedgerItem[]): LedgerItem[];
   tokens: number[];
   framing: number[];
   hashes: string[];
@@ -358,6 +362,8 @@ interface Boundary {
   fr: number[];
   h: string[];
   p: string;
+  /** Framing tokens of the messages before it that have blocks (the cached prefix counts theirs). */
+  blockFr: number;
 }
 
 /** The past portion of the last assembled request, kept for the next one. */
@@ -365,6 +371,8 @@ class PastCarry extends CarriedPortion {
   readonly drafts: Draft[] = [];
   readonly messages: ChatMessage[] = [];
   readonly at: Boundary[];
+  /** Running `Boundary.blockFr`. */
+  blockFr = 0;
 
   constructor(readonly layout: Layout, h: readonly string[], p: string) {
     super(h, p);
@@ -378,7 +386,7 @@ class PastCarry extends CarriedPortion {
   }
 
   boundary(): Boundary {
-    return { n: this.segs.length, ln: this.layerSegs.map((a) => a.length), tok: this.tok.slice(), fr: this.fr.slice(), h: this.h.slice(), p: this.p };
+    return { n: this.segs.length, ln: this.layerSegs.map((a) => a.length), tok: this.tok.slice(), fr: this.fr.slice(), h: this.h.slice(), p: this.p, blockFr: this.blockFr };
   }
 
   /** Keeps the first `k` past messages. */
@@ -390,6 +398,7 @@ class PastCarry extends CarriedPortion {
     this.fr = b.fr.slice();
     this.h = b.h.slice();
     this.p = b.p;
+    this.blockFr = b.blockFr;
     this.at.length = k + 1;
     this.drafts.length = k;
     this.messages.length = k;
@@ -405,6 +414,21 @@ class PastCarry extends CarriedPortion {
       else hi = mid - 1;
     }
     return lo;
+  }
+
+  /**
+   * Framing tokens of the past messages that lie wholly within the first `pos` flat blocks and have
+   * blocks (the last boundary at or before `pos`): a binary search, not a walk over the history.
+   */
+  framingWithin(pos: number): number {
+    let lo = 0;
+    let hi = this.drafts.length;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.at[mid].n <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.at[lo].blockFr;
   }
 }
 
@@ -535,6 +559,7 @@ export class RequestAssembler {
     carry.markKept();
     for (let j = k; j < past.length; j++) {
       carry.consume(past[j], hooks, transcript);
+      if (past[j].segs.length > 0) carry.blockFr += hooks.framing(past[j]);
       carry.drafts.push(past[j]);
       carry.messages.push(this.message(past[j]));
       carry.at.push(carry.boundary());
@@ -562,11 +587,7 @@ export class RequestAssembler {
     if (sysLen > 0 && common >= sysLen) {
       prefixTokens += sumOf(sys.fr);
       if (common >= curStart) prefixTokens += sumOf(carry.fr);
-      else {
-        for (let j = 0; j < carry.drafts.length && sysLen + carry.at[j + 1].n <= common; j++) {
-          if (carry.at[j + 1].n > carry.at[j].n) prefixTokens += hooks.framing(carry.drafts[j]);
-        }
-      }
+      else prefixTokens += carry.framingWithin(common - sysLen);
     }
     const cachedBlocks = prefixTokens >= MIN_CACHED_PREFIX ? common : 0;
 
@@ -576,12 +597,10 @@ export class RequestAssembler {
     cur.fillItems(hooks, cachedBlocks - curStart);
 
     const segments: Segment[][] = [];
-    const items: LedgerItem[][] = [];
     const tokens: number[] = [];
     const framing: number[] = [];
     for (let l = 0; l < LAYERS; l++) {
       segments.push(sys.layerSegs[l].concat(carry.layerSegs[l], cur.layerSegs[l]));
-      items.push(sys.items(l).concat(carry.items(l), cur.layerItems[l]));
       const fr = sys.fr[l] + carry.fr[l] + cur.fr[l];
       framing.push(fr);
       tokens.push(sys.tok[l] + carry.tok[l] + cur.tok[l] + fr);
@@ -646,11 +665,14 @@ export class RequestAssembler {
     const touchedKeys = this.restarted ? undefined : new Set([...sys.touched, ...carry.touched, ...curKeys, ...this.lastCurrentKeys]);
     this.lastCurrentKeys = curKeys;
 
+    // Read before the next call changes the carried portions (the engine does, in `finish`).
+    const itemsOf = (l: number, tail: readonly LedgerItem[]): LedgerItem[] => sys.items(l).concat(carry.items(l), cur.layerItems[l], tail);
+
     return {
       messages,
       cacheBreakpoints,
       segments,
-      items,
+      itemsOf,
       tokens,
       framing,
       hashes: cur.h,

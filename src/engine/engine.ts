@@ -601,19 +601,14 @@ export class PromptContextEngine {
     const items: TurnItem[] = [];
     if (!fresh || !this.anyFreshChange(s, fresh)) return items;
     const policy = this.opts.policy;
-    for (const [id, key] of [...s.latest]) {
-      if (!fresh.has(id)) continue;
+    for (const [id, key] of this.freshChanges(s, fresh)) {
       const e = s.entries.get(key)!;
-      if (!e.artifact.recoverable || e.presence === 'detached') continue;
       const content = fresh.get(id);
       if (content === null || content === undefined) {
-        if (!e.missing) {
-          writableEntry(s, key).missing = true;
-          if (e.presence === 'present') items.push({ key, mode: 'missing' });
-        }
+        writableEntry(s, key).missing = true;
+        if (e.presence === 'present') items.push({ key, mode: 'missing' });
         continue;
       }
-      if (!e.missing && (content === e.artifact.content || this.hasher.sha256Hex(content) === e.artifact.contentHash)) continue;
       if (e.presence !== 'present') {
         // A pruned or compacted file that changed: nothing is sent until the user attaches it again.
         const entry = this.newVersion(s, turn, { kind: 'file', uri: e.artifact.source.uri, content }, id);
@@ -636,6 +631,40 @@ export class PromptContextEngine {
       items.push({ key: entry.key, mode: 'full' });
     }
     return items;
+  }
+
+  /**
+   * The re-read files whose newest version must change (deleted, back, or new content), as [id, key
+   * of its newest version], in the order of `s.latest` (the order their new versions are made in).
+   * Found from `fresh` with a lookup per file: most turns change one file, and walking every id of a
+   * long chat's `latest` was most of the turn. Whether a file changed does not depend on another
+   * file's new version, so finding them all first gives what checking each in turn gives.
+   */
+  private freshChanges(s: ChatState, fresh: ReadonlyMap<string, string | null>): [string, string][] {
+    const changes: [string, string][] = [];
+    // Files `anyFreshChange` just confirmed unchanged (the very string of their newest version) are skipped.
+    const confirmed = this.freshSeen?.state === s ? this.freshSeen.confirmed : undefined;
+    fresh.forEach((content, id) => {
+      if (content !== null && content !== undefined && confirmed?.get(id) === content) return;
+      const key = s.latest.get(id);
+      if (key === undefined) return;
+      const e = s.entries.get(key)!;
+      if (!e.artifact.recoverable || e.presence === 'detached') return;
+      if (content === null || content === undefined) {
+        if (!e.missing) changes.push([id, key]);
+        return;
+      }
+      if (!e.missing && (content === e.artifact.content || this.hasher.sha256Hex(content) === e.artifact.contentHash)) return;
+      changes.push([id, key]);
+    });
+    if (changes.length < 2) return changes;
+    const rank = new Map(changes.map(([id], i) => [id, i]));
+    const ordered: [string, string][] = [];
+    for (const id of s.latest.keys()) {
+      const i = rank.get(id);
+      if (i !== undefined) ordered.push(changes[i]);
+    }
+    return ordered;
   }
 
   /**
@@ -1441,14 +1470,13 @@ export class PromptContextEngine {
     const newBlocks: string[] = [];
     for (const g of r.current.segs) if ((g.kind === 'artifact' || g.kind === 'compacted') && g.artifactKey && s.entries.get(g.artifactKey)!.firstTurn === turn) newBlocks.push(g.artifactKey);
 
+    // Pruned and detached items stay visible (greyed) with their reason, after L2's framing line.
+    const cut = this.cutItems(s, a, reports, changedKeys);
     const ledgerLayers: LedgerLayer[] = LAYER_IDS.map((id, l) => {
-      const items = a.items[l];
       const framing = a.framing[l];
-      if (framing > 0) items.push({ id: 'framing', label: 'message framing', tokens: framing, status: 'full', cached: false, recoverable: true });
-      return { id, label: LAYER_LABELS[id], tokens: a.tokens[l], items };
+      const tail: LedgerItem[] = framing > 0 ? [{ id: 'framing', label: 'message framing', tokens: framing, status: 'full', cached: false, recoverable: true }] : [];
+      return { id, label: LAYER_LABELS[id], tokens: a.tokens[l], items: a.itemsOf(l, l === 1 ? tail.concat(cut) : tail) };
     });
-    // Pruned and detached items stay visible (greyed) with their reason.
-    for (const item of this.cutItems(s, a, reports, changedKeys)) ledgerLayers[1].items.push(item);
 
     const budget = this.budget;
     const env: TurnEnvelope = {

@@ -136,6 +136,35 @@ describe('incremental assembly equals a from-scratch build (issue 12)', function
   });
 });
 
+describe('re-read files found from the fresh map (issue 12)', () => {
+  it('several files changed, deleted or back in one turn: the same request whatever order the host passes them in', () => {
+    const files = ['a', 'b', 'c', 'd', 'e'].map((n) => `src/${n}.ts`);
+    const content = (f: string, v: number) => `// ${f} v${v}\nexport const x = ${v};\nfunction f() {\n  return ${v};\n}\n`;
+    for (const layout of ['transcript', 'library'] as const) {
+      for (const policy of ['append-version', 'append-diff', 'refresh-in-place'] as const) {
+        const chat = (order: (fs: string[]) => string[]) => {
+          const e = new PromptContextEngine({ conversationId: 'c', layout, policy, tokenizer: getTokenizer('o200k_base'), system: 'sys', limits: { contextWindow: 200_000, maxOutputTokens: 4000 } });
+          e.buildTurn({ userText: 'attach', attachments: files.map((f) => ({ kind: 'file' as const, uri: f, content: content(f, 1) })) });
+          e.completeTurn('ok');
+          const out: string[] = [];
+          for (let t = 2; t < 7; t++) {
+            // Every file changes; one is deleted (and comes back the turn after).
+            const fresh = new Map<string, string | null>();
+            for (const f of order(files)) fresh.set(`file:${f}`, f === files[t % files.length] ? null : content(f, t));
+            const env = e.buildTurn({ userText: `turn ${t}`, fresh });
+            e.completeTurn(`reply ${t}`);
+            out.push(JSON.stringify(env));
+          }
+          return out;
+        };
+        const inOrder = chat((fs) => fs);
+        assert.deepEqual(chat((fs) => fs.slice().reverse()), inOrder, `${layout} ${policy}: reversed`);
+        assert.deepEqual(chat((fs) => [fs[2], fs[0], fs[4], fs[1], fs[3]]), inOrder, `${layout} ${policy}: shuffled`);
+      }
+    }
+  });
+});
+
 describe('copy-on-write chat states (issue 12)', () => {
   it('a LayeredMap reads, iterates and copies like a Map that got the same writes', () => {
     const rand = ((seed) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)(7);
