@@ -512,7 +512,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
   const durations: Record<string, number> = {};
   const files = fs.readdirSync(args.trajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.trajectoriesDir, n));
   if (files.length === 0) throw new Error(`no trajectories in ${args.trajectoriesDir}`);
-  const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, tokenizer: 2, promptTsx: 2, probe: 50 } : { buildWarm: 20, scalingWarm: 3, tokenizer: 5, promptTsx: 5, probe: 200 };
+  const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, tokenizer: 2, promptTsx: 2, probe: 50 } : { buildWarm: 20, scalingWarm: 9, tokenizer: 5, promptTsx: 5, probe: 200 };
   const econ = step('cache economics (trajectories × strategies × cache models)', durations, () => economics(files));
   const toolFiles = fs.existsSync(args.toolTrajectoriesDir) ? fs.readdirSync(args.toolTrajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.toolTrajectoriesDir, n)) : [];
   const toolResults = step('tool-heavy sessions (issue 11)', durations, () => toolEconomics(toolFiles));
