@@ -3,18 +3,11 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HostToWebviewMessage, PanelState, WebviewRequest } from '../../src/protocol/messages';
 import { PanelServer, repoRoot, type ThemeKind } from './server';
+import { codeServer } from '../e2e/support/harness';
 
 export const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+/** The same headless Chromium flags as the code-server harness (scripts/harness/codeServer.js). */
+export const CHROMIUM_ARGS = codeServer.CHROMIUM_ARGS;
 export const SCREENSHOTS = path.join(repoRoot, '.harness', 'webview', 'screenshots');
 export const BUNDLE = path.join(repoRoot, 'dist', 'webview', 'main.js');
 
