@@ -33,6 +33,13 @@ export class Banners {
     this.bannerList = h('div', { class: 'banners' });
     this.el = h('div', { class: 'banner-area' }, this.noticeList, this.bannerList);
     this.bannerList.addEventListener('click', (e) => void this.onClick(e));
+    this.bannerList.addEventListener('keydown', (e) => {
+      const msg = e.target instanceof Element ? e.target.closest<HTMLElement>('.banner-message[aria-expanded]') : null;
+      if (msg && (e.key === 'Enter' || e.key === ' ')) {
+        e.preventDefault();
+        toggleMessage(msg);
+      }
+    });
   }
 
   setNotices(notices: readonly NoticeView[]): void {
@@ -92,12 +99,17 @@ export class Banners {
         'data-severity': b.severity,
       },
       icon(SEVERITY_ICON[b.severity], 'banner-icon'),
-      h('div', { class: 'banner-main' }, h('div', { class: 'banner-message' }, b.message), buttons.length > 0 ? h('div', { class: 'banner-actions' }, ...buttons) : null),
+      h('div', { class: 'banner-main' }, messageElement(b.message), buttons.length > 0 ? h('div', { class: 'banner-actions' }, ...buttons) : null),
       dismiss,
     );
   }
 
   private async onClick(e: MouseEvent): Promise<void> {
+    const clamped = e.target instanceof Element ? e.target.closest<HTMLElement>('.banner-message[aria-expanded]') : null;
+    if (clamped) {
+      toggleMessage(clamped);
+      return;
+    }
     const target = e.target instanceof Element ? e.target.closest<HTMLElement>('[data-action]') : null;
     const banner = target?.closest<HTMLElement>('[data-banner-id]');
     if (!target || !banner) return;
@@ -113,4 +125,27 @@ export class Banners {
     const result = await this.action(id, action);
     if (!result.ok && action === 'dismiss') banner.hidden = false;
   }
+}
+
+/** Past this many characters a banner's message shows its first lines; a click shows all of it. */
+const CLAMP_CHARS = 140;
+
+/**
+ * A long message is cut to its first three lines, so a banner in a short view still shows its
+ * action buttons without scrolling; clicking it (or Enter) shows the whole text.
+ */
+function messageElement(message: string): HTMLElement {
+  if (message.length <= CLAMP_CHARS) return h('div', { class: 'banner-message', 'data-testid': 'strata-banner-message' }, message);
+  return h(
+    'div',
+    { class: 'banner-message clamped', 'data-testid': 'strata-banner-message', 'aria-expanded': 'false', tabindex: '0', title: 'Show the whole message' },
+    message,
+  );
+}
+
+function toggleMessage(el: HTMLElement): void {
+  const expand = el.getAttribute('aria-expanded') !== 'true';
+  el.setAttribute('aria-expanded', expand ? 'true' : 'false');
+  el.classList.toggle('clamped', !expand);
+  el.title = expand ? 'Show less' : 'Show the whole message';
 }

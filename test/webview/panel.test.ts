@@ -475,6 +475,16 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.ok(input.y + input.height <= 300 && send.y + send.height <= 300, `the input ends at ${input.y + input.height}px in a 300px view`);
     const area = await p.page.locator('.banner-area').boundingBox();
     assert.ok(area && area.height <= 300 * 0.4 + 1, `the banner area takes ${area?.height}px (it scrolls past 40% of the view)`);
+    // The message shows its first lines, so the actions are in sight without scrolling; a click shows it all.
+    const action = await p.byTestId('strata-error').getByTestId('strata-banner-action').first().boundingBox();
+    assert.ok(action && action.y + action.height <= area.y + area.height + 1, `the first action ends at ${action ? action.y + action.height : '?'}px, below the banner area (${area.y + area.height}px)`);
+    const message = p.byTestId('strata-banner-message');
+    const clampedHeight = (await message.boundingBox())!.height;
+    assert.equal(await message.getAttribute('aria-expanded'), 'false');
+    await message.click();
+    assert.equal(await message.getAttribute('aria-expanded'), 'true');
+    assert.ok((await message.boundingBox())!.height > clampedHeight + 10, 'a click shows the whole message');
+    assert.equal((await p.requests()).filter((r) => r.request.kind === 'bannerAction').length, 0, 'clicking the message is not an action');
   });
 
   it('request preview: the exact request in a collapsible monospace block, and how to configure a provider', async () => {
