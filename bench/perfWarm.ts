@@ -47,7 +47,7 @@ export function codeLikeText(length: number, seed: number): string {
 }
 
 /** Longest gap between event-loop turns while `work` runs. */
-async function withTicker<T>(work: () => Promise<T>): Promise<{ value: T; maxGapMs: number; ticks: number }> {
+export async function withTicker<T>(work: () => Promise<T>): Promise<{ value: T; maxGapMs: number; ticks: number }> {
   let last = performance.now();
   let maxGapMs = 0;
   let ticks = 0;

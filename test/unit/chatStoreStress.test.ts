@@ -16,22 +16,12 @@ import * as path from 'path';
 import { ChatStore } from '../../src/services/chatStore';
 import { encodeState, referencedBlobs } from '../../src/engine/stateCodec';
 import type { WriterArgs } from './helpers/storeWriter';
+import { prng } from '../../bench/perfGenerate';
 
 const tmpDirs: string[] = [];
 after(() => {
   if (!process.env.STRATA_KEEP_STRESS) for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
 });
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

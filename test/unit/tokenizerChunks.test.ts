@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import { CHUNK_HASH_BITS, CHUNK_MAX, CHUNK_MIN, GuardedTokenizer, chunkEnds, isChunkBoundary, type EncodingName } from '../../src/services/tokenizer';
-import { prng } from '../../bench/perfGenerate';
+import { codeLikeText, withTicker } from '../../bench/perfWarm';
 
 const TRAJECTORIES = path.resolve(__dirname, '../../../test/fixtures/trajectories');
 const ENCODINGS: EncodingName[] = ['o200k_base', 'cl100k_base'];
@@ -43,26 +43,7 @@ function trajectoryTexts(): string[] {
 }
 
 /** Code-like text of `length` characters, different everywhere (no repeated blocks). */
-function codeLike(length: number, seed: number): string {
-  const rnd = prng(seed);
-  const words = ['const', 'return', 'function', 'value', 'index', 'item', 'result', 'await', 'export', 'if', 'else', 'for', 'of', 'new', 'Map', 'push'];
-  const punct = ['(', ')', ';', '{', '}', '.', ',', ' = ', ' + ', '[', ']', ': ', ' => ', '//', '"', "'"];
-  const lines: string[] = [];
-  let n = 0;
-  while (n < length) {
-    const indent = '  '.repeat(Math.floor(rnd() * 4));
-    let line = indent;
-    const k = 3 + Math.floor(rnd() * 10);
-    for (let i = 0; i < k; i++) {
-      line += words[Math.floor(rnd() * words.length)];
-      if (rnd() < 0.3) line += String(Math.floor(rnd() * 100000));
-      line += punct[Math.floor(rnd() * punct.length)];
-    }
-    lines.push(line);
-    n += line.length + 1;
-  }
-  return lines.join('\n').slice(0, length);
-}
+const codeLike = codeLikeText;
 
 describe('tokenizer: chunk boundaries', () => {
   it('end a chunk after a line break before a non-blank character other than "/", and between an ASCII letter and punctuation', () => {
@@ -164,22 +145,9 @@ describe('tokenizer: warm', function () {
     const tok = new GuardedTokenizer('o200k_base');
     tok.count('load the encoding');
     const text = codeLike(5_000_000, 11);
-    let last = performance.now();
-    let maxGap = 0;
-    let ticks = 0;
-    let running = true;
-    const tick = () => {
-      const now = performance.now();
-      maxGap = Math.max(maxGap, now - last);
-      last = now;
-      ticks++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
     const t0 = performance.now();
-    await tok.warm(text);
+    const { maxGapMs: maxGap, ticks } = await withTicker(() => tok.warm(text));
     const warmMs = performance.now() - t0;
-    running = false;
     // The issue's bound is 50 ms at a time; slices aim at ~8 ms. Wall-clock gaps on a busy 2-core
     // machine include time the OS gave to other processes, so the bound is checked on CPU time.
     const stats = tok.lastWarmStats();

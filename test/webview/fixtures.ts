@@ -1,4 +1,5 @@
 import type { ChipView, LayerBar, MessageView, MeterView, ModelView, PanelState } from '../../src/protocol/messages';
+import { prng as rng } from '../../bench/perfGenerate';
 
 export const CHAT_ID = 'chat-1';
 
@@ -74,18 +75,6 @@ export const chips: ChipView[] = [
   { id: 'chip-1', kind: 'file', label: 'src/engine/tokenizer.ts', tokens: 3_412, pinned: false, detail: '/work/app/src/engine/tokenizer.ts · 182 lines' },
   { id: 'chip-2', kind: 'selection', label: 'src/engine/cache.ts:L12-30', tokens: 240, pinned: true, detail: 'Lines 12–30 of /work/app/src/engine/cache.ts · unsaved changes' },
 ];
-
-/** A deterministic PRNG (mulberry32) so the long chat is the same every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS =
   'the cache prefix request token budget layer history library attachment version selection engine provider stream message reply function returns value because when which each file block render hash order'.split(

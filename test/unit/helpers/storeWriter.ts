@@ -26,6 +26,7 @@ import { ScriptedProvider } from '../../../src/services/providers/scripted';
 import { sleepSync } from '../../../src/services/storeLock';
 import { getTokenizer } from '../../../src/services/tokenizer';
 import { TurnPipeline } from '../../../src/services/turnPipeline';
+import { prng } from '../../../bench/perfGenerate';
 
 export interface WriterArgs {
   root: string;
@@ -53,17 +54,6 @@ export function stressWorkspace(names: readonly string[], quota: number): Memory
 
 function options(chatId: string): EngineOptions {
   return { conversationId: chatId, layout: 'transcript', policy: 'append-version', tokenizer: getTokenizer('o200k_base'), system: 'stress', limits: { contextWindow: 1_000_000, maxOutputTokens: 4096 } };
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Slows chat-line and blob writes down so that kills land inside them. */
