@@ -12,6 +12,8 @@ export class AttachmentManager {
     private readonly state: ChatState,
     private readonly hasher: IHasher,
     private readonly tokensOf: (e: EntryState) => number,
+    /** The artifact a new version stores (the engine's shares its content with its rendered block). */
+    private readonly stored: (a: Artifact) => Artifact = (a) => a,
   ) {}
 
   get(key: string): EntryState | undefined {
@@ -44,7 +46,7 @@ export class AttachmentManager {
     const probe = makeArtifact(input, 1, this.hasher);
     const artifactId = id ?? probe.id;
     const version = (s.versions.get(artifactId) ?? 0) + 1;
-    const artifact: Artifact = { ...probe, id: artifactId, version };
+    const artifact = this.stored({ ...probe, id: artifactId, version });
     const prev = this.latest(artifactId);
     const entry: EntryState = {
       artifact,

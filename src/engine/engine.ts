@@ -4,7 +4,7 @@ import type {
 } from './types';
 import { LAYER_IDS } from './types';
 import { describeArtifact, makeArtifact, PRIORITY, versionKey, type NewArtifactInput } from './artifacts';
-import { renderDerivedBlock, renderFullBlock, renderReference, renderStub, renderToolReference, escapeAttribute, closingMarker, toolCallsJson } from './render';
+import { renderDerivedBlock, renderFullBlock, renderReference, renderSharedBlock, renderStub, renderToolReference, escapeAttribute, closingMarker, toolCallsJson } from './render';
 import { cloneState, emptyState, entryChanges, extendsTurns, putEntry, settleState, writableEntry, writableOrder, writeCount, type ChatState, type EntryState, type StepResult, type ToolStepRecord, type TurnItem, type TurnRecord, type HistorySummary } from './state';
 import { computeBudget, DEFAULT_THRESHOLDS, validateThresholds, type ModelLimits, type Thresholds } from './budget';
 import { buildPreview } from './compaction';
@@ -191,7 +191,13 @@ export class PromptContextEngine {
   private readonly hasher: IHasher;
   private readonly baseHasher: IHasher;
   private readonly summarizer: ISummarizer;
+  /** Derived blocks (compacted previews, diffs) by entry and content. */
   private readonly blockMemo = new Map<string, string>();
+  /**
+   * Full blocks by artifact: a version's block depends on the artifact alone, and a new version's
+   * content is a slice of its block (see `storedArtifact`).
+   */
+  private readonly fullBlocks = new WeakMap<Artifact, string>();
   private readonly hashMemo = new Map<string, string>();
   private hashMemoChars = 0;
   private readonly draftFraming = new WeakMap<Draft, number>();
@@ -511,7 +517,22 @@ export class PromptContextEngine {
   // ---------------------------------------------------------------- state changes
 
   private attachments(s: ChatState): AttachmentManager {
-    return new AttachmentManager(s, this.hasher, (e) => this.entryTokens(e));
+    return new AttachmentManager(s, this.hasher, (e) => this.entryTokens(e), (a) => this.storedArtifact(a));
+  }
+
+  /**
+   * The artifact a new version stores: its content is a slice of its full block, rendered now (issue
+   * 12), so the text is held once. The text the caller passed is not kept: the hash memo is keyed by
+   * the slice instead.
+   */
+  private storedArtifact(a: Artifact): Artifact {
+    const { block, artifact } = renderSharedBlock(a);
+    this.fullBlocks.set(artifact, block);
+    if (this.hashMemo.get(a.content) === a.contentHash) {
+      this.hashMemo.delete(a.content);
+      this.hashMemo.set(artifact.content, a.contentHash);
+    }
+    return artifact;
   }
 
   private history(s: ChatState): HistoryManager {
@@ -739,12 +760,10 @@ export class PromptContextEngine {
       }
       return text;
     }
-    // Keyed by content too: a version number handed out by an abandoned turn is handed out again.
-    const fullKey = `${e.key}\u0000${e.artifact.contentHash}`;
-    let text = this.blockMemo.get(fullKey);
+    let text = this.fullBlocks.get(e.artifact);
     if (text === undefined) {
       text = renderFullBlock(e.artifact);
-      this.blockMemo.set(fullKey, text);
+      this.fullBlocks.set(e.artifact, text);
     }
     return text;
   }

@@ -58,9 +58,26 @@ function attrs(a: Artifact, sha: string): string {
  * short one), so a reader looks for that marker and nothing in the content can end the block.
  */
 export function renderFullBlock(a: Artifact): string {
+  const { open, close } = fullBlockFrame(a);
+  return `${open}${a.content}${close}`;
+}
+
+/** What a full block puts around the content: the opening tag line, and `\n`, the closing marker, `\n`. */
+function fullBlockFrame(a: Artifact): { open: string; close: string } {
   const tag = tagFor(a);
   const marker = closingMarker(tag, a.content, a.contentHash);
-  return `<${tag} ${attrs(a, markerHash(marker))}>\n${a.content}\n${marker}\n`;
+  return { open: `<${tag} ${attrs(a, markerHash(marker))}>\n`, close: `\n${marker}\n` };
+}
+
+/**
+ * The full block of `a` and the same artifact with its content taken out of that block (issue 12):
+ * V8 keeps a substring of a flat string as a reference into it, so a version's text is held once,
+ * in the block that is sent, instead of once there and once more as the artifact's content.
+ */
+export function renderSharedBlock(a: Artifact): { block: string; artifact: Artifact } {
+  const { open, close } = fullBlockFrame(a);
+  const block = `${open}${a.content}${close}`;
+  return { block, artifact: { ...a, content: block.slice(open.length, open.length + a.content.length) } };
 }
 
 /**
