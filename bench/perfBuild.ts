@@ -4,7 +4,8 @@
  * fresh engine and the memo warm (warm), which is the steady state of a chat: every text but the new
  * one has been counted before.
  */
-import { createHash } from 'crypto';
+import { sha256Hex } from '../src/common/hash';
+import { NODE_HASHER } from '../src/services/nodeHasher';
 import { GuardedTokenizer } from '../src/services/tokenizer';
 import type { IHasher, Layout } from '../src/engine/types';
 import type { TurnInput } from '../src/engine/engine';
@@ -28,14 +29,14 @@ export interface BuildTimeResult {
 /** Which sha256 the engine gets through its IHasher port. */
 export type HasherChoice = 'pure-js' | 'native';
 
-/** node:crypto's sha256, as a host can pass it (the engine's default is pure JS: no Node built-ins). */
-export const NATIVE_HASHER: IHasher = { sha256Hex: (text) => createHash('sha256').update(text, 'utf8').digest('hex') };
+/** The engine's own pure-JS sha256 (its default when no port is given), for the side-by-side rows. */
+const PURE_JS_HASHER: IHasher = { sha256Hex };
 
-function hasherOf(h: HasherChoice | undefined): IHasher | undefined {
-  return h === 'native' ? NATIVE_HASHER : undefined;
+function hasherOf(h: HasherChoice | undefined): IHasher {
+  return h === 'pure-js' ? PURE_JS_HASHER : NODE_HASHER;
 }
 
-function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'all', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[] } {
+function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[] } {
   const tokenizer = new GuardedTokenizer(traj.model.encoding);
   const h = hasherOf(hasher);
   const newContentTurns: number[] = [];
@@ -78,7 +79,7 @@ export interface ScalingResult {
   warmMedianPerTurn: number[];
 }
 
-export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'all', hasher: HasherChoice = 'pure-js'): ScalingResult {
+export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher: HasherChoice = 'native'): ScalingResult {
   const { warm, cutTurns, newContentTurns } = buildTimes(traj, layout, warmRuns, fresh, hasher);
   const n = warm[0].length;
   const cut = new Set(cutTurns);
@@ -124,7 +125,7 @@ export interface ProbeResult {
  * message. Only the history differs, so the ratio between points is what the chat's length costs per
  * turn. The first pass warms the code and the tokenizer memo; the second is measured.
  */
-export function measureProbe(traj: Trajectory, layout: Layout, afterTurns: number[], runs: number, hasher: HasherChoice = 'pure-js'): ProbeResult {
+export function measureProbe(traj: Trajectory, layout: Layout, afterTurns: number[], runs: number, hasher: HasherChoice = 'native'): ProbeResult {
   const tokenizer = new GuardedTokenizer(traj.model.encoding);
   const firstFiles = Object.keys(traj.files).slice(0, 2);
   const probeText = Object.values(traj.files).map((v) => (typeof v === 'string' ? v : '')).join('\n').slice(0, 12_000);

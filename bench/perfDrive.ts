@@ -15,9 +15,9 @@ export interface DriveOptions {
   policy: ChangedFilesPolicy;
   tokenizer: ITokenizer;
   /**
-   * `all` (what the replay does): every recoverable artifact is re-read and passed in `fresh` before
-   * every turn. `changed`: only files whose content changed since the previous turn, as a host with a
-   * file watcher can do. Diagnostic only; `all` is the measured default.
+   * `changed` (default, as the replay and the extension): only files whose content changed since the
+   * previous turn are passed in `fresh`, as a file watcher reports them. `all`: every recoverable
+   * artifact is passed before every turn (diagnostic: the engine then compares every one).
    */
   fresh?: 'all' | 'changed';
   /** Stop after this many turns (default: all). */
@@ -30,7 +30,7 @@ export interface DriveOptions {
   commitLast?: boolean;
   /** Called with each turn's input (as the pipeline assembled it). */
   onInput?: (turn: number, input: TurnInput) => void;
-  /** The engine's hashing port (default: its pure-JS sha256, as the replay). */
+  /** The engine's hashing port (default: Node's native sha256, as the replay and the extension). */
   hasher?: IHasher;
   /** Called after each turn is committed (not after a blocked one). */
   afterCommit?: (turn: number, engine: PromptContextEngine) => void;
@@ -52,14 +52,14 @@ export function driveEngine(traj: Trajectory, opts: DriveOptions): DriveResult {
     layout: opts.layout,
     policy: opts.policy,
     tokenizer: opts.tokenizer,
-    fresh: opts.fresh ?? 'all',
+    fresh: opts.fresh ?? 'changed',
+    ...(opts.hasher ? { hasher: opts.hasher } : {}),
     check: false,
     previewLast: opts.commitLast === false,
     beforeTurn: (turn, engine) => {
       if (turn === n && opts.lastTurnLimits) engine.updateOptions({ limits: opts.lastTurnLimits });
     },
   });
-  if (opts.hasher) run.pipeline.engine = new PromptContextEngine({ ...run.engine.options, hasher: opts.hasher });
   const buildMs: number[] = [];
   const cutTurns: number[] = [];
   for (let i = 0; i < n; i++) {

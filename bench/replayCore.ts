@@ -5,7 +5,7 @@
  * commit. The reply comes from a scripted provider that streams the trajectory's `reply`; the
  * `--provider` mode passes a real provider instead and records the scripted reply (`replayAsync`).
  */
-import type { ChangedFilesPolicy, ITokenizer, Layout, PruneReport } from '../src/engine/types';
+import type { ChangedFilesPolicy, IHasher, ITokenizer, Layout, PruneReport } from '../src/engine/types';
 import { PromptContextEngine, type AttachmentRef, type TurnEnvelope, type TurnInput } from '../src/engine/engine';
 import type { IsolationPolicy, Rejection } from '../src/engine/isolation';
 import type { Violation } from '../src/engine/invariants';
@@ -16,6 +16,7 @@ import type { AttachmentSpec } from '../src/services/workspacePort';
 import { TOOL_DEFINITIONS } from '../src/services/tools/definitions';
 import { DEFAULT_TOOL_LIMITS, ToolExecutor } from '../src/services/tools/executor';
 import { attachmentLabel, VirtualWorkspace, type Trajectory, type TrajectoryAttachment } from './trajectory';
+import { NODE_HASHER } from '../src/services/nodeHasher';
 
 /** The id the replay gives the k-th (1-based) tool call of a turn; the tools-plain baseline uses the same. */
 export function replayToolCallId(turn: number, k: number): string {
@@ -37,8 +38,14 @@ export interface ReplayOptions {
   tokenizer: ITokenizer;
   /** Called after turn N is committed; may return a fresh engine (reload through the chat store). */
   afterTurn?: (turn: number, engine: PromptContextEngine) => PromptContextEngine | void;
-  /** Which recoverable files the workspace reports as fresh: all (default) or the changed ones only. */
+  /**
+   * Which recoverable files the workspace reports as fresh before a turn: the ones whose content
+   * changed since it last reported them (default, as the extension's watcher does), or all of them.
+   * The requests are the same either way; `all` only makes the engine compare more.
+   */
   fresh?: 'all' | 'changed';
+  /** The engine's hashing port (default: Node's native sha256, as the extension). */
+  hasher?: IHasher;
   /** Run the invariants checker on every envelope (default true). */
   check?: boolean;
   /** Called with the engine before each turn is built (the benchmark changes limits for a last turn). */
@@ -62,8 +69,9 @@ export interface ReplayTurn {
   requests: TurnEnvelope[];
 }
 
-export function engineFor(traj: Trajectory, opts: Pick<ReplayOptions, 'layout' | 'policy' | 'tokenizer'>): PromptContextEngine {
+export function engineFor(traj: Trajectory, opts: Pick<ReplayOptions, 'layout' | 'policy' | 'tokenizer' | 'hasher'>): PromptContextEngine {
   return new PromptContextEngine({
+    hasher: opts.hasher ?? NODE_HASHER,
     conversationId: traj.name,
     layout: opts.layout,
     policy: opts.policy,
@@ -119,7 +127,7 @@ export class ReplayRun {
   private readonly tools: ToolExecutor | undefined;
 
   constructor(readonly traj: Trajectory, readonly opts: ReplayOptions) {
-    this.ws = new VirtualWorkspace(traj.files, { fresh: opts.fresh });
+    this.ws = new VirtualWorkspace(traj.files, { fresh: opts.fresh ?? 'changed' });
     this.pipeline = new TurnPipeline({ engine: engineFor(traj, opts), port: this.ws, check: opts.check ?? true });
     if (usesTools(traj)) this.tools = new ToolExecutor(this.ws, opts.tokenizer, DEFAULT_TOOL_LIMITS);
   }

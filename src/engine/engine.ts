@@ -4,7 +4,7 @@ import type {
 } from './types';
 import { LAYER_IDS } from './types';
 import { describeArtifact, makeArtifact, PRIORITY, versionKey, type NewArtifactInput } from './artifacts';
-import { renderDerivedBlock, renderFullBlock, renderReference, renderSharedBlock, renderStub, renderToolReference, escapeAttribute, closingMarker, toolCallsJson } from './render';
+import { renderDerivedBlock, renderFullBlock, renderReference, sharedFullBlock, renderStub, renderToolReference, escapeAttribute, closingMarker, toolCallsJson } from './render';
 import { cloneState, emptyState, entryChanges, extendsTurns, putEntry, settleState, writableEntry, writableOrder, writeCount, type ChatState, type EntryState, type StepResult, type ToolStepRecord, type TurnItem, type TurnRecord, type HistorySummary } from './state';
 import { computeBudget, DEFAULT_THRESHOLDS, validateThresholds, type ModelLimits, type Thresholds } from './budget';
 import { buildPreview } from './compaction';
@@ -193,11 +193,6 @@ export class PromptContextEngine {
   private readonly summarizer: ISummarizer;
   /** Derived blocks (compacted previews, diffs) by entry and content. */
   private readonly blockMemo = new Map<string, string>();
-  /**
-   * Full blocks by artifact: a version's block depends on the artifact alone, and a new version's
-   * content is a slice of its block (see `storedArtifact`).
-   */
-  private readonly fullBlocks = new WeakMap<Artifact, string>();
   private readonly hashMemo = new Map<string, string>();
   private hashMemoChars = 0;
   private readonly draftFraming = new WeakMap<Draft, number>();
@@ -526,13 +521,13 @@ export class PromptContextEngine {
    * the slice instead.
    */
   private storedArtifact(a: Artifact): Artifact {
-    const { block, artifact } = renderSharedBlock(a);
-    this.fullBlocks.set(artifact, block);
-    if (this.hashMemo.get(a.content) === a.contentHash) {
-      this.hashMemo.delete(a.content);
-      this.hashMemo.set(artifact.content, a.contentHash);
+    const given = a.content;
+    sharedFullBlock(a);
+    if (this.hashMemo.get(given) === a.contentHash) {
+      this.hashMemo.delete(given);
+      this.hashMemo.set(a.content, a.contentHash);
     }
-    return artifact;
+    return a;
   }
 
   private history(s: ChatState): HistoryManager {
@@ -708,7 +703,11 @@ export class PromptContextEngine {
       const e = s.entries.get(key)!;
       if (!e.artifact.recoverable || e.presence === 'detached') return;
       if (content === null || content === undefined ? !e.missing : e.missing || content !== e.artifact.content) changed = true;
-      else if (content === e.artifact.content) confirmed.set(id, e.artifact.content);
+      // The version's own string (a slice of its block: the map keeps no second copy of the text).
+      else if (content === e.artifact.content) {
+        sharedFullBlock(e.artifact);
+        confirmed.set(id, e.artifact.content);
+      }
     });
     this.freshSeen = { state: s, writes: writeCount(s), confirmed };
     return changed;
@@ -760,12 +759,7 @@ export class PromptContextEngine {
       }
       return text;
     }
-    let text = this.fullBlocks.get(e.artifact);
-    if (text === undefined) {
-      text = renderFullBlock(e.artifact);
-      this.fullBlocks.set(e.artifact, text);
-    }
-    return text;
+    return sharedFullBlock(e.artifact);
   }
 
   /** The block for a version first sent in a turn under `append-diff`: a diff when smaller. */

@@ -69,15 +69,25 @@ function fullBlockFrame(a: Artifact): { open: string; close: string } {
   return { open: `<${tag} ${attrs(a, markerHash(marker))}>\n`, close: `\n${marker}\n` };
 }
 
+/** Full blocks by artifact object (a block depends on its artifact alone), shared by every engine. */
+const fullBlocks = new WeakMap<Artifact, string>();
+
 /**
- * The full block of `a` and the same artifact with its content taken out of that block (issue 12):
- * V8 keeps a substring of a flat string as a reference into it, so a version's text is held once,
- * in the block that is sent, instead of once there and once more as the artifact's content.
+ * The full block of `a`, memoized per artifact object; the first call also makes `a.content` a slice
+ * of that block (issue 12). The value is the same; V8 keeps a substring of a flat string as a
+ * reference into it, so a version's text is held once, in the block that is sent, instead of once
+ * there and once more as the artifact's content. Decoded chats and new versions alike.
  */
-export function renderSharedBlock(a: Artifact): { block: string; artifact: Artifact } {
-  const { open, close } = fullBlockFrame(a);
-  const block = `${open}${a.content}${close}`;
-  return { block, artifact: { ...a, content: block.slice(open.length, open.length + a.content.length) } };
+export function sharedFullBlock(a: Artifact): string {
+  let block = fullBlocks.get(a);
+  if (block === undefined) {
+    const { open, close } = fullBlockFrame(a);
+    block = `${open}${a.content}${close}`;
+    // Same characters: only the representation changes (nothing can observe it but the heap).
+    a.content = block.slice(open.length, open.length + a.content.length);
+    fullBlocks.set(a, block);
+  }
+  return block;
 }
 
 /**

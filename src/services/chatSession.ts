@@ -15,7 +15,7 @@
  * settled by the pipeline (rebuilt after the other window's turns, or refused as `chat-changed`, after
  * which the chat is reloaded here).
  */
-import { createHash } from 'node:crypto';
+import { NODE_HASHER } from './nodeHasher';
 import { PromptContextEngine, type AttachmentRef, type EngineOptions, type Instruction, type TurnEnvelope, type TurnInput } from '../engine/engine';
 import type { NewArtifactInput } from '../engine/artifacts';
 import { computeBudget, DEFAULT_THRESHOLDS, safetyMargin, validateThresholds, type Thresholds } from '../engine/budget';
@@ -126,8 +126,6 @@ interface Chip {
 
 type ItemOp = 'pin' | 'unpin' | 'detach';
 
-const nodeHasher: IHasher = { sha256Hex: (text) => createHash('sha256').update(text, 'utf8').digest('hex') };
-
 function defaultChatId(): string {
   return `chat-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
@@ -174,7 +172,7 @@ export class ChatSession {
 
   private constructor(opts: ChatSessionOptions, chatId?: string) {
     this.opts = opts;
-    this.hasher = opts.hasher ?? nodeHasher;
+    this.hasher = opts.hasher ?? NODE_HASHER;
     this.model = opts.model ?? modelInfo('none', 'unknown');
     this.store = ChatStore.open(opts.storeRoot, opts.store);
     for (const w of this.store.warnings) this.log(w);

@@ -92,7 +92,7 @@
  * **gpt-tokenizer 4.0.0 fixes.** U+FEFF (byte-order mark) is patched to merge like tiktoken (see
  * {@link patchBomMerges}); `decode` does not use gpt-tokenizer's, which keeps state between calls.
  */
-import { createHash } from 'node:crypto';
+import { sha256HexNode } from './nodeHasher';
 import type { ITokenizer } from '../engine/types';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -478,11 +478,6 @@ class LruCounts {
     this.map.clear();
     this.chars = 0;
   }
-}
-
-function sha256HexNode(text: string): string {
-  // Node's native sha256: ~10× faster than the pure-JS one in src/common/hash.ts (services may use Node).
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** UTF-8 length of the code point starting at `i` (a lone surrogate becomes U+FFFD: 3 bytes). */
