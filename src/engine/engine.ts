@@ -268,11 +268,11 @@ export class PromptContextEngine {
   }
 
   /** Recoverable artifacts that must be re-read before the next turn (freshness, DESIGN §1). */
-  recoverableSources(): { id: string; uri: string }[] {
-    const out: { id: string; uri: string }[] = [];
+  recoverableSources(): { id: string; uri: string; contentHash: string; missing: boolean }[] {
+    const out: { id: string; uri: string; contentHash: string; missing: boolean }[] = [];
     for (const [id, key] of this.committed.latest) {
       const e = this.committed.entries.get(key)!;
-      if (e.artifact.recoverable && e.artifact.kind === 'file' && e.presence !== 'detached') out.push({ id, uri: e.artifact.source.uri });
+      if (e.artifact.recoverable && e.artifact.kind === 'file' && e.presence !== 'detached') out.push({ id, uri: e.artifact.source.uri, contentHash: e.artifact.contentHash, missing: e.missing });
     }
     return out;
   }

@@ -21,7 +21,8 @@ import * as vscode from 'vscode';
 import { sliceLines, type NewArtifactInput } from '../engine/artifacts';
 import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionReason } from '../engine/isolation';
 import { GlobSet } from '../common/glob';
-import type { AttachmentSpec, Resolved } from '../services/workspacePort';
+import type { AttachmentSpec, FreshSource, Resolved } from '../services/workspacePort';
+import { sha256HexNode } from '../services/nodeHasher';
 import type { DiagnosticInfo, DiagnosticSeverity, EditorSelectionInfo, FileListing, ToolWorkspacePort } from '../services/tools/toolPort';
 
 export interface IsolationSettings {
@@ -64,8 +65,13 @@ function hasNulByte(bytes: Uint8Array): boolean {
 }
 
 export class HostWorkspace implements ToolWorkspacePort {
-  /** Size and mtime of files as last read, so unchanged files are not re-read every turn. */
-  private readonly lastRead = new Map<string, { size: number; mtime: number }>();
+  /**
+   * Size, mtime and content hash of files as last read, so an unchanged file whose content the chat
+   * already holds is not re-read every turn (a watcher event forgets the entry).
+   */
+  private readonly lastRead = new Map<string, { size: number; mtime: number; hash: string }>();
+  /** Open documents' text by version (a closed document is dropped with its object). */
+  private readonly documents = new WeakMap<vscode.TextDocument, { version: number; hash: string }>();
 
   constructor(private readonly settings: () => IsolationSettings) {}
 
@@ -205,7 +211,7 @@ export class HostWorkspace implements ToolWorkspacePort {
     }
     // One native decode (5 MB: ~4 ms); the size was checked on the stat, NUL bytes on the bytes.
     const content = new TextDecoder('utf-8').decode(bytes);
-    this.lastRead.set(located.uri.toString(), { size: stat.size, mtime: stat.mtime });
+    this.lastRead.set(located.uri.toString(), { size: stat.size, mtime: stat.mtime, hash: sha256HexNode(content) });
     return { ok: true, content };
   }
 
@@ -242,13 +248,20 @@ export class HostWorkspace implements ToolWorkspacePort {
     return isolated.ok ? undefined : isolated.rejection;
   }
 
-  async readFresh(sources: readonly { id: string; uri: string }[]): Promise<Map<string, string | null>> {
+  async readFresh(sources: readonly FreshSource[]): Promise<Map<string, string | null>> {
     const out = new Map<string, string | null>();
     const policy = this.policy();
+    // The chat holds exactly what was last seen here: the file is left out (no read, no compare).
+    const holds = (src: FreshSource, seen: { hash: string } | undefined): boolean => !!seen && !src.missing && src.contentHash !== undefined && seen.hash === src.contentHash;
     for (const src of sources) {
       if (src.uri.startsWith(UNTITLED_PREFIX)) {
         const doc = this.untitledDocument(src.uri);
-        out.set(src.id, doc ? doc.getText() : null);
+        if (!doc) {
+          out.set(src.id, null);
+          continue;
+        }
+        const text = this.documentText(doc, src, holds);
+        if (text !== undefined) out.set(src.id, text);
         continue;
       }
       // Isolation again on every re-read: a file that became a link out of the workspace, or now
@@ -259,13 +272,15 @@ export class HostWorkspace implements ToolWorkspacePort {
         continue;
       }
       const located = isolated.located;
+      const key = located.uri.toString();
       const doc = this.openDocument(located.uri);
       if (doc) {
-        out.set(src.id, doc.getText());
+        // An open document (dirty or not): its text changes only with its version.
+        const text = this.documentText(doc, src, holds);
+        if (text !== undefined) out.set(src.id, text);
         continue;
       }
-      // Unchanged on disk since the last read (size and mtime): nothing to re-read.
-      const seen = this.lastRead.get(located.uri.toString());
+      // Unchanged on disk since the last read (size, mtime, no watcher event) and the chat holds that content: nothing to re-read.
       let stat: { size: number; mtime: number } | undefined;
       try {
         stat = await statOf(located.uri);
@@ -273,17 +288,31 @@ export class HostWorkspace implements ToolWorkspacePort {
         stat = undefined;
       }
       if (!stat) {
-        this.lastRead.delete(located.uri.toString());
+        this.lastRead.delete(key);
         out.set(src.id, null);
         continue;
       }
-      if (seen && seen.size === stat.size && seen.mtime === stat.mtime) continue;
+      const seen = this.lastRead.get(key);
+      if (seen && seen.size === stat.size && seen.mtime === stat.mtime && holds(src, seen)) continue;
       const read = await this.read(located, src.uri, policy);
       // A file that can no longer be read as text (now binary or too large) is treated as gone:
       // its last snapshot stays, marked missing, and nothing new of it is sent.
       out.set(src.id, read.ok ? read.content : null);
     }
     return out;
+  }
+
+  /**
+   * An open document's text, or undefined when the chat holds exactly that text (known from the hash
+   * taken when its version last changed: an unedited document is neither copied nor compared).
+   */
+  private documentText(doc: vscode.TextDocument, src: FreshSource, holds: (src: FreshSource, seen: { hash: string } | undefined) => boolean): string | undefined {
+    const seen = this.documents.get(doc);
+    if (seen && seen.version === doc.version && holds(src, seen)) return undefined;
+    const content = doc.getText();
+    const now = { version: doc.version, hash: sha256HexNode(content) };
+    this.documents.set(doc, now);
+    return holds(src, now) ? undefined : content;
   }
 
   // ------------------------------------------------------------------ the tools' port

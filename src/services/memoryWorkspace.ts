@@ -6,6 +6,7 @@
  */
 import { IsolationPolicy, type Rejection } from '../engine/isolation';
 import { GlobSet } from '../common/glob';
+import { sha256HexNode } from './nodeHasher';
 import { inputFor, notFound, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from './workspacePort';
 import type { DiagnosticInfo, EditorSelectionInfo, FileListing, ToolWorkspacePort } from './tools/toolPort';
 
@@ -13,7 +14,7 @@ export interface MemoryWorkspaceOptions {
   isolation?: IsolationPolicy;
   /**
    * `all` (default): `readFresh` returns every source asked for. `changed`: only the ones whose
-   * content differs from what the previous `readFresh` returned for them, as a file watcher would.
+   * content differs from what the chat holds (`FreshSource.contentHash`), as a file watcher would.
    */
   fresh?: 'all' | 'changed';
 }
@@ -22,8 +23,8 @@ export class MemoryWorkspace implements ToolWorkspacePort {
   protected readonly files = new Map<string, string>();
   private policy: IsolationPolicy;
   private readonly freshMode: 'all' | 'changed';
-  /** Content last returned by `readFresh`, by artifact id (`changed` mode). */
-  private readonly lastSeen = new Map<string, string | null>();
+  /** Content last seen by `readFresh` and its hash, by path (`changed` mode: hashed once per change). */
+  private readonly lastSeen = new Map<string, { content: string; hash: string }>();
   /** Content that last passed the content checks, by path: a 5 MB file is scanned once, not every turn. */
   private readonly checked = new Map<string, string>();
   /** What the tools see of the editor: diagnostics by path, the current selection. */
@@ -105,8 +106,13 @@ export class MemoryWorkspace implements ToolWorkspacePort {
     const out = new Map<string, string | null>();
     for (const src of sources) {
       const content = this.files.get(src.uri) ?? null;
-      if (this.freshMode === 'all' || this.lastSeen.get(src.id) !== content) out.set(src.id, content);
-      this.lastSeen.set(src.id, content);
+      if (this.freshMode === 'changed' && content !== null && !src.missing && src.contentHash !== undefined) {
+        let seen = this.lastSeen.get(src.uri);
+        if (!seen || seen.content !== content) this.lastSeen.set(src.uri, (seen = { content, hash: sha256HexNode(content) }));
+        // The chat holds exactly this content: nothing to report.
+        if (seen.hash === src.contentHash) continue;
+      }
+      out.set(src.id, content);
     }
     return out;
   }

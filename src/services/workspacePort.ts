@@ -26,6 +26,13 @@ export type MaybePromise<T> = T | Promise<T>;
 export interface FreshSource {
   id: string;
   uri: string;
+  /**
+   * What the chat holds now for it: its newest version's content hash, and whether that version is
+   * marked missing. A port may leave a file out only when it knows the file's current content has
+   * this hash (a turn that read a change but was never committed still holds the old hash).
+   */
+  contentHash?: string;
+  missing?: boolean;
 }
 
 export interface WorkspacePort {
@@ -43,7 +50,8 @@ export interface WorkspacePort {
   recheck(path: string, label: string): MaybePromise<Rejection | undefined>;
   /**
    * Current content of recoverable files for freshness; null = deleted. A port may return only the
-   * ids whose content may have changed (a file watcher), or all of them.
+   * ids whose content differs from what the chat holds (`FreshSource.contentHash`: a file watcher),
+   * or all of them.
    */
   readFresh(sources: readonly FreshSource[]): MaybePromise<Map<string, string | null>>;
 }

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { HostWorkspace } from '../../src/host/hostWorkspace';
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../../src/engine/isolation';
 import type { Resolved } from '../../src/services/workspacePort';
+import { sha256HexNode as sha } from '../../src/services/nodeHasher';
 
 /**
  * Workspace isolation on the real extension host (DESIGN §3) against the multi-root fixture of
@@ -147,20 +148,37 @@ describe('Workspace isolation in the extension host', () => {
     assert.ok(maxStallMs <= 50, `the host was blocked for ${maxStallMs.toFixed(1)} ms`);
   });
 
-  it('re-reads only files that changed since the last read', async () => {
+  it('re-reads only files that changed since the chat last held them (disk and open documents)', async () => {
     const file = path.join(appDir, 'fresh.txt');
     fs.writeFileSync(file, 'one\n');
+    const src = (contentHash: string) => [{ id: 'file:app/fresh.txt', uri: 'app/fresh.txt', contentHash, missing: false }];
     try {
       const r = await ws.resolve({ kind: 'file', path: 'app/fresh.txt' });
       assert.ok(r.ok);
-      const unchanged = await ws.readFresh([{ id: 'file:app/fresh.txt', uri: 'app/fresh.txt' }]);
-      assert.equal(unchanged.has('file:app/fresh.txt'), false, 'an unchanged file is not re-read');
+      const unchanged = await ws.readFresh(src(sha('one\n')));
+      assert.equal(unchanged.has('file:app/fresh.txt'), false, 'an unchanged file the chat holds is not re-read');
       fs.writeFileSync(file, 'two, longer\n');
-      const changed = await ws.readFresh([{ id: 'file:app/fresh.txt', uri: 'app/fresh.txt' }]);
+      const changed = await ws.readFresh(src(sha('one\n')));
       assert.equal(changed.get('file:app/fresh.txt'), 'two, longer\n');
+      // The turn that read it was never committed (a provider error): the chat still holds "one",
+      // so the unchanged file is read again, not left out.
+      const again = await ws.readFresh(src(sha('one\n')));
+      assert.equal(again.get('file:app/fresh.txt'), 'two, longer\n', 'a change a failed turn read is reported again');
+      assert.equal((await ws.readFresh(src(sha('two, longer\n')))).has('file:app/fresh.txt'), false);
+      // Another chat that holds an older content gets the file too.
+      assert.equal((await ws.readFresh(src(sha('zero\n')))).get('file:app/fresh.txt'), 'two, longer\n');
       fs.rmSync(file);
-      const gone = await ws.readFresh([{ id: 'file:app/fresh.txt', uri: 'app/fresh.txt' }]);
+      const gone = await ws.readFresh(src(sha('two, longer\n')));
       assert.equal(gone.get('file:app/fresh.txt'), null);
+      // An open document: left out while its version is the one the chat holds, its text once it is edited.
+      fs.writeFileSync(file, 'open\n');
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+      const editor = await vscode.window.showTextDocument(doc);
+      assert.equal((await ws.readFresh(src(sha('open\n')))).has('file:app/fresh.txt'), false, 'an open, unedited document the chat holds');
+      await editor.edit((e) => e.insert(new vscode.Position(0, 0), 'dirty '));
+      assert.equal((await ws.readFresh(src(sha('open\n')))).get('file:app/fresh.txt'), 'dirty open\n');
+      assert.equal((await ws.readFresh(src(sha('dirty open\n')))).has('file:app/fresh.txt'), false);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     } finally {
       fs.rmSync(file, { force: true });
     }

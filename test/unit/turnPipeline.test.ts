@@ -244,6 +244,24 @@ describe('turn pipeline: full turns against the imitation servers', function () 
     assert.strictEqual(ok.envelope!.turn, 1, 'the failed turn left no trace: this is turn 1 again');
   });
 
+  it('a watcher-style workspace: a change read by a turn that failed is sent by the next turn; an unchanged file is not passed', async () => {
+    const ws = new MemoryWorkspace(files(), { fresh: 'changed' });
+    const h = harness({ port: ws });
+    const p = new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url });
+    assert.strictEqual((await h.pipeline.run({ userText: 'first', attachments: [{ kind: 'file', path: 'src/a.ts' }] }, p, send(h, 'imitation-gpt'))).status, 'done');
+    const sources = h.pipeline.engine.recoverableSources();
+    assert.strictEqual(ws.readFresh(sources).size, 0, 'the chat holds what is on disk: nothing to pass');
+    ws.write('src/a.ts', `${A_TS}// edited while the chat was idle\n`);
+    openai.injectFault({ kind: 'bad-key' });
+    const failed = await h.pipeline.run({ userText: 'second' }, p, send(h, 'imitation-gpt'));
+    assert.strictEqual(failed.status, 'error');
+    const before = openai.chatRequests.length;
+    const ok = await h.pipeline.run({ userText: 'third' }, p, send(h, 'imitation-gpt'));
+    assert.strictEqual(ok.status, 'done');
+    assert.ok(ok.envelope!.newBlocks.includes('file:src/a.ts@v2'), `new blocks: ${ok.envelope!.newBlocks.join(', ')}`);
+    assert.match(requestText(openai.chatRequests[before].body), /edited while the chat was idle/);
+  });
+
   it('context-length: prunes harder (50% of the budget) and retries once', async () => {
     const big = Array.from({ length: 4000 }, (_, i) => `const filler${i} = "${'x'.repeat(20)}";`).join('\n');
     const h = harness({ engine: { limits: { contextWindow: 80_000, maxOutputTokens: 1024 } } });
