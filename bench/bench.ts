@@ -319,7 +319,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
         description: 'engine heap ≤ 2× the distinct content',
         measured: `${last.ratio}× after ${last.turns} turns (${formatInt(last.engineHeapBytes)} bytes for ${formatInt(last.distinctContentBytes)})`,
         status: met ? 'met' : 'missed',
-        ...(met ? {} : { note: 'each artifact version is held twice by design: its content (freshness checks, diffs, previews, persistence) and its rendered block (sent every turn); those two alone are about 1.9× the distinct content, so what is left for segments, ledger items, hashes and carried request state is well under the rest of the ratio.' }),
+        ...(met ? {} : { note: 'a version\'s content is a slice of its rendered block (held once); what is left is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).' }),
       });
     }
   }
@@ -432,10 +432,10 @@ export function performanceMarkdown(p: PerfResults): string {
       `The cache simulation keeps one radix tree of the requests' tokens per rule; an edge holds its own compact copy (Int32Array) of the tokens it adds, so a chat whose requests extend each other keeps about one request's tokens, not all ${m.replay.turns} (up to ${formatInt(m.replay.promptTokensLastTurn)} tokens each). Before issue 12 it kept every request's token array and peaked at 740 MB.`,
       '',
     );
-    out.push(table(['turns', 'engine heap bytes', 'of which rendered-block memos', 'distinct content bytes', 'artifact versions', 'heap ÷ content'], m.heap.map((h) => [h.turns, formatInt(h.engineHeapBytes), formatInt(h.blockMemoBytes), formatInt(h.distinctContentBytes), h.artifactVersions, h.ratio]), ['r', 'r', 'r', 'r', 'r', 'r']));
+    out.push(table(['turns', 'engine heap bytes', 'of which derived-block and hash memos', 'distinct content bytes', 'artifact versions', 'heap ÷ content'], m.heap.map((h) => [h.turns, formatInt(h.engineHeapBytes), formatInt(h.blockMemoBytes), formatInt(h.distinctContentBytes), h.artifactVersions, h.ratio]), ['r', 'r', 'r', 'r', 'r', 'r']));
     out.push(
       'Engine heap = heap kept after all turns with only the engine alive (tokenizer memo cleared) minus the heap before; distinct content = every artifact version\'s content once plus the messages, replies and system prompt. ' +
-        'Each artifact version is held twice: its content and its rendered block (about 1.9× the distinct content together); the rest is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).',
+        'Each artifact version\'s text is held once: its content is a slice of its rendered full block (V8 keeps a substring of a flat string as a reference into it); the rest is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).',
       '',
     );
   }

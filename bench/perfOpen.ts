@@ -10,7 +10,6 @@
  *
  *   node out/bench/perfOpen.js [turns] [--pipeline]
  */
-import * as crypto from 'crypto';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -24,6 +23,7 @@ import { ChatSession } from '../src/services/chatSession';
 import { MemoryWorkspace } from '../src/services/memoryWorkspace';
 import { modelInfo } from '../src/services/modelInfo';
 import { GuardedTokenizer } from '../src/services/tokenizer';
+import { NODE_HASHER } from '../src/services/nodeHasher';
 import { generateConversation, type GeneratedInfo, type GenerateOptions } from './perfGenerate';
 import { ReplayRun } from './replayCore';
 import { expandFileValue } from './trajectory';
@@ -81,8 +81,6 @@ export function writeGeneratedChat(root: string, gen: GenerateOptions = {}): { c
   return { chatId, info, writeMs: performance.now() - t0 };
 }
 
-const nodeHasher = { sha256Hex: (t: string) => crypto.createHash('sha256').update(t, 'utf8').digest('hex') };
-
 /**
  * Writes the generated conversation into a chat store at `root` without the engine: the chat state
  * each turn leaves (files attached, re-attached as references, edited files as new versions with the
@@ -102,11 +100,11 @@ export function writeSyntheticChat(root: string, gen: GenerateOptions = {}): { c
   });
   const state: ChatState = emptyState();
   const current = new Map(Object.entries(trajectory.files).map(([p, v]) => [p, expandFileValue(v)]));
-  const h = (t: string) => nodeHasher.sha256Hex(t);
+  const h = (t: string) => NODE_HASHER.sha256Hex(t);
   const add = (input: NewArtifactInput, turn: number): string => {
-    const probe = makeArtifact(input, 1, nodeHasher);
+    const probe = makeArtifact(input, 1, NODE_HASHER);
     const v = (state.versions.get(probe.id) ?? 0) + 1;
-    const artifact = v === 1 ? probe : makeArtifact(input, v, nodeHasher);
+    const artifact = v === 1 ? probe : makeArtifact(input, v, NODE_HASHER);
     const key = versionKey(artifact.id, v);
     const old = state.latest.get(artifact.id);
     if (old) state.entries.set(old, { ...state.entries.get(old)!, superseded: true, presence: 'pruned' });
@@ -142,7 +140,7 @@ export function writeSyntheticChat(root: string, gen: GenerateOptions = {}): { c
         const sel = sliceLines(current.get(a.selection.file)!, { startLine: a.selection.startLine, endLine: a.selection.endLine });
         if (!sel) continue;
         const input: NewArtifactInput = { kind: 'selection', uri: a.selection.file, range: sel.range, content: sel.content };
-        const id = makeArtifact(input, 1, nodeHasher).id;
+        const id = makeArtifact(input, 1, NODE_HASHER).id;
         if (seen.has(id)) continue;
         seen.add(id);
         items.push(state.latest.has(id) ? { key: state.latest.get(id)!, mode: 'reference' } : { key: add(input, turn), mode: 'full' });

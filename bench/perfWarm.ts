@@ -12,7 +12,7 @@
  * - `buildTurn, not warmed`: `buildTurn` with the file as the attachment and an empty tokenizer memo
  *   (what every turn would cost without chunked, memoized counting).
  */
-import { createHash } from 'crypto';
+import { NODE_HASHER } from '../src/services/nodeHasher';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -121,7 +121,7 @@ export async function measureWarm(megabytes = 5): Promise<WarmResult> {
     layout: 'transcript',
     policy: 'append-version',
     tokenizer: new GuardedTokenizer('o200k_base'),
-    hasher: { sha256Hex: (t) => createHash('sha256').update(t, 'utf8').digest('hex') },
+    hasher: NODE_HASHER,
     system: 'sys',
     limits: { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
   });

@@ -20,6 +20,9 @@ import { draftMessage, LAYER_INDEX, RequestAssembler, type Assembled, type Assem
 /** Turns summarized one at a time before pruning switches to a search for the fewest that fit. */
 const LINEAR_SUMMARY_STEPS = 8;
 
+
+/** Texts longer than this are counted with their (memoized) sha256 as the tokenizer's memo key. */
+const LONG_TEXT = 4096;
 export interface Instruction {
   /** Where the text came from: `settings`, `.strata/instructions.md`, `AGENTS.md`, … */
   source: string;
@@ -792,7 +795,9 @@ export class PromptContextEngine {
   private seg(layer: LayerId, kind: SegmentKind, role: Role, id: string, text: string, extra?: Partial<Segment>): Segment {
     let tokens = this.tokenMemo.get(text);
     if (tokens === undefined) {
-      tokens = this.opts.tokenizer.count(text);
+      // A long text's hash is needed anyway (block signature, layer chains: memoized); the tokenizer
+      // keys its memo by it rather than hashing the text once more.
+      tokens = text.length > LONG_TEXT ? this.opts.tokenizer.count(text, this.textHash(text)) : this.opts.tokenizer.count(text);
       if (this.tokenMemo.size > 100_000) this.tokenMemo.clear();
       this.tokenMemo.set(text, tokens);
     }

@@ -188,8 +188,12 @@ export interface Envelope {
 /** Token counting port. Implementations live in src/services. */
 export interface ITokenizer {
   readonly encoding: string;
-  /** Number of tokens of `text`; special-token strings such as `<|endoftext|>` count as ordinary text. */
-  count(text: string): number;
+  /**
+   * Number of tokens of `text`; special-token strings such as `<|endoftext|>` count as ordinary text.
+   * `sha256`, when given, is the sha256 hex of `text` (UTF-8) the caller already has: a memoizing
+   * tokenizer may key its memo by it instead of hashing the text again.
+   */
+  count(text: string, sha256?: string): number;
 }
 
 /** Hashing port (defaults to a pure-JS sha256, see src/common/hash.ts). */

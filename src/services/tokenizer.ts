@@ -582,8 +582,19 @@ export class GuardedTokenizer implements Tokenizer {
     };
   }
 
-  count(text: string): number {
+  count(text: string, sha256?: string): number {
     if (text.length === 0) return 0;
+    if (sha256 !== undefined && text.length > this.stringKeyMaxLength) {
+      // The long memo's key is this very hash: the caller saves us hashing the text again.
+      const known = this.longMemo.get(sha256);
+      if (known !== undefined) {
+        this.hits++;
+        return known;
+      }
+      const n = text.length > this.chunk.threshold ? this.countLong(text) : this.count(text);
+      this.longMemo.set(sha256, n);
+      return n;
+    }
     if (text.length > this.chunk.threshold) return this.countLong(text);
     const short = text.length <= this.stringKeyMaxLength;
     const memo = short ? this.shortMemo : this.longMemo;

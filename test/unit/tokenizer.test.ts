@@ -4,6 +4,7 @@ import * as path from 'path';
 import * as fc from 'fast-check';
 import * as gptO200k from 'gpt-tokenizer/encoding/o200k_base';
 import * as gptCl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import { sha256HexNode } from '../../src/services/nodeHasher';
 import {
   GuardedTokenizer,
   LONG_RUN_LIMIT,
@@ -213,6 +214,21 @@ describe('tokenizer: memo', () => {
     const hits = s.hits;
     assert.strictEqual(tok.count(texts[39]), unguarded('o200k_base', texts[39]).length);
     assert.strictEqual(tok.memoStats().hits, hits + 1);
+  });
+
+  it('takes the caller\'s sha256 of a long text as its memo key: the same counts, and a hit without hashing again', () => {
+    const tok = new GuardedTokenizer('o200k_base', { stringKeyMaxLength: 100, chunkThreshold: 2_000 });
+    for (const text of ['medium text, keyed '.repeat(20), 'a long text, counted in chunks\n'.repeat(200)]) {
+      const key = sha256HexNode(text);
+      const n = tok.count(text, key);
+      assert.strictEqual(n, unguarded('o200k_base', text).length);
+      const before = tok.memoStats();
+      // A different string object with the same text: found by the key alone.
+      assert.strictEqual(tok.count(text.split('').join(''), key), n);
+      assert.strictEqual(tok.memoStats().hits, before.hits + 1);
+      // Unkeyed counting agrees (and finds the same memo entry for texts under the chunk threshold).
+      assert.strictEqual(new GuardedTokenizer('o200k_base', { stringKeyMaxLength: 100, chunkThreshold: 2_000 }).count(text), n);
+    }
   });
 });
 
