@@ -197,6 +197,8 @@ export class PromptContextEngine {
   /** Derived blocks (compacted previews, diffs) by entry and content. */
   private readonly blockMemo = new Map<string, string>();
   private readonly hashMemo = new Map<string, string>();
+  /** Artifacts stored by builds since the last completed turn, by everything but their text. */
+  private readonly uncommitted = new Map<string, Artifact>();
   private hashMemoChars = 0;
   private readonly draftFraming = new WeakMap<Draft, number>();
   /** Token counts by text: block texts are memoized strings, so lookups hit V8's cached string hash. */
@@ -493,6 +495,7 @@ export class PromptContextEngine {
     settleState(state);
     this.committed = state;
     this.pending = undefined;
+    this.settleStored();
   }
 
   /** What `checkEnvelope` needs to verify the last built turn (or the committed state). */
@@ -520,17 +523,33 @@ export class PromptContextEngine {
 
   /**
    * The artifact a new version stores: its content is a slice of its full block, rendered now (issue
-   * 12), so the text is held once. The text the caller passed is not kept: the hash memo is keyed by
-   * the slice instead.
+   * 12), so the text is held once. A build since the last completed turn that made the same version
+   * already stored it: that very artifact is reused, with its block and hashes (a build abandoned for
+   * the meter, then the same turn built again, renders and hashes nothing twice).
    */
   private storedArtifact(a: Artifact): Artifact {
-    const given = a.content;
+    const r = a.source.range;
+    const sig = [a.id, a.version, a.contentHash, a.kind, a.source.uri, r ? `${r.startLine}-${r.endLine}` : '', a.recoverable, a.priority, a.essential].join('\u0000');
+    const again = this.uncommitted.get(sig);
+    if (again) return again;
     sharedFullBlock(a);
-    if (this.hashMemo.get(given) === a.contentHash) {
-      this.hashMemo.delete(given);
-      this.hashMemo.set(a.content, a.contentHash);
-    }
+    this.uncommitted.set(sig, a);
     return a;
+  }
+
+  /**
+   * A turn was completed. The hash memo holds its key string as first given (the caller's, for a new
+   * version's content): it is keyed by the slice instead for versions the chat now holds, so the
+   * caller's string is not kept alive, and forgets the others.
+   */
+  private settleStored(): void {
+    for (const a of this.uncommitted.values()) {
+      const h = this.hashMemo.get(a.content);
+      if (h === undefined) continue;
+      this.hashMemo.delete(a.content);
+      if (this.committed.entries.get(versionKey(a.id, a.version))?.artifact === a) this.hashMemo.set(a.content, h);
+    }
+    this.uncommitted.clear();
   }
 
   private history(s: ChatState): HistoryManager {

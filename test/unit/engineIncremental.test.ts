@@ -220,4 +220,25 @@ describe('copy-on-write chat states (issue 12)', () => {
     assert.deepEqual(entryChanges(a, writeCount(a), b), ['file:a.md', 'file:b.md@v2', 'file:b.md'], 'siblings: what either wrote');
     assert.equal(entryChanges(emptyState(), 0, b), undefined, 'unrelated states: unknown');
   });
+
+  it('a version made by a build abandoned for the meter is the very artifact the next build of the turn sends; requests unchanged', () => {
+    const tok = getTokenizer('o200k_base');
+    const make = () => new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
+    const big = 'export const x = 1;\n'.repeat(800);
+    const input: TurnInput = { userText: 'q', attachments: [{ kind: 'file', uri: 'a.ts', content: big }] };
+    const e = make();
+    e.buildTurn(input);
+    const first = e.checkContext().artifacts.get('file:a.ts')!;
+    e.abandonTurn();
+    const env = e.buildTurn(input);
+    assert.equal(e.checkContext().artifacts.get('file:a.ts'), first, 'the same artifact object: block and hashes reused');
+    assert.equal(first.content, big, 'the same text');
+    e.completeTurn('r');
+    const fresh = make();
+    assert.deepEqual(env.messages, fresh.buildTurn(input).messages, 'byte-identical to a build without the abandoned one');
+    // After the turn is completed, a new build makes (and keeps) its own new versions again.
+    const next = e.buildTurn({ userText: 'q2', attachments: [{ kind: 'file', uri: 'a.ts', content: `${big}// changed\n` }] });
+    assert.ok(next.newBlocks.includes('file:a.ts@v2'));
+    assert.equal(e.state.entries.get('file:a.ts')!.artifact, first);
+  });
 });
