@@ -20,9 +20,9 @@ import { draftMessage, LAYER_INDEX, RequestAssembler, type Assembled, type Assem
 /** Turns summarized one at a time before pruning switches to a search for the fewest that fit. */
 const LINEAR_SUMMARY_STEPS = 8;
 
-
 /** Texts longer than this are counted with their (memoized) sha256 as the tokenizer's memo key. */
 const LONG_TEXT = 4096;
+
 export interface Instruction {
   /** Where the text came from: `settings`, `.strata/instructions.md`, `AGENTS.md`, … */
   source: string;
@@ -197,7 +197,7 @@ export class PromptContextEngine {
   /** Derived blocks (compacted previews, diffs) by entry and content. */
   private readonly blockMemo = new Map<string, string>();
   private readonly hashMemo = new Map<string, string>();
-  /** Artifacts stored by builds since the last completed turn, by everything but their text. */
+  /** Artifacts stored by builds since the last completed turn, by version key and content hash. */
   private readonly uncommitted = new Map<string, Artifact>();
   private hashMemoChars = 0;
   private readonly draftFraming = new WeakMap<Draft, number>();
@@ -528,8 +528,8 @@ export class PromptContextEngine {
    * the meter, then the same turn built again, renders and hashes nothing twice).
    */
   private storedArtifact(a: Artifact): Artifact {
-    const r = a.source.range;
-    const sig = [a.id, a.version, a.contentHash, a.kind, a.source.uri, r ? `${r.startLine}-${r.endLine}` : '', a.recoverable, a.priority, a.essential].join('\u0000');
+    // Keyed by content too: a version number handed out by an abandoned build is handed out again.
+    const sig = `${versionKey(a.id, a.version)}\u0000${a.contentHash}`;
     const again = this.uncommitted.get(sig);
     if (again) return again;
     sharedFullBlock(a);

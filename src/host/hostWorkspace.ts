@@ -21,7 +21,7 @@ import * as vscode from 'vscode';
 import { sliceLines, type NewArtifactInput } from '../engine/artifacts';
 import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionReason } from '../engine/isolation';
 import { GlobSet } from '../common/glob';
-import type { AttachmentSpec, FreshSource, Resolved } from '../services/workspacePort';
+import { chatHolds, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
 import { sha256HexNode } from '../services/nodeHasher';
 import type { DiagnosticInfo, DiagnosticSeverity, EditorSelectionInfo, FileListing, ToolWorkspacePort } from '../services/tools/toolPort';
 
@@ -251,8 +251,6 @@ export class HostWorkspace implements ToolWorkspacePort {
   async readFresh(sources: readonly FreshSource[]): Promise<Map<string, string | null>> {
     const out = new Map<string, string | null>();
     const policy = this.policy();
-    // The chat holds exactly what was last seen here: the file is left out (no read, no compare).
-    const holds = (src: FreshSource, seen: { hash: string } | undefined): boolean => !!seen && !src.missing && src.contentHash !== undefined && seen.hash === src.contentHash;
     for (const src of sources) {
       if (src.uri.startsWith(UNTITLED_PREFIX)) {
         const doc = this.untitledDocument(src.uri);
@@ -260,7 +258,7 @@ export class HostWorkspace implements ToolWorkspacePort {
           out.set(src.id, null);
           continue;
         }
-        const text = this.documentText(doc, src, holds);
+        const text = this.documentText(doc, src);
         if (text !== undefined) out.set(src.id, text);
         continue;
       }
@@ -276,7 +274,7 @@ export class HostWorkspace implements ToolWorkspacePort {
       const doc = this.openDocument(located.uri);
       if (doc) {
         // An open document (dirty or not): its text changes only with its version.
-        const text = this.documentText(doc, src, holds);
+        const text = this.documentText(doc, src);
         if (text !== undefined) out.set(src.id, text);
         continue;
       }
@@ -293,7 +291,7 @@ export class HostWorkspace implements ToolWorkspacePort {
         continue;
       }
       const seen = this.lastRead.get(key);
-      if (seen && seen.size === stat.size && seen.mtime === stat.mtime && holds(src, seen)) continue;
+      if (seen && seen.size === stat.size && seen.mtime === stat.mtime && chatHolds(src, seen.hash)) continue;
       const read = await this.read(located, src.uri, policy);
       // A file that can no longer be read as text (now binary or too large) is treated as gone:
       // its last snapshot stays, marked missing, and nothing new of it is sent.
@@ -306,13 +304,13 @@ export class HostWorkspace implements ToolWorkspacePort {
    * An open document's text, or undefined when the chat holds exactly that text (known from the hash
    * taken when its version last changed: an unedited document is neither copied nor compared).
    */
-  private documentText(doc: vscode.TextDocument, src: FreshSource, holds: (src: FreshSource, seen: { hash: string } | undefined) => boolean): string | undefined {
+  private documentText(doc: vscode.TextDocument, src: FreshSource): string | undefined {
     const seen = this.documents.get(doc);
-    if (seen && seen.version === doc.version && holds(src, seen)) return undefined;
+    if (seen && seen.version === doc.version && chatHolds(src, seen.hash)) return undefined;
     const content = doc.getText();
-    const now = { version: doc.version, hash: sha256HexNode(content) };
-    this.documents.set(doc, now);
-    return holds(src, now) ? undefined : content;
+    const hash = sha256HexNode(content);
+    this.documents.set(doc, { version: doc.version, hash });
+    return chatHolds(src, hash) ? undefined : content;
   }
 
   // ------------------------------------------------------------------ the tools' port

@@ -7,7 +7,7 @@
 import { IsolationPolicy, type Rejection } from '../engine/isolation';
 import { GlobSet } from '../common/glob';
 import { sha256HexNode } from './nodeHasher';
-import { inputFor, notFound, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from './workspacePort';
+import { chatHolds, inputFor, notFound, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from './workspacePort';
 import type { DiagnosticInfo, EditorSelectionInfo, FileListing, ToolWorkspacePort } from './tools/toolPort';
 
 export interface MemoryWorkspaceOptions {
@@ -106,11 +106,11 @@ export class MemoryWorkspace implements ToolWorkspacePort {
     const out = new Map<string, string | null>();
     for (const src of sources) {
       const content = this.files.get(src.uri) ?? null;
-      if (this.freshMode === 'changed' && content !== null && !src.missing && src.contentHash !== undefined) {
+      if (this.freshMode === 'changed' && content !== null && src.contentHash !== undefined) {
         let seen = this.lastSeen.get(src.uri);
         if (!seen || seen.content !== content) this.lastSeen.set(src.uri, (seen = { content, hash: sha256HexNode(content) }));
         // The chat holds exactly this content: nothing to report.
-        if (seen.hash === src.contentHash) continue;
+        if (chatHolds(src, seen.hash)) continue;
       }
       out.set(src.id, content);
     }

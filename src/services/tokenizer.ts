@@ -591,7 +591,12 @@ export class GuardedTokenizer implements Tokenizer {
         this.hits++;
         return known;
       }
-      const n = text.length > this.chunk.threshold ? this.countLong(text) : this.count(text);
+      let n: number;
+      if (text.length > this.chunk.threshold) n = this.countLong(text);
+      else {
+        this.misses++;
+        n = this.encode(text).length;
+      }
       this.longMemo.set(sha256, n);
       return n;
     }

@@ -35,6 +35,11 @@ export interface FreshSource {
   missing?: boolean;
 }
 
+/** Whether the chat already holds the content whose hash a port last saw for `src` (then the port may leave it out). */
+export function chatHolds(src: FreshSource, seenHash: string | undefined): boolean {
+  return seenHash !== undefined && !src.missing && src.contentHash !== undefined && seenHash === src.contentHash;
+}
+
 export interface WorkspacePort {
   /**
    * Resolve + isolate (real path inside a workspace folder, excludes, binary, size) + read (the
