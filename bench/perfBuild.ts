@@ -36,8 +36,19 @@ function hasherOf(h: HasherChoice | undefined): IHasher {
   return h === 'pure-js' ? PURE_JS_HASHER : NODE_HASHER;
 }
 
+/**
+ * The tokenizer of the warm passes: its memo holds every text of the chat. A warm pass stands for a
+ * chat whose engine has counted its texts before (the extension's engine keeps each segment's count
+ * for the chat's life); the default memo (4 M characters of keys) is smaller than the 1,000-turn
+ * chat's texts, and a pass over them in order then misses on almost every one (an LRU read
+ * cyclically), so the "warm" passes would measure tokenization, not the engine.
+ */
+export function warmTokenizer(traj: Trajectory): GuardedTokenizer {
+  return new GuardedTokenizer(traj.model.encoding, { maxEntries: 500_000, maxKeyChars: 256_000_000 });
+}
+
 function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[] } {
-  const tokenizer = new GuardedTokenizer(traj.model.encoding);
+  const tokenizer = warmTokenizer(traj);
   const h = hasherOf(hasher);
   const newContentTurns: number[] = [];
   const first = driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh, hasher: h, onBuilt: (turn, _ms, env) => env.newBlocks.length > 0 && newContentTurns.push(turn) });
@@ -126,7 +137,7 @@ export interface ProbeResult {
  * turn. The first pass warms the code and the tokenizer memo; the second is measured.
  */
 export function measureProbe(traj: Trajectory, layout: Layout, afterTurns: number[], runs: number, hasher: HasherChoice = 'native'): ProbeResult {
-  const tokenizer = new GuardedTokenizer(traj.model.encoding);
+  const tokenizer = warmTokenizer(traj);
   const firstFiles = Object.keys(traj.files).slice(0, 2);
   const probeText = Object.values(traj.files).map((v) => (typeof v === 'string' ? v : '')).join('\n').slice(0, 12_000);
   const wanted = new Set(afterTurns);

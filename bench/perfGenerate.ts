@@ -161,12 +161,15 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
       attached.push(p);
     }
     if (attached.length > 1 && rnd() < 0.6) {
-      for (let r = int(1, 3); r > 0; r--) {
-        const p = pick(attached);
-        if (!attach.some((a) => a.file === p)) {
-          attach.push({ file: p });
-          info.reattachments++;
-        }
+      // 1–3 distinct files attached before. Drawn without replacement: drawing with replacement and
+      // skipping repeats made early turns (few files to draw from) attach half as many as late ones,
+      // so the scaling case compared windows doing different work.
+      const pool = attached.filter((p) => !attach.some((a) => a.file === p));
+      for (let r = Math.min(int(1, 3), pool.length); r > 0; r--) {
+        const i = Math.floor(rnd() * pool.length);
+        attach.push({ file: pool[i] });
+        pool.splice(i, 1);
+        info.reattachments++;
       }
     }
     if (t % o.selectionEvery === 0 && attached.length > 0) {

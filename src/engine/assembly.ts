@@ -58,10 +58,10 @@ const L4 = 3;
 
 /** What the engine computes per segment, memoized on its side. */
 export interface AssemblyHooks {
-  /** One step of a layer hash chain (`which` = 'layer') or of the transcript prefix chain ('prefix'). */
-  chain(which: 'layer' | 'prefix', prev: string, seg: Segment, id: string): string;
-  /** `role:sha256(text)` of a block. */
-  sig(role: Role, seg: Segment): string;
+  /** sha256 of a segment's text (memoized by the engine): looked up once per segment added. */
+  textHash(seg: Segment): string;
+  /** One step of a layer hash chain or of the transcript prefix chain, from the step's text hash. */
+  chain(prev: string, id: string, textHash: string): string;
   /** A message's framing tokens, with what its segments' joins merge (see the engine). */
   framing(d: Draft): number;
   /** The ledger item of a segment with this cache prediction (memoized by the engine). */
@@ -161,14 +161,16 @@ class Portion {
       const pos = this.segs.length;
       const l = LAYER_INDEX[g.layer];
       this.segs.push(g);
-      this.sigs.push(hooks.sig(d.role, g));
+      const th = hooks.textHash(g);
+      // `role:sha256(text)`: the block signature the cache prediction compares.
+      this.sigs.push(`${d.role}:${th}`);
       this.cum.push(this.cum[pos] + g.tokens);
       this.pushed(g, l, pos);
       this.layerSegs[l].push(g);
       this.layerPos[l].push(pos);
       this.tok[l] += g.tokens;
-      this.h[l] = hooks.chain('layer', this.h[l], g, g.id);
-      if (prefix) this.p = hooks.chain('prefix', this.p, g, d.role);
+      this.h[l] = hooks.chain(this.h[l], g.id, th);
+      if (prefix) this.p = hooks.chain(this.p, d.role, th);
       this.stepped(l, pos);
     }
   }

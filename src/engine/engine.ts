@@ -1478,8 +1478,8 @@ export class PromptContextEngine {
     const emptyHash = (this.emptyHash ??= this.hasher.sha256Hex(''));
     const hooks: AssemblyHooks = {
       // The assembler keeps each step's value with the segment's position: no per-segment memo here.
-      chain: (_which, prev, seg, id) => hashChainStep(prev, id, this.textHash(seg.text), this.baseHasher),
-      sig: (role, seg) => this.blockSig(role, seg),
+      textHash: (seg) => this.textHash(seg.text),
+      chain: (prev, id, textHash) => hashChainStep(prev, id, textHash, this.baseHasher),
       framing: (d) => this.framing(d),
       item: (seg, cached) => this.itemFor(s, seg, cached),
       emptyHash,
