@@ -212,6 +212,9 @@ export class PromptContextEngine {
   private readonly stableSegs = new Map<string, Segment>();
   private systemMemo: { opts: EngineOptions; segs: Segment[] } | undefined;
   private lastSystem: Draft | undefined;
+  private firstAfterMemo: { turns: readonly TurnRecord[]; through: number; start: number } | undefined;
+  /** What the transcript's `lastSystem` was made of (its rebuilt opening is the memo's array). */
+  private lastSystemParts: { opts: EngineOptions; summary: Segment | undefined; opening: Segment[] | undefined } | undefined;
   private openingMemo: { through: number; keys: string[]; keySet: Set<string>; segs: Segment[] | undefined; seen: { state: ChatState; writes: number } | undefined } | undefined;
   private summaryMemo: { text: string; through: number; seg: Segment } | undefined;
   /** Ledger facts per entry key as of the last envelope; ledger items memoized per segment and stamp. */
@@ -261,6 +264,7 @@ export class PromptContextEngine {
     this.systemMemo = undefined;
     this.summaryMemo = undefined;
     this.lastSystem = undefined;
+    this.lastSystemParts = undefined;
     this.assembler.reset();
   }
 
@@ -1048,7 +1052,11 @@ export class PromptContextEngine {
     const policy = this.opts.policy;
     const transcript = layout === 'transcript';
     const turns = s.turns;
-    const start = PromptContextEngine.firstAfter(turns, through);
+    // Records are only appended, after `through`: where they start does not move (a binary search
+    // over a long chat's records is a cache miss per step).
+    const fa = this.firstAfterMemo;
+    const start = fa && fa.through === through && extendsTurns(turns, fa.turns) ? fa.start : PromptContextEngine.firstAfter(turns, through);
+    this.firstAfterMemo = { turns, through, start };
     const n = turns.length - start;
     let c = this.pastRender;
     const reuse = !!c && c.layout === layout && c.policy === policy && c.through === through;
@@ -1160,11 +1168,29 @@ export class PromptContextEngine {
     return c.segs;
   }
 
-  private render(s: ChatState, turn: number, items: TurnItem[], userText: string): Rendered {
-    const sysSegs = this.systemSegments();
-    const cutThrough = s.summary?.throughTurn ?? 0;
+  /** The transcript's system message: the same draft while its parts are the same objects. */
+  private transcriptSystem(s: ChatState, cutThrough: number): Draft {
     const summary = this.summarySegment(s);
-    if (this.opts.layout === 'library') {
+    // After a cut, the rebuilt opening can hold hundreds of blocks: not walked while nothing in it changed.
+    const opening = cutThrough > 0 ? this.openingSegments(s, cutThrough) : undefined;
+    const last = this.lastSystem;
+    const parts = this.lastSystemParts;
+    if (last && parts && parts.opts === this.opts && parts.summary === summary && parts.opening === opening) return last;
+    const segs = this.systemSegments();
+    if (summary) segs.push(summary);
+    if (opening) for (const g of opening) segs.push(g);
+    const system: Draft = last && last.segs.length === segs.length && last.segs.every((g, i) => g === segs[i]) ? last : { role: 'system', framingLayer: 'L1', segs };
+    this.lastSystem = system;
+    this.lastSystemParts = { opts: this.opts, summary, opening };
+    return system;
+  }
+
+  private render(s: ChatState, turn: number, items: TurnItem[], userText: string): Rendered {
+    const cutThrough = s.summary?.throughTurn ?? 0;
+    if (this.opts.layout === 'transcript') return this.renderWith(s, turn, items, userText, cutThrough, this.transcriptSystem(s, cutThrough));
+    const sysSegs = this.systemSegments();
+    const summary = this.summarySegment(s);
+    {
       let header = false;
       for (const k of s.order) {
         const e = s.entries.get(k)!;
@@ -1177,15 +1203,16 @@ export class PromptContextEngine {
         sysSegs.push(this.systemBlock(k, e));
       }
       if (summary) sysSegs.push(summary);
-    } else {
-      if (summary) sysSegs.push(summary);
-      // The rebuilt opening: surviving blocks first sent in summarized turns, in first-seen order.
-      if (cutThrough > 0) for (const g of this.openingSegments(s, cutThrough)) sysSegs.push(g);
     }
     // The same system message object while its segments are the same (its provider message is reused).
     const last = this.lastSystem;
     const system: Draft = last && last.segs.length === sysSegs.length && last.segs.every((g, i) => g === sysSegs[i]) ? last : { role: 'system', framingLayer: 'L1', segs: sysSegs };
     this.lastSystem = system;
+    this.lastSystemParts = undefined;
+    return this.renderWith(s, turn, items, userText, cutThrough, system);
+  }
+
+  private renderWith(s: ChatState, turn: number, items: TurnItem[], userText: string, cutThrough: number, system: Draft): Rendered {
     const past = this.pastDrafts(s, cutThrough);
     const currentSegs = items.map((i) => this.itemSegment(s, i, 'L3', 'L3', 'user', '', turn, i.mode === 'full'));
     currentSegs.push(this.seg('L5', 'user-text', 'user', 'user', displayText(userText)));

@@ -584,8 +584,10 @@ export class GuardedTokenizer implements Tokenizer {
 
   count(text: string, sha256?: string): number {
     if (text.length === 0) return 0;
-    if (sha256 !== undefined && text.length > this.stringKeyMaxLength) {
-      // The long memo's key is this very hash: the caller saves us hashing the text again.
+    if (sha256 !== undefined) {
+      // The long memo's key is this very hash: the caller saves us hashing the text again, and a
+      // lookup by a 64-character key costs the same for any text (a text key of up to 16 K
+      // characters is hashed and compared in full).
       const known = this.longMemo.get(sha256);
       if (known !== undefined) {
         this.hits++;
