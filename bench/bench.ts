@@ -17,7 +17,7 @@ import { markdownTable, svgChart } from './charts';
 import { formatInt, machineFacts, round, stats, type MachineFacts, type Stats } from './perfStats';
 import { replay, usesTools } from './replayCore';
 import { getTokenizer } from '../src/services/tokenizer';
-import { measureBuildTime, measureProbe, measureScaling, type BuildTimeResult, type ProbeResult, type ScalingResult } from './perfBuild';
+import { measureBuildTime, measureInterleaved, measureProbe, measureScaling, type BuildTimeResult, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
 import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, type GeneratedInfo } from './perfGenerate';
 import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile';
 import { measureTokenizerThroughput, trajectoryCorpus, type ThroughputResult } from './perfTokenizer';
@@ -83,7 +83,7 @@ export interface PerfResults {
    * sha256 through its IHasher port (as a host can), and a 1,000-turn chat with 5 MB of files — and the
    * same turn built at different lengths of one chat (the probe). `scaling.main` stays the main row.
    */
-  longChats?: { cases: { label: string; generated: GeneratedInfo; result: ScalingResult }[]; probes: ProbeResult[] };
+  longChats?: { cases: { label: string; generated: GeneratedInfo; result: ScalingResult }[]; probes: ProbeResult[]; interleaved: InterleavedResult[] };
   tokenizer?: ThroughputResult;
   memory?: { replay: RssResult; engineOnly: RssResult; heap: HeapResult[] };
   promptTsx?: PromptTsxComparison;
@@ -107,7 +107,7 @@ export interface ToolTrajectoryResult {
 export interface BenchResults {
   generatedAt: string;
   machine: MachineFacts;
-  settings: { quick: boolean; defaultLayout: string; strategies: string[]; runs: Record<string, number> };
+  settings: { quick: boolean; defaultLayout: string; strategies: string[]; runs: Record<string, number | number[]> };
   economics: TrajectoryResult[];
   /** Tool-heavy sessions: cost against a plain agent transcript that re-sends tool results without dedup. */
   tools: ToolTrajectoryResult[];
@@ -406,6 +406,16 @@ export function performanceMarkdown(p: PerfResults): string {
       return [pr.trajectory.replace(/^generated-/, ''), pr.hasher, pr.points.map((pt) => `after ${formatInt(pt.afterTurns)}: ${pt.stats.median} / ${pt.stats.p95} ms (${formatInt(pt.blocks)} blocks)`).join('; '), round(b.stats.median / a.stats.median), round(b.stats.p95 / a.stats.p95)];
     });
     out.push(table(['chat', 'sha256', 'median / p95 per point', 'last ÷ first (median)', 'last ÷ first (p95)'], probeRows, ['l', 'l', 'l', 'r', 'r']));
+    if (p.longChats.interleaved.length > 0) {
+      out.push(
+        'The scaling cases again with the windows interleaved: per run, one chat is driven to its last 20 turns, then turn k of a new chat and turn n−20+k of the long one alternate, each timed, so that what drifts on the machine during a run falls on both windows alike. ' +
+          'The windows also differ in work: the last column divides each turn\'s time by the blocks it adds (its message\'s blocks and the reply).',
+        '',
+      );
+      out.push(table(['chat', 'runs', 'turns 1–20 median / p95 ms', 'last 20 median / p95 ms', 'ratio (median)', 'ratio (p95)', 'blocks per turn (first / last 20)', 'ms per block, median (first / last 20)', 'ratio per block'],
+        p.longChats.interleaved.map((r) => [`${r.turns} turns`, r.runs, `${r.first20.median} / ${r.first20.p95}`, `${r.last20.median} / ${r.last20.p95}`, r.ratio, r.ratioP95, `${r.blocks.first20} / ${r.blocks.last20}`, `${r.perBlock.first20.median} / ${r.perBlock.last20.median}`, r.perBlock.ratio]),
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+    }
   }
   if (p.tokenizer) {
     const t = p.tokenizer;
@@ -512,7 +522,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
   const durations: Record<string, number> = {};
   const files = fs.readdirSync(args.trajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.trajectoriesDir, n));
   if (files.length === 0) throw new Error(`no trajectories in ${args.trajectoriesDir}`);
-  const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, tokenizer: 2, promptTsx: 2, probe: 50 } : { buildWarm: 20, scalingWarm: 9, tokenizer: 5, promptTsx: 5, probe: 200 };
+  const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, tokenizer: 2, promptTsx: 2, probe: 50, interleaved: [5, 2] } : { buildWarm: 20, scalingWarm: 9, tokenizer: 5, promptTsx: 5, probe: 200, interleaved: [100, 20] };
   const econ = step('cache economics (trajectories × strategies × cache models)', durations, () => economics(files));
   const toolFiles = fs.existsSync(args.toolTrajectoriesDir) ? fs.readdirSync(args.toolTrajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.toolTrajectoriesDir, n)) : [];
   const toolResults = step('tool-heavy sessions (issue 11)', durations, () => toolEconomics(toolFiles));
@@ -546,7 +556,8 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
         measureProbe(long.trajectory, DEFAULT_LAYOUT, [20, n, m], runs.probe, 'native'),
         measureProbe(long.trajectory, DEFAULT_LAYOUT, [20, n, m], runs.probe, 'pure-js'),
       ];
-      return { cases, probes };
+      const interleaved = [measureInterleaved(generated, DEFAULT_LAYOUT, runs.interleaved[0]), measureInterleaved(long.trajectory, DEFAULT_LAYOUT, runs.interleaved[1])];
+      return { cases, probes, interleaved };
     });
     perf.tokenizer = step('token counting throughput', durations, () => measureTokenizerThroughput(trajectoryCorpus(args.trajectoriesDir), runs.tokenizer));
     perf.memory = step('memory (child processes)', durations, () => {

@@ -10,7 +10,7 @@ import { GuardedTokenizer } from '../src/services/tokenizer';
 import type { IHasher, Layout } from '../src/engine/types';
 import type { TurnInput } from '../src/engine/engine';
 import type { Trajectory } from './trajectory';
-import { driveEngine } from './perfDrive';
+import { driveEngine, TurnStepper } from './perfDrive';
 import { round, stats, type Stats } from './perfStats';
 
 export interface BuildTimeResult {
@@ -176,4 +176,75 @@ export function measureProbe(traj: Trajectory, layout: Layout, afterTurns: numbe
     });
   }
   return { trajectory: traj.name, layout, hasher, runs, points: afterTurns.map((t) => ({ afterTurns: t, blocks: blocks.get(t) ?? 0, stats: stats(samples.get(t) ?? []) })) };
+}
+
+export interface InterleavedResult {
+  trajectory: string;
+  layout: Layout;
+  turns: number;
+  runs: number;
+  /** Turns 1–20 and the last 20 (cut turns left out), all runs. */
+  first20: Stats;
+  last20: Stats;
+  ratio: number;
+  ratioP95: number;
+  /** Blocks each turn adds (its user message's blocks and the reply), mean per window. */
+  blocks: { first20: number; last20: number };
+  /** Build time per block added (ms), and last ÷ first medians: the windows' work made comparable. */
+  perBlock: { first20: Stats; last20: Stats; ratio: number };
+}
+
+/**
+ * The scaling case with the two windows interleaved: per run, one chat is driven (untimed) to the
+ * start of the last window, then turn k of a fresh chat and turn n−20+k of the long one alternate,
+ * each timed. Both windows then see the same machine, so many runs give a steady ratio; the sequential
+ * case measures turns 1–20 at the start of each pass and the last 20 a second or more later.
+ */
+export function measureInterleaved(traj: Trajectory, layout: Layout, runs: number, hasher: HasherChoice = 'native'): InterleavedResult {
+  const tokenizer = warmTokenizer(traj);
+  const h = hasherOf(hasher);
+  const blocks: number[] = [];
+  const first = driveEngine(traj, { layout, policy: 'append-version', tokenizer, hasher: h, onBuilt: (turn, _ms, env) => (blocks[turn] = (env.messages[env.messages.length - 1]?.content.length ?? 0) + 1) });
+  const n = first.buildMs.length;
+  const cut = new Set(first.cutTurns);
+  const early: number[] = [];
+  const late: number[] = [];
+  const earlyPer: number[] = [];
+  const latePer: number[] = [];
+  const opts = { layout, policy: 'append-version' as const, tokenizer, fresh: 'changed' as const, hasher: h };
+  for (let r = 0; r < runs; r++) {
+    const a = new TurnStepper(traj, opts);
+    const b = new TurnStepper(traj, opts);
+    for (let i = 0; i < n - 20; i++) b.step(i);
+    for (let k = 0; k < 20; k++) {
+      const x = a.step(k);
+      const y = b.step(n - 20 + k);
+      if (!cut.has(k + 1)) {
+        early.push(x);
+        earlyPer.push(x / blocks[k + 1]);
+      }
+      if (!cut.has(n - 19 + k)) {
+        late.push(y);
+        latePer.push(y / blocks[n - 19 + k]);
+      }
+    }
+  }
+  const mean = (xs: number[]) => round(xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length), 2);
+  const windowBlocks = (from: number) => Array.from({ length: 20 }, (_, k) => from + k).filter((t) => !cut.has(t)).map((t) => blocks[t]);
+  const first20 = stats(early);
+  const last20 = stats(late);
+  const pf = stats(earlyPer, 4);
+  const pl = stats(latePer, 4);
+  return {
+    trajectory: traj.name,
+    layout,
+    turns: n,
+    runs,
+    first20,
+    last20,
+    ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
+    ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
+    blocks: { first20: mean(windowBlocks(1)), last20: mean(windowBlocks(n - 19)) },
+    perBlock: { first20: pf, last20: pl, ratio: pf.median > 0 ? round(pl.median / pf.median) : 0 },
+  };
 }

@@ -44,6 +44,27 @@ export interface DriveResult {
   cutTurns: number[];
 }
 
+/**
+ * One chat driven a turn at a time (the loop of `driveEngine`), so that two chats can alternate:
+ * the interleaved scaling case times an early turn of one chat, then a late turn of another, so that
+ * whatever drifts on the machine during a run (frequency, neighbours, the JIT) falls on both windows.
+ */
+export class TurnStepper {
+  readonly run: ReplayRun;
+  constructor(traj: Trajectory, opts: Pick<DriveOptions, 'layout' | 'policy' | 'tokenizer' | 'fresh' | 'hasher'>) {
+    this.run = new ReplayRun(traj, { layout: opts.layout, policy: opts.policy, tokenizer: opts.tokenizer, fresh: opts.fresh ?? 'changed', ...(opts.hasher ? { hasher: opts.hasher } : {}), check: false });
+  }
+
+  /** Runs turn `i` (0-based; turns run in order); returns its buildTurn milliseconds. */
+  step(i: number): number {
+    const { request, send, preview } = this.run.prepare(i);
+    const outcome = this.run.pipeline.runSync(request, preview ? undefined : this.run.scripted, send);
+    const t = this.run.result(i, outcome);
+    this.run.after(i, outcome);
+    return t.buildMs;
+  }
+}
+
 /** Runs the trajectory through a fresh engine; times each buildTurn call. */
 export function driveEngine(traj: Trajectory, opts: DriveOptions): DriveResult {
   const n = Math.min(traj.turns.length, opts.turns ?? traj.turns.length);

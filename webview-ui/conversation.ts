@@ -383,7 +383,8 @@ export class Conversation {
   }
 
   private scrollToBottom(): void {
-    this.el.scrollTop = this.el.scrollHeight;
+    // The empty state reads from its top (its first step first); there is no end to follow yet.
+    this.el.scrollTop = this.empty.hidden ? this.el.scrollHeight : 0;
     this.noteGeometry();
   }
 

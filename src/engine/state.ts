@@ -120,14 +120,14 @@ export class LayeredMap<K, V> extends Map<K, V> {
 
   /**
    * A new layer for a clone of the state that owns this (frozen) map: over the same base, starting
-   * with this layer's writes, so layers never stack. Once the writes are half the base, this map
-   * first takes a flat copy of itself as its base (same content, once, not at every clone of the same
-   * state). Amortized, each write costs two entry copies; a lookup costs two probes at most whatever
-   * the layer's size, so a bigger layer costs nothing per turn (at an eighth, copying 1,000-turn
-   * chats' maps was the largest cost that grew with the chat).
+   * with this layer's writes, so layers never stack. A clone that writes copies the layer it starts
+   * from (at every build, the context meter's too), and flattening copies the base: the layer is kept
+   * under 4·√(base size) writes, which balances the two (a fixed fraction of the base made one or the
+   * other grow with the chat). Flattening takes a flat copy of this map as its base (same content,
+   * once, not at every clone of the same state).
    */
   relayer(): LayeredMap<K, V> {
-    if (this.#own.size * 2 > this.#base.size) {
+    if (this.#own.size * this.#own.size > 16 * this.#base.size) {
       const flat = new Map<K, V>();
       for (const [k, v] of this.#base) flat.set(k, this.#own.has(k) ? (this.#own.get(k) as V) : v);
       for (const k of this.#added) flat.set(k, this.#own.get(k) as V);

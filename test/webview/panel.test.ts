@@ -487,6 +487,18 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal((await p.requests()).filter((r) => r.request.kind === 'bannerAction').length, 0, 'clicking the message is not an action');
   });
 
+  it('empty state in a short view: read from its top, not scrolled to its end', async () => {
+    const p = await open({ height: 320 });
+    await p.init(state());
+    const conv = p.byTestId('strata-conversation');
+    const empty = p.byTestId('strata-empty');
+    await empty.waitFor({ state: 'visible' });
+    const [c, e] = [(await conv.boundingBox())!, (await empty.boundingBox())!];
+    assert.ok(e.height > c.height, `the view is shorter than the empty state (${c.height}px vs ${e.height}px): the case this covers`);
+    assert.equal(await conv.evaluate((el) => el.scrollTop), 0);
+    assert.ok(e.y >= c.y - 1, `the empty state's first line is in view (its top ${e.y}px, the view's ${c.y}px)`);
+  });
+
   it('request preview: the exact request in a collapsible monospace block, and how to configure a provider', async () => {
     const p = await open();
     await p.init(state({ model: model({ provider: 'none', model: '', label: 'No model configured', configured: false }) }));
