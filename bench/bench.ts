@@ -277,7 +277,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       description: `build time of turns ${all.turns - 19}–${all.turns} ÷ turns 1–20 ≤ 1.3, medians and p95 (generated ${all.turns}-turn conversation)`,
       measured: `median ${all.ratio} (${all.last20.median} ms vs ${all.first20.median} ms), p95 ${all.ratioP95} (${all.last20.p95} vs ${all.first20.p95} ms)`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: scalingNote(all, probe) + ` Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. With every attached file passed before every turn (no watcher), the median ratio is ${allFresh.ratio}.` }),
+      ...(met ? {} : { note: scalingNote(all, probe, perf.longChats?.interleaved.find((x) => x.turns === all.turns)) + ` Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. With every attached file passed before every turn (no watcher), the median ratio is ${allFresh.ratio}.` }),
     });
   }
   for (const c of perf.longChats?.cases ?? []) {
@@ -290,7 +290,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       description: `build time of turns ${r.turns - 19}–${r.turns} ÷ turns 1–20 ≤ 1.5, medians and p95 (generated ${r.turns}-turn conversation, ${formatInt(c.generated.fileBytes)} bytes of files; turns that cut for the budget reported apart)`,
       measured: `median ${r.ratio} (${r.last20.median} ms vs ${r.first20.median} ms), p95 ${r.ratioP95} (${r.last20.p95} vs ${r.first20.p95} ms)`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: scalingNote(r, probe) }),
+      ...(met ? {} : { note: scalingNote(r, probe, perf.longChats?.interleaved.find((x) => x.turns === r.turns)) }),
     });
   }
   for (const p of perf.longChats?.probes ?? []) {
@@ -304,7 +304,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       description: `the same turn built after ${b.afterTurns} ÷ after ${a.afterTurns} turns ≤ ${limit} (median; generated ${p.trajectory.replace(/^generated-/, '').replace('-turns', '')}-turn conversation)`,
       measured: `${rm} (${b.stats.median} ms with ${formatInt(b.blocks)} blocks vs ${a.stats.median} ms with ${formatInt(a.blocks)})`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: 'what is left grows with the request itself: the envelope\'s per-layer segment and ledger arrays, the provider messages and the block signatures are new arrays every request.' }),
+      ...(met ? {} : { note: 'profiled at 1,000 turns, what is left grows with the request and the heap: the envelope\'s flat arrays (per-layer segments and ledger items, provider messages, block signatures) are new every request, with the garbage they make; the state\'s layered maps copy their layer at each build; lookups in memo tables of thousands of entries miss the cache.' }),
     });
   }
   if (perf.memory) {
@@ -338,12 +338,13 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
 }
 
 /** Why a window ratio is above its target: the content the two windows add, and the probe. */
-function scalingNote(r: ScalingResult, probe: ProbeResult | undefined): string {
+function scalingNote(r: ScalingResult, probe: ProbeResult | undefined, inter?: InterleavedResult): string {
   const parts = [`${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work; the other turns (the history's work alone): ${r.noNewContent.last20.median} vs ${r.noNewContent.first20.median} ms median (${r.noNewContent.ratio}×).`];
   if (probe && probe.points.length >= 2) {
     const [a, b] = [probe.points[0], probe.points[probe.points.length - 1]];
     parts.push(`The same turn built after ${a.afterTurns} and after ${b.afterTurns} turns: ${a.stats.median} vs ${b.stats.median} ms (${round(b.stats.median / a.stats.median)}×).`);
   }
+  if (inter) parts.push(`Interleaved (${inter.runs} runs): median ${inter.ratio}×, p95 ${inter.ratioP95}×; the last 20 turns add ${inter.blocks.last20} blocks a turn against ${inter.blocks.first20}, and per block added the ratio is ${inter.perBlock.ratio}×.`);
   if (r.cutTurns.length > 0) parts.push(`Turns that cut for the budget, left out of the windows: ${r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ')}.`);
   return parts.join(' ');
 }
