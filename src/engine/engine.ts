@@ -23,6 +23,19 @@ const LINEAR_SUMMARY_STEPS = 8;
 /** Texts longer than this are counted with their (memoized) sha256 as the tokenizer's memo key. */
 const LONG_TEXT = 4096;
 
+/**
+ * A segment's ledger items, kept on the segment itself (a hidden property), not in a WeakMap: a
+ * long chat's thousands of segments made every lookup in that table a cache miss, the largest
+ * per-turn cost that grew with the chat at 1,000 turns.
+ */
+const ITEM_MEMO = Symbol('strata.itemMemo');
+interface ItemMemo {
+  engine: object;
+  stamp: unknown;
+  cached?: LedgerItem;
+  uncached?: LedgerItem;
+}
+
 export interface Instruction {
   /** Where the text came from: `settings`, `.strata/instructions.md`, `AGENTS.md`, … */
   source: string;
@@ -219,7 +232,6 @@ export class PromptContextEngine {
   private summaryMemo: { text: string; through: number; seg: Segment } | undefined;
   /** Ledger facts per entry key as of the last envelope; ledger items memoized per segment and stamp. */
   private readonly stamps = new Map<string, EntryStamp>();
-  private readonly itemMemo = new WeakMap<Segment, { stamp: EntryStamp | undefined; cached?: LedgerItem; uncached?: LedgerItem }>();
   private readonly assembler = new RequestAssembler();
   /** A request of this engine carried tool steps: cache breakpoints are then counted over blocks (tool calls are not blocks). */
   private toolStepsSeen = false;
@@ -1486,10 +1498,13 @@ export class PromptContextEngine {
   /** The ledger item of a segment, memoized per segment, prediction and entry stamp. */
   private itemFor(s: ChatState, g: Segment, cached: boolean): LedgerItem {
     const stamp = g.artifactKey ? this.stamps.get(g.artifactKey) : undefined;
-    let m = this.itemMemo.get(g);
-    if (!m || m.stamp !== stamp) {
-      m = { stamp };
-      this.itemMemo.set(g, m);
+    const held = g as Segment & { [ITEM_MEMO]?: ItemMemo };
+    let m = held[ITEM_MEMO];
+    if (!m || m.engine !== this || m.stamp !== stamp) {
+      m = { engine: this, stamp };
+      if (ITEM_MEMO in held) held[ITEM_MEMO] = m;
+      // Not enumerable: a segment serializes and compares as before.
+      else Object.defineProperty(held, ITEM_MEMO, { value: m, writable: true, enumerable: false });
     }
     let item = cached ? m.cached : m.uncached;
     if (!item) {
