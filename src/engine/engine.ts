@@ -28,7 +28,7 @@ const LONG_TEXT = 4096;
  * long chat's thousands of segments made every lookup in that table a cache miss, the largest
  * per-turn cost that grew with the chat at 1,000 turns.
  */
-const ITEM_MEMO = Symbol('strata.itemMemo');
+const ITEM_MEMO = Symbol('ledger items');
 interface ItemMemo {
   engine: object;
   stamp: unknown;
