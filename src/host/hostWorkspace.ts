@@ -211,6 +211,9 @@ export class HostWorkspace implements ToolWorkspacePort {
     }
     // One native decode (5 MB: ~4 ms); the size was checked on the stat, NUL bytes on the bytes.
     const content = new TextDecoder('utf-8').decode(bytes);
+    // Its hash (to leave the file out of later turns while the chat holds it) in a task of its own:
+    // decoding and hashing 5 MB in one go blocked the host for up to ~50 ms on a busy machine.
+    if (content.length > 1_000_000) await new Promise<void>((r) => setImmediate(r));
     this.lastRead.set(located.uri.toString(), { size: stat.size, mtime: stat.mtime, hash: sha256HexNode(content) });
     return { ok: true, content };
   }
