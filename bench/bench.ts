@@ -333,6 +333,15 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       status: met ? 'met' : 'missed',
       ...(met ? {} : { note: `loadChat alone: median ${o.loadChat.median} ms` }),
     });
+    // The panel's state carries the meter: in a new window its first build counts every past text.
+    const panel = o.sessionOpen.median + o.firstMeter.median;
+    targets.push({
+      id: 'open:1000-turn-chat-panel',
+      description: `the panel's state for a ${o.turns}-turn chat in a new window (ChatSession.open, the last 50 messages, the first meter) ≤ 150 ms`,
+      measured: `${round(panel, 1)} ms: open ${o.sessionOpen.median} ms + first meter ${o.firstMeter.median} ms (min ${o.firstMeter.min}, n = ${o.firstMeter.n})`,
+      status: panel <= 150 ? 'met' : 'missed',
+      ...(panel <= 150 ? {} : { note: 'the first meter counts every past text of the chat (token counts are not stored with it), and the extension host waits for it' }),
+    });
   }
   return targets;
 }
@@ -472,6 +481,7 @@ export function performanceMarkdown(p: PerfResults): string {
       r('`ChatSession.openChat` + the last 50 messages', o.openChat),
       r('a new window: `ChatSession.open` + the last 50 messages', o.sessionOpen),
       r('first open in a new process (cold)', o.cold),
+      r('the first meter in a new window (every past text counted)', o.firstMeter),
     ], ['l', 'r', 'r', 'r']));
   }
   return out.join('\n');
