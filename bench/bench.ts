@@ -334,13 +334,13 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       ...(met ? {} : { note: `loadChat alone: median ${o.loadChat.median} ms` }),
     });
     // The panel's state carries the meter: in a new window its first build counts every past text.
-    const panel = o.sessionOpen.median + o.firstMeter.median;
+    const panel = o.sessionOpen.median + o.firstMeterSaved.median;
     targets.push({
       id: 'open:1000-turn-chat-panel',
-      description: `the panel's state for a ${o.turns}-turn chat in a new window (ChatSession.open, the last 50 messages, the first meter) ≤ 150 ms`,
-      measured: `${round(panel, 1)} ms: open ${o.sessionOpen.median} ms + first meter ${o.firstMeter.median} ms (min ${o.firstMeter.min}, n = ${o.firstMeter.n})`,
+      description: `the panel's state for a ${o.turns}-turn chat in a new window (ChatSession.open, the last 50 messages, the first meter; the chat's token counts saved beside it) ≤ 150 ms`,
+      measured: `${round(panel, 1)} ms: open ${o.sessionOpen.median} ms + first meter ${o.firstMeterSaved.median} ms; without saved counts the first meter takes ${o.firstMeter.median} ms`,
       status: panel <= 150 ? 'met' : 'missed',
-      ...(panel <= 150 ? {} : { note: 'the first meter counts every past text of the chat (token counts are not stored with it), and the extension host waits for it' }),
+      ...(panel <= 150 ? {} : { note: 'the chat needs pruning in this window (gpt-4o, 128K): the first meter prunes from scratch, with hundreds of thousands of token-count lookups; the extension host waits for it' }),
     });
   }
   return targets;
@@ -481,7 +481,8 @@ export function performanceMarkdown(p: PerfResults): string {
       r('`ChatSession.openChat` + the last 50 messages', o.openChat),
       r('a new window: `ChatSession.open` + the last 50 messages', o.sessionOpen),
       r('first open in a new process (cold)', o.cold),
-      r('the first meter in a new window (every past text counted)', o.firstMeter),
+      r('the first meter in a new window, no counts saved (every past text counted)', o.firstMeter),
+      r('the first meter in a new window, counts saved beside the chat', o.firstMeterSaved),
     ], ['l', 'r', 'r', 'r']));
   }
   return out.join('\n');

@@ -63,8 +63,17 @@ export interface ToolSettings {
   maxTurnTokens: number;
 }
 
-/** A tokenizer as the session wants it: `warm` counts big content ahead without blocking. */
-export type SessionTokenizer = ITokenizer & { warm?(text: string, signal?: AbortSignal): Promise<void> };
+/**
+ * A tokenizer as the session wants it: `warm` counts big content ahead without blocking; `seed`,
+ * `setRecorder` and `counter` let a chat's token counts be saved beside it and reused when it is
+ * opened again (see `ChatStore.appendTokenCounts`).
+ */
+export type SessionTokenizer = ITokenizer & {
+  warm?(text: string, signal?: AbortSignal): Promise<void>;
+  readonly counter?: string;
+  seed?(counts: Iterable<readonly [string, number]>): void;
+  setRecorder?(fn: ((key: string, n: number) => void) | undefined): void;
+};
 
 export interface ChatSessionOptions {
   /** The workspace's chat store folder (`ExtensionContext.storageUri`). */
@@ -376,8 +385,43 @@ export class ChatSession {
     };
   }
 
+  /** Texts counted for the active chat since its last saved turn: saved beside it with the next turn. */
+  private newCounts = new Map<string, number>();
+  /** Chats whose saved counts this session's tokenizers were given (per counter). */
+  private readonly seeded = new Set<string>();
+
+  /**
+   * The active chat's tokenizer remembers what it counts, and knows what the chat's earlier windows
+   * counted: opening a long chat then does not tokenize its whole history again before the first
+   * meter (a 1,000-turn chat: ~1.4 s of the extension host).
+   */
+  private trackCounts(chatId: string, tok: SessionTokenizer): void {
+    if (!tok.seed || !tok.setRecorder || !tok.counter) return;
+    const key = `${tok.counter} ${chatId}`;
+    if (!this.seeded.has(key) && this.store.hasChat(chatId)) {
+      this.seeded.add(key);
+      tok.seed(this.store.loadTokenCounts(chatId, tok.counter));
+    }
+    if (this.countsFor !== key) this.newCounts = new Map();
+    this.countsFor = key;
+    const counts = this.newCounts;
+    tok.setRecorder((k, n) => counts.set(k, n));
+  }
+
+  private countsFor = '';
+
+  /** Saves the counts recorded since the chat's last saved turn (a cache: a failure only costs time). */
+  private saveCounts(chatId: string): void {
+    const tok = this.engine.options.tokenizer as SessionTokenizer;
+    if (this.newCounts.size === 0 || !tok.counter || this.countsFor !== `${tok.counter} ${chatId}`) return;
+    if (!this.store.appendTokenCounts(chatId, tok.counter, [...this.newCounts])) this.log(`chat ${chatId}: its token counts could not be saved (the next window counts its history again)`);
+    this.newCounts.clear();
+  }
+
   private newEngine(chatId: string, state?: ReturnType<ChatStore['loadChat']>['state']): PromptContextEngine {
-    return new PromptContextEngine(this.engineOptions(chatId), state);
+    const options = this.engineOptions(chatId);
+    this.trackCounts(chatId, options.tokenizer as SessionTokenizer);
+    return new PromptContextEngine(options, state);
   }
 
   /** The model in force. */
@@ -400,7 +444,7 @@ export class ChatSession {
     }
     const encodingChanged = info.encoding !== this.model.encoding;
     this.model = info;
-    if (encodingChanged) this.pipeline.engine = new PromptContextEngine(this.engineOptions(this.chatId), this.engine.state);
+    if (encodingChanged) this.pipeline.engine = this.newEngine(this.chatId, this.engine.state);
     else {
       const next = this.limits();
       const cur = this.engine.options.limits;
@@ -791,7 +835,10 @@ export class ChatSession {
       if (outcome.saved?.rebased) this.metas = this.reloadedMetas(chatId) ?? [...this.metas, outcome.meta];
       else this.metas.push(outcome.meta);
     }
-    if (kept && outcome.saved && chatId === this.chatId) this.base = { ...outcome.saved.base };
+    if (kept && outcome.saved && chatId === this.chatId) {
+      this.base = { ...outcome.saved.base };
+      this.saveCounts(chatId);
+    }
     if (kept) {
       if (outcome.envelope) this.last = { chatId, turn: outcome.saved?.turn ?? outcome.envelope.turn, messages: outcome.envelope.messages };
       if (how.fromComposer) {

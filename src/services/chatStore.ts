@@ -352,6 +352,11 @@ function nodeSha256(data: Buffer | string): string {
 }
 
 /** Validates a chat id: lowercase letters, digits, `-` and `_` (so never a path, and the same on case-insensitive disks). */
+/** A token-count key: the first 32 hex digits of the text's sha256. */
+const COUNT_KEY = /^[0-9a-f]{32}$/;
+/** A counts file larger than this is not read (a 1,000-turn chat's is about 0.4 MB). */
+const MAX_COUNTS_BYTES = 64 * 1024 * 1024;
+
 export function validateChatId(id: unknown): string {
   if (typeof id !== 'string' || !CHAT_ID.test(id) || WINDOWS_DEVICE.test(id)) {
     throw new ChatStoreError('invalid-id', `invalid chat id ${JSON.stringify(id)}: use 1–128 lowercase letters, digits, "-" or "_", starting with a letter or digit`);
@@ -376,6 +381,8 @@ function titleFrom(text: string): string {
 export class ChatStore {
   private readonly chatsDir: string;
   private readonly blobsDir: string;
+  /** Token counts of the chats' texts (a cache, see `appendTokenCounts`). */
+  private readonly countsDir: string;
   private readonly indexFile: string;
   private readonly durable: boolean;
   private readonly now: () => Date;
@@ -393,6 +400,7 @@ export class ChatStore {
   private constructor(readonly root: string, private readonly options: ChatStoreOptions) {
     this.chatsDir = path.join(root, 'chats');
     this.blobsDir = path.join(root, 'blobs');
+    this.countsDir = path.join(root, 'counts');
     this.indexFile = path.join(root, 'index.json');
     this.durable = options.durable ?? true;
     this.now = options.now ?? (() => new Date());
@@ -1006,6 +1014,7 @@ export class ChatStore {
       }
       const index = this.readIndex();
       if (!found && !index.some((c) => c.id === id)) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
+      fs.rmSync(this.countsPath(id), { force: true });
       this.heads.delete(id);
       this.writeIndex(index.filter((c) => c.id !== id));
       return { removedBlobs: this.collectBlobs({ released }) };
@@ -1189,6 +1198,62 @@ export class ChatStore {
 
   private chatPath(id: string): string {
     return path.join(this.chatsDir, `${id}.jsonl`);
+  }
+
+  private countsPath(id: string): string {
+    return path.join(this.countsDir, `${id}.jsonl`);
+  }
+
+  /**
+   * Token counts of texts a chat's requests carried, by sha256 (its first 32 hex digits): a cache
+   * beside the chat, so that a window opening the chat does not tokenize its whole history again
+   * before its first meter. One line per turn, appended; never part of the chat's state (deleting the
+   * file loses nothing but time). Returns false when it could not be written (the turn is saved anyway).
+   */
+  appendTokenCounts(chatId: string, counter: string, counts: readonly (readonly [string, number])[]): boolean {
+    const id = validateChatId(chatId);
+    const valid = counts.filter(([k, n]) => COUNT_KEY.test(k) && Number.isInteger(n) && n >= 0);
+    if (valid.length === 0) return true;
+    try {
+      fs.mkdirSync(this.countsDir, { recursive: true });
+      // One write of a whole line with O_APPEND: another window's lines never interleave with it. It
+      // starts with a newline too, so a line torn by a crash never runs into the next one.
+      fs.appendFileSync(this.countsPath(id), '\n' + JSON.stringify({ counter, counts: valid }) + '\n');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The counts saved for a chat by tokenizers like `counter` (an encoding and its guard settings:
+   * counts of another are not these), empty when none; a damaged line is skipped.
+   */
+  loadTokenCounts(chatId: string, counter: string): Map<string, number> {
+    const id = validateChatId(chatId);
+    const out = new Map<string, number>();
+    let text: string;
+    try {
+      const file = this.countsPath(id);
+      if (fs.statSync(file).size > MAX_COUNTS_BYTES) return out;
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      return out;
+    }
+    for (const line of text.split('\n')) {
+      if (line.length === 0) continue;
+      let v: unknown;
+      try {
+        v = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (!isObj(v) || v.counter !== counter || !Array.isArray(v.counts)) continue;
+      for (const e of v.counts) {
+        if (Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && COUNT_KEY.test(e[0]) && Number.isInteger(e[1]) && e[1] >= 0) out.set(e[0], e[1]);
+      }
+    }
+    return out;
   }
 
   private blobPath(hash: string): string {

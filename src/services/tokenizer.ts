@@ -169,6 +169,9 @@ export interface MemoStats {
   chunkEntries: number;
   chunkHits: number;
   chunkMisses: number;
+  /** Counts taken from the seeds (saved with a chat) instead of encoded, and how many seeds are held. */
+  seedHits: number;
+  seeds: number;
 }
 
 type GptEncodingModule = typeof import('gpt-tokenizer/encoding/o200k_base');
@@ -439,6 +442,9 @@ function abortError(): Error {
 // ---------------------------------------------------------------------------------------------
 // Memo
 
+/** Seeded counts kept at most (a 1,000-turn chat saves about 10,000). */
+const MAX_SEEDS = 500_000;
+
 /**
  * A string-keyed LRU bounded by entry count and by the summed length of its keys. A hit moves its
  * entry to the recently-used end only when the entry is in the older half (more than half the entry
@@ -566,6 +572,10 @@ export class GuardedTokenizer implements Tokenizer {
   private misses = 0;
   private warmStats: WarmStats = { slices: 0, maxSliceMs: 0, maxSliceCpuMs: 0, totalMs: 0 };
   private chunkHits = 0;
+  /** Counts found in the seeds (saved with a chat) instead of encoded. */
+  private seedHits = 0;
+  private readonly seeds = new Map<string, number>();
+  private recorder: ((key: string, n: number) => void) | undefined;
   private chunkMisses = 0;
   /** Estimated encoding ms per character (starts at ~2.5 MB/s). */
   private msPerChar = 0.0004;
@@ -596,6 +606,31 @@ export class GuardedTokenizer implements Tokenizer {
     };
   }
 
+  /**
+   * What this tokenizer's counts depend on (the encoding and the long-run guard): saved counts are
+   * reused only by a tokenizer with the same `counter`.
+   */
+  get counter(): string {
+    return `${this.encoding}/${this.limit}/${this.lookahead}`;
+  }
+
+  /**
+   * Adds counts known from elsewhere (a chat's saved counts, see `ChatStore.loadTokenCounts`), keyed
+   * by the first 32 hex digits of the text's sha256: a text not in the memo is looked up there before
+   * it is encoded.
+   */
+  seed(counts: Iterable<readonly [string, number]>): void {
+    for (const [k, n] of counts) {
+      if (this.seeds.size >= MAX_SEEDS) this.seeds.clear();
+      this.seeds.set(k, n);
+    }
+  }
+
+  /** Called with each text this tokenizer counts that was in neither its memo nor its seeds: its key and count. */
+  setRecorder(fn: ((key: string, n: number) => void) | undefined): void {
+    this.recorder = fn;
+  }
+
   count(text: string, sha256?: string): number {
     if (text.length === 0) return 0;
     if (sha256 !== undefined) {
@@ -607,11 +642,16 @@ export class GuardedTokenizer implements Tokenizer {
         this.hits++;
         return known;
       }
-      let n: number;
-      if (text.length > this.chunk.threshold) n = this.countLong(text);
+      const seedKey = sha256.slice(0, 32);
+      let n = this.seeds.get(seedKey);
+      if (n !== undefined) this.seedHits++;
       else {
-        this.misses++;
-        n = this.encode(text).length;
+        if (text.length > this.chunk.threshold) n = this.countLong(text);
+        else {
+          this.misses++;
+          n = this.encode(text).length;
+        }
+        this.recorder?.(seedKey, n);
       }
       this.longMemo.set(sha256, n);
       return n;
@@ -625,9 +665,19 @@ export class GuardedTokenizer implements Tokenizer {
       this.hits++;
       return cached;
     }
+    // Saved counts are keyed by hash: a text is hashed only when it is not in the memo and counts
+    // are being seeded or recorded (hashing costs a fraction of encoding).
+    const seedKey = this.seeds.size > 0 || this.recorder ? (short ? sha256HexNode(text) : key).slice(0, 32) : undefined;
+    const seeded = seedKey !== undefined ? this.seeds.get(seedKey) : undefined;
+    if (seeded !== undefined) {
+      this.seedHits++;
+      memo.set(key, seeded);
+      return seeded;
+    }
     this.misses++;
     const n = this.encode(text).length;
     memo.set(key, n);
+    if (seedKey !== undefined) this.recorder?.(seedKey, n);
     return n;
   }
 
@@ -825,6 +875,8 @@ export class GuardedTokenizer implements Tokenizer {
       chunkEntries: this.chunkMemo.size,
       chunkHits: this.chunkHits,
       chunkMisses: this.chunkMisses,
+      seedHits: this.seedHits,
+      seeds: this.seeds.size,
     };
   }
 

@@ -17,7 +17,7 @@ import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
 import { modelInfo, type ModelInfo } from '../../src/services/modelInfo';
 import { OpenAIProvider, ProviderError, type ChatRequest } from '../../src/services/providers';
 import { ScriptedProvider } from '../../src/services/providers/scripted';
-import { getTokenizer } from '../../src/services/tokenizer';
+import { getTokenizer, GuardedTokenizer } from '../../src/services/tokenizer';
 import type { TurnEvent } from '../../src/services/turnPipeline';
 import { startOpenAIImitation } from '../support/imitationServers';
 import { installNetworkGuard } from '../support/networkGuard';
@@ -320,6 +320,36 @@ describe('ChatSession: turns', () => {
     assert.strictEqual(preview.status, 'preview');
     assert.strictEqual(JSON.stringify(preview.envelope!.messages), JSON.stringify(requests[1]));
     assert.strictEqual(s.engine.state.completedTurns, 2);
+  });
+
+  it('token counts are saved beside the chat: a new window opens it without tokenizing its history again, and meters the same', async () => {
+    const tok1 = new GuardedTokenizer('o200k_base');
+    const st = setup({ tokenizer: () => tok1 });
+    const s = ChatSession.open(st.options);
+    const { provider } = recorder();
+    await s.attach({ kind: 'file', path: 'src/main.ts' });
+    await s.send('one', provider);
+    await s.attach({ kind: 'selection', path: 'src/util.ts', startLine: 1, endLine: 2 });
+    await s.send('two, about the selection', provider);
+    await s.send('three', provider);
+    const chatId = s.activeChatId;
+    const store = ChatStore.open(st.root, { durable: false });
+    const saved = store.loadTokenCounts(chatId, tok1.counter);
+    assert.ok(saved.size >= 8, `counts saved with the turns (${saved.size})`);
+    assert.strictEqual(store.loadTokenCounts(chatId, new GuardedTokenizer('cl100k_base').counter).size, 0, 'another encoding\'s counts are not these');
+
+    // A new window: its tokenizer has counted nothing.
+    const open = (tok: GuardedTokenizer) => ChatSession.open({ ...st.options, tokenizer: () => tok }, chatId);
+    const fresh = new GuardedTokenizer('o200k_base');
+    const meter = open(fresh).meter();
+    const stats = fresh.memoStats();
+    assert.ok(stats.seedHits > 0, 'the saved counts were used');
+    // Without the saved counts (the file deleted), the same meter costs encoding every text.
+    fs.rmSync(path.join(st.root, 'counts'), { recursive: true, force: true });
+    const cold = new GuardedTokenizer('o200k_base');
+    const coldMeter = open(cold).meter();
+    assert.deepStrictEqual(meter, coldMeter, 'the same meter either way');
+    assert.ok(stats.misses < cold.memoStats().misses / 2, `history not encoded again: ${stats.misses} encodings with the saved counts, ${cold.memoStats().misses} without`);
   });
 
   it('reload: a new session on the same store and chat builds a byte-identical next request', async () => {

@@ -77,6 +77,25 @@ function code(c: string) {
 }
 
 describe('chat store (DESIGN §10)', () => {
+  it('keeps token counts beside a chat as a cache: per counter, damaged lines skipped, deleted with the chat', () => {
+    const root = tmp();
+    const store = ChatStore.open(root, { durable: false });
+    const e = new PromptContextEngine({ conversationId: 'c1', layout: 'transcript', policy: 'append-version', tokenizer: getTokenizer('o200k_base'), system: 'sys', limits: { contextWindow: 128_000, maxOutputTokens: 4096 } });
+    e.buildTurn({ userText: 'hello' });
+    e.completeTurn('hi');
+    store.appendTurn('c1', { state: e.state, engine: e.options });
+    const k1 = 'a'.repeat(32);
+    const k2 = 'b'.repeat(32);
+    assert.strictEqual(store.appendTokenCounts('c1', 'o200k_base/x', [[k1, 5], ['not-a-key', 3], [k2, -1]]), true);
+    fs.appendFileSync(path.join(root, 'counts', 'c1.jsonl'), '{"counter":"o200k_base/x","counts":[["' + k2 + '",7]]\n{torn');
+    store.appendTokenCounts('c1', 'cl100k_base/x', [[k2, 9]]);
+    assert.deepStrictEqual([...store.loadTokenCounts('c1', 'o200k_base/x')], [[k1, 5]], 'the damaged line and the invalid entries are skipped');
+    assert.deepStrictEqual([...store.loadTokenCounts('c1', 'cl100k_base/x')], [[k2, 9]]);
+    assert.strictEqual(store.loadTokenCounts('c2', 'o200k_base/x').size, 0, 'none for a chat without counts');
+    store.deleteChat('c1');
+    assert.strictEqual(fs.existsSync(path.join(root, 'counts', 'c1.jsonl')), false);
+  });
+
   it('saves one line per turn and resumes into a fresh engine that renders the same request', () => {
     const root = tmp();
     const store = ChatStore.open(root, { now: FIXED });

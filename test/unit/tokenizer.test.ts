@@ -232,6 +232,36 @@ describe('tokenizer: memo', () => {
   });
 });
 
+describe('tokenizer: saved counts (seeds) and the recorder', () => {
+  it('records what it encodes (not memo hits) and takes seeded counts instead of encoding', () => {
+    const rec: [string, number][] = [];
+    const tok = new GuardedTokenizer('o200k_base');
+    tok.setRecorder((k, n) => rec.push([k, n]));
+    const short = 'a short text to count';
+    const long = 'a long text, keyed by the caller\n'.repeat(400);
+    const longKey = sha256HexNode(long);
+    const n1 = tok.count(short);
+    const n2 = tok.count(long, longKey);
+    tok.count(short);
+    tok.count(long, longKey);
+    assert.deepStrictEqual(rec, [[sha256HexNode(short).slice(0, 32), n1], [longKey.slice(0, 32), n2]], 'one record per text encoded, keyed by its sha256');
+
+    // A new tokenizer given those records encodes nothing for them.
+    const next = new GuardedTokenizer('o200k_base');
+    next.seed(rec);
+    assert.strictEqual(next.count(short.split('').join('')), n1);
+    assert.strictEqual(next.count(long, longKey), n2);
+    const st = next.memoStats();
+    assert.strictEqual(st.misses, 0);
+    assert.strictEqual(st.seedHits, 2);
+    // The seed is what is returned (a wrong one would be too: seeds must come from the same counter).
+    const wrong = new GuardedTokenizer('o200k_base');
+    wrong.seed([[sha256HexNode(short).slice(0, 32), n1 + 100]]);
+    assert.strictEqual(wrong.count(short), n1 + 100);
+    assert.notStrictEqual(new GuardedTokenizer('cl100k_base').counter, tok.counter);
+  });
+});
+
 describe('tokenizer: long-run guard', () => {
   it('is identical to unguarded encoding when no run exceeds L (trajectory files, runs of exactly L)', function () {
     this.timeout(30_000);
