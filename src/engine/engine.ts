@@ -29,6 +29,21 @@ const LONG_TEXT = 4096;
  * per-turn cost that grew with the chat at 1,000 turns.
  */
 const ITEM_MEMO = Symbol('ledger items');
+/** A segment's head and tail for message framing, and its junction with what precedes it (see `framing`). */
+const SEG_FRAME = Symbol('message framing');
+const JUNCTION = Symbol('junction');
+interface SegFrame {
+  tok: object;
+  head?: string;
+  tail?: string;
+  own: number;
+}
+interface Junction {
+  tok: object;
+  before: object | string;
+  n: number;
+}
+
 interface ItemMemo {
   engine: object;
   stamp: unknown;
@@ -859,24 +874,29 @@ export class PromptContextEngine {
       // the stretches between such points. A segment's stretch from its first to its last line start
       // is inside its own count; what is left to count is each junction (the framing, or the tail of
       // one segment, then the head of the next) — a few short strings however long the message is.
-      const count = (t: string): number => this.opts.tokenizer.count(t);
-      let region = `<|${d.role}|>\n`;
+      // A segment's head and tail, and the junction of two segments, are memoized on the segment: a
+      // system message rebuilt while pruning is a new message of the same segments (hundreds, after
+      // a cut), and counting its junctions again each time was most of a long chat's first meter.
+      const tok = this.opts.tokenizer;
+      const count = (t: string): number => tok.count(t);
+      const start = `<|${d.role}|>\n`;
+      let region = start;
+      // What `region` is: the framing, one segment's tail, or more than that (then it is counted as is).
+      let from: Segment | string | undefined = start;
       let regions = 0;
       let own = 0;
       for (const g of d.segs) {
-        const t = g.text;
-        const first = firstLineStart(t);
-        if (first < 0) {
-          region += t;
+        const f = this.segFrame(g);
+        if (f.head === undefined) {
+          region += g.text;
           own += g.tokens;
+          from = undefined;
           continue;
         }
-        const last = lastLineStart(t);
-        const head = t.slice(0, first);
-        const tail = t.slice(last);
-        regions += count(region + head);
-        own += count(head) + count(tail);
-        region = tail;
+        own += f.own;
+        regions += from === undefined ? count(region + f.head) : this.junction(from, g, region + f.head);
+        region = f.tail!;
+        from = g;
       }
       regions += count(`${region}\n`);
       // Never below zero (the ledger's framing line is a count): only a message with more merging joins
@@ -884,6 +904,36 @@ export class PromptContextEngine {
       n = Math.max(0, regions - own);
       this.draftFraming.set(d, n);
     }
+    return n;
+  }
+
+  /** A segment's head (up to its first line start) and tail (from its last), with their tokens; no head when it has no line start. */
+  private segFrame(g: Segment): SegFrame {
+    const held = g as Segment & { [SEG_FRAME]?: SegFrame };
+    let f = held[SEG_FRAME];
+    if (f && f.tok === this.opts.tokenizer) return f;
+    const t = g.text;
+    const first = firstLineStart(t);
+    if (first < 0) f = { tok: this.opts.tokenizer, own: 0 };
+    else {
+      const head = t.slice(0, first);
+      const tail = t.slice(lastLineStart(t));
+      f = { tok: this.opts.tokenizer, head, tail, own: this.opts.tokenizer.count(head) + this.opts.tokenizer.count(tail) };
+    }
+    if (SEG_FRAME in held) held[SEG_FRAME] = f;
+    else Object.defineProperty(held, SEG_FRAME, { value: f, writable: true, enumerable: false });
+    return f;
+  }
+
+  /** Tokens of `text`: what comes before `g` (a segment's tail, or the framing) and `g`'s head, memoized on `g`. */
+  private junction(before: Segment | string, g: Segment, text: string): number {
+    const held = g as Segment & { [JUNCTION]?: Junction };
+    const j = held[JUNCTION];
+    if (j && j.before === before && j.tok === this.opts.tokenizer) return j.n;
+    const n = this.opts.tokenizer.count(text);
+    const next: Junction = { tok: this.opts.tokenizer, before, n };
+    if (JUNCTION in held) held[JUNCTION] = next;
+    else Object.defineProperty(held, JUNCTION, { value: next, writable: true, enumerable: false });
     return n;
   }
 
