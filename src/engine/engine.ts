@@ -1289,11 +1289,18 @@ export class PromptContextEngine {
 
   // ---------------------------------------------------------------- pruning (DESIGN §5)
 
+  /** Tokens of the blocks of `key` in `r` (pruning asks before and after each cut: one walk per render). */
   private keyTokens(r: Rendered, key: string): number {
-    let n = 0;
-    for (const d of draftsOf(r)) for (const g of d.segs) if (g.artifactKey === key) n += g.tokens;
-    return n;
+    let m = this.keyTokensMemo.get(r);
+    if (!m) {
+      m = new Map();
+      for (const d of draftsOf(r)) for (const g of d.segs) if (g.artifactKey) m.set(g.artifactKey, (m.get(g.artifactKey) ?? 0) + g.tokens);
+      this.keyTokensMemo.set(r, m);
+    }
+    return m.get(key) ?? 0;
   }
+
+  private readonly keyTokensMemo = new WeakMap<Rendered, Map<string, number>>();
 
   private turnTokens(r: Rendered, from: number, to: number): number {
     let n = 0;
