@@ -328,6 +328,7 @@ export class ChatSession {
       this.last = undefined;
     }
     const engine = this.newEngine(id, loaded?.state);
+    if (loaded) this.flushCounts = true;
     if (loaded?.engine && !reload) {
       const diff = compareEngineMeta(loaded.engine, engineMeta(engine.options));
       if (diff.length > 0) this.log(`chat ${id}: the settings differ from the ones its last turn used (${diff.join('; ')}); the next request follows the current settings`);
@@ -409,6 +410,8 @@ export class ChatSession {
   }
 
   private countsFor = '';
+  /** A chat was opened from disk: its first meter's new counts are saved at once. */
+  private flushCounts = false;
 
   /** Saves the counts recorded since the chat's last saved turn (a cache: a failure only costs time). */
   private saveCounts(chatId: string): void {
@@ -630,6 +633,13 @@ export class ChatSession {
     const engine = this.engine;
     const env = engine.buildTurn(this.predictedInput());
     engine.abandonTurn();
+    // The first meter of a chat opened from disk counts what its saved counts lack (all of it, for a
+    // chat an older version saved): kept now, not only with the next turn, so the next window does
+    // not count it again.
+    if (this.flushCounts) {
+      this.flushCounts = false;
+      if (this.store.hasChat(this.chatId)) this.saveCounts(this.chatId);
+    }
     this.predicted = env;
     this.meterCache = this.meterView(env);
     this.meterDirty = false;

@@ -350,6 +350,7 @@ describe('ChatSession: turns', () => {
     const coldMeter = open(cold).meter();
     assert.deepStrictEqual(meter, coldMeter, 'the same meter either way');
     assert.ok(stats.misses < cold.memoStats().misses / 2, `history not encoded again: ${stats.misses} encodings with the saved counts, ${cold.memoStats().misses} without`);
+    assert.ok(store.loadTokenCounts(chatId, tok1.counter).size >= saved.size, 'that first meter saved what it counted at once (not only with the next turn)');
   });
 
   it('reload: a new session on the same store and chat builds a byte-identical next request', async () => {
