@@ -390,6 +390,10 @@ export class ChatSession {
   private newCounts = new Map<string, number>();
   /** Chats whose saved counts this session's tokenizers were given (per counter). */
   private readonly seeded = new Set<string>();
+  /** `<counter> <chat id>` that `newCounts` belongs to. */
+  private countsFor = '';
+  /** A chat was opened from disk: its first meter's new counts are saved at once. */
+  private flushCounts = false;
 
   /**
    * The active chat's tokenizer remembers what it counts, and knows what the chat's earlier windows
@@ -408,10 +412,6 @@ export class ChatSession {
     const counts = this.newCounts;
     tok.setRecorder((k, n) => counts.set(k, n));
   }
-
-  private countsFor = '';
-  /** A chat was opened from disk: its first meter's new counts are saved at once. */
-  private flushCounts = false;
 
   /** Saves the counts recorded since the chat's last saved turn (a cache: a failure only costs time). */
   private saveCounts(chatId: string): void {

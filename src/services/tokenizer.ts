@@ -886,7 +886,9 @@ export class GuardedTokenizer implements Tokenizer {
     this.chunkMemo.clear();
     this.recentLong.clear();
     this.recentLongChars = 0;
-    this.hits = this.misses = this.chunkHits = this.chunkMisses = 0;
+    // Nothing known any more: seeded counts go too (a cold measurement must encode).
+    this.seeds.clear();
+    this.hits = this.misses = this.chunkHits = this.chunkMisses = this.seedHits = 0;
   }
 
   private load(): LoadedEncoding {
