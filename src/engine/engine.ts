@@ -1092,9 +1092,11 @@ export class PromptContextEngine {
       return status(e) + base;
     }).join(',');
     const stepSig = (t.steps ?? []).map((step) => step.results.map((r) => r.items.map((i) => status(s.entries.get(i.key))).join('')).join('.')).join('/');
+    // What the turn's tool results show counts too: a result cut later re-renders the turn.
+    const full = stepSig ? `${sig}|${stepSig}` : sig;
     const drafts = this.pastTurn(
       t,
-      stepSig ? `${sig}|${stepSig}` : sig,
+      full,
       () => {
         const segs = t.items.map((i) => this.itemSegment(s, i, 'L2', 'L4', 'user', `t${t.turn}:`, t.turn, t.turn === s.entries.get(i.key)!.firstTurn));
         segs.push(this.seg('L4', 'user-text', 'user', `t${t.turn}:user`, displayText(t.userText), { turn: t.turn }));
@@ -1102,7 +1104,7 @@ export class PromptContextEngine {
       },
       t.steps && t.steps.length > 0 ? () => t.steps!.flatMap((step, k) => this.stepDrafts(s, step, k + 1, t.turn, 'L2', 'L4')) : undefined,
     );
-    return { sig, drafts };
+    return { sig: full, drafts };
   }
 
   /**
@@ -1121,6 +1123,7 @@ export class PromptContextEngine {
     this.firstAfterMemo = { turns, through, start };
     const n = turns.length - start;
     let c = this.pastRender;
+    if (c && c.layout === layout && c.policy === policy && c.through !== through && extendsTurns(turns, c.turns) && this.moveThrough(s, c, through, start)) this.pastUnchanged = 0;
     const reuse = !!c && c.layout === layout && c.policy === policy && c.through === through;
     if (!reuse || !c) {
       c = { layout, policy, through, turns, records: [], sigs: [], drafts: [], offsets: [], tokens: [], total: 0, status: new Map(), byKey: new Map() };
@@ -1163,7 +1166,7 @@ export class PromptContextEngine {
       tokens.length = k;
       this.pastUnchanged = Math.min(this.pastUnchanged, cut);
     }
-    const draftTokens = (ds: readonly Draft[]) => ds.reduce((m, d) => m + this.framing(d) + d.segs.reduce((x, g) => x + g.tokens, 0), 0);
+    const draftTokens = (ds: readonly Draft[]) => this.draftsTokens(ds);
 
     // Kept records whose shown status changed: rendered again (a new signature) or kept as they are.
     if (transcript && changed.length > 0 && k > 0) {
@@ -1203,6 +1206,70 @@ export class PromptContextEngine {
     }
     this.pastRender = c;
     return c;
+  }
+
+  /**
+   * The past render kept across a change of the summary's reach (`through`): a record renders the
+   * same whatever the summary covers, so the records now summarized are dropped from the front and
+   * records no longer summarized are rendered and put in front; the rest are kept. Pruning probes
+   * several summaries in a row (galloping, then bisecting); rebuilding every record for each was
+   * most of a long chat's first meter. False when nothing is worth keeping (then it starts over).
+   */
+  private moveThrough(s: ChatState, c: PastRender, through: number, start: number): boolean {
+    const oldStart = PromptContextEngine.firstAfter(c.turns, c.through);
+    const turns = s.turns;
+    if (start >= oldStart + c.records.length) return false;
+    const transcript = this.opts.layout === 'transcript';
+    if (start > oldStart) {
+      const d = start - oldStart;
+      const cut = c.offsets[d];
+      for (let i = 0; i < d; i++) c.total -= c.tokens[i];
+      c.records.splice(0, d);
+      c.sigs.splice(0, d);
+      c.tokens.splice(0, d);
+      c.offsets.splice(0, d);
+      c.drafts.splice(0, cut);
+      for (let i = 0; i < c.offsets.length; i++) c.offsets[i] -= cut;
+    } else {
+      const records: TurnRecord[] = [];
+      const sigs: string[] = [];
+      const drafts: Draft[] = [];
+      const offsets: number[] = [];
+      const tokens: number[] = [];
+      for (let i = start; i < oldStart; i++) {
+        const r = this.pastTurnDrafts(s, turns[i]);
+        records.push(turns[i]);
+        sigs.push(r.sig);
+        offsets.push(drafts.length);
+        for (const d of r.drafts) drafts.push(d);
+        const m = this.draftsTokens(r.drafts);
+        tokens.push(m);
+        c.total += m;
+      }
+      const added = drafts.length;
+      c.records.unshift(...records);
+      c.sigs.unshift(...sigs);
+      c.tokens.unshift(...tokens);
+      c.offsets = offsets.concat(c.offsets.map((o) => o + added));
+      c.drafts = drafts.concat(c.drafts);
+    }
+    if (transcript) {
+      c.byKey = new Map();
+      c.records.forEach((t, i) => {
+        for (const key of this.sigKeys(s, t)) {
+          const list = c.byKey.get(key);
+          if (list) list.push(i);
+          else c.byKey.set(key, [i]);
+        }
+      });
+    }
+    c.through = through;
+    return true;
+  }
+
+  /** Tokens of past messages: their segments and framing. */
+  private draftsTokens(ds: readonly Draft[]): number {
+    return ds.reduce((m, d) => m + this.framing(d) + d.segs.reduce((x, g) => x + g.tokens, 0), 0);
   }
 
   /**

@@ -293,13 +293,16 @@ describe('tool steps: engine and pipeline (scripted provider, in-memory workspac
   it('under budget pressure, what tools read is cut before anything the user attached, and compaction hints name read_file', () => {
     const big = (name: string) => Array.from({ length: 120 }, (_, i) => `export function ${name}${i}(x: number): number { return x * ${i}; } // ${name} line ${i + 1}`).join('\n') + '\n';
     const fs = { 'src/user.ts': big('user'), 'src/tool1.ts': big('toolOne'), 'src/tool2.ts': big('toolTwo'), 'src/more.ts': big('more') };
-    const r = rig({ files: fs, engine: { limits: { contextWindow: 16_000, maxOutputTokens: 1000 } } });
+    const r = rig({ files: fs, engine: { limits: { contextWindow: 14_000, maxOutputTokens: 1000 } } });
     turn(r, { userText: 'Mine', attachments: [{ kind: 'file', path: 'src/user.ts' }] }, ['ok']);
     turn(r, 'Read two', [calls(['read_file', { path: 'src/tool1.ts' }]), calls(['read_file', { path: 'src/tool2.ts' }]), 'read']);
     const o = turn(r, { userText: 'And this one', attachments: [{ kind: 'file', path: 'src/more.ts' }] }, ['fine']);
     const cuts = o.envelope!.pruned.map((p) => `${p.reason}:${p.item}`);
     assert.deepEqual(cuts.slice(0, 2), ['tool-result:file:src/tool1.ts', 'tool-result:file:src/tool2.ts'], `tool results first, oldest first: ${cuts.join(', ')}`);
     assert.ok(cuts.slice(2).every((c) => !c.startsWith('tool-result:')), `then what the user attached: ${cuts.join(', ')}`);
+    // Each cut shows at once: the turn that read the file is rendered again with the stub (it used to
+    // keep the full result until a summary re-rendered the history, so pruning went on cutting).
+    for (const p of o.envelope!.pruned.filter((x) => x.reason === 'tool-result')) assert.ok(p.postTokens < p.preTokens, `${p.item}: ${p.preTokens} → ${p.postTokens} tokens`);
     const stub = textOf(o.envelope!.messages).match(/<removed id="file:src\/tool1\.ts" version="1"\/> \([^)]*\)/)?.[0];
     assert.equal(stub, '<removed id="file:src/tool1.ts" version="1"/> (dropped to fit the context budget; call the tool again to see it)');
     // Compaction's recovery hint: read_file with tools on, re-attach without.
