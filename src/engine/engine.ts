@@ -1166,7 +1166,6 @@ export class PromptContextEngine {
       tokens.length = k;
       this.pastUnchanged = Math.min(this.pastUnchanged, cut);
     }
-    const draftTokens = (ds: readonly Draft[]) => this.draftsTokens(ds);
 
     // Kept records whose shown status changed: rendered again (a new signature) or kept as they are.
     if (transcript && changed.length > 0 && k > 0) {
@@ -1180,7 +1179,7 @@ export class PromptContextEngine {
         // Same number of messages: it depends on the record, not on the status of what it shows.
         r.drafts.forEach((d, j) => (drafts[offsets[i] + j] = d));
         c.total -= tokens[i];
-        tokens[i] = draftTokens(r.drafts);
+        tokens[i] = this.draftsTokens(r.drafts);
         c.total += tokens[i];
       }
     }
@@ -1193,16 +1192,10 @@ export class PromptContextEngine {
       sigs.push(r.sig);
       offsets.push(drafts.length);
       drafts.push(...r.drafts);
-      const m = draftTokens(r.drafts);
+      const m = this.draftsTokens(r.drafts);
       tokens.push(m);
       c.total += m;
-      if (transcript) {
-        for (const key of this.sigKeys(s, t)) {
-          const list = c.byKey.get(key);
-          if (list) list.push(i);
-          else c.byKey.set(key, [i]);
-        }
-      }
+      if (transcript) this.indexRecord(s, c, t, i);
     }
     this.pastRender = c;
     return c;
@@ -1255,16 +1248,19 @@ export class PromptContextEngine {
     }
     if (transcript) {
       c.byKey = new Map();
-      c.records.forEach((t, i) => {
-        for (const key of this.sigKeys(s, t)) {
-          const list = c.byKey.get(key);
-          if (list) list.push(i);
-          else c.byKey.set(key, [i]);
-        }
-      });
+      c.records.forEach((t, i) => this.indexRecord(s, c, t, i));
     }
     c.through = through;
     return true;
+  }
+
+  /** Record `i` reads the status of its items' entries: listed under each key (ascending). */
+  private indexRecord(s: ChatState, c: PastRender, t: TurnRecord, i: number): void {
+    for (const key of this.sigKeys(s, t)) {
+      const list = c.byKey.get(key);
+      if (list) list.push(i);
+      else c.byKey.set(key, [i]);
+    }
   }
 
   /** Tokens of past messages: their segments and framing. */
