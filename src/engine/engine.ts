@@ -7,7 +7,7 @@ import { describeArtifact, makeArtifact, PRIORITY, versionKey, type NewArtifactI
 import { renderDerivedBlock, renderFullBlock, renderReference, sharedFullBlock, renderStub, renderToolReference, escapeAttribute, closingMarker, toolCallsJson } from './render';
 import { cloneState, emptyState, entryChanges, extendsTurns, putEntry, settleState, writableEntry, writableOrder, writeCount, type ChatState, type EntryState, type StepResult, type ToolStepRecord, type TurnItem, type TurnRecord, type HistorySummary } from './state';
 import { computeBudget, DEFAULT_THRESHOLDS, validateThresholds, type ModelLimits, type Thresholds } from './budget';
-import { buildPreview } from './compaction';
+import { buildPreview, type Preview } from './compaction';
 import { AttachmentManager } from './attachmentManager';
 import { HistoryManager } from './historyManager';
 import { ExtractiveSummarizer, type ISummarizer } from './summarizer';
@@ -243,7 +243,18 @@ export class PromptContextEngine {
   private firstAfterMemo: { turns: readonly TurnRecord[]; through: number; start: number } | undefined;
   /** What the transcript's `lastSystem` was made of (its rebuilt opening is the memo's array). */
   private lastSystemParts: { opts: EngineOptions; summary: Segment | undefined; opening: Segment[] | undefined } | undefined;
-  private openingMemo: { through: number; keys: string[]; keySet: Set<string>; segs: Segment[] | undefined; seen: { state: ChatState; writes: number } | undefined } | undefined;
+  private openingMemo:
+    | {
+        through: number;
+        keys: string[];
+        /** Index of each key in `keys`. */
+        pos: Map<string, number>;
+        /** Per key, its block (undefined: the entry is not present). */
+        blocks: (Segment | undefined)[] | undefined;
+        segs: Segment[] | undefined;
+        seen: { state: ChatState; writes: number } | undefined;
+      }
+    | undefined;
   private summaryMemo: { text: string; through: number; seg: Segment } | undefined;
   /** Ledger facts per entry key as of the last envelope; ledger items memoized per segment and stamp. */
   private readonly stamps = new Map<string, EntryStamp>();
@@ -1271,24 +1282,37 @@ export class PromptContextEngine {
   /**
    * The transcript's rebuilt opening after a cut: the surviving blocks first sent in summarized
    * turns 1..through, in first-seen order. Its keys are fixed once `through` is (records of completed
-   * turns never change); the blocks are recomputed only when one of those entries was written.
+   * turns never change); only the blocks of entries written since the last call are recomputed (a
+   * long chat cut to a smaller window writes one entry per cut, hundreds of times in one build).
    */
   private openingSegments(s: ChatState, through: number): Segment[] {
     let c = this.openingMemo;
     if (!c || c.through !== through) {
       const set = new Set<string>();
       for (const t of s.turns) if (t.turn <= through) for (const i of t.items) if (i.mode === 'full') set.add(i.key);
-      c = this.openingMemo = { through, keys: s.order.filter((k) => set.has(k)), keySet: set, segs: undefined, seen: undefined };
+      const keys = s.order.filter((k) => set.has(k));
+      c = this.openingMemo = { through, keys, pos: new Map(keys.map((k, i) => [k, i])), blocks: undefined, segs: undefined, seen: undefined };
     }
+    const block = (k: string): Segment | undefined => {
+      const e = s.entries.get(k)!;
+      return e.presence === 'present' ? this.systemBlock(k, e) : undefined;
+    };
     const since = c.seen ? entryChanges(c.seen.state, c.seen.writes, s) : undefined;
-    if (!c.segs || !since || since.some((k) => c!.keySet.has(k))) {
-      const segs: Segment[] = [];
-      for (const k of c.keys) {
-        const e = s.entries.get(k)!;
-        if (e.presence === 'present') segs.push(this.systemBlock(k, e));
+    let changed = false;
+    if (!c.blocks || !since) {
+      c.blocks = c.keys.map(block);
+      changed = true;
+    } else {
+      for (const k of since) {
+        const i = c.pos.get(k);
+        if (i === undefined) continue;
+        const g = block(k);
+        if (g === c.blocks[i]) continue;
+        c.blocks[i] = g;
+        changed = true;
       }
-      c.segs = segs;
     }
+    if (changed || !c.segs) c.segs = c.blocks.filter((g): g is Segment => g !== undefined);
     c.seen = { state: s, writes: writeCount(s) };
     return c.segs;
   }
@@ -1352,18 +1376,59 @@ export class PromptContextEngine {
 
   // ---------------------------------------------------------------- pruning (DESIGN §5)
 
-  /** Tokens of the blocks of `key` in `r` (pruning asks before and after each cut: one walk per render). */
+  /**
+   * Tokens of the blocks of `key` in `r`, the latest render (pruning asks before and after each cut).
+   * The past messages that can carry the key are the records the past render lists under it
+   * (`byKey`: the records whose items or tool results name it); the system and current messages are
+   * read through a per-message memo. A long chat cut to a smaller window makes hundreds of cuts: a
+   * walk over every block per cut was a quarter of its meter.
+   */
   private keyTokens(r: Rendered, key: string): number {
-    let m = this.keyTokensMemo.get(r);
+    let n = this.draftKeyTokens(r.system, key) + this.draftKeyTokens(r.current, key);
+    const c = this.pastRender;
+    if (!c || c.drafts !== r.past) throw new Error('keyTokens: not the latest render');
+    if (this.opts.layout !== 'transcript') return n; // library history carries no blocks (they are in L2)
+    const { offsets, drafts } = c;
+    let last = -1;
+    for (const i of c.byKey.get(key) ?? []) {
+      // Ascending; a record naming the key twice (an item and a tool result) is listed twice.
+      if (i === last) continue;
+      last = i;
+      const end = i + 1 < offsets.length ? offsets[i + 1] : drafts.length;
+      for (let j = offsets[i]; j < end; j++) n += this.draftKeyTokens(drafts[j], key);
+    }
+    return n;
+  }
+
+  /** Tokens of a message's blocks per artifact key (memoized: messages are reused across renders). */
+  private draftKeyTokens(d: Draft, key: string): number {
+    let m = this.draftKeyMemo.get(d);
     if (!m) {
       m = new Map();
-      for (const d of draftsOf(r)) for (const g of d.segs) if (g.artifactKey) m.set(g.artifactKey, (m.get(g.artifactKey) ?? 0) + g.tokens);
-      this.keyTokensMemo.set(r, m);
+      for (const g of d.segs) if (g.artifactKey) m.set(g.artifactKey, (m.get(g.artifactKey) ?? 0) + g.tokens);
+      this.draftKeyMemo.set(d, m);
     }
     return m.get(key) ?? 0;
   }
 
-  private readonly keyTokensMemo = new WeakMap<Rendered, Map<string, number>>();
+  private readonly draftKeyMemo = new WeakMap<Draft, Map<string, number>>();
+
+  /**
+   * The structure + preview of an artifact (DESIGN §5), with its hash: memoized per artifact (they
+   * are immutable), since a chat over budget compacts the same files at every build of the meter
+   * until a turn is sent.
+   */
+  private preview(a: Artifact): Preview & { bodyHash: string } {
+    const recovery = this.opts.tools ? 'read_file' : 'attach';
+    const hit = this.previewMemo.get(a);
+    if (hit && hit.recovery === recovery) return hit.preview;
+    const p = buildPreview(a, { recovery });
+    const preview = { ...p, bodyHash: this.hasher.sha256Hex(p.body) };
+    this.previewMemo.set(a, { recovery, preview });
+    return preview;
+  }
+
+  private readonly previewMemo = new WeakMap<Artifact, { recovery: 'read_file' | 'attach'; preview: Preview & { bodyHash: string } }>();
 
   private turnTokens(r: Rendered, from: number, to: number): number {
     let n = 0;
@@ -1404,10 +1469,10 @@ export class PromptContextEngine {
     const ordered = [...compactable.filter((e) => !currentKeys.has(e.key)), ...compactable.filter((e) => currentKeys.has(e.key))];
     for (const e of ordered) {
       if (r.total <= target) return r;
-      const preview = buildPreview(e.artifact, this.opts.tools ? { recovery: 'read_file' } : {});
+      const preview = this.preview(e.artifact);
       if (preview.body.length >= e.artifact.content.length) continue;
       const pre = this.keyTokens(r, e.key);
-      writableEntry(s, e.key).compacted = { body: preview.body, bodyHash: this.hasher.sha256Hex(preview.body), keptLines: preview.keptLines, totalLines: preview.totalLines };
+      writableEntry(s, e.key).compacted = { body: preview.body, bodyHash: preview.bodyHash, keptLines: preview.keptLines, totalLines: preview.totalLines };
       rerender();
       reports.push({ layer: e.firstTurn < turn ? 'L2' : 'L3', item: e.key, preTokens: pre, postTokens: this.keyTokens(r, e.key), kept: `structure and first lines (${preview.keptLines} of ${preview.totalLines} lines)`, lost: `the rest of ${e.artifact.source.uri}; ${this.opts.tools ? 'the model can read it with read_file, or ' : ''}re-attach it to send it in full`, reason: 'compacted' });
     }

@@ -318,6 +318,19 @@ describe('tool steps: engine and pipeline (scripted provider, in-memory workspac
     }
   });
 
+  it('a cut reports its key\'s tokens once when a turn both attached a file and had a tool read it again', () => {
+    const big = (name: string) => Array.from({ length: 120 }, (_, i) => `export function ${name}${i}(x: number): number { return x * ${i}; } // ${name} line ${i + 1}`).join('\n') + '\n';
+    const r = rig({ files: { 'src/user.ts': big('user'), 'src/more.ts': big('more') }, engine: { limits: { contextWindow: 8_000, maxOutputTokens: 1000 } } });
+    const first = turn(r, { userText: 'Mine; read it too', attachments: [{ kind: 'file', path: 'src/user.ts' }] }, [calls(['read_file', { path: 'src/user.ts' }]), 'read']);
+    // The turn names the file twice: its attachment (the block) and the tool's result (a reference to it).
+    const blocks = first.envelope!.layers.flatMap((l) => l.segments).filter((g) => g.artifactKey === 'file:src/user.ts');
+    assert.deepEqual(blocks.map((g) => g.kind), ['artifact', 'reference']);
+    const o = turn(r, { userText: 'And this one', attachments: [{ kind: 'file', path: 'src/more.ts' }] }, ['fine']);
+    const cut = o.envelope!.pruned.find((p) => p.item === 'file:src/user.ts');
+    assert.ok(cut, `the older file is cut: ${o.envelope!.pruned.map((p) => p.item).join(', ')}`);
+    assert.equal(cut.preTokens, blocks.reduce((n, g) => n + g.tokens, 0), 'the tokens of its blocks in the request, each counted once');
+  });
+
   it('library layout: the steps are appended to the current message; the next turn carries what the tools read in L2', () => {
     const r = rig({ engine: { layout: 'library' } });
     const t1 = turn(r, 'Read b', [calls(['read_file', { path: 'src/b.ts' }]), 'b adds one.']);
