@@ -208,6 +208,9 @@ interface EntryStamp {
 
 const REF_PREFIX = 'ref:';
 
+/** Renderings of a history turn kept (see `turnMemo`): as sent, compacted, removed, and one more. */
+const TURN_RENDERINGS = 4;
+
 /**
  * The deterministic context envelope engine (DESIGN §1–§7). `buildTurn` is synchronous and pure
  * with respect to the outside world: same committed state + same input ⇒ byte-identical envelope.
@@ -232,8 +235,12 @@ export class PromptContextEngine {
   /** Token counts by text: block texts are memoized strings, so lookups hit V8's cached string hash. */
   private readonly tokenMemo = new Map<string, number>();
   private readonly layerChain = new WeakMap<Segment, { prev: string; h: string }>();
-  /** Rendered history turns, reused while nothing they show changed (signature). */
-  private readonly turnMemo = new Map<number, { sig: string; drafts: Draft[] }>();
+  /**
+   * Rendered history turns by signature, newest first, a few per turn: pruning cuts what a turn shows
+   * (full, then compacted or removed), and a build that is abandoned (the meter) starts from the
+   * committed state again, so the same few renderings come back at every build until a turn is sent.
+   */
+  private readonly turnMemo = new Map<number, { sig: string; drafts: Draft[] }[]>();
   /** The past turns' messages of the last render (see PastRender). */
   private pastRender: PastRender | undefined;
   /** Segments that stand for the same thing from one request to the next (system, library blocks, summary). */
@@ -1045,14 +1052,23 @@ export class PromptContextEngine {
    */
   private pastTurn(t: TurnRecord, sig: string, userSegs: () => Segment[], stepDrafts?: () => Draft[]): Draft[] {
     const key = `${this.opts.layout}:${sig}`;
-    const hit = this.turnMemo.get(t.turn);
-    if (hit && hit.sig === key) return hit.drafts;
+    const memo = this.turnMemo.get(t.turn);
+    const at = memo ? memo.findIndex((m) => m.sig === key) : -1;
+    if (at === 0) return memo![0].drafts;
+    if (at > 0) {
+      const [hit] = memo!.splice(at, 1);
+      memo!.unshift(hit);
+      return hit.drafts;
+    }
     const drafts: Draft[] = [
       { role: 'user', framingLayer: 'L4', segs: userSegs() },
       ...(stepDrafts ? stepDrafts() : []),
       { role: 'assistant', framingLayer: 'L4', segs: [this.seg('L4', 'reply', 'assistant', `t${t.turn}:reply`, t.reply, { turn: t.turn })] },
     ];
-    this.turnMemo.set(t.turn, { sig: key, drafts });
+    if (memo) {
+      memo.unshift({ sig: key, drafts });
+      if (memo.length > TURN_RENDERINGS) memo.length = TURN_RENDERINGS;
+    } else this.turnMemo.set(t.turn, [{ sig: key, drafts }]);
     return drafts;
   }
 
@@ -1507,6 +1523,9 @@ export class PromptContextEngine {
       };
       let over = from - 1;
       let fits = last;
+      // Far over (a long chat under a smaller window): when even the longest summary leaves the request
+      // over the target, that is where the bisection would end; found with one probe.
+      if (!probe(last)) over = last - 1;
       for (let gap = Math.max(1, this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS); over + gap < last; gap *= 2) {
         if (probe(over + gap)) {
           fits = over + gap;

@@ -21,6 +21,11 @@ function clip(text: string, max: number): string {
   return (atWord.length > max * 0.6 ? atWord : cut) + ' …';
 }
 
+/** Summaries kept by `ExtractiveSummarizer` (a gallop and a bisection over a long chat probe about 20). */
+const SUMMARIES_KEPT = 24;
+/** …and at most this many characters of them. */
+const SUMMARY_CHARS_KEPT = 4_000_000;
+
 /** Deterministic extractive summary: per turn, the start of the user's message and of the reply. */
 export class ExtractiveSummarizer implements ISummarizer {
   /** Each turn's line, kept while the turn's texts are the same: compaction summarizes turns 1..N again and again. */
@@ -28,8 +33,32 @@ export class ExtractiveSummarizer implements ISummarizer {
 
   constructor(private readonly userChars = 200, private readonly replyChars = 300) {}
 
+  /**
+   * Summaries made lately, by number of turns: pruning a chat far over budget probes several reaches
+   * (galloping, then bisecting) at every build of the meter, and joining a thousand lines each time
+   * was the largest part of it. Reused while every line is the same string.
+   */
+  private readonly joined = new Map<number, { lines: string[]; text: string }>();
+  private joinedChars = 0;
+
   summarize(turns: readonly HistoryTurnText[]): string {
-    return turns.map((t) => this.line(t)).join('\n');
+    const lines = turns.map((t) => this.line(t));
+    const hit = this.joined.get(lines.length);
+    if (hit && hit.lines.every((l, i) => l === lines[i])) return hit.text;
+    const text = lines.join('\n');
+    const old = this.joined.get(lines.length);
+    if (old) {
+      this.joinedChars -= old.text.length;
+      this.joined.delete(lines.length);
+    }
+    this.joined.set(lines.length, { lines, text });
+    this.joinedChars += text.length;
+    while (this.joined.size > SUMMARIES_KEPT || (this.joined.size > 1 && this.joinedChars > SUMMARY_CHARS_KEPT)) {
+      const [k, v] = this.joined.entries().next().value!;
+      this.joinedChars -= v.text.length;
+      this.joined.delete(k);
+    }
+    return text;
   }
 
   private line(t: HistoryTurnText): string {

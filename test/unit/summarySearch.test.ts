@@ -55,4 +55,20 @@ describe('pruning: summarizing many turns at once', () => {
     assert.ok(b.pruned.filter((p) => p.layer === 'L4').length > 100, 'the one-at-a-time scan reports each turn');
     process.stdout.write(`      240 turns into a 64k window: search ${searchMs.toFixed(0)} ms, one turn at a time ${scanMs.toFixed(0)} ms\n`);
   });
+
+  it('far over (even the longest summary does not fit): the same request as the scan', () => {
+    const tiny = { contextWindow: 16_000, maxOutputTokens: 2000 };
+    const searched = new PromptContextEngine({ ...base, limits: tiny }, writer.state);
+    const scanned = new PromptContextEngine({ ...base, limits: tiny, summaryLinearSteps: Number.POSITIVE_INFINITY }, writer.state);
+    const input = { userText: 'And now?' };
+    const a = searched.buildTurn(input);
+    const b = scanned.buildTurn(input);
+    assert.deepEqual(a.messages, b.messages);
+    assert.equal(a.totalTokens, b.totalTokens);
+    assert.deepEqual(a.blocked, b.blocked);
+    assert.ok(a.blocked, 'too small even for a summary of the whole history');
+    // Every turn the summary may take (the last four stay verbatim until they are cut for the budget).
+    const searchedTo = a.pruned.filter((p) => p.reason === 'summarized').pop()!;
+    assert.match(searchedTo.item, /^turns \d+-236$/);
+  });
 });
