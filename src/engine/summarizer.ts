@@ -12,8 +12,20 @@ export interface ISummarizer {
 }
 
 function clip(text: string, max: number): string {
+  // Only the start is kept: a long text is flattened from a prefix of it when that is long enough
+  // (a prefix's flattened form is a prefix of the whole's; past max + 1 characters, trimming the
+  // whole's end cannot reach the part kept).
+  if (text.length > 4 * max) {
+    const head = text.slice(0, 4 * max).replace(/\s+/g, ' ').trimStart();
+    if (head.length >= max + 2) return clipFlat(head, max);
+  }
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
+  return clipFlat(flat, max);
+}
+
+/** The first `max` characters of a flattened text longer than that, ended at a sentence or a word. */
+function clipFlat(flat: string, max: number): string {
   const cut = flat.slice(0, max);
   const sentenceEnd = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('? '), cut.lastIndexOf('! '));
   if (sentenceEnd > max * 0.5) return cut.slice(0, sentenceEnd + 1) + ' …';

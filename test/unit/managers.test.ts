@@ -83,6 +83,33 @@ describe('HistoryManager', () => {
     assert.strictEqual(hm.summarizeThrough(5), false);
   });
 
+  it('a summary line clips the flattened start of each text at a sentence or a word (same as flattening the whole text)', () => {
+    // The reading of the rule: flatten whitespace, trim, keep `max` characters ended at a sentence
+    // (past half) or a word (past 60%), with " …". Long texts are flattened from a prefix: checked
+    // against the whole-text reading on whitespace-heavy random texts.
+    const reference = (text: string, max: number): string => {
+      const flat = text.replace(/\s+/g, ' ').trim();
+      if (flat.length <= max) return flat;
+      const cut = flat.slice(0, max);
+      const sentenceEnd = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('? '), cut.lastIndexOf('! '));
+      if (sentenceEnd > max * 0.5) return cut.slice(0, sentenceEnd + 1) + ' …';
+      const atWord = cut.replace(/\s+\S*$/, '');
+      return (atWord.length > max * 0.6 ? atWord : cut) + ' …';
+    };
+    const pieces = ['a', 'bc', ' ', '   ', '\n', '\t', '. ', '? ', 'word', ' \n ', '          ', '\r\n'];
+    let x = 11;
+    const rnd = (n: number) => {
+      x = (x * 1103515245 + 12345) & 0x7fffffff;
+      return x % n;
+    };
+    const text = (n: number) => Array.from({ length: rnd(n) }, () => pieces[rnd(pieces.length)]).join('');
+    for (let i = 0; i < 5000; i++) {
+      const [user, reply] = [text(120), text(260)];
+      const line = new ExtractiveSummarizer(20, 30).summarize([{ turn: 1, user, reply }]);
+      assert.strictEqual(line, `- Turn 1. User: ${reference(user, 20)} | Assistant: ${reference(reply, 30)}`, JSON.stringify({ user, reply }));
+    }
+  });
+
   it('uses a precomputed (LLM) summary only when it covers exactly the turns being summarized', () => {
     const hm = history(6);
     hm.summarizeThrough(2, { throughTurn: 3, text: 'LLM summary of 1-3' });
