@@ -223,7 +223,8 @@ class App {
     this.header.update(s.chats, s.chatId, s.chatTitle);
     this.banners.setNotices(s.notices);
     this.banners.setBanners(s.banners);
-    this.meter.update(s.meter);
+    if (s.meter) this.meter.update(s.meter);
+    else this.meter.pending();
     this.setModel(s.model);
     this.composer.setChips(s.chips);
     this.setPreview(s.preview, false);

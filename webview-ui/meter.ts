@@ -36,9 +36,27 @@ export class Meter {
     tooltips.register(this.el, () => (this.meter ? meterTooltip(this.meter) : h('span')));
   }
 
+  /** A long chat was just opened: its meter is being counted (a `meter` message follows). */
+  pending(): void {
+    this.meter = undefined;
+    this.el.hidden = false;
+    this.el.setAttribute('data-level', 'pending');
+    this.el.setAttribute('aria-busy', 'true');
+    this.fill.style.width = '0%';
+    this.usedText.textContent = 'Counting tokens…';
+    this.levelText.textContent = '';
+    this.cachedText.textContent = '';
+    this.estimatedText.hidden = true;
+    this.el.removeAttribute('aria-valuemax');
+    this.el.removeAttribute('aria-valuenow');
+    this.el.setAttribute('aria-label', 'Context: counting the tokens of this chat');
+    this.el.setAttribute('aria-valuetext', 'counting');
+  }
+
   update(m: MeterView): void {
     this.meter = m;
     this.el.hidden = false;
+    this.el.removeAttribute('aria-busy');
     this.el.setAttribute('data-level', m.level);
     const share = m.budget > 0 ? m.used / m.budget : 1;
     this.fill.style.width = `${Math.min(100, Math.max(0, share * 100))}%`;

@@ -15,6 +15,8 @@ import { renderWebviewHtml, webviewResourceRoots } from './webviewHtml';
 export interface PanelHandler {
   /** The whole panel, for `init` and after the view is re-created. */
   panelState(): Promise<PanelState>;
+  /** The `init` carrying `state` has reached the webview (what it left out can follow). */
+  statePosted(state: PanelState): void;
   /** Acts on one validated request; the resolved value (or the error's message) is the response. */
   handle(request: WebviewRequest): Promise<unknown>;
 }
@@ -110,8 +112,16 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   /** Sends now when the webview is ready; otherwise drops it (`init` will carry the current state). */
   post(message: HostToWebviewMessage): void {
+    void this.postDelivered(message);
+  }
+
+  /**
+   * `post`, resolved once the message has left this process (the extension host), so that work
+   * started after it does not hold the message back.
+   */
+  async postDelivered(message: HostToWebviewMessage): Promise<void> {
     for (const l of this.postedListeners) l(message);
-    if (this.view && this.ready) void this.view.webview.postMessage(message);
+    if (this.view && this.ready) await this.view.webview.postMessage(message).then(undefined, () => false);
   }
 
   /**
@@ -130,7 +140,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       if (this.handler) {
         try {
           const state = await this.handler.panelState();
-          this.post({ type: 'init', protocolVersion: PROTOCOL_VERSION, extensionVersion: this.extensionVersion, state });
+          await this.postDelivered({ type: 'init', protocolVersion: PROTOCOL_VERSION, extensionVersion: this.extensionVersion, state });
+          this.handler.statePosted(state);
         } catch (e) {
           this.log.error(`chat view: could not build the panel state: ${e instanceof Error ? e.message : String(e)}`);
         }

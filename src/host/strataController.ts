@@ -149,7 +149,7 @@ export class StrataController extends Disposable implements PanelHandler {
       messages,
       hasOlder,
       chips: this.session.chips(),
-      meter: this.session.meter(),
+      meter: this.session.meterIfReady(),
       model: r?.view ?? NO_MODEL,
       busy: this.busy,
       banners: this.banners,
@@ -160,9 +160,20 @@ export class StrataController extends Disposable implements PanelHandler {
 
   /** Sends the whole panel again (chat switch, new chat, deleted chat). */
   async refreshPanel(): Promise<void> {
-    this.post({ type: 'state', state: await this.panelState() });
-    this.deps.statusBar.update(this.session.meter());
+    const state = await this.panelState();
+    const delivered = this.deps.view.postDelivered({ type: 'state', state });
     this.onDidChangeEmitter.fire();
+    await delivered;
+    this.statePosted(state);
+  }
+
+  /**
+   * A panel state has left for the webview: a meter it did not carry (a long chat just opened) is
+   * counted now and follows as a `meter` message; otherwise the status bar shows the one it carried.
+   */
+  statePosted(state: PanelState): void {
+    if (state.meter) this.deps.statusBar.update(state.meter);
+    else this.refreshMeter();
   }
 
   refreshMeter(): void {

@@ -210,7 +210,11 @@ export interface PanelState {
   /** More messages exist before `messages[0]`. */
   hasOlder: boolean;
   chips: ChipView[];
-  meter: MeterView;
+  /**
+   * Absent while the host counts a long chat it has just opened (the panel shows the messages first;
+   * a `meter` message follows).
+   */
+  meter?: MeterView;
   model: ModelView;
   /** A turn is streaming (the panel shows Stop, disables Send). */
   busy: boolean;
@@ -497,7 +501,7 @@ function isPanelState(v: unknown): v is PanelState {
     Array.isArray(v.messages) &&
     v.messages.every(isMessage) &&
     Array.isArray(v.chips) &&
-    isRecord(v.meter) &&
+    (v.meter === undefined || isRecord(v.meter)) &&
     isRecord(v.model) &&
     typeof v.busy === 'boolean'
   );

@@ -139,6 +139,13 @@ function defaultChatId(): string {
   return `chat-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
+/**
+ * A chat at least this long that was just opened in this window gets its first meter after the panel
+ * shows its messages (see `meterIfReady`): that build renders its whole history, and pruning it for a
+ * smaller window took a few hundred milliseconds at 1,000 turns.
+ */
+export const METER_DEFERRED_TURNS = 200;
+
 /** `path` or `path:L12-30` (the chip label, ChipView). */
 function inputLabel(input: Pick<NewArtifactInput, 'uri' | 'range'>): string {
   return input.range ? `${input.uri}:L${input.range.startLine}-${input.range.endLine}` : input.uri;
@@ -641,12 +648,26 @@ export class ChatSession {
       if (this.store.hasChat(this.chatId)) this.saveCounts(this.chatId);
     }
     this.predicted = env;
+    this.meteredEngine = engine;
     this.meterCache = this.meterView(env);
     this.meterDirty = false;
     return this.meterCache;
   }
 
+  /**
+   * The meter when it is at hand: the last one while nothing changed, or a new one for a chat short
+   * enough to count at once; undefined for a long chat not counted yet in this window (its first
+   * build renders, and perhaps prunes, its whole history: the panel shows the messages first).
+   */
+  meterIfReady(): MeterView | undefined {
+    if (this.meterCache && (this.running || !this.meterDirty)) return this.meterCache;
+    if (this.engine.state.completedTurns >= METER_DEFERRED_TURNS && this.meteredEngine !== this.engine) return undefined;
+    return this.meter();
+  }
+
   private meterDirty = true;
+  /** The engine the last meter was built with (its caches hold the chat's history). */
+  private meteredEngine: PromptContextEngine | undefined;
   private predicted: TurnEnvelope | undefined;
 
   /** The predicted next request the meter shows (history + chips + pending operations + an empty message). */

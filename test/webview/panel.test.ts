@@ -392,6 +392,23 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal(await m.locator('.meter-fill').evaluate((el) => el.style.width), '100%', 'over budget fills the track');
   });
 
+  it('meter while a long chat is counted: the messages first, "Counting tokens…", then the figures', async () => {
+    const p = await open();
+    await p.init(state({ messages: longChat(50, 3, 176), hasOlder: true, meter: undefined }));
+    const m = p.byTestId('strata-meter');
+    assert.equal(await p.page.locator('[data-testid="strata-message"]').count(), 50, 'the messages are shown at once');
+    assert.equal(await m.isVisible(), true);
+    assert.equal(await m.getAttribute('data-level'), 'pending');
+    assert.equal(await m.getAttribute('aria-busy'), 'true');
+    assert.match((await m.textContent()) ?? '', /Counting tokens…/);
+    assert.equal(await m.getByTestId('strata-meter-estimated').isVisible(), false);
+    await p.post({ type: 'meter', meter: meter({ used: 100_500, level: 'pruned' }) });
+    await p.settle();
+    assert.equal(await m.getAttribute('data-level'), 'pruned');
+    assert.equal(await m.getAttribute('aria-busy'), null);
+    assert.match((await m.textContent()) ?? '', /101k \/ 123k tokens · pruned/);
+  });
+
   it('layer bar: per-layer segments, hover shows tokens per layer, total, cached (reported or predicted) and usage', async () => {
     const p = await open();
     const b = bar({ layers: { L1: 1000, L2: 4000, L3: 0, L4: 3000, L5: 100 }, cached: 5000, cachedReported: false });

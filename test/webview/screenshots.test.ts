@@ -73,6 +73,12 @@ describe('chat panel screenshots (real browser)', function () {
         await shot(p, 'empty');
         await p.close();
 
+        // A long chat just opened: its messages at once, the meter still counting.
+        p = await open();
+        await p.init(state({ messages: conversation(), chips: [], meter: undefined }));
+        await shot(p, 'meter-counting');
+        await p.close();
+
         // A reply streaming in after two answered turns, a hovered layer bar.
         p = await open();
         await p.init(state({ messages: conversation(), chips, meter: meter({ used: 15_902, lastCachedShare: 0.94 }) }));
