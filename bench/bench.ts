@@ -333,14 +333,17 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       status: met ? 'met' : 'missed',
       ...(met ? {} : { note: `loadChat alone: median ${o.loadChat.median} ms` }),
     });
-    // The panel's state carries the meter: in a new window its first build counts every past text.
-    const panel = o.sessionOpen.median + o.firstMeterSaved.median;
+    // A chat this long is shown before its meter (METER_DEFERRED_TURNS): the panel's state is the
+    // opened chat and its last 50 messages; the meter (its first build in this window, with the
+    // chat's token counts saved beside it) follows as a message.
+    const panel = o.sessionOpen.median;
+    const withMeter = o.sessionOpen.median + o.firstMeterSaved.median;
     targets.push({
       id: 'open:1000-turn-chat-panel',
-      description: `the panel's state for a ${o.turns}-turn chat in a new window (ChatSession.open, the last 50 messages, the first meter; the chat's token counts saved beside it) ≤ 150 ms`,
-      measured: `${round(panel, 1)} ms: open ${o.sessionOpen.median} ms + first meter ${o.firstMeterSaved.median} ms; without saved counts the first meter takes ${o.firstMeter.median} ms`,
+      description: `the panel's state for a ${o.turns}-turn chat in a new window (ChatSession.open, the last 50 messages; the meter follows) ≤ 150 ms`,
+      measured: `${round(panel, 1)} ms; the meter follows at ${round(withMeter, 1)} ms (its first build ${o.firstMeterSaved.median} ms with the chat's saved token counts, ${o.firstMeter.median} ms without); after a change to the next request it takes ${o.meterAfterChange.median} ms`,
       status: panel <= 150 ? 'met' : 'missed',
-      ...(panel <= 150 ? {} : { note: 'the chat needs pruning in this window (gpt-4o, 128K): the first meter prunes from scratch (superseded versions, compaction previews, summaries, a render per cut), and the extension host waits for it' }),
+      note: 'the chat needs pruning in this window (gpt-4o, 128K): every build of the meter prunes it from the committed state (superseded versions, compaction previews, summaries, a render per cut) until a turn is sent',
     });
   }
   return targets;

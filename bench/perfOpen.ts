@@ -58,6 +58,8 @@ export interface OpenTimeResult {
   firstMeter: Stats;
   /** The same with the token counts an earlier window saved beside the chat (what this version saves). */
   firstMeterSaved: Stats;
+  /** The meter after a change to the next request (an item removed, then kept), once the chat was metered. */
+  meterAfterChange: Stats;
 }
 
 function dirBytes(dir: string): number {
@@ -239,12 +241,24 @@ export function measureOpenTime(runs = 7, gen: GenerateOptions = {}, writer: 'sy
     const counter = new GuardedTokenizer('o200k_base').counter;
     if (ChatStore.open(root, { durable: false }).loadTokenCounts(chatId, counter).size === 0) throw new Error('the first meter of a long chat saved no token counts');
     const firstMeterSaved: number[] = [];
+    const meterAfterChange: number[] = [];
     for (let r = 0; r < Math.min(3, runs); r++) {
       const fresh = new GuardedTokenizer('o200k_base');
       const s4 = ChatSession.open({ ...sessionOptions, tokenizer: () => fresh }, chatId);
-      const t0 = performance.now();
+      let t0 = performance.now();
       s4.meter();
       firstMeterSaved.push(performance.now() - t0);
+      // Then the user changes what the next request holds (an item removed, then kept): each change
+      // builds the predicted request again, pruning included until a turn is sent.
+      const item = s4.chatItems().filter((i) => i.status === 'present').pop();
+      if (!item) throw new Error('no item to remove');
+      for (let k = 0; k < 4; k++) {
+        if (k % 2 === 0) s4.removeItem(item.id);
+        else s4.cancelItemOp(item.id);
+        t0 = performance.now();
+        s4.meter();
+        meterAfterChange.push(performance.now() - t0);
+      }
     }
     const blobsDir = path.join(root, 'blobs');
     return {
@@ -262,6 +276,7 @@ export function measureOpenTime(runs = 7, gen: GenerateOptions = {}, writer: 'sy
       cold: stats(cold),
       firstMeter: stats(firstMeter),
       firstMeterSaved: stats(firstMeterSaved),
+      meterAfterChange: stats(meterAfterChange),
     };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
