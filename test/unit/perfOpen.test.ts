@@ -12,7 +12,10 @@ import { measureOpenTime, writeGeneratedChat, writeSyntheticChat } from '../../b
 import { PromptContextEngine } from '../../src/engine/engine';
 import { checkEnvelope } from '../../src/engine/invariants';
 import { sha256Hex } from '../../src/common/hash';
+import { ChatSession, METER_DEFERRED_TURNS } from '../../src/services/chatSession';
 import { ChatStore } from '../../src/services/chatStore';
+import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
+import { modelInfo } from '../../src/services/modelInfo';
 import { getTokenizer } from '../../src/services/tokenizer';
 
 const tmpDirs: string[] = [];
@@ -58,5 +61,30 @@ describe('bench: opening a long chat from disk', () => {
     const t = evaluateTargets([], { openChat: r }).find((x) => x.id === 'open:1000-turn-chat')!;
     assert.match(t.description, /opening a 30-turn chat from disk .* ≤ 150 ms/);
     assert.ok(t.status === 'met' || t.status === 'missed');
+  });
+  it(`a chat of ${METER_DEFERRED_TURNS} turns or more opened in a session has no meter at hand until it is counted; a shorter one has`, () => {
+    const root = tmp();
+    const long = writeSyntheticChat(root, { turns: METER_DEFERRED_TURNS, fileBytes: 120_000 }).chatId;
+    // Another chat, one turn short of the threshold.
+    const shortRoot = tmp();
+    const short = writeSyntheticChat(shortRoot, { turns: METER_DEFERRED_TURNS - 1, fileBytes: 120_000 }).chatId;
+    const open = (storeRoot: string, id: string) =>
+      ChatSession.open({ storeRoot, port: new MemoryWorkspace({}), tokenizer: getTokenizer, settings: () => ({ layout: 'transcript', policy: 'append-version' }), model: modelInfo('openai', 'gpt-4o'), store: { durable: false } }, id);
+    const s = open(root, long);
+    assert.strictEqual(s.engine.state.completedTurns, METER_DEFERRED_TURNS);
+    assert.strictEqual(s.meterIfReady(), undefined, 'the panel state leaves it out');
+    const m = s.meter();
+    assert.ok(m.used > 0);
+    assert.strictEqual(s.meterIfReady(), m, 'counted once, then at hand');
+    // A change to the next request: counted at once now (this engine has built the chat before).
+    const item = s.chatItems().find((i) => i.status === 'present')!;
+    s.removeItem(item.id);
+    const after = s.meterIfReady();
+    assert.ok(after && after !== m);
+    // Reopened (a new engine on the chat): left out again.
+    s.openChat(long);
+    assert.strictEqual(s.meterIfReady(), undefined);
+    const t = open(shortRoot, short);
+    assert.ok(t.meterIfReady(), 'a shorter chat is counted with its state');
   });
 });
