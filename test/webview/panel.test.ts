@@ -402,6 +402,10 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal(await m.getAttribute('aria-busy'), 'true');
     assert.match((await m.textContent()) ?? '', /Counting tokens…/);
     assert.equal(await m.getByTestId('strata-meter-estimated').isVisible(), false);
+    await m.hover();
+    const tip = p.byTestId('strata-tooltip');
+    await tip.waitFor({ state: 'visible' });
+    assert.match((await tip.textContent()) ?? '', /Counting the tokens of this chat’s next request/);
     await p.post({ type: 'meter', meter: meter({ used: 100_500, level: 'pruned' }) });
     await p.settle();
     assert.equal(await m.getAttribute('data-level'), 'pruned');
