@@ -229,6 +229,13 @@ class App {
     this.composer.setChips(s.chips);
     this.setPreview(s.preview, false);
     const ui = this.ui.get();
+    // A draft restored from before a send that the editor did not save again before the window
+    // reloaded (the browser workbench saves view state now and then): the chat's last message from
+    // the user is that text, so it was sent — it is not offered again for a second send.
+    if (first && ui.draft.trim().length > 0) {
+      const lastUser = [...s.messages].reverse().find((m) => m.role === 'user');
+      if (lastUser && lastUser.text.trim() === ui.draft.trim()) this.composer.setText('');
+    }
     // Where the user was (the view was hidden and shown again): only on the first state, same chat.
     const restore = first && sameChat ? { atBottom: ui.atBottom, anchorId: ui.anchorId, anchorOffset: ui.anchorOffset } : undefined;
     this.conversation.setMessages(s.chatId, s.messages, s.hasOlder, restore);

@@ -791,6 +791,31 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.ok(Math.abs(offset - (anchorBefore.anchorOffset ?? 0)) <= 2, `restored at ${offset}, saved ${anchorBefore.anchorOffset}`);
   });
 
+  it('a draft saved before its own send (the window reloaded before the editor saved the view again) is not offered again', async () => {
+    const p = await open();
+    await p.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
+    await p.page.reload();
+    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.init(state({ messages: [] }));
+    await p.byTestId('strata-input').fill('Why is the tax added per line?');
+    await new Promise((r) => setTimeout(r, 300));
+    // The view comes back with that draft while the chat already holds the message.
+    await p.page.reload();
+    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.init(state({ messages: [userMessage(1, 'Why is the tax added per line?'), assistantMessage(1, 'Because each line has its own rate.')] }));
+    assert.equal(await p.byTestId('strata-input').inputValue(), '', 'the sent message is not back in the input');
+    await new Promise((r) => setTimeout(r, 300));
+    const ui = await p.page.evaluate(() => (globalThis as WithDriver).strataTest.uiState() as { draft: string });
+    assert.equal(ui.draft, '');
+    // A draft that is not the last message stays.
+    await p.byTestId('strata-input').fill('And the discount?');
+    await new Promise((r) => setTimeout(r, 300));
+    await p.page.reload();
+    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.init(state({ messages: [userMessage(1, 'Why is the tax added per line?'), assistantMessage(1, 'Because each line has its own rate.')] }));
+    assert.equal(await p.byTestId('strata-input').inputValue(), 'And the discount?');
+  });
+
   it('a view shown again mid-turn keeps appending the stream (turnId and nextSeq on the message)', async () => {
     const p = await open();
     const streaming = assistantMessage(2, 'Already **streamed** part', { status: 'streaming', turnId: 't2', nextSeq: 3 });
