@@ -39,6 +39,8 @@ class App {
   private readonly composer: Composer;
   private readonly models: ModelMenu;
   private chatId = '';
+  /** The last user turn shown in this chat (a draft begun now is newer than it). */
+  private lastUserTurn = 0;
   private busy = false;
   private initialized = false;
   private turnsStarted = 0;
@@ -95,7 +97,10 @@ class App {
         attach: (what) => this.fire({ kind: 'attach', what }),
         removeChip: (chipId) => this.request({ kind: 'removeChip', chipId }),
         pinChip: (chipId, pinned) => this.request({ kind: 'pinChip', chipId, pinned }),
-        draftChanged: (draft) => this.ui.update({ draft }),
+        draftChanged: (draft) => {
+          const begun = draft.length > 0 && this.ui.get().draft.length === 0;
+          this.ui.update(begun ? { draft, draftChatId: this.chatId, draftAfterTurn: this.lastUserTurn } : { draft });
+        },
         openModels: (anchor) => void this.models.toggle(anchor),
         error: (message) => this.composer.showStatus(message),
       },
@@ -182,6 +187,7 @@ class App {
         break;
       case 'turnStarted':
         this.turnsStarted++;
+        if (m.chatId === this.chatId) this.lastUserTurn = Math.max(this.lastUserTurn, m.user.turn);
         this.conversation.startTurn(m.chatId, m.turnId, m.user, m.assistant);
         if (m.chatId === this.chatId) this.setBusy(true);
         break;
@@ -229,13 +235,19 @@ class App {
     this.composer.setChips(s.chips);
     this.setPreview(s.preview, false);
     const ui = this.ui.get();
+    const lastUser = [...s.messages].reverse().find((m) => m.role === 'user');
     // A draft restored from before a send that the editor did not save again before the window
-    // reloaded (the browser workbench saves view state now and then): the chat's last message from
-    // the user is that text, so it was sent — it is not offered again for a second send.
-    if (first && ui.draft.trim().length > 0) {
-      const lastUser = [...s.messages].reverse().find((m) => m.role === 'user');
-      if (lastUser && lastUser.text.trim() === ui.draft.trim()) this.composer.setText('');
+    // reloaded (the browser workbench saves view state now and then, even mid-typing): when a user
+    // message came after the draft was begun and starts with it, the draft became that message — it
+    // is not offered again, one Enter away from a second send. (A draft saved without where it was
+    // begun: only when it is that message exactly.)
+    const draft = ui.draft.trim();
+    if (first && draft.length > 0 && lastUser) {
+      const sent = lastUser.text.trim();
+      const after = ui.draftChatId === s.chatId && ui.draftAfterTurn !== undefined ? lastUser.turn > ui.draftAfterTurn && sent.startsWith(draft) : ui.draftAfterTurn === undefined && sent === draft;
+      if (after) this.composer.setText('');
     }
+    this.lastUserTurn = lastUser?.turn ?? 0;
     // Where the user was (the view was hidden and shown again): only on the first state, same chat.
     const restore = first && sameChat ? { atBottom: ui.atBottom, anchorId: ui.anchorId, anchorOffset: ui.anchorOffset } : undefined;
     this.conversation.setMessages(s.chatId, s.messages, s.hasOlder, restore);

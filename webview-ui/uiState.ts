@@ -7,6 +7,12 @@ import { vscodeApi } from './vscodeApi';
  */
 export interface UiState {
   draft: string;
+  /**
+   * Where the draft was begun: the chat, and its last user turn then. A draft restored after the
+   * window reloads, older than a send it became (see App.applyState), is told apart by them.
+   */
+  draftChatId?: string;
+  draftAfterTurn?: number;
   /** The chat the scroll position belongs to. */
   chatId?: string;
   /** Following the end of the conversation (the default), or anchored at a message. */
@@ -24,6 +30,8 @@ function parse(raw: unknown): UiState {
   if (typeof raw !== 'object' || raw === null) return s;
   const r = raw as Record<string, unknown>;
   if (typeof r.draft === 'string') s.draft = r.draft;
+  if (typeof r.draftChatId === 'string') s.draftChatId = r.draftChatId;
+  if (typeof r.draftAfterTurn === 'number' && Number.isInteger(r.draftAfterTurn)) s.draftAfterTurn = r.draftAfterTurn;
   if (typeof r.chatId === 'string') s.chatId = r.chatId;
   if (typeof r.atBottom === 'boolean') s.atBottom = r.atBottom;
   if (typeof r.anchorId === 'string') s.anchorId = r.anchorId;

@@ -21,6 +21,8 @@ export interface PageDriver {
   setAutoRespond(map: Record<string, { ok: true; value?: unknown } | { ok: false; error: string }>): void;
   clearUiState(): void;
   uiState(): unknown;
+  /** The state the next load of the page finds (as if saved by an earlier version); later writes of this page are dropped. */
+  replaceUiState(state: unknown): void;
   post(message: unknown): void;
   afterPaint(): Promise<number>;
   fontsReady(): Promise<void>;

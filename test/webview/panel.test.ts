@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Locator } from 'playwright-core';
-import { parseWebviewToHostMessage, ProtocolError, type BannerView, type ToolStepView, type WebviewRequest } from '../../src/protocol/messages';
+import { parseWebviewToHostMessage, ProtocolError, type BannerView, type MessageView, type ToolStepView, type WebviewRequest } from '../../src/protocol/messages';
 import { assistantMessage, bar, CHAT_ID, chips, longChat, meter, model, state, userMessage } from './fixtures';
 import { isRecord, launchBrowser, Panel, type WithDriver } from './harness';
 import { PanelServer } from './server';
@@ -793,27 +793,39 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
 
   it('a draft saved before its own send (the window reloaded before the editor saved the view again) is not offered again', async () => {
     const p = await open();
+    const reloadWith = async (messages: MessageView[]) => {
+      await new Promise((r) => setTimeout(r, 300)); // the UI state is written within 100 ms
+      await p.page.reload();
+      await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+      await p.init(state({ messages }));
+    };
+    const input = p.byTestId('strata-input');
+    const asked = [userMessage(1, 'Why is the tax added per line?'), assistantMessage(1, 'Because each line has its own rate.')];
     await p.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
     await p.page.reload();
     await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
     await p.init(state({ messages: [] }));
-    await p.byTestId('strata-input').fill('Why is the tax added per line?');
+    // Saved mid-typing; the message was sent after, and the view comes back with that older draft.
+    await input.fill('Why is the tax adde');
+    await reloadWith(asked);
+    assert.equal(await input.inputValue(), '', 'the sent message (or its start) is not back in the input');
     await new Promise((r) => setTimeout(r, 300));
-    // The view comes back with that draft while the chat already holds the message.
-    await p.page.reload();
-    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
-    await p.init(state({ messages: [userMessage(1, 'Why is the tax added per line?'), assistantMessage(1, 'Because each line has its own rate.')] }));
-    assert.equal(await p.byTestId('strata-input').inputValue(), '', 'the sent message is not back in the input');
-    await new Promise((r) => setTimeout(r, 300));
-    const ui = await p.page.evaluate(() => (globalThis as WithDriver).strataTest.uiState() as { draft: string });
-    assert.equal(ui.draft, '');
-    // A draft that is not the last message stays.
-    await p.byTestId('strata-input').fill('And the discount?');
-    await new Promise((r) => setTimeout(r, 300));
-    await p.page.reload();
-    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
-    await p.init(state({ messages: [userMessage(1, 'Why is the tax added per line?'), assistantMessage(1, 'Because each line has its own rate.')] }));
-    assert.equal(await p.byTestId('strata-input').inputValue(), 'And the discount?');
+    assert.equal((await p.page.evaluate(() => (globalThis as WithDriver).strataTest.uiState() as { draft: string })).draft, '');
+    // A draft begun after that message stays, even when it is the start of it.
+    await input.fill('Why');
+    await reloadWith(asked);
+    assert.equal(await input.inputValue(), 'Why');
+    await input.fill('And the discount?');
+    await reloadWith(asked);
+    assert.equal(await input.inputValue(), 'And the discount?');
+    // A draft saved by an earlier version (without where it was begun): dropped only when it is the message exactly.
+    for (const [draft, kept] of [['Why is the tax added per line?', ''], ['Why is the tax', 'Why is the tax']]) {
+      await p.page.evaluate((d) => (globalThis as WithDriver).strataTest.replaceUiState({ draft: d, atBottom: true, requestCollapsed: false }), draft);
+      await p.page.reload();
+      await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+      await p.init(state({ messages: asked }));
+      assert.equal(await input.inputValue(), kept, `old draft "${draft}"`);
+    }
   });
 
   it('a view shown again mid-turn keeps appending the stream (turnId and nextSeq on the message)', async () => {

@@ -14,6 +14,8 @@
   let autoRespond = {};
   let acquired = false;
   let uiState = null;
+  /** `replaceUiState` was called: what the page writes from now on is dropped (the next load reads the replacement). */
+  let uiStateReplaced = false;
   try {
     uiState = JSON.parse(sessionStorage.getItem(STATE_KEY) || 'null');
   } catch {
@@ -47,6 +49,7 @@
         return uiState;
       },
       setState(state) {
+        if (uiStateReplaced) return state;
         uiState = state;
         sessionStorage.setItem(STATE_KEY, JSON.stringify(state));
         return state;
@@ -74,6 +77,12 @@
       uiState = null;
     },
     uiState: () => uiState,
+    /** The state the next load of the page finds (as if saved by an earlier version); later writes of this page are dropped. */
+    replaceUiState: (state) => {
+      uiStateReplaced = true;
+      uiState = state;
+      sessionStorage.setItem(STATE_KEY, JSON.stringify(state));
+    },
     /** Posts as the extension host would (a `message` event on the window). */
     post: (message) => window.postMessage(message, '*'),
     afterPaint,
