@@ -90,6 +90,8 @@ export class ChatPanel {
   async waitUntilReady(timeoutMs = TIMEOUT.webview): Promise<void> {
     try {
       await this.byTestId(TEST_ID.input).first().waitFor({ state: 'visible', timeout: timeoutMs });
+      // …and its first state from the host (the composer is shown before it arrives).
+      await this.frame.locator('body:not(.strata-loading)').waitFor({ state: 'attached', timeout: timeoutMs });
     } catch {
       const body = normalize(await this.frame.locator('body').innerText({ timeout: 5_000 }).catch(() => '(unreadable)'));
       throw new Error(`no [data-testid="${TEST_ID.input}"] in the chat webview within ${timeoutMs / 1000} s; it shows: "${body.slice(0, 200)}"`);
@@ -100,10 +102,34 @@ export class ChatPanel {
     return normalize(await this.byTestId(id).first().innerText({ timeout: TIMEOUT.ui }));
   }
 
-  /** Types into the panel's input as a person would (click, keys) and presses Enter to send. */
+  /**
+   * Types into the panel's input as a person would (click, keys) and presses Enter to send. What the
+   * input held is cleared first, through the field (a message that failed comes back into the input,
+   * and the previous test leaves one). Keys go to whatever has focus: right after a window reload the
+   * workbench hands focus back to the editor once it has restored it, so the input must hold focus
+   * for a moment before typing (else the keys land in the editor).
+   */
   async typeAndSend(question: string): Promise<void> {
     const input = this.byTestId(TEST_ID.input).first();
-    await input.click({ timeout: TIMEOUT.ui });
+    await input.fill('', { timeout: TIMEOUT.ui });
+    const focused = () => input.evaluate((el) => {
+      const doc = (el as unknown as { ownerDocument: { activeElement: unknown; hasFocus(): boolean } }).ownerDocument;
+      return doc.hasFocus() && doc.activeElement === el;
+    });
+    let held = 0;
+    await poll('the input to hold focus', TIMEOUT.ui, async () => {
+      if (!(await focused())) {
+        held = 0;
+        await input.click({ timeout: TIMEOUT.ui });
+        return undefined;
+      }
+      held++;
+      if (held < 3) {
+        await new Promise((r) => setTimeout(r, 150));
+        return undefined;
+      }
+      return true;
+    });
     await this.page.keyboard.type(question);
     await poll('the input to hold the question', TIMEOUT.ui, async () => {
       const value = await input.evaluate((el) => {
@@ -113,7 +139,7 @@ export class ChatPanel {
         const inner = field.shadowRoot?.querySelector('textarea, input') ?? field.querySelector('textarea, input');
         return typeof inner?.value === 'string' ? inner.value : (field.textContent ?? '');
       });
-      return value.includes(question) ? true : undefined;
+      return value === question ? true : undefined;
     });
     await this.page.keyboard.press('Enter');
   }
