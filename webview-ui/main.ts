@@ -244,8 +244,9 @@ class App {
     const draft = ui.draft.trim();
     if (first && draft.length > 0 && lastUser) {
       const sent = lastUser.text.trim();
-      const after = ui.draftChatId === s.chatId && ui.draftAfterTurn !== undefined ? lastUser.turn > ui.draftAfterTurn && sent.startsWith(draft) : ui.draftAfterTurn === undefined && sent === draft;
-      if (after) this.composer.setText('');
+      const begunHere = ui.draftChatId === s.chatId && ui.draftAfterTurn !== undefined;
+      const becameIt = begunHere ? lastUser.turn > ui.draftAfterTurn! && sent.startsWith(draft) : ui.draftAfterTurn === undefined && sent === draft;
+      if (becameIt) this.composer.setText('');
     }
     this.lastUserTurn = lastUser?.turn ?? 0;
     // Where the user was (the view was hidden and shown again): only on the first state, same chat.

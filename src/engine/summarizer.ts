@@ -58,9 +58,8 @@ export class ExtractiveSummarizer implements ISummarizer {
     const hit = this.joined.get(lines.length);
     if (hit && hit.lines.every((l, i) => l === lines[i])) return hit.text;
     const text = lines.join('\n');
-    const old = this.joined.get(lines.length);
-    if (old) {
-      this.joinedChars -= old.text.length;
+    if (hit) {
+      this.joinedChars -= hit.text.length;
       this.joined.delete(lines.length);
     }
     this.joined.set(lines.length, { lines, text });
