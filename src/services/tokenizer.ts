@@ -646,7 +646,7 @@ export class GuardedTokenizer implements Tokenizer {
       let n = this.seeds.get(seedKey);
       if (n !== undefined) this.seedHits++;
       else {
-        if (text.length > this.chunk.threshold) n = this.countLong(text);
+        if (text.length > this.chunk.threshold) n = this.countLong(text, sha256);
         else {
           this.misses++;
           n = this.encode(text).length;
@@ -697,6 +697,15 @@ export class GuardedTokenizer implements Tokenizer {
       return;
     }
     if (this.recentLong.has(text)) return;
+    // A text counted before but no longer among the last few (a file attached again long after it
+    // was first sent): found by its hash, one pass of native sha256, instead of cutting it into
+    // chunks and hashing each again.
+    const key = sha256HexNode(text);
+    const known = this.longMemo.get(key);
+    if (known !== undefined) {
+      this.rememberLong(text, known);
+      return;
+    }
     const started = performance.now();
     const stats: WarmStats = { slices: 1, maxSliceMs: 0, maxSliceCpuMs: 0, totalMs: 0 };
     this.warmStats = stats;
@@ -730,13 +739,22 @@ export class GuardedTokenizer implements Tokenizer {
     stats.maxSliceCpuMs = Math.max(stats.maxSliceCpuMs, sliceCpuMs());
     stats.totalMs = end - started;
     this.rememberLong(text, total);
+    this.longMemo.set(key, total);
   }
 
-  private countLong(text: string): number {
+  /** `sha256`: the text's hash when the caller has it (its long-memo entry was looked up already). */
+  private countLong(text: string, sha256?: string): number {
     const known = this.recentLong.get(text);
     if (known !== undefined) {
       this.hits++;
       return known;
+    }
+    const key = sha256 ?? sha256HexNode(text);
+    const counted = sha256 === undefined ? this.longMemo.get(key) : undefined;
+    if (counted !== undefined) {
+      this.hits++;
+      this.rememberLong(text, counted);
+      return counted;
     }
     this.misses++;
     let total = 0;
@@ -746,6 +764,7 @@ export class GuardedTokenizer implements Tokenizer {
       s = e;
     }
     this.rememberLong(text, total);
+    this.longMemo.set(key, total);
     return total;
   }
 

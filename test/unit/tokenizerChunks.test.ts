@@ -164,6 +164,29 @@ describe('tokenizer: warm', function () {
     process.stdout.write(`      warm 5 MB: ${warmMs.toFixed(0)} ms in ${stats.slices} slices, longest ${stats.maxSliceMs.toFixed(1)} ms (${stats.maxSliceCpuMs.toFixed(1)} ms CPU), longest event-loop gap ${maxGap.toFixed(1)} ms; count of the wrapped block afterwards ${countMs.toFixed(1)} ms\n`);
   });
 
+  it('a long text counted long ago is found by its hash: warmed or counted again, it is not cut into chunks again', async () => {
+    const tok = new GuardedTokenizer('o200k_base');
+    const first = codeLike(120_000, 21);
+    await tok.warm(first);
+    const n = tok.count(first);
+    // More long texts than the recent-texts memo keeps (a long chat attaching many files).
+    for (let k = 0; k < 12; k++) await tok.warm(codeLike(40_000, 100 + k));
+    const chunks = () => tok.memoStats().chunkHits + tok.memoStats().chunkMisses;
+    const before = chunks();
+    // The same characters in a new string (a file read again), then counted without a hash.
+    const again = (' ' + first).slice(1);
+    await tok.warm(again);
+    assert.strictEqual(chunks(), before, 'warm cut the text into chunks again');
+    for (let k = 0; k < 12; k++) await tok.warm(codeLike(40_000, 200 + k));
+    const c0 = chunks();
+    assert.strictEqual(tok.count((' ' + first).slice(1)), n);
+    assert.strictEqual(chunks(), c0, 'count cut the text into chunks again');
+    // A changed text is counted, and its count is what a fresh tokenizer gives.
+    const changed = first.replace('function', 'functor');
+    assert.strictEqual(tok.count(changed), new GuardedTokenizer('o200k_base').count(changed));
+    assert.ok(chunks() > c0);
+  });
+
   it('gives the count that count() gives, and stops when aborted', async () => {
     const text = codeLike(200_000, 5);
     const a = new GuardedTokenizer('cl100k_base');

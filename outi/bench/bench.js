@@ -1,0 +1,597 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.TOOL_PRESSURE_WINDOW = exports.TOOL_STRATEGIES = void 0;
+exports.parseBenchArgs = parseBenchArgs;
+exports.needsPruning = needsPruning;
+exports.toolMarkdown = toolMarkdown;
+exports.fmtStats = fmtStats;
+exports.evaluateTargets = evaluateTargets;
+exports.performanceMarkdown = performanceMarkdown;
+exports.targetsMarkdown = targetsMarkdown;
+exports.resultsMarkdown = resultsMarkdown;
+exports.runBench = runBench;
+exports.writeResults = writeResults;
+exports.main = main;
+/**
+ * `npm run bench` (issue 3): cache economics of every shared trajectory × strategy × cache model,
+ * plus the performance cases, side by side in one run. Writes bench/results/latest.json (everything,
+ * with the machine's facts), latest.md (the tables) and an SVG chart per trajectory, and prints the
+ * tables, the performance figures and the targets.
+ *
+ *   npm run bench [-- --quick] [--out DIR] [--trajectories DIR] [--no-perf]
+ *
+ * Exit code: 0, also when a target is missed (the numbers are the result; what stands in the way is
+ * printed); 1 when an invariant was violated; 2 for bad arguments.
+ */
+const fs = __importStar(require("fs"));
+const path = __importStar(require("path"));
+const replay_1 = require("./replay");
+const charts_1 = require("./charts");
+const perfStats_1 = require("./perfStats");
+const replayCore_1 = require("./replayCore");
+const tokenizer_1 = require("../src/services/tokenizer");
+const perfBuild_1 = require("./perfBuild");
+const perfGenerate_1 = require("./perfGenerate");
+const perfProfile_1 = require("./perfProfile");
+const perfTokenizer_1 = require("./perfTokenizer");
+const perfMemory_1 = require("./perfMemory");
+const promptTsxCompare_1 = require("./promptTsxCompare");
+const perfOpen_1 = require("./perfOpen");
+const tokenizer_2 = require("../src/services/tokenizer");
+const ROOT = path.resolve(__dirname, '../..');
+function parseBenchArgs(argv) {
+    const a = { quick: false, perf: true, outDir: path.join(ROOT, 'bench/results'), trajectoriesDir: path.join(ROOT, 'test/fixtures/trajectories'), toolTrajectoriesDir: path.join(ROOT, 'test/fixtures/trajectories-extra') };
+    for (let i = 0; i < argv.length; i++) {
+        const f = argv[i];
+        const value = () => {
+            const v = argv[++i];
+            if (v === undefined || v.startsWith('--'))
+                throw new Error(`${f} needs a value`);
+            return path.resolve(v);
+        };
+        if (f === '--quick')
+            a.quick = true;
+        else if (f === '--no-perf')
+            a.perf = false;
+        else if (f === '--out')
+            a.outDir = value();
+        else if (f === '--trajectories')
+            a.trajectoriesDir = value();
+        else if (f === '--tool-trajectories')
+            a.toolTrajectoriesDir = value();
+        else
+            throw new Error(`unknown argument ${f} (expected --quick, --no-perf, --out DIR, --trajectories DIR, --tool-trajectories DIR)`);
+    }
+    return a;
+}
+// ---------------------------------------------------------------------------------------------
+// Economics
+function needsPruning(r, layout) {
+    const s = r.strategies.find((x) => x.name === layout);
+    return !!s && s.turns.some((t) => !!t.skipped || t.pruned.some((p) => p.reason !== 'detached'));
+}
+function economics(files) {
+    return files.map((file) => {
+        const traj = (0, replay_1.loadTrajectory)(file);
+        const report = (0, replay_1.runReplay)(traj, { file, strategies: [...replay_1.STRATEGIES], policy: 'append-version', cache: 'both', json: true });
+        return { name: traj.name, turns: traj.turns.length, budget: report.strategies[0]?.turns[0]?.budget ?? 0, needsPruning: needsPruning(report, replay_1.DEFAULT_LAYOUT), report };
+    });
+}
+/** The strategies a tool-heavy trajectory is measured with. */
+exports.TOOL_STRATEGIES = ['transcript', 'library', 'tools-plain'];
+/** A smaller window for the same session: the budget binds, so cuts (tool results first) show. */
+exports.TOOL_PRESSURE_WINDOW = 16_000;
+function toolEconomics(files) {
+    const out = [];
+    for (const file of files) {
+        const traj = (0, replay_1.loadTrajectory)(file);
+        if (!(0, replayCore_1.usesTools)(traj))
+            continue;
+        const variants = [
+            ['as written', traj],
+            [`${exports.TOOL_PRESSURE_WINDOW.toLocaleString('en-US')}-token window`, { ...traj, model: { ...traj.model, contextWindow: exports.TOOL_PRESSURE_WINDOW } }],
+        ];
+        for (const [variant, t] of variants) {
+            const report = (0, replay_1.runReplay)(t, { file, strategies: [...exports.TOOL_STRATEGIES], policy: 'append-version', cache: 'both', json: true });
+            const tools = [];
+            const append = [];
+            for (const turn of (0, replayCore_1.replay)(t, { layout: replay_1.DEFAULT_LAYOUT, policy: 'append-version', tokenizer: (0, tokenizer_1.getTokenizer)(t.model.encoding) })) {
+                for (const st of turn.outcome.report.stepMs ?? []) {
+                    tools.push(st.toolsMs);
+                    append.push(st.appendMs);
+                }
+            }
+            out.push({ name: traj.name, variant, contextWindow: t.model.contextWindow, turns: t.turns.length, toolCalls: t.turns.reduce((n, x) => n + (x.tools?.length ?? 0), 0), report, stepMs: { tools: (0, perfStats_1.stats)(tools), append: (0, perfStats_1.stats)(append) } });
+        }
+    }
+    return out;
+}
+/** The tool-heavy table: each strategy's cost and efficiency, and its cost ÷ the plain agent transcript's. */
+function toolMarkdown(results) {
+    if (results.length === 0)
+        return '';
+    const out = ['## Tool-heavy sessions (issue 11)', ''];
+    out.push('The model explores a repository with the workspace tools (scripted calls, one model request per step). `tools-plain` is a plain agent transcript: every tool result re-sent as plain text each time it is read, no dedup, never pruned, with the same cache breakpoints as `transcript`. Ratios are cost units ÷ those of `tools-plain`; requests counts every model call (the steps and the final one of each turn).', '');
+    for (const r of results) {
+        const base = r.report.strategies.find((s) => s.name === 'tools-plain');
+        out.push(`### ${r.name} — ${r.variant}`, '');
+        out.push(`${r.turns} turns, ${r.toolCalls} tool calls, context window ${(0, perfStats_1.formatInt)(r.contextWindow)} (budget ${(0, perfStats_1.formatInt)(r.report.strategies[0]?.turns[0]?.budget ?? 0)}).`, '');
+        out.push('| strategy | requests | prompt tokens | cached (OA) | cost units OA | efficiency OA | read/write (AN) | cost units AN | efficiency AN | cuts | over budget | cost OA vs tools-plain | cost AN vs tools-plain |');
+        out.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+        for (const s of r.report.strategies) {
+            const x = s.totals;
+            const requests = s.turns.reduce((n, t) => n + 1 + (t.steps?.length ?? 0), 0);
+            const name = s.name === replay_1.DEFAULT_LAYOUT ? `**${s.name}** (default)` : s.name;
+            const ratio = (a, b) => (b && b > 0 ? `${(a / b).toFixed(3)}×` : '–');
+            out.push(`| ${name} | ${requests} | ${(0, perfStats_1.formatInt)(x.promptTokens)} | ${(0, perfStats_1.formatInt)(x.cached.openai)} | ${s.costUnits.openai.toFixed(1)} | ${s.efficiency.openai.toFixed(3)} | ${(0, perfStats_1.formatInt)(x.cached.anthropic.read)} / ${(0, perfStats_1.formatInt)(x.cached.anthropic.write)} | ${s.costUnits.anthropic.toFixed(1)} | ${s.efficiency.anthropic.toFixed(3)} | ${x.pruned} | ${x.overBudgetTurns} | ${ratio(s.costUnits.openai, base?.costUnits.openai)} | ${ratio(s.costUnits.anthropic, base?.costUnits.anthropic)} |`);
+        }
+        out.push('', `Per tool step (replay, in-memory workspace, ${r.stepMs.tools.n} steps): tools ${fmtStats(r.stepMs.tools)}; appending their results to the request ${fmtStats(r.stepMs.append)}.`, '');
+    }
+    return out.join('\n');
+}
+// ---------------------------------------------------------------------------------------------
+// Targets
+function fmtStats(s, unit = 'ms') {
+    return `min ${s.min} / median ${s.median} / p95 ${s.p95} ${unit} (n = ${s.n})`;
+}
+function evaluateTargets(econ, perf, tools = []) {
+    const targets = [];
+    for (const r of tools) {
+        const s = r.report.strategies.find((x) => x.name === replay_1.DEFAULT_LAYOUT);
+        const b = r.report.strategies.find((x) => x.name === 'tools-plain');
+        if (!s || !b)
+            continue;
+        const oa = s.costUnits.openai / b.costUnits.openai;
+        const an = s.costUnits.anthropic / b.costUnits.anthropic;
+        const met = oa < 1 && an < 1;
+        targets.push({
+            id: `tools:${r.name}:${r.contextWindow}`,
+            description: `${replay_1.DEFAULT_LAYOUT} costs less than the plain agent transcript on ${r.name} (${r.variant})`,
+            measured: `OA ${oa.toFixed(3)}×, AN ${an.toFixed(3)}×; efficiency OA ${s.efficiency.openai.toFixed(3)}, AN ${s.efficiency.anthropic.toFixed(3)}`,
+            status: met ? 'met' : 'missed',
+            ...(met ? {} : { note: `cuts ${s.totals.pruned}, prefix breaks ${s.totals.prefixBreaks}` }),
+        });
+    }
+    for (const t of econ) {
+        const s = t.report.strategies.find((x) => x.name === replay_1.DEFAULT_LAYOUT);
+        if (!s)
+            continue;
+        if (t.needsPruning) {
+            targets.push({
+                id: `efficiency:${t.name}`,
+                description: `${replay_1.DEFAULT_LAYOUT} ≥ 0.98 of the physical limit on ${t.name}`,
+                measured: `OA ${s.efficiency.openai.toFixed(3)}, AN ${s.efficiency.anthropic.toFixed(3)} (the target covers trajectories that need no pruning; this one has ${s.totals.pruned} cuts and ${s.totals.prefixBreaks} prefix breaks)`,
+                status: 'n/a',
+            });
+            continue;
+        }
+        const met = s.efficiency.openai >= 0.98 && s.efficiency.anthropic >= 0.98;
+        const worst = s.turns.filter((x) => x.limit.openai > 0 && x.cached.openai < x.limit.openai).map((x) => `turn ${x.turn} OA ${x.cached.openai}/${x.limit.openai}`);
+        const worstAn = s.turns.filter((x) => x.limit.anthropic > 0 && x.cached.anthropic.read < x.limit.anthropic).map((x) => `turn ${x.turn} AN ${x.cached.anthropic.read}/${x.limit.anthropic}`);
+        targets.push({
+            id: `efficiency:${t.name}`,
+            description: `${replay_1.DEFAULT_LAYOUT} ≥ 0.98 of the physical limit on ${t.name}, both cache models`,
+            measured: `OA ${s.efficiency.openai.toFixed(3)}, AN ${s.efficiency.anthropic.toFixed(3)}`,
+            status: met ? 'met' : 'missed',
+            ...(met ? {} : { note: `turns below their limit: ${[...worst, ...worstAn].slice(0, 8).join('; ')}` }),
+        });
+    }
+    const ls = econ.find((t) => t.name === 'long-session-20');
+    if (ls) {
+        const s = ls.report.strategies.find((x) => x.name === replay_1.DEFAULT_LAYOUT);
+        const b = ls.report.strategies.find((x) => x.name === 'inline-every-turn');
+        const oa = s.costUnits.openai / b.costUnits.openai;
+        const an = s.costUnits.anthropic / b.costUnits.anthropic;
+        const met = oa <= 0.35 && an <= 0.35;
+        targets.push({
+            id: 'cost:long-session-20',
+            description: `${replay_1.DEFAULT_LAYOUT} cost units ≤ 0.35× inline-every-turn on long-session-20`,
+            measured: `OA ${oa.toFixed(3)}×, AN ${an.toFixed(3)}×`,
+            status: met ? 'met' : 'missed',
+            ...(met ? {} : { note: `prefix breaks ${s.totals.prefixBreaks}, cuts ${s.totals.pruned}; Anthropic writes ${s.totals.cached.anthropic.write}` }),
+        });
+    }
+    if (perf.buildLongSession) {
+        const w = perf.buildLongSession.warm;
+        const met = w.p95 <= 15;
+        const slowest = perf.buildLongSession.warmMedianPerTurn.map((ms, i) => ({ ms, turn: i + 1 })).sort((a, b) => b.ms - a.ms).slice(0, 3);
+        targets.push({
+            id: 'build:long-session-20',
+            description: 'warm envelope build p95 ≤ 15 ms per turn on long-session-20',
+            measured: fmtStats(w),
+            status: met ? 'met' : 'missed',
+            ...(met ? {} : { note: `slowest turns (median ms): ${slowest.map((x) => `turn ${x.turn} ${x.ms}`).join(', ')}` }),
+        });
+    }
+    if (perf.scaling) {
+        const { main: all, allFresh, growth } = perf.scaling;
+        const met = all.ratio <= 1.3 && all.ratioP95 <= 1.3;
+        const culprits = growth
+            .filter((g) => !/^buildTurn /.test(g.fn))
+            .slice(0, 6)
+            .map((g) => `${g.fn} ${g.earlyMsPerTurn}→${g.lateMsPerTurn} ms/turn`);
+        const probe = perf.longChats?.probes.find((p) => p.trajectory === all.trajectory && p.hasher === 'native');
+        targets.push({
+            id: 'scaling:turn200/turn20',
+            description: `build time of turns ${all.turns - 19}–${all.turns} ÷ turns 1–20 ≤ 1.3, medians and p95 (generated ${all.turns}-turn conversation)`,
+            measured: `median ${all.ratio} (${all.last20.median} ms vs ${all.first20.median} ms), p95 ${all.ratioP95} (${all.last20.p95} vs ${all.first20.p95} ms)`,
+            status: met ? 'met' : 'missed',
+            ...(met ? {} : { note: scalingNote(all, probe, perf.longChats?.interleaved.find((x) => x.turns === all.turns)) + ` Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. With every attached file passed before every turn (no watcher), the median ratio is ${allFresh.ratio}.` }),
+        });
+    }
+    for (const c of perf.longChats?.cases ?? []) {
+        const r = c.result;
+        if (r.turns < 1000 || r.hasher !== 'native' || r.fresh !== 'changed')
+            continue;
+        const met = r.ratio <= 1.5 && r.ratioP95 <= 1.5;
+        const probe = perf.longChats?.probes.find((p) => p.trajectory === r.trajectory && p.hasher === 'native');
+        targets.push({
+            id: `scaling:turn${r.turns}/turn20`,
+            description: `build time of turns ${r.turns - 19}–${r.turns} ÷ turns 1–20 ≤ 1.5, medians and p95 (generated ${r.turns}-turn conversation, ${(0, perfStats_1.formatInt)(c.generated.fileBytes)} bytes of files; turns that cut for the budget reported apart)`,
+            measured: `median ${r.ratio} (${r.last20.median} ms vs ${r.first20.median} ms), p95 ${r.ratioP95} (${r.last20.p95} vs ${r.first20.p95} ms)`,
+            status: met ? 'met' : 'missed',
+            ...(met ? {} : { note: scalingNote(r, probe, perf.longChats?.interleaved.find((x) => x.turns === r.turns)) }),
+        });
+    }
+    for (const p of perf.longChats?.probes ?? []) {
+        if (p.hasher !== 'native' || p.points.length < 2)
+            continue;
+        const [a, b] = [p.points[0], p.points[p.points.length - 1]];
+        const limit = b.afterTurns >= 1000 ? 1.5 : 1.3;
+        const rm = (0, perfStats_1.round)(b.stats.median / a.stats.median);
+        const met = rm <= limit;
+        targets.push({
+            id: `probe:${p.trajectory}`,
+            description: `the same turn built after ${b.afterTurns} ÷ after ${a.afterTurns} turns ≤ ${limit} (median; generated ${p.trajectory.replace(/^generated-/, '').replace('-turns', '')}-turn conversation)`,
+            measured: `${rm} (${b.stats.median} ms with ${(0, perfStats_1.formatInt)(b.blocks)} blocks vs ${a.stats.median} ms with ${(0, perfStats_1.formatInt)(a.blocks)})`,
+            status: met ? 'met' : 'missed',
+            ...(met ? {} : { note: 'profiled at 1,000 turns, what is left grows with the request and the heap: the envelope\'s flat arrays (per-layer segments and ledger items, provider messages, block signatures) are new every request, with the garbage they make; the state\'s layered maps copy their layer at each build; lookups in memo tables of thousands of entries miss the cache.' }),
+        });
+    }
+    if (perf.memory) {
+        const m = perf.memory;
+        const rssMet = m.replay.maxRssMB <= 250;
+        targets.push({ id: `memory:replay-rss-${m.replay.turns}`, description: `replay of the generated ${m.replay.turns}-turn conversation peaks at ≤ 250 MB RSS`, measured: `${m.replay.maxRssMB} MB (engine alone ${m.engineOnly.maxRssMB} MB)`, status: rssMet ? 'met' : 'missed' });
+        const last = m.heap[m.heap.length - 1];
+        if (last) {
+            const met = last.ratio <= 2;
+            targets.push({
+                id: 'memory:engine-heap',
+                description: 'engine heap ≤ 2× the distinct content',
+                measured: `${last.ratio}× after ${last.turns} turns (${(0, perfStats_1.formatInt)(last.engineHeapBytes)} bytes for ${(0, perfStats_1.formatInt)(last.distinctContentBytes)})`,
+                status: met ? 'met' : 'missed',
+                ...(met ? {} : { note: 'a version\'s content is a slice of its rendered block (held once); what is left is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).' }),
+            });
+        }
+    }
+    if (perf.openChat) {
+        const o = perf.openChat;
+        const met = o.openChat.median <= 150;
+        targets.push({
+            id: 'open:1000-turn-chat',
+            description: `opening a ${o.turns}-turn chat from disk (ChatStore.loadChat + ChatSession.openChat) ≤ 150 ms`,
+            measured: `${fmtStats(o.openChat)}; first open in a new process ${o.cold.median} ms`,
+            status: met ? 'met' : 'missed',
+            ...(met ? {} : { note: `loadChat alone: median ${o.loadChat.median} ms` }),
+        });
+        // A chat this long is shown before its meter (METER_DEFERRED_TURNS): the panel's state is the
+        // opened chat and its last 50 messages; the meter (its first build in this window, with the
+        // chat's token counts saved beside it) follows as a message.
+        const panel = o.sessionOpen.median;
+        const withMeter = o.sessionOpen.median + o.firstMeterSaved.median;
+        targets.push({
+            id: 'open:1000-turn-chat-panel',
+            description: `the panel's state for a ${o.turns}-turn chat in a new window (ChatSession.open, the last 50 messages; the meter follows) ≤ 150 ms`,
+            measured: `${(0, perfStats_1.round)(panel, 1)} ms; the meter follows at ${(0, perfStats_1.round)(withMeter, 1)} ms (its first build ${o.firstMeterSaved.median} ms with the chat's saved token counts, ${o.firstMeter.median} ms without); after a change to the next request it takes ${o.meterAfterChange.median} ms`,
+            status: panel <= 150 ? 'met' : 'missed',
+            note: 'the chat needs pruning in this window (gpt-4o, 128K): every build of the meter prunes it from the committed state (superseded versions, compaction previews, summaries, a render per cut) until a turn is sent',
+        });
+    }
+    return targets;
+}
+/** Why a window ratio is above its target: the content the two windows add, and the probe. */
+function scalingNote(r, probe, inter) {
+    const parts = [`${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work; the other turns (the history's work alone): ${r.noNewContent.last20.median} vs ${r.noNewContent.first20.median} ms median (${r.noNewContent.ratio}×).`];
+    if (probe && probe.points.length >= 2) {
+        const [a, b] = [probe.points[0], probe.points[probe.points.length - 1]];
+        parts.push(`The same turn built after ${a.afterTurns} and after ${b.afterTurns} turns: ${a.stats.median} vs ${b.stats.median} ms (${(0, perfStats_1.round)(b.stats.median / a.stats.median)}×).`);
+    }
+    if (inter)
+        parts.push(`Interleaved (${inter.runs} runs): median ${inter.ratio}×, p95 ${inter.ratioP95}×; the last 20 turns add ${inter.blocks.last20} blocks a turn against ${inter.blocks.first20}, and per block added the ratio is ${inter.perBlock.ratio}×.`);
+    if (r.cutTurns.length > 0)
+        parts.push(`Turns that cut for the budget, left out of the windows: ${r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ')}.`);
+    return parts.join(' ');
+}
+// ---------------------------------------------------------------------------------------------
+// Text output
+function table(header, rows, align) {
+    const lines = [`| ${header.join(' | ')} |`, `|${align.map((a) => (a === 'r' ? '--:' : '---')).join('|')}|`];
+    for (const r of rows)
+        lines.push(`| ${r.join(' | ')} |`);
+    return lines.join('\n') + '\n';
+}
+function performanceMarkdown(p) {
+    const out = ['## Performance', ''];
+    if (p.buildLongSession) {
+        const b = p.buildLongSession;
+        out.push(`### Envelope build time per turn (\`buildTurn\` only, ${b.layout}, ${b.trajectory})`, '');
+        out.push(table(['pass', 'min ms', 'median ms', 'p95 ms', 'max ms', 'samples'], [
+            ['cold (empty tokenizer memo)', b.cold.min, b.cold.median, b.cold.p95, b.cold.max, b.cold.n],
+            [`warm (${b.warmRuns} passes)`, b.warm.min, b.warm.median, b.warm.p95, b.warm.max, b.warm.n],
+        ], ['l', 'r', 'r', 'r', 'r', 'r']));
+    }
+    if (p.scaling) {
+        const { generated: g, main: all, allFresh } = p.scaling;
+        out.push(`### Scaling: generated ${all.turns}-turn conversation`, '');
+        out.push(`${g.files} files, ${(0, perfStats_1.formatInt)(g.fileBytes)} bytes (log-uniform 3–90 KB), ${g.edits} edits, ${g.selections} selections, ${g.reattachments} re-attachments; context window ${(0, perfStats_1.formatInt)(perfGenerate_1.GENERATED_DEFAULTS.contextWindow)} (nothing pruned). Warm passes: ${all.warmRuns}.`, '');
+        const row = (name, s) => [name, s.first20.median, s.first20.p95, s.last20.median, s.last20.p95, s.ratio, s.ratioP95];
+        out.push(table(['fresh files passed', 'turns 1–20 median ms', 'p95', `turns ${all.turns - 19}–${all.turns} median ms`, 'p95', 'ratio (median)', 'ratio (p95)'], [
+            row('changed only (as the replay and the extension: a file watcher)', all),
+            row('every attached file, every turn (no watcher; diagnostic)', allFresh),
+        ], ['l', 'r', 'r', 'r', 'r', 'r', 'r']));
+        if (p.scaling.growth.length > 0) {
+            out.push('What grows (inclusive ms per turn under `buildTurn`, from the V8 sampling profiler):', '');
+            out.push(table(['function', 'turns 1–20', `turns ${all.turns - 19}–${all.turns}`, 'growth'], p.scaling.growth.map((g) => [`\`${g.fn}\``, g.earlyMsPerTurn, g.lateMsPerTurn, g.growthMsPerTurn]), ['l', 'r', 'r', 'r']));
+        }
+    }
+    if (p.longChats && p.scaling) {
+        const { main: all } = p.scaling;
+        out.push('### Long chats (issue 12)', '');
+        out.push('Same measurement, side by side: Node\'s native sha256 given through the engine\'s IHasher port (as the extension, the replay and the benchmark run) and the engine\'s own pure-JS sha256 (its default when no port is given); ' +
+            `and a ${(0, perfStats_1.formatInt)(perfGenerate_1.LONG_CHAT.turns)}-turn conversation with ${(0, perfStats_1.formatInt)(perfGenerate_1.LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows). ` +
+            '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count); "other turns": the rest, whose work is the history\'s alone.', '');
+        const row = (label, r) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, r.ratio, r.ratioP95, `${r.newContent.first20} / ${r.newContent.last20}`, `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—'];
+        out.push(table(['case', 'sha256', 'turns 1–20 median ms', 'p95', 'last 20 median ms', 'p95', 'ratio (median)', 'ratio (p95)', 'new-content turns (first / last 20)', 'other turns: median ms first / last 20 (ratio)', 'turns that cut (median ms)'], [
+            row(`${all.turns} turns`, all),
+            ...p.longChats.cases.map((c) => row(c.label, c.result)),
+        ], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
+        out.push('The same turn built at different lengths of one chat (build, then abandon, as the context meter does while the user types): one new 12 KB file, the first two files attached again, the same message. ' +
+            `Only the history differs. ${p.longChats.probes[0]?.runs ?? 0} builds per point.`, '');
+        const probeRows = p.longChats.probes.map((pr) => {
+            const a = pr.points[0];
+            const b = pr.points[pr.points.length - 1];
+            return [pr.trajectory.replace(/^generated-/, ''), pr.hasher, pr.points.map((pt) => `after ${(0, perfStats_1.formatInt)(pt.afterTurns)}: ${pt.stats.median} / ${pt.stats.p95} ms (${(0, perfStats_1.formatInt)(pt.blocks)} blocks)`).join('; '), (0, perfStats_1.round)(b.stats.median / a.stats.median), (0, perfStats_1.round)(b.stats.p95 / a.stats.p95)];
+        });
+        out.push(table(['chat', 'sha256', 'median / p95 per point', 'last ÷ first (median)', 'last ÷ first (p95)'], probeRows, ['l', 'l', 'l', 'r', 'r']));
+        if (p.longChats.interleaved.length > 0) {
+            out.push('The scaling cases again with the windows interleaved: per run, one chat is driven to its last 20 turns, then turn k of a new chat and turn n−20+k of the long one alternate, each timed, so that what drifts on the machine during a run falls on both windows alike. ' +
+                'The windows also differ in work: the last column divides each turn\'s time by the blocks it adds (its message\'s blocks and the reply).', '');
+            out.push(table(['chat', 'runs', 'turns 1–20 median / p95 ms', 'last 20 median / p95 ms', 'ratio (median)', 'ratio (p95)', 'blocks per turn (first / last 20)', 'ms per block, median (first / last 20)', 'ratio per block'], p.longChats.interleaved.map((r) => [`${r.turns} turns`, r.runs, `${r.first20.median} / ${r.first20.p95}`, `${r.last20.median} / ${r.last20.p95}`, r.ratio, r.ratioP95, `${r.blocks.first20} / ${r.blocks.last20}`, `${r.perBlock.first20.median} / ${r.perBlock.last20.median}`, r.perBlock.ratio]), ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+        }
+    }
+    if (p.tokenizer) {
+        const t = p.tokenizer;
+        out.push('### Token counting throughput (MB/s of UTF-8)', '');
+        out.push(`Corpus: the distinct file contents of the trajectories, ${t.corpus.texts} texts, ${(0, perfStats_1.formatInt)(t.corpus.bytes)} bytes, ${(0, perfStats_1.formatInt)(t.tokens)} tokens (o200k_base); ${t.corpus.excludedRuns} runs over 2,000 characters without whitespace left out (${(0, perfStats_1.formatInt)(t.corpus.excludedChars)} chars; js-tiktoken is quadratic there). Same totals from both: ${t.tokensAgree ? 'yes' : 'NO'}. ${t.runs} runs.`, '');
+        const r = (name, s) => [name, s.min, s.median, s.p95];
+        out.push(table(['tokenizer / pass', 'min', 'median', 'p95'], [
+            r('gpt-tokenizer (ours, `count`) cold', t.gptTokenizer.cold),
+            r('gpt-tokenizer (ours, `count`) warm (memo)', t.gptTokenizer.warm),
+            r('gpt-tokenizer (ours, `encode`) warm, no memo', t.gptTokenizer.encodeWarm),
+            r('js-tiktoken cold', t.jsTiktoken.cold),
+            r('js-tiktoken warm', t.jsTiktoken.warm),
+        ], ['l', 'r', 'r', 'r']));
+        out.push(`js-tiktoken: \`new Tiktoken(ranks)\` takes ${t.jsTiktoken.constructMs} ms (median), not counted above.`, '');
+    }
+    if (p.memory) {
+        const m = p.memory;
+        out.push('### Memory (generated conversation, child processes)', '');
+        out.push(table(['case', 'turns', 'peak RSS MB', 'time ms', 'prompt tokens, last turn'], [
+            ['replay (engine + invariant checks + both cache simulations)', m.replay.turns, m.replay.maxRssMB, m.replay.replayMs, (0, perfStats_1.formatInt)(m.replay.promptTokensLastTurn)],
+            ['engine alone', m.engineOnly.turns, m.engineOnly.maxRssMB, m.engineOnly.replayMs, (0, perfStats_1.formatInt)(m.engineOnly.promptTokensLastTurn)],
+        ], ['l', 'r', 'r', 'r', 'r']));
+        out.push(`The cache simulation keeps one radix tree of the requests' tokens per rule; an edge holds its own compact copy (Int32Array) of the tokens it adds, so a chat whose requests extend each other keeps about one request's tokens, not all ${m.replay.turns} (up to ${(0, perfStats_1.formatInt)(m.replay.promptTokensLastTurn)} tokens each). Before issue 12 it kept every request's token array and peaked at 740 MB.`, '');
+        out.push(table(['turns', 'engine heap bytes', 'of which derived-block and hash memos', 'distinct content bytes', 'artifact versions', 'heap ÷ content'], m.heap.map((h) => [h.turns, (0, perfStats_1.formatInt)(h.engineHeapBytes), (0, perfStats_1.formatInt)(h.blockMemoBytes), (0, perfStats_1.formatInt)(h.distinctContentBytes), h.artifactVersions, h.ratio]), ['r', 'r', 'r', 'r', 'r', 'r']));
+        out.push('Engine heap = heap kept after all turns with only the engine alive (tokenizer memo cleared) minus the heap before; distinct content = every artifact version\'s content once plus the messages, replies and system prompt. ' +
+            'Each artifact version\'s text is held once: its content is a slice of its rendered full block (V8 keeps a substring of a flat string as a reference into it); the rest is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).', '');
+    }
+    if (p.promptTsx) {
+        const c = p.promptTsx;
+        out.push(`### Pruning side by side with @vscode/prompt-tsx (${c.trajectory}, last turn)`, '');
+        out.push(`The same chunks and priorities: ${(0, perfStats_1.formatInt)(c.totalTokens)} tokens unpruned, ${(0, perfStats_1.formatInt)(c.essentialTokens)} essential. Time: median of ${c.runs} runs (prompt-tsx: \`render()\`, which counts tokens itself; optimizeForLimit: the call alone, token counts given; engine: \`buildTurn\`, rendering and counting included). ` +
+            'Dangling refs: references to a block the request no longer carries (the chunk-level pruners cannot know; the engine replaces them).', '');
+        out.push(table(['budget', 'method', 'tokens used', 'used ÷ budget', 'fits', 'artifacts full / compacted (of)', 'history turns verbatim / summarized (of)', 'dangling refs', 'ms'], c.rows.map((r) => [(0, perfStats_1.formatInt)(r.budget), r.method, (0, perfStats_1.formatInt)(r.usedTokens), r.usedRatio.toFixed(3), r.fits ? 'yes' : 'NO', `${r.artifactsFull} / ${r.artifactsCompacted} (${r.artifactsTotal})`, `${r.historyVerbatim} / ${r.historySummarized} (${r.historyTotal})`, r.danglingRefs, r.ms]), ['r', 'l', 'r', 'r', 'l', 'r', 'r', 'r', 'r']));
+    }
+    if (p.openChat) {
+        const o = p.openChat;
+        out.push(`### Opening a ${o.turns}-turn chat from disk`, '');
+        out.push(`The generated conversation (${(0, perfStats_1.formatInt)(o.generated.fileBytes)} bytes of distinct files, ${o.generated.edits} edits, ${o.generated.selections} selections) saved by the chat store, one line per turn (${o.writer === 'synthetic' ? 'states built directly' : 'through the turn pipeline'}, ${(0, perfStats_1.formatInt)(o.writeMs)} ms): chat file ${(0, perfStats_1.formatInt)(o.chatFileBytes)} bytes, ${o.blobs} blobs, ${(0, perfStats_1.formatInt)(o.blobBytes)} bytes. ${o.runs} runs; every snapshot is read and verified.`, '');
+        const r = (name, s) => [name, s.min, s.median, s.p95];
+        out.push(table(['', 'min ms', 'median ms', 'p95 ms'], [
+            r('`ChatStore.open` + `loadChat`', o.loadChat),
+            r('`ChatSession.openChat` + the last 50 messages', o.openChat),
+            r('a new window: `ChatSession.open` + the last 50 messages', o.sessionOpen),
+            r('first open in a new process (cold)', o.cold),
+            r('the first meter in a new window, no counts saved (every past text counted)', o.firstMeter),
+            r('the first meter in a new window, counts saved beside the chat', o.firstMeterSaved),
+        ], ['l', 'r', 'r', 'r']));
+    }
+    return out.join('\n');
+}
+function targetsMarkdown(targets) {
+    const rows = targets.map((t) => [t.status === 'missed' ? '**missed**' : t.status, t.description, t.measured]);
+    const out = ['## Targets', '', table(['', 'target', 'measured'], rows, ['l', 'l', 'l'])];
+    for (const t of targets.filter((x) => x.status === 'missed' && x.note))
+        out.push(`- **${t.id}**: ${t.note}`);
+    return out.join('\n') + '\n';
+}
+function resultsMarkdown(r) {
+    const m = r.machine;
+    const parts = [
+        '# Strata benchmark',
+        '',
+        `Generated ${r.generatedAt} by \`npm run bench\`${r.settings.quick ? ' (--quick)' : ''} on ${m.cpuModel} (${m.cpus} cores), Node ${m.node}, ${m.platform}/${m.arch}. Default layout: \`${r.settings.defaultLayout}\`.`,
+        '',
+        '## Cache economics',
+        '',
+        ...r.economics.map((t) => (0, charts_1.markdownTable)(t.report, r.settings.defaultLayout) + `\n![${t.name}](${t.name}.svg)\n`),
+        toolMarkdown(r.tools),
+        performanceMarkdown(r.performance),
+        targetsMarkdown(r.targets),
+    ];
+    return parts.join('\n');
+}
+// ---------------------------------------------------------------------------------------------
+function step(label, durations, fn) {
+    process.stderr.write(`bench: ${label}…\n`);
+    const t0 = performance.now();
+    const v = fn();
+    durations[label] = Math.round(performance.now() - t0);
+    return v;
+}
+async function stepAsync(label, durations, fn) {
+    process.stderr.write(`bench: ${label}…\n`);
+    const t0 = performance.now();
+    const v = await fn();
+    durations[label] = Math.round(performance.now() - t0);
+    return v;
+}
+async function runBench(args) {
+    const durations = {};
+    const files = fs.readdirSync(args.trajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.trajectoriesDir, n));
+    if (files.length === 0)
+        throw new Error(`no trajectories in ${args.trajectoriesDir}`);
+    const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, tokenizer: 2, promptTsx: 2, probe: 50, interleaved: [5, 2] } : { buildWarm: 20, scalingWarm: 9, tokenizer: 5, promptTsx: 5, probe: 200, interleaved: [100, 20] };
+    const econ = step('cache economics (trajectories × strategies × cache models)', durations, () => economics(files));
+    const toolFiles = fs.existsSync(args.toolTrajectoriesDir) ? fs.readdirSync(args.toolTrajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.toolTrajectoriesDir, n)) : [];
+    const toolResults = step('tool-heavy sessions (issue 11)', durations, () => toolEconomics(toolFiles));
+    const perf = {};
+    if (args.perf) {
+        const ls = files.find((f) => path.basename(f) === 'long-session-20.json');
+        if (ls) {
+            const traj = (0, replay_1.loadTrajectory)(ls);
+            perf.buildLongSession = step('build time, long-session-20', durations, () => (0, perfBuild_1.measureBuildTime)(traj, replay_1.DEFAULT_LAYOUT, runs.buildWarm));
+        }
+        const { trajectory: generated, info } = (0, perfGenerate_1.generateConversation)();
+        perf.scaling = step(`scaling, generated ${generated.turns.length} turns`, durations, () => {
+            const main = (0, perfBuild_1.measureScaling)(generated, replay_1.DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'native');
+            const allFresh = (0, perfBuild_1.measureScaling)(generated, replay_1.DEFAULT_LAYOUT, runs.scalingWarm, 'all', 'native');
+            const n = generated.turns.length;
+            const growth = (0, perfProfile_1.profileGrowth)(generated, new tokenizer_2.GuardedTokenizer(generated.model.encoding), [1, 20], [n - 19, n], 40).filter((g) => (0, perfProfile_1.isProjectFunction)(g.fn)).slice(0, 12);
+            return { generated: info, main, allFresh, growth };
+        });
+        perf.longChats = step(`long chats (native sha256, ${perfGenerate_1.LONG_CHAT.turns} turns, same-turn probes)`, durations, () => {
+            const n = generated.turns.length;
+            const long = (0, perfGenerate_1.generateConversation)(perfGenerate_1.LONG_CHAT);
+            const m = long.trajectory.turns.length;
+            const cases = [
+                { label: `${n} turns, pure-JS sha256`, generated: info, result: (0, perfBuild_1.measureScaling)(generated, replay_1.DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'pure-js') },
+                { label: `${m} turns`, generated: long.info, result: (0, perfBuild_1.measureScaling)(long.trajectory, replay_1.DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'native') },
+                { label: `${m} turns, pure-JS sha256`, generated: long.info, result: (0, perfBuild_1.measureScaling)(long.trajectory, replay_1.DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'pure-js') },
+            ];
+            const probes = [
+                (0, perfBuild_1.measureProbe)(generated, replay_1.DEFAULT_LAYOUT, [20, n], runs.probe, 'native'),
+                (0, perfBuild_1.measureProbe)(generated, replay_1.DEFAULT_LAYOUT, [20, n], runs.probe, 'pure-js'),
+                (0, perfBuild_1.measureProbe)(long.trajectory, replay_1.DEFAULT_LAYOUT, [20, n, m], runs.probe, 'native'),
+                (0, perfBuild_1.measureProbe)(long.trajectory, replay_1.DEFAULT_LAYOUT, [20, n, m], runs.probe, 'pure-js'),
+            ];
+            const interleaved = [(0, perfBuild_1.measureInterleaved)(generated, replay_1.DEFAULT_LAYOUT, runs.interleaved[0]), (0, perfBuild_1.measureInterleaved)(long.trajectory, replay_1.DEFAULT_LAYOUT, runs.interleaved[1])];
+            return { cases, probes, interleaved };
+        });
+        perf.tokenizer = step('token counting throughput', durations, () => (0, perfTokenizer_1.measureTokenizerThroughput)((0, perfTokenizer_1.trajectoryCorpus)(args.trajectoriesDir), runs.tokenizer));
+        perf.memory = step('memory (child processes)', durations, () => {
+            const n = generated.turns.length;
+            return {
+                replay: (0, perfMemory_1.runMemoryCase)('rss', n),
+                engineOnly: (0, perfMemory_1.runMemoryCase)('rss-engine', n),
+                heap: [(0, perfMemory_1.runMemoryCase)('heap', Math.floor(n / 2)), (0, perfMemory_1.runMemoryCase)('heap', n)],
+            };
+        });
+        if (ls) {
+            const traj = (0, replay_1.loadTrajectory)(ls);
+            perf.promptTsx = await stepAsync('prompt-tsx comparison', durations, () => (0, promptTsxCompare_1.comparePromptTsx)(traj, runs.promptTsx));
+        }
+        perf.openChat = step('opening a 1,000-turn chat from disk', durations, () => (0, perfOpen_1.measureOpenTime)(args.quick ? 3 : 7, {}, 'synthetic', args.quick ? 1 : 3));
+    }
+    return {
+        generatedAt: new Date().toISOString(),
+        machine: (0, perfStats_1.machineFacts)(),
+        settings: { quick: args.quick, defaultLayout: replay_1.DEFAULT_LAYOUT, strategies: [...replay_1.STRATEGIES], runs },
+        economics: econ,
+        tools: toolResults,
+        performance: perf,
+        targets: evaluateTargets(econ, perf, toolResults),
+        durationsMs: durations,
+    };
+}
+function writeResults(r, outDir) {
+    fs.mkdirSync(outDir, { recursive: true });
+    const written = [];
+    const write = (name, text) => {
+        const p = path.join(outDir, name);
+        fs.writeFileSync(p, text);
+        written.push(p);
+    };
+    write('latest.json', JSON.stringify(r, null, 2) + '\n');
+    write('latest.md', resultsMarkdown(r));
+    for (const t of r.economics)
+        write(`${t.name}.svg`, (0, charts_1.svgChart)(t.report));
+    for (const t of r.tools)
+        if (t.variant === 'as written')
+            write(`${t.name}.svg`, (0, charts_1.svgChart)(t.report));
+    return written;
+}
+async function main(argv) {
+    let args;
+    try {
+        args = parseBenchArgs(argv);
+    }
+    catch (e) {
+        process.stderr.write(`bench: ${e.message}\n`);
+        return 2;
+    }
+    const t0 = performance.now();
+    const results = await runBench(args);
+    const written = writeResults(results, args.outDir);
+    const out = [];
+    out.push(`Strata benchmark — ${results.machine.cpuModel} (${results.machine.cpus} cores), Node ${results.machine.node}`, '');
+    for (const t of results.economics)
+        out.push((0, charts_1.markdownTable)(t.report, replay_1.DEFAULT_LAYOUT));
+    out.push(toolMarkdown(results.tools));
+    if (args.perf)
+        out.push(performanceMarkdown(results.performance));
+    out.push(targetsMarkdown(results.targets));
+    out.push(`wrote ${written.map((p) => path.relative(process.cwd(), p)).join(', ')} in ${(0, perfStats_1.round)((performance.now() - t0) / 1000, 1)} s`);
+    process.stdout.write(out.join('\n') + '\n');
+    return results.economics.some((t) => t.report.strategies.some((s) => s.totals.violations > 0)) ? 1 : 0;
+}
+if (require.main === module) {
+    main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
+        process.stderr.write(`bench: ${e.stack ?? e}\n`);
+        process.exit(2);
+    });
+}
+//# sourceMappingURL=bench.js.map

@@ -1,0 +1,568 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.StrategyAccumulator = exports.ArgError = exports.DEFAULT_LAYOUT = exports.EXTRA_STRATEGIES = exports.STRATEGIES = void 0;
+exports.parseArgs = parseArgs;
+exports.loadTrajectory = loadTrajectory;
+exports.runStrategy = runStrategy;
+exports.runEngineStrategyWithProvider = runEngineStrategyWithProvider;
+exports.isEngineStrategy = isEngineStrategy;
+exports.dumpRequest = dumpRequest;
+exports.setReloadHook = setReloadHook;
+exports.runReplay = runReplay;
+exports.formatReport = formatReport;
+exports.main = main;
+/**
+ * `npm run replay -- <trajectory.json> [flags]` — DESIGN §9. Runs a trajectory through the real
+ * engine (and the baselines), simulates both providers' prompt caches, and prints a per-turn
+ * layer / cache table, or with --json one report object. Exit: 0 ok, 1 invariant violations,
+ * 2 bad arguments or an invalid trajectory.
+ */
+const fs = __importStar(require("fs"));
+const path = __importStar(require("path"));
+const types_1 = require("../src/engine/types");
+const tokenizer_1 = require("../src/services/tokenizer");
+const cacheModel_1 = require("../src/services/cacheModel");
+const trajectory_1 = require("./trajectory");
+const replayCore_1 = require("./replayCore");
+const baselines_1 = require("./baselines");
+exports.STRATEGIES = ['library', 'transcript', 'inline-every-turn', 'latest-copy'];
+/** Strategies `--strategy` also accepts: `tools-plain`, the plain agent-loop baseline for trajectories with tool calls. */
+exports.EXTRA_STRATEGIES = ['tools-plain'];
+const ALL_STRATEGIES = [...exports.STRATEGIES, ...exports.EXTRA_STRATEGIES];
+exports.DEFAULT_LAYOUT = 'transcript';
+class ArgError extends Error {
+}
+exports.ArgError = ArgError;
+function parseArgs(argv) {
+    const args = { policy: 'append-version', cache: 'both', json: false };
+    let layoutGiven = false;
+    let strategyGiven = false;
+    let providerName;
+    let baseUrl;
+    let model;
+    const need = (i, flag) => {
+        const v = argv[i + 1];
+        if (v === undefined || v.startsWith('--'))
+            throw new ArgError(`${flag} needs a value`);
+        return v;
+    };
+    for (let i = 0; i < argv.length; i++) {
+        const a = argv[i];
+        const eq = a.indexOf('=');
+        const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+        const value = () => {
+            if (inline !== undefined)
+                return inline;
+            const v = need(i, flag);
+            i++;
+            return v;
+        };
+        switch (flag) {
+            case '--strategy': {
+                const list = value().split(',').map((s) => s.trim()).filter(Boolean);
+                for (const s of list)
+                    if (!ALL_STRATEGIES.includes(s))
+                        throw new ArgError(`unknown strategy "${s}" (expected ${ALL_STRATEGIES.join(', ')})`);
+                if (list.length === 0)
+                    throw new ArgError('--strategy needs at least one strategy');
+                args.strategies = [...new Set(list)];
+                strategyGiven = true;
+                break;
+            }
+            case '--layout': {
+                const v = value();
+                if (v !== 'library' && v !== 'transcript')
+                    throw new ArgError(`--layout must be library or transcript (got "${v}")`);
+                args.strategies = [v];
+                layoutGiven = true;
+                break;
+            }
+            case '--policy': {
+                const v = value();
+                if (v !== 'append-version' && v !== 'append-diff' && v !== 'refresh-in-place')
+                    throw new ArgError(`--policy must be append-version, append-diff or refresh-in-place (got "${v}")`);
+                args.policy = v;
+                break;
+            }
+            case '--cache': {
+                const v = value();
+                if (v !== 'openai' && v !== 'anthropic' && v !== 'both')
+                    throw new ArgError(`--cache must be openai, anthropic or both (got "${v}")`);
+                args.cache = v;
+                break;
+            }
+            case '--requests':
+                args.requestsDir = value();
+                break;
+            case '--json':
+                args.json = true;
+                break;
+            case '--reload-at': {
+                const v = value();
+                const n = Number(v);
+                if (!Number.isInteger(n) || n < 1)
+                    throw new ArgError(`--reload-at needs a turn number ≥ 1 (got "${v}")`);
+                args.reloadAt = n;
+                break;
+            }
+            case '--provider': {
+                providerName = value();
+                if (providerName !== 'openai' && providerName !== 'anthropic')
+                    throw new ArgError(`--provider must be openai or anthropic (got "${providerName}")`);
+                break;
+            }
+            case '--base-url':
+                baseUrl = value();
+                break;
+            case '--model':
+                model = value();
+                break;
+            default:
+                if (a.startsWith('--'))
+                    throw new ArgError(`unknown flag ${a}`);
+                if (args.file)
+                    throw new ArgError(`only one trajectory file, got "${args.file}" and "${a}"`);
+                args.file = a;
+        }
+    }
+    if (!args.file)
+        throw new ArgError('usage: npm run replay -- <trajectory.json> [--strategy a,b] [--layout library|transcript] [--policy p] [--cache openai|anthropic|both] [--requests DIR] [--json] [--reload-at N] [--provider openai|anthropic --base-url URL --model M]');
+    if (layoutGiven && strategyGiven)
+        throw new ArgError('use either --layout or --strategy, not both');
+    if (providerName) {
+        if (!baseUrl || !model)
+            throw new ArgError('--provider needs --base-url and --model');
+        args.provider = { name: providerName, baseUrl, model };
+    }
+    else if (baseUrl || model)
+        throw new ArgError('--base-url and --model go with --provider');
+    return { strategies: [exports.DEFAULT_LAYOUT], ...args };
+}
+function loadTrajectory(file) {
+    let text;
+    try {
+        text = fs.readFileSync(file, 'utf8');
+    }
+    catch (e) {
+        throw new trajectory_1.TrajectoryError(`cannot read ${file}: ${e.message}`);
+    }
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch (e) {
+        throw new trajectory_1.TrajectoryError(`${file} is not valid JSON: ${e.message}`);
+    }
+    return (0, trajectory_1.validateTrajectory)(raw);
+}
+function sameMessage(a, b) {
+    if (a.role !== b.role || a.content.length !== b.content.length || a.toolCallId !== b.toolCallId)
+        return false;
+    for (let i = 0; i < a.content.length; i++)
+        if (a.content[i].text !== b.content[i].text)
+            return false;
+    return JSON.stringify(a.toolCalls ?? null) === JSON.stringify(b.toolCalls ?? null);
+}
+function framingLayerOf(i, n, role) {
+    if (role === 'system')
+        return 'L1';
+    return i === n - 1 ? 'L5' : 'L4';
+}
+/** Per-layer tokens for a request, adding up exactly to the §9 prompt count. */
+function exactLayers(raw, tok) {
+    const layers = { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 };
+    let prompt = 0;
+    raw.messages.forEach((m, i) => {
+        const exact = (0, cacheModel_1.framedCount)(m, tok);
+        prompt += exact;
+        const fl = framingLayerOf(i, raw.messages.length, m.role);
+        if (!raw.engineLayers) {
+            // Baselines: system → L1, attachments inlined in messages count as L3 (current) / L4 (past).
+            layers[fl] += exact;
+        }
+    });
+    if (raw.engineLayers) {
+        let sum = 0;
+        for (const id of types_1.LAYER_IDS) {
+            layers[id] = raw.engineLayers[id];
+            sum += layers[id];
+        }
+        // Token merges across block boundaries differ slightly from the sum of parts; the difference
+        // is framing, counted in L5 (the current message) so the layers add up to the prompt.
+        layers.L5 += prompt - sum;
+    }
+    return { layers, prompt };
+}
+/** An engine strategy's turn as the report needs it; `buildMs` is `buildTurn` alone (measured by the pipeline). */
+function engineRawTurn(t) {
+    const env = t.envelope;
+    return {
+        turn: t.turn,
+        messages: env.messages,
+        ...(t.requests.length > 0 ? { steps: t.requests.map((r) => r.messages) } : {}),
+        engineLayers: Object.fromEntries(env.layers.map((l) => [l.id, l.tokens])),
+        rejections: t.rejections,
+        pruned: t.pruned,
+        prefixBreak: env.prefixBreak,
+        prefixBreakReason: env.prefixBreakReason,
+        violations: t.violations.map((v) => `${v.rule}: ${v.detail}`),
+        skipped: env.blocked?.message,
+        budget: env.budget,
+        buildMs: t.buildMs,
+    };
+}
+function isEngineStrategy(s) {
+    return s === 'library' || s === 'transcript';
+}
+function* rawTurns(traj, strategy, args, tok, afterTurn) {
+    if (isEngineStrategy(strategy)) {
+        for (const t of (0, replayCore_1.replay)(traj, { layout: strategy, policy: args.policy, tokenizer: tok, afterTurn }))
+            yield engineRawTurn(t);
+        return;
+    }
+    const budget = traj.model.contextWindow - traj.model.maxOutputTokens - Math.min(1000, Math.floor(traj.model.contextWindow * 0.02));
+    for (const t of (0, baselines_1.replayBaseline)(traj, strategy, tok)) {
+        yield { turn: t.turn, messages: t.messages, ...(t.steps ? { steps: t.steps } : {}), rejections: t.rejections, pruned: [], prefixBreak: false, violations: [], budget, buildMs: 0 };
+    }
+}
+/** The report of one strategy, built turn by turn: the cache simulations, the physical limit, the totals. */
+class StrategyAccumulator {
+    traj;
+    strategy;
+    args;
+    tok;
+    onRequest;
+    openai = new cacheModel_1.OpenAICacheModel();
+    anthropic = new cacheModel_1.AnthropicCacheModel();
+    /** One buffer for every request's token ids (a long chat's request is hundreds of thousands). */
+    requestTokens = new cacheModel_1.RequestTokenBuffer();
+    seenBlocks = new Set();
+    prevReply;
+    prevStable;
+    turns = [];
+    buildMs = [];
+    overBudgetTurns = 0;
+    constructor(traj, strategy, args, tok, onRequest) {
+        this.traj = traj;
+        this.strategy = strategy;
+        this.args = args;
+        this.tok = tok;
+        this.onRequest = onRequest;
+    }
+    add(raw) {
+        const { traj, args, tok } = this;
+        this.buildMs.push(raw.buildMs);
+        (raw.steps ?? []).forEach((m, k) => this.onRequest?.(raw.turn, m, undefined, k + 1));
+        this.onRequest?.(raw.turn, raw.messages, raw.skipped);
+        if (raw.skipped) {
+            const t = { turn: raw.turn, layers: { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 }, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 }, rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })), pruned: raw.pruned, prefixBreak: false, violations: raw.violations, budget: raw.budget, skipped: raw.skipped };
+            this.turns.push(t);
+            return t;
+        }
+        const { layers, prompt } = exactLayers(raw, tok);
+        const requests = [...(raw.steps ?? []), raw.messages];
+        const steps = [];
+        const sum = { step: 0, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 } };
+        let previous;
+        requests.forEach((messages, j) => {
+            const r = this.observe(messages, previous);
+            previous = messages;
+            sum.promptTokens += r.promptTokens;
+            sum.cached.openai += r.cached.openai;
+            sum.cached.anthropic.read += r.cached.anthropic.read;
+            sum.cached.anthropic.write += r.cached.anthropic.write;
+            sum.limit.openai += r.limit.openai;
+            sum.limit.anthropic += r.limit.anthropic;
+            if (j < requests.length - 1)
+                steps.push({ ...r, step: j + 1 });
+        });
+        if (prompt > raw.budget)
+            this.overBudgetTurns++;
+        let prefixBreak = raw.prefixBreak;
+        const n = raw.messages.length;
+        if (!raw.engineLayers) {
+            const stable = raw.messages.slice(0, n - 1).map((m) => m.role + '\u0000' + m.content.map((b) => b.text).join('') + (m.toolCalls ? JSON.stringify(m.toolCalls) : ''));
+            prefixBreak = this.prevStable !== undefined && this.prevStable.some((s, i) => stable[i] !== s);
+            this.prevStable = stable;
+        }
+        this.prevReply = traj.turns[raw.turn - 1]?.reply;
+        const oaOn = args.cache !== 'anthropic';
+        const anOn = args.cache !== 'openai';
+        const t = {
+            turn: raw.turn,
+            layers,
+            promptTokens: sum.promptTokens,
+            cached: { openai: oaOn ? sum.cached.openai : 0, anthropic: anOn ? sum.cached.anthropic : { read: 0, write: 0 } },
+            limit: { openai: oaOn ? sum.limit.openai : 0, anthropic: anOn ? sum.limit.anthropic : 0 },
+            rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })),
+            pruned: raw.pruned,
+            prefixBreak,
+            ...(prefixBreak && raw.prefixBreakReason ? { prefixBreakReason: raw.prefixBreakReason } : {}),
+            violations: raw.violations,
+            budget: raw.budget,
+        };
+        if (steps.length > 0) {
+            t.steps = steps.map((x) => ({
+                step: x.step,
+                promptTokens: x.promptTokens,
+                cached: { openai: oaOn ? x.cached.openai : 0, anthropic: anOn ? x.cached.anthropic : { read: 0, write: 0 } },
+                limit: { openai: oaOn ? x.limit.openai : 0, anthropic: anOn ? x.limit.anthropic : 0 },
+            }));
+        }
+        this.turns.push(t);
+        return t;
+    }
+    /**
+     * One request: both cache simulations and its physical limit. The first request of a turn: what is
+     * new is its last message, the previous reply and any block sent for the first time. A later
+     * request of the same turn (after a tool step) extends the one before it: what is new is the
+     * messages appended to it.
+     */
+    observe(messages, previousInTurn) {
+        const tok = this.tok;
+        const { tokens, breakpointOffsets } = this.requestTokens.tokens(messages, tok);
+        let prompt = 0;
+        for (const m of messages)
+            prompt += (0, cacheModel_1.framedCount)(m, tok);
+        const oa = this.openai.observe(tokens).cached;
+        const an = this.anthropic.observe(tokens, breakpointOffsets);
+        const n = messages.length;
+        let fresh = 0;
+        const skip = new Set();
+        if (previousInTurn && previousInTurn.length < n && previousInTurn.every((m, i) => sameMessage(m, messages[i]))) {
+            for (let i = previousInTurn.length; i < n; i++) {
+                fresh += (0, cacheModel_1.framedCount)(messages[i], tok);
+                skip.add(i);
+            }
+        }
+        else {
+            fresh += (0, cacheModel_1.framedCount)(messages[n - 1], tok);
+            skip.add(n - 1);
+            const prev = n >= 2 ? messages[n - 2] : undefined;
+            const prevIsReply = prev?.role === 'assistant' && !prev.toolCalls && this.prevReply !== undefined && prev.content.map((b) => b.text).join('') === this.prevReply;
+            if (prevIsReply) {
+                fresh += (0, cacheModel_1.framedCount)(prev, tok);
+                skip.add(n - 2);
+            }
+        }
+        for (let i = 0; i < n; i++) {
+            if (skip.has(i))
+                continue;
+            for (const b of messages[i].content)
+                if (!this.seenBlocks.has(b.text))
+                    fresh += tok.count(b.text);
+        }
+        for (const m of messages)
+            for (const b of m.content)
+                this.seenBlocks.add(b.text);
+        const base = Math.max(0, prompt - fresh);
+        return { promptTokens: prompt, cached: { openai: oa, anthropic: { read: an.read, write: an.write } }, limit: { openai: (0, cacheModel_1.openaiCacheable)(base), anthropic: base >= cacheModel_1.MIN_CACHEABLE_TOKENS ? base : 0 } };
+    }
+    report() {
+        return summarize(this.strategy, this.turns, this.overBudgetTurns);
+    }
+}
+exports.StrategyAccumulator = StrategyAccumulator;
+function runStrategy(traj, strategy, args, tok, afterTurn, onRequest) {
+    const acc = new StrategyAccumulator(traj, strategy, args, tok, onRequest);
+    for (const raw of rawTurns(traj, strategy, args, tok, afterTurn))
+        acc.add(raw);
+    return { report: acc.report(), buildMs: acc.buildMs };
+}
+/**
+ * An engine strategy sent through `provider` by the turn pipeline, turn after turn (`--provider`):
+ * `onTurn` sees each turn's report (with the simulation's prediction) and the pipeline's outcome.
+ */
+async function runEngineStrategyWithProvider(traj, strategy, args, tok, provider, send, onTurn) {
+    const acc = new StrategyAccumulator(traj, strategy, args, tok);
+    for await (const t of (0, replayCore_1.replayAsync)(traj, { layout: strategy, policy: args.policy, tokenizer: tok }, provider, send))
+        onTurn(acc.add(engineRawTurn(t)), t);
+    return { report: acc.report(), buildMs: acc.buildMs };
+}
+function summarize(name, turns, overBudgetTurns) {
+    const sum = (f) => turns.reduce((n, t) => n + f(t), 0);
+    const promptTokens = sum((t) => t.promptTokens);
+    const cachedOA = sum((t) => t.cached.openai);
+    const read = sum((t) => t.cached.anthropic.read);
+    const write = sum((t) => t.cached.anthropic.write);
+    const limOA = sum((t) => (t.limit.openai > 0 ? t.limit.openai : 0));
+    const limAN = sum((t) => (t.limit.anthropic > 0 ? t.limit.anthropic : 0));
+    const cachedOAInLimitTurns = sum((t) => (t.limit.openai > 0 ? t.cached.openai : 0));
+    const readInLimitTurns = sum((t) => (t.limit.anthropic > 0 ? t.cached.anthropic.read : 0));
+    const round = (x) => Math.round(x * 10000) / 10000;
+    return {
+        name,
+        turns,
+        totals: {
+            promptTokens,
+            cached: { openai: cachedOA, anthropic: { read, write } },
+            uncached: { openai: promptTokens - cachedOA, anthropic: promptTokens - read },
+            limit: { openai: limOA, anthropic: limAN },
+            prefixBreaks: turns.filter((t) => t.prefixBreak).length,
+            pruned: sum((t) => t.pruned.length),
+            violations: sum((t) => t.violations.length),
+            overBudgetTurns,
+            skippedTurns: turns.filter((t) => t.skipped).length,
+        },
+        efficiency: { openai: limOA > 0 ? round(cachedOAInLimitTurns / limOA) : 1, anthropic: limAN > 0 ? round(readInLimitTurns / limAN) : 1 },
+        costUnits: {
+            openai: round(sum((t) => (0, cacheModel_1.openaiCostUnits)(t.promptTokens, t.cached.openai))),
+            anthropic: round(sum((t) => (0, cacheModel_1.anthropicCostUnits)({ read: t.cached.anthropic.read, write: t.cached.anthropic.write, plain: t.promptTokens - t.cached.anthropic.read - t.cached.anthropic.write }))),
+        },
+    };
+}
+/** One message as the request dump writes it (DESIGN §9): blocks, then tool calls or the call a result answers. */
+function dumpMessage(m) {
+    const out = { role: m.role };
+    if (m.toolCallId !== undefined)
+        out.toolCallId = m.toolCallId;
+    out.content = m.content.map((b) => (b.cacheBreakpoint ? { type: 'text', text: b.text, cacheBreakpoint: true } : { type: 'text', text: b.text }));
+    if (m.toolCalls && m.toolCalls.length > 0)
+        out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
+    return out;
+}
+/** Writes `turn-NNN.json`, or `turn-NNN.step-K.json` for a turn's earlier (tool) steps. */
+function dumpRequest(dir, turn, messages, skipped, step) {
+    fs.mkdirSync(dir, { recursive: true });
+    const obj = step !== undefined ? { turn, step, messages: messages.map(dumpMessage) } : { turn, messages: messages.map(dumpMessage) };
+    if (skipped !== undefined)
+        obj.skipped = skipped;
+    const name = `turn-${String(turn).padStart(3, '0')}${step !== undefined ? `.step-${step}` : ''}.json`;
+    fs.writeFileSync(path.join(dir, name), JSON.stringify(obj, null, 2) + '\n');
+}
+function stats(xs) {
+    const s = [...xs].sort((a, b) => a - b);
+    const at = (q) => s[Math.min(s.length - 1, Math.floor(q * (s.length - 1) + 0.5))] ?? 0;
+    const r = (x) => Math.round(x * 1000) / 1000;
+    return { min: r(s[0] ?? 0), median: r(at(0.5)), p95: r(at(0.95)) };
+}
+let reloadHook;
+/** The chat store registers how `--reload-at` saves and resumes (DESIGN §10). */
+function setReloadHook(h) {
+    reloadHook = h;
+}
+function runReplay(traj, args) {
+    const t0 = performance.now();
+    const tok = (0, tokenizer_1.getTokenizer)(traj.model.encoding);
+    const loadMs = performance.now() - t0;
+    const strategies = [];
+    const timings = { tokenizerLoadMs: Math.round(loadMs * 1000) / 1000 };
+    for (const s of args.strategies) {
+        const dir = args.requestsDir ? (args.strategies.length > 1 ? path.join(args.requestsDir, s) : args.requestsDir) : undefined;
+        let afterTurn;
+        if (args.reloadAt !== undefined && (s === 'library' || s === 'transcript')) {
+            if (!reloadHook)
+                throw new ArgError('--reload-at needs the chat store, which is not available in this build');
+            afterTurn = reloadHook(traj, s, args, tok);
+        }
+        const t1 = performance.now();
+        const { report, buildMs } = runStrategy(traj, s, args, tok, afterTurn, dir ? (turn, messages, skipped, step) => dumpRequest(dir, turn, messages, skipped, step) : undefined);
+        strategies.push(report);
+        timings[s] = { totalMs: Math.round((performance.now() - t1) * 1000) / 1000, buildMsPerTurn: stats(buildMs) };
+    }
+    return { trajectory: traj.name, strategies, timings };
+}
+function pad(s, n) {
+    return String(s).padStart(n);
+}
+function formatReport(r) {
+    const out = [`trajectory ${r.trajectory}`];
+    for (const s of r.strategies) {
+        out.push('', `strategy ${s.name} (budget ${s.turns[0]?.budget ?? 0} tokens)`);
+        out.push(`${pad('turn', 4)} ${types_1.LAYER_IDS.map((l) => pad(l, 7)).join(' ')} ${pad('prompt', 7)} ${pad('oa.cached', 9)} ${pad('oa.limit', 8)} ${pad('an.read', 7)} ${pad('an.write', 8)} ${pad('an.limit', 8)}  notes`);
+        for (const t of s.turns) {
+            const notes = [];
+            if (t.skipped)
+                notes.push(`SKIPPED: ${t.skipped}`);
+            if (t.prefixBreak)
+                notes.push(t.prefixBreakReason ? `prefix break (${t.prefixBreakReason})` : 'prefix break');
+            for (const p of t.pruned)
+                notes.push(`${p.reason} ${p.item} ${p.preTokens}→${p.postTokens}`);
+            for (const j of t.rejections)
+                notes.push(`rejected ${j.attachment} (${j.reason})`);
+            for (const v of t.violations)
+                notes.push(`VIOLATION ${v}`);
+            out.push(`${pad(t.turn, 4)} ${types_1.LAYER_IDS.map((l) => pad(t.layers[l], 7)).join(' ')} ${pad(t.promptTokens, 7)} ${pad(t.cached.openai, 9)} ${pad(t.limit.openai, 8)} ${pad(t.cached.anthropic.read, 7)} ${pad(t.cached.anthropic.write, 8)} ${pad(t.limit.anthropic, 8)}  ${notes.join('; ')}`);
+        }
+        const x = s.totals;
+        out.push(`total prompt ${x.promptTokens}, openai cached ${x.cached.openai} (efficiency ${s.efficiency.openai}, cost units ${s.costUnits.openai}), anthropic read ${x.cached.anthropic.read} write ${x.cached.anthropic.write} (efficiency ${s.efficiency.anthropic}, cost units ${s.costUnits.anthropic}); prefix breaks ${x.prefixBreaks}, cuts ${x.pruned}, violations ${x.violations}${x.overBudgetTurns ? `, over budget in ${x.overBudgetTurns} turns` : ''}`);
+    }
+    return out.join('\n');
+}
+async function main(argv) {
+    let args;
+    let traj;
+    try {
+        args = parseArgs(argv);
+        traj = loadTrajectory(args.file);
+    }
+    catch (e) {
+        if (e instanceof ArgError || e instanceof trajectory_1.TrajectoryError) {
+            process.stderr.write(`replay: ${e.message}\n`);
+            return 2;
+        }
+        throw e;
+    }
+    let report;
+    try {
+        if (args.provider) {
+            // eslint-disable-next-line @typescript-eslint/no-require-imports
+            const { runAgainstProvider } = require('./providerRun');
+            report = await runAgainstProvider(traj, args);
+        }
+        else
+            report = runReplay(traj, args);
+    }
+    catch (e) {
+        if (e instanceof ArgError) {
+            process.stderr.write(`replay: ${e.message}\n`);
+            return 2;
+        }
+        throw e;
+    }
+    process.stdout.write(args.json ? JSON.stringify(report) + '\n' : formatReport(report) + '\n');
+    return report.strategies.some((s) => s.totals.violations > 0) ? 1 : 0;
+}
+// The chat store's --reload-at hook (bench/reload.ts imports this module, so it loads after `reloadHook` exists).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+require('./reload');
+if (require.main === module) {
+    main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
+        process.stderr.write(`replay: ${e.stack ?? e}\n`);
+        process.exit(2);
+    });
+}
+//# sourceMappingURL=replay.js.map

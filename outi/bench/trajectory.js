@@ -1,0 +1,184 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.VirtualWorkspace = exports.TrajectoryError = void 0;
+exports.validateTrajectory = validateTrajectory;
+exports.expandFileValue = expandFileValue;
+exports.attachmentLabel = attachmentLabel;
+exports.selectionRange = selectionRange;
+const memoryWorkspace_1 = require("../src/services/memoryWorkspace");
+const definitions_1 = require("../src/services/tools/definitions");
+class TrajectoryError extends Error {
+}
+exports.TrajectoryError = TrajectoryError;
+function fail(msg) {
+    throw new TrajectoryError(msg);
+}
+function isObj(v) {
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function checkFileValue(v, where, allowNull) {
+    if (typeof v === 'string')
+        return;
+    if (v === null && allowNull)
+        return;
+    if (isObj(v) && typeof v.repeat === 'string' && Number.isInteger(v.times) && v.times >= 0) {
+        if (v.repeat.length * v.times > 256 * 1024 * 1024)
+            fail(`${where}: repeat expands past 256 MB`);
+        return;
+    }
+    fail(`${where} must be a string${allowNull ? ', null' : ''} or {"repeat": "text", "times": N}`);
+}
+function checkAttachments(v, where) {
+    if (v === undefined)
+        return;
+    if (!Array.isArray(v))
+        fail(`${where} must be an array`);
+    v.forEach((a, i) => {
+        const w = `${where}[${i}]`;
+        if (!isObj(a))
+            fail(`${w} must be an object with "file" or "selection"`);
+        const keys = Object.keys(a);
+        if (keys.length !== 1 || (keys[0] !== 'file' && keys[0] !== 'selection'))
+            fail(`${w} must have exactly one of "file" or "selection"`);
+        if (a.file !== undefined && typeof a.file !== 'string')
+            fail(`${w}.file must be a string`);
+        if (a.selection !== undefined) {
+            const s = a.selection;
+            if (!isObj(s) || typeof s.file !== 'string' || !Number.isInteger(s.startLine) || !Number.isInteger(s.endLine)) {
+                fail(`${w}.selection must be {"file": string, "startLine": integer, "endLine": integer}`);
+            }
+            if (s.startLine < 1 || s.endLine < s.startLine)
+                fail(`${w}.selection needs 1 <= startLine <= endLine`);
+        }
+    });
+}
+function checkTools(v, where) {
+    if (v === undefined)
+        return;
+    if (!Array.isArray(v))
+        fail(`${where} must be an array of {"name", "args"}`);
+    v.forEach((c, i) => {
+        const w = `${where}[${i}]`;
+        if (!isObj(c) || typeof c.name !== 'string' || !isObj(c.args))
+            fail(`${w} must be {"name": string, "args": object}`);
+        if (!definitions_1.TOOL_NAMES.includes(c.name))
+            fail(`${w}.name must be one of ${definitions_1.TOOL_NAMES.join(', ')} (got ${JSON.stringify(c.name)})`);
+        for (const k of Object.keys(c))
+            if (k !== 'name' && k !== 'args')
+                fail(`${w} has an unknown field "${k}"`);
+        const parsed = (0, definitions_1.parseToolArgs)({ name: c.name, args: c.args });
+        if (typeof parsed === 'string')
+            fail(`${w}: ${parsed}`);
+    });
+}
+/** Validates parsed JSON as a trajectory; throws TrajectoryError saying what is wrong. */
+function validateTrajectory(raw) {
+    if (!isObj(raw))
+        fail('a trajectory must be a JSON object');
+    if (typeof raw.name !== 'string' || raw.name.length === 0)
+        fail('"name" must be a non-empty string');
+    const m = raw.model;
+    if (!isObj(m))
+        fail('"model" must be an object');
+    if (typeof m.id !== 'string')
+        fail('"model.id" must be a string');
+    if (!Number.isInteger(m.contextWindow) || m.contextWindow <= 0)
+        fail('"model.contextWindow" must be a positive integer');
+    if (!Number.isInteger(m.maxOutputTokens) || m.maxOutputTokens < 0)
+        fail('"model.maxOutputTokens" must be a non-negative integer');
+    if (m.maxOutputTokens >= m.contextWindow)
+        fail('"model.maxOutputTokens" must be smaller than "model.contextWindow"');
+    if (m.encoding !== 'o200k_base' && m.encoding !== 'cl100k_base')
+        fail('"model.encoding" must be "o200k_base" or "cl100k_base"');
+    if (typeof raw.system !== 'string')
+        fail('"system" must be a string');
+    if (!isObj(raw.files))
+        fail('"files" must be an object of path → content');
+    for (const [p, v] of Object.entries(raw.files))
+        checkFileValue(v, `files[${JSON.stringify(p)}]`, false);
+    if (!Array.isArray(raw.turns) || raw.turns.length === 0)
+        fail('"turns" must be a non-empty array');
+    raw.turns.forEach((t, i) => {
+        const w = `turns[${i}]`;
+        if (!isObj(t))
+            fail(`${w} must be an object`);
+        if (typeof t.user !== 'string')
+            fail(`${w}.user must be a string`);
+        if (typeof t.reply !== 'string')
+            fail(`${w}.reply must be a string`);
+        for (const k of ['attach', 'pin', 'unpin', 'detach'])
+            checkAttachments(t[k], `${w}.${k}`);
+        if (t.edits !== undefined) {
+            if (!isObj(t.edits))
+                fail(`${w}.edits must be an object of path → content | null`);
+            for (const [p, v] of Object.entries(t.edits))
+                checkFileValue(v, `${w}.edits[${JSON.stringify(p)}]`, true);
+        }
+        checkTools(t.tools, `${w}.tools`);
+        if (t.selection !== undefined && t.selection !== null) {
+            const s = t.selection;
+            if (!isObj(s) || typeof s.file !== 'string' || !Number.isInteger(s.startLine) || !Number.isInteger(s.endLine) || s.startLine < 1 || s.endLine < s.startLine) {
+                fail(`${w}.selection must be null or {"file": string, "startLine": integer ≥ 1, "endLine": integer ≥ startLine}`);
+            }
+        }
+        if (t.diagnostics !== undefined) {
+            if (!Array.isArray(t.diagnostics))
+                fail(`${w}.diagnostics must be an array`);
+            t.diagnostics.forEach((d, j) => {
+                const dw = `${w}.diagnostics[${j}]`;
+                if (!isObj(d) || typeof d.path !== 'string' || !Number.isInteger(d.line) || d.line < 1 || typeof d.message !== 'string')
+                    fail(`${dw} must be {"path": string, "line": integer ≥ 1, "severity", "message": string}`);
+                if (!['error', 'warning', 'info', 'hint'].includes(d.severity))
+                    fail(`${dw}.severity must be error, warning, info or hint`);
+                if (d.column !== undefined && (!Number.isInteger(d.column) || d.column < 1))
+                    fail(`${dw}.column must be an integer ≥ 1`);
+                if (d.source !== undefined && typeof d.source !== 'string')
+                    fail(`${dw}.source must be a string`);
+            });
+        }
+        const known = new Set(['user', 'reply', 'attach', 'pin', 'unpin', 'detach', 'edits', 'tools', 'selection', 'diagnostics']);
+        for (const k of Object.keys(t))
+            if (!known.has(k))
+                fail(`${w} has an unknown field "${k}"`);
+    });
+    return raw;
+}
+function expandFileValue(v) {
+    return typeof v === 'string' ? v : v.repeat.repeat(v.times);
+}
+/**
+ * The virtual workspace a trajectory runs in: an in-memory workspace port (the pure isolation rules,
+ * synchronous answers) plus the trajectory's `files` / `edits` values.
+ */
+class VirtualWorkspace extends memoryWorkspace_1.MemoryWorkspace {
+    constructor(files, options = {}) {
+        super(Object.entries(files).map(([p, v]) => [p, expandFileValue(v)]), options);
+    }
+    /** The editor state a turn sets (`selection`, `diagnostics`), kept for the turns after it. */
+    applyEditor(turn) {
+        if (turn.selection !== undefined)
+            this.setSelection(turn.selection === null ? undefined : { path: turn.selection.file, startLine: turn.selection.startLine, endLine: turn.selection.endLine });
+        if (turn.diagnostics !== undefined)
+            this.setDiagnostics(turn.diagnostics.map((d) => ({ path: d.path, line: d.line, column: d.column ?? 1, severity: d.severity, message: d.message, ...(d.source ? { source: d.source } : {}) })));
+    }
+    applyEdits(edits) {
+        if (!edits)
+            return;
+        for (const [p, v] of Object.entries(edits)) {
+            if (v === null)
+                this.delete(p);
+            else
+                this.write(p, expandFileValue(v));
+        }
+    }
+}
+exports.VirtualWorkspace = VirtualWorkspace;
+function attachmentLabel(a) {
+    if (a.selection)
+        return `${a.selection.file}#L${a.selection.startLine}-L${a.selection.endLine}`;
+    return a.file ?? '?';
+}
+function selectionRange(a) {
+    return a.selection ? { startLine: a.selection.startLine, endLine: a.selection.endLine } : undefined;
+}
+//# sourceMappingURL=trajectory.js.map

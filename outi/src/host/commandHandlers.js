@@ -1,0 +1,210 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.commandHandlers = commandHandlers;
+/**
+ * What each of the 14 commands (DESIGN §11) does. Commands that name an item (pin, unpin, remove)
+ * take the item from their argument — a Context Layers tree node or a chip id — or ask with a quick
+ * pick when run from the Command Palette.
+ */
+const vscode = __importStar(require("vscode"));
+const lastRequestDocument_1 = require("./lastRequestDocument");
+const treeSource_1 = require("./treeSource");
+const providerResolver_1 = require("./providerResolver");
+/** A tree node or anything else that names an attached item. */
+function refOf(arg) {
+    if (typeof arg === 'string')
+        return arg;
+    if (arg && typeof arg === 'object' && 'ref' in arg && typeof arg.ref === 'string')
+        return arg.ref;
+    return undefined;
+}
+async function pickItem(controller, placeHolder, filter) {
+    const items = controller.attachedItems().filter(filter);
+    if (items.length === 0) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Strata: nothing is attached that this applies to.'));
+        return undefined;
+    }
+    const pick = await vscode.window.showQuickPick(items.map((i) => ({ label: i.label, description: `${i.detail}${i.pinned ? ' · pinned' : ''}`, ref: i.ref })), { placeHolder });
+    return pick?.ref;
+}
+function commandHandlers(d) {
+    const { controller, session } = d;
+    return {
+        'strata.newChat': () => controller.newChat(),
+        'strata.attachActiveFile': (arg) => (arg instanceof vscode.Uri ? controller.attachUris([arg]) : controller.attach('activeFile')),
+        'strata.attachSelection': () => controller.attach('selection'),
+        'strata.attachOpenEditors': () => controller.attach('openEditors'),
+        'strata.pin': async (arg) => {
+            const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Pin an attachment (never pruned)'), (i) => !i.pinned));
+            return ref ? controller.setPinned(ref, true) : false;
+        },
+        'strata.unpin': async (arg) => {
+            const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Unpin an attachment'), (i) => i.pinned));
+            return ref ? controller.setPinned(ref, false) : false;
+        },
+        'strata.removeAttachment': async (arg) => {
+            const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Remove an attachment from this chat'), () => true));
+            return ref ? controller.remove(ref) : false;
+        },
+        'strata.compactNow': () => vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Strata: compacting the chat') }, async () => {
+            const before = session.meter();
+            const after = session.compactNow();
+            controller.refreshMeter();
+            controller.notifyChanged();
+            void vscode.window.showInformationMessage(after.used >= before.used
+                ? vscode.l10n.t('Strata: nothing to compact now ({0} tokens).', before.used)
+                : vscode.l10n.t('Strata: the next request will be compacted to {0} tokens (from {1}), {2}% of the budget.', after.used, before.used, Math.round((after.used / Math.max(1, after.budget)) * 100)));
+            return { before: before.used, after: after.used };
+        }),
+        'strata.showLastRequest': async () => {
+            const last = controller.lastSent();
+            if (!last) {
+                void vscode.window.showInformationMessage(vscode.l10n.t('Strata: no request of this chat was sent from this window yet. Send a message first.'));
+                return undefined;
+            }
+            return d.documents.open(`strata-request-turn-${last.turn}.jsonc`, (0, lastRequestDocument_1.lastRequestDocument)(last), 'jsonc');
+        },
+        'strata.selectModel': async () => {
+            const options = await d.resolver.modelOptions();
+            const current = controller.currentModel();
+            const pick = await vscode.window.showQuickPick(options.map((o) => ({ label: o.label, description: o.detail, picked: current?.provider === o.provider && current.model === o.model, option: o })), { placeHolder: vscode.l10n.t('Model for Strata (current: {0})', current?.label ?? 'none') });
+            if (!pick)
+                return undefined;
+            await providerResolver_1.ProviderResolver.choose(pick.option);
+            await controller.refreshProvider();
+            return pick.option;
+        },
+        // Arguments (for scripts and keybindings): a provider id, then optionally the key itself.
+        'strata.setApiKey': async (arg, keyArg) => {
+            let provider = typeof arg === 'string' && providerResolver_1.KEYED_PROVIDERS.includes(arg) ? arg : undefined;
+            if (!provider) {
+                const pick = await vscode.window.showQuickPick([
+                    { label: 'OpenAI', description: 'also OpenAI-compatible servers', provider: 'openai' },
+                    { label: 'Anthropic', provider: 'anthropic' },
+                ], { placeHolder: vscode.l10n.t('Which provider is the key for?') });
+                provider = pick?.provider;
+            }
+            if (!provider)
+                return false;
+            const key = typeof keyArg === 'string' ? keyArg : await vscode.window.showInputBox({
+                password: true,
+                ignoreFocusOut: true,
+                prompt: vscode.l10n.t('API key for {0}. Stored in VS Code\'s secret storage, never in settings. Leave empty to delete the stored key.', provider === 'openai' ? 'OpenAI' : 'Anthropic'),
+            });
+            if (key === undefined)
+                return false;
+            await d.resolver.setApiKey(provider, key.trim() || undefined);
+            await controller.refreshProvider();
+            void vscode.window.showInformationMessage(key.trim() ? vscode.l10n.t('Strata: the key is stored.') : vscode.l10n.t('Strata: the stored key was deleted.'));
+            return true;
+        },
+        'strata.exportChat': async (arg) => {
+            const chat = { id: session.activeChatId, title: session.title };
+            if (!session.store.hasChat(chat.id))
+                throw new Error('This chat has no saved turns to export yet.');
+            const markdown = session.store.exportMarkdown(chat.id, await d.resolver.knownSecrets());
+            const target = arg instanceof vscode.Uri
+                ? arg
+                : await vscode.window.showSaveDialog({
+                    filters: { Markdown: ['md'] },
+                    defaultUri: vscode.workspace.workspaceFolders?.[0] ? vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, `${chat.title.replace(/[^A-Za-z0-9 _-]+/g, '').trim().slice(0, 40) || 'strata-chat'}.md`) : undefined,
+                });
+            if (!target)
+                return undefined;
+            await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(markdown));
+            return target;
+        },
+        'strata.importChat': async (arg) => {
+            const source = arg instanceof vscode.Uri ? arg : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Markdown: ['md'] } }))?.[0];
+            if (!source)
+                return undefined;
+            const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(source));
+            const result = session.store.importMarkdown(text, { isAllowedPath: (p) => d.workspace.isAllowedPathSync(p) });
+            await controller.switchChat(result.chatId);
+            const dropped = result.dropped.length;
+            void vscode.window.showInformationMessage(dropped > 0
+                ? vscode.l10n.t('Strata: imported {0} turns; {1} attachments outside this workspace were left out.', result.turns, dropped)
+                : vscode.l10n.t('Strata: imported {0} turns.', result.turns));
+            return result;
+        },
+        'strata.openSource': async (arg) => {
+            const node = arg;
+            const source = node?.source;
+            if (!source)
+                throw new Error('This item has no source in the workspace.');
+            const uri = d.workspace.uriOf(source.path);
+            if (!uri)
+                throw new Error(`${source.path} is not in this window's workspace (or no longer open).`);
+            const doc = await vscode.workspace.openTextDocument(uri);
+            const editor = await vscode.window.showTextDocument(doc, { preview: true });
+            if (source.startLine !== undefined) {
+                const start = new vscode.Position(Math.min(source.startLine - 1, doc.lineCount - 1), 0);
+                const endLine = Math.min((source.endLine ?? source.startLine) - 1, doc.lineCount - 1);
+                const range = new vscode.Range(start, doc.lineAt(endLine).range.end);
+                editor.selection = new vscode.Selection(range.start, range.end);
+                editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+            }
+            return uri;
+        },
+        'strata.showContent': async (arg) => {
+            const node = arg;
+            if (!node)
+                throw new Error('Choose an item in the Context Layers view.');
+            const content = (0, treeSource_1.contentOf)(controller, session, node);
+            if (!content)
+                throw new Error(`The content of ${node.label} is not available.`);
+            const name = `${content.title.replace(/[^A-Za-z0-9._@ -]+/g, '_').slice(0, 80)}.txt`;
+            return d.documents.open(name, content.text, 'plaintext');
+        },
+        'strata.deleteChat': async (arg) => {
+            let chatId = typeof arg === 'string' ? arg : undefined;
+            let confirm = true;
+            if (arg && typeof arg === 'object' && 'chatId' in arg) {
+                chatId = String(arg.chatId);
+                confirm = arg.confirm !== false;
+            }
+            if (!chatId) {
+                const chats = session.chats();
+                const pick = await vscode.window.showQuickPick(chats.map((c) => ({ label: c.title, description: `${c.turns} turns${c.id === session.activeChatId ? ' · open' : ''}`, id: c.id })), { placeHolder: vscode.l10n.t('Delete which chat?') });
+                chatId = pick?.id;
+            }
+            if (!chatId)
+                return false;
+            return controller.deleteChat(chatId, confirm);
+        },
+    };
+}
+//# sourceMappingURL=commandHandlers.js.map

@@ -1,0 +1,487 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.HostWorkspace = void 0;
+/**
+ * The extension's WorkspacePort: attachments and fresh reads through `vscode.workspace.fs` and the
+ * editor's open documents (a dirty buffer is read as the editor shows it; untitled documents of this
+ * window are attachable), with workspace isolation on the real path (DESIGN §3):
+ *
+ * - the path must lie in one of this window's workspace folders, and so must its real path (a
+ *   symlink that points out of the workspace is refused as `outside-workspace`);
+ * - neither the path nor its real path may match `strata.context.exclude`;
+ * - over `strata.context.maxFileBytes` is `too-large` (checked on the size before reading), a NUL
+ *   byte makes it `binary`, a missing file is `not-found`.
+ *
+ * Paths in specs are workspace-relative with '/' separators; in a multi-root workspace they start
+ * with the folder's name (`<folder>/<path>`), as artifact ids do (DESIGN §2).
+ *
+ * It is also the workspace tools' port (issue 11): `listFiles` over `vscode.workspace.findFiles`
+ * (then the same glob rules and excludes as everywhere), `diagnostics` from
+ * `vscode.languages.getDiagnostics`, `selection` from the active editor. Reading is `resolve`.
+ */
+const fs = __importStar(require("node:fs"));
+const vscode = __importStar(require("vscode"));
+const artifacts_1 = require("../engine/artifacts");
+const isolation_1 = require("../engine/isolation");
+const glob_1 = require("../common/glob");
+const workspacePort_1 = require("../services/workspacePort");
+const nodeHasher_1 = require("../services/nodeHasher");
+const UNTITLED_PREFIX = 'untitled:';
+function reject(attachment, reason, message) {
+    return { ok: false, rejection: { attachment, reason, message } };
+}
+async function statOf(uri) {
+    if (uri.scheme !== 'file')
+        return vscode.workspace.fs.stat(uri);
+    const st = await fs.promises.stat(uri.fsPath);
+    return { size: st.size, mtime: st.mtimeMs, type: st.isDirectory() ? vscode.FileType.Directory : vscode.FileType.File };
+}
+/**
+ * Binary and size checks for text the editor holds (the same rules as IsolationPolicy.checkContent,
+ * with Node's native byte count: the engine's pure-JS count takes ~150 ms on 5 MB before it is optimized).
+ */
+function checkText(content, label, maxFileBytes) {
+    if (content.includes('\u0000'))
+        return { attachment: label, reason: 'binary', message: `${label} looks like a binary file and was not attached.` };
+    const bytes = Buffer.byteLength(content, 'utf8');
+    if (bytes > maxFileBytes)
+        return { attachment: label, reason: 'too-large', message: `${label} is ${bytes} bytes, over strata.context.maxFileBytes (${maxFileBytes}); nothing of it was sent.` };
+    return undefined;
+}
+function hasNulByte(bytes) {
+    return bytes.indexOf(0) >= 0;
+}
+class HostWorkspace {
+    settings;
+    /**
+     * Size, mtime and content hash of files as last read, so an unchanged file whose content the chat
+     * already holds is not re-read every turn (a watcher event forgets the entry).
+     */
+    lastRead = new Map();
+    /** Open documents' text by version (a closed document is dropped with its object). */
+    documents = new WeakMap();
+    constructor(settings) {
+        this.settings = settings;
+    }
+    policy() {
+        const s = this.settings();
+        return new isolation_1.IsolationPolicy(s.excludes, s.maxFileBytes);
+    }
+    static folders() {
+        return vscode.workspace.workspaceFolders ?? [];
+    }
+    /** The workspace path of a document or file URI (the form specs and artifact ids use). */
+    static pathOf(uri) {
+        if (uri.scheme === 'untitled') {
+            const m = /^Untitled-(\d+)$/.exec(uri.path);
+            return `${UNTITLED_PREFIX}${m ? m[1] : uri.path}`;
+        }
+        const folder = vscode.workspace.getWorkspaceFolder(uri);
+        if (!folder)
+            return undefined;
+        const base = folder.uri.path.endsWith('/') ? folder.uri.path : `${folder.uri.path}/`;
+        if (!uri.path.startsWith(base))
+            return undefined;
+        const relative = uri.path.slice(base.length);
+        if (relative.length === 0)
+            return undefined;
+        return HostWorkspace.folders().length > 1 ? `${folder.name}/${relative}` : relative;
+    }
+    /** A label for messages about a URI that may be outside the workspace. */
+    static labelOf(uri) {
+        return HostWorkspace.pathOf(uri) ?? (uri.scheme === 'file' ? uri.fsPath : uri.toString(true));
+    }
+    locate(path) {
+        const folders = HostWorkspace.folders();
+        if (folders.length === 0)
+            return undefined;
+        let folder;
+        let rest;
+        if (folders.length > 1) {
+            const slash = path.indexOf('/');
+            if (slash <= 0)
+                return undefined;
+            folder = folders.find((f) => f.name === path.slice(0, slash));
+            rest = path.slice(slash + 1);
+        }
+        else {
+            folder = folders[0];
+            rest = path;
+        }
+        if (!folder)
+            return undefined;
+        const relative = (0, isolation_1.normalizeRelativePath)(rest);
+        if (relative === undefined)
+            return undefined;
+        return { folder, uri: vscode.Uri.joinPath(folder.uri, ...relative.split('/')), relative };
+    }
+    untitledDocument(path) {
+        const n = path.slice(UNTITLED_PREFIX.length);
+        return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'untitled' && (d.uri.path === `Untitled-${n}` || d.uri.path === n));
+    }
+    openDocument(uri) {
+        const key = uri.toString();
+        return vscode.workspace.textDocuments.find((d) => !d.isClosed && d.uri.toString() === key);
+    }
+    /**
+     * Path shape, excludes and the real path. For files on disk the real path (symlinks resolved)
+     * must be inside the real path of the workspace folder, and must not be excluded either.
+     */
+    async isolate(path, label, policy) {
+        const located = this.locate(path);
+        if (!located) {
+            return reject(label, 'outside-workspace', `${label} is outside this window's workspace folders; only files inside them can be attached.`);
+        }
+        const checked = policy.checkPath(located.relative, label);
+        if (!checked.ok)
+            return checked;
+        if (located.uri.scheme !== 'file')
+            return { ok: true, located };
+        let real;
+        let folderReal;
+        try {
+            folderReal = await fs.promises.realpath(located.folder.uri.fsPath);
+        }
+        catch {
+            folderReal = located.folder.uri.fsPath;
+        }
+        try {
+            real = await fs.promises.realpath(located.uri.fsPath);
+        }
+        catch (e) {
+            const code = e.code;
+            if (code === 'ENOENT' || code === 'ENOTDIR') {
+                // A document that exists only in the editor (created, not yet saved) is still readable.
+                if (this.openDocument(located.uri))
+                    return { ok: true, located };
+                return reject(label, 'not-found', `${label} does not exist in the workspace.`);
+            }
+            return reject(label, 'not-found', `${label} could not be read (${code ?? 'error'}).`);
+        }
+        const inside = real === folderReal || real.startsWith(folderReal.endsWith('/') ? folderReal : `${folderReal}/`);
+        if (!inside) {
+            return reject(label, 'outside-workspace', `${label} is a link that points outside the workspace (to ${real}); only files inside this window's workspace folders can be attached.`);
+        }
+        const realRelative = real === folderReal ? '' : real.slice(folderReal.length + 1).split('\\').join('/');
+        if (realRelative !== located.relative && realRelative.length > 0) {
+            const realChecked = policy.checkPath(realRelative, label);
+            if (!realChecked.ok) {
+                return reject(label, realChecked.rejection.reason, `${label} points to ${realRelative}, which ${realChecked.rejection.reason === 'excluded' ? 'matches strata.context.exclude' : 'is not allowed'}; it was not attached.`);
+            }
+        }
+        return { ok: true, located };
+    }
+    /** Reads a located file: the open document's text (dirty or not), else the bytes on disk. */
+    async read(located, label, policy) {
+        const doc = this.openDocument(located.uri);
+        if (doc) {
+            const content = doc.getText();
+            const bad = checkText(content, label, policy.maxFileBytes);
+            return bad ? { ok: false, rejection: bad } : { ok: true, content };
+        }
+        let stat;
+        try {
+            stat = await statOf(located.uri);
+        }
+        catch {
+            return reject(label, 'not-found', `${label} does not exist in the workspace.`);
+        }
+        if (stat.type & vscode.FileType.Directory) {
+            return reject(label, 'not-found', `${label} is a folder, not a file.`);
+        }
+        if (stat.size > policy.maxFileBytes) {
+            return reject(label, 'too-large', `${label} is ${stat.size} bytes, over strata.context.maxFileBytes (${policy.maxFileBytes}); nothing of it was sent.`);
+        }
+        let bytes;
+        try {
+            // Node's fs reads off the main thread; workspace.fs would carry the bytes over the host's IPC
+            // in one message (measured: a 5 MB read blocked the extension host for ~100 ms).
+            bytes = located.uri.scheme === 'file' ? await fs.promises.readFile(located.uri.fsPath) : await vscode.workspace.fs.readFile(located.uri);
+        }
+        catch {
+            return reject(label, 'not-found', `${label} could not be read.`);
+        }
+        if (hasNulByte(bytes)) {
+            return reject(label, 'binary', `${label} looks like a binary file and was not attached.`);
+        }
+        // One native decode (5 MB: ~4 ms); the size was checked on the stat, NUL bytes on the bytes.
+        const content = new TextDecoder('utf-8').decode(bytes);
+        // Its hash (to leave the file out of later turns while the chat holds it) in a task of its own:
+        // decoding and hashing 5 MB in one go blocked the host for up to ~50 ms on a busy machine.
+        if (content.length > 1_000_000)
+            await new Promise((r) => setImmediate(r));
+        this.lastRead.set(located.uri.toString(), { size: stat.size, mtime: stat.mtime, hash: (0, nodeHasher_1.sha256HexNode)(content) });
+        return { ok: true, content };
+    }
+    async resolve(spec) {
+        const label = spec.kind === 'selection' ? `${spec.path}:L${spec.startLine}-${spec.endLine}` : spec.path;
+        const policy = this.policy();
+        let content;
+        let path = spec.path;
+        if (spec.path.startsWith(UNTITLED_PREFIX)) {
+            const doc = this.untitledDocument(spec.path);
+            if (!doc)
+                return reject(label, 'not-found', `${label} is not open in this window.`);
+            content = doc.getText();
+            const bad = checkText(content, label, policy.maxFileBytes);
+            if (bad)
+                return { ok: false, rejection: bad };
+        }
+        else {
+            const isolated = await this.isolate(spec.path, label, policy);
+            if (!isolated.ok)
+                return isolated;
+            const read = await this.read(isolated.located, label, policy);
+            if (!read.ok)
+                return read;
+            content = read.content;
+            path = HostWorkspace.folders().length > 1 ? `${isolated.located.folder.name}/${isolated.located.relative}` : isolated.located.relative;
+        }
+        if (spec.kind === 'file')
+            return { ok: true, input: { kind: 'file', uri: path, content } };
+        const slice = (0, artifacts_1.sliceLines)(content, { startLine: spec.startLine, endLine: spec.endLine });
+        if (!slice)
+            return reject(label, 'not-found', `${label}: the file has no line ${spec.startLine}.`);
+        const input = { kind: 'selection', uri: path, range: slice.range, content: slice.content };
+        if (slice.range.endLine < spec.endLine)
+            input.requestedEndLine = spec.endLine;
+        return { ok: true, input };
+    }
+    async recheck(path, label) {
+        if (path.startsWith(UNTITLED_PREFIX))
+            return undefined;
+        const isolated = await this.isolate(path, label, this.policy());
+        return isolated.ok ? undefined : isolated.rejection;
+    }
+    async readFresh(sources) {
+        const out = new Map();
+        const policy = this.policy();
+        for (const src of sources) {
+            if (src.uri.startsWith(UNTITLED_PREFIX)) {
+                const doc = this.untitledDocument(src.uri);
+                if (!doc) {
+                    out.set(src.id, null);
+                    continue;
+                }
+                const text = this.documentText(doc, src);
+                if (text !== undefined)
+                    out.set(src.id, text);
+                continue;
+            }
+            // Isolation again on every re-read: a file that became a link out of the workspace, or now
+            // matches an exclude, is treated as gone (its last snapshot stays, marked missing).
+            const isolated = await this.isolate(src.uri, src.uri, policy);
+            if (!isolated.ok) {
+                out.set(src.id, null);
+                continue;
+            }
+            const located = isolated.located;
+            const key = located.uri.toString();
+            const doc = this.openDocument(located.uri);
+            if (doc) {
+                // An open document (dirty or not): its text changes only with its version.
+                const text = this.documentText(doc, src);
+                if (text !== undefined)
+                    out.set(src.id, text);
+                continue;
+            }
+            // Unchanged on disk since the last read (size, mtime, no watcher event) and the chat holds that content: nothing to re-read.
+            let stat;
+            try {
+                stat = await statOf(located.uri);
+            }
+            catch {
+                stat = undefined;
+            }
+            if (!stat) {
+                this.lastRead.delete(key);
+                out.set(src.id, null);
+                continue;
+            }
+            const seen = this.lastRead.get(key);
+            if (seen && seen.size === stat.size && seen.mtime === stat.mtime && (0, workspacePort_1.chatHolds)(src, seen.hash))
+                continue;
+            const read = await this.read(located, src.uri, policy);
+            // A file that can no longer be read as text (now binary or too large) is treated as gone:
+            // its last snapshot stays, marked missing, and nothing new of it is sent.
+            out.set(src.id, read.ok ? read.content : null);
+        }
+        return out;
+    }
+    /**
+     * An open document's text, or undefined when the chat holds exactly that text (known from the hash
+     * taken when its version last changed: an unedited document is neither copied nor compared).
+     */
+    documentText(doc, src) {
+        const seen = this.documents.get(doc);
+        if (seen && seen.version === doc.version && (0, workspacePort_1.chatHolds)(src, seen.hash))
+            return undefined;
+        const content = doc.getText();
+        const hash = (0, nodeHasher_1.sha256HexNode)(content);
+        this.documents.set(doc, { version: doc.version, hash });
+        return (0, workspacePort_1.chatHolds)(src, hash) ? undefined : content;
+    }
+    // ------------------------------------------------------------------ the tools' port
+    async listFiles(glob, limit, signal) {
+        const folders = HostWorkspace.folders();
+        const policy = this.policy();
+        const matcher = new glob_1.GlobSet([glob]);
+        const multi = folders.length > 1;
+        // Dependencies and VCS internals are not listed unless the glob asks for them by name.
+        const skip = /node_modules/.test(glob) ? undefined : '**/node_modules/**';
+        const cts = new vscode.CancellationTokenSource();
+        const onAbort = () => cts.cancel();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        const found = [];
+        let more = false;
+        try {
+            for (const folder of folders) {
+                let pattern = glob;
+                if (multi) {
+                    // `<folder>/<glob>` names one folder; any other glob is tried against every folder's paths.
+                    if (glob.startsWith(`${folder.name}/`))
+                        pattern = glob.slice(folder.name.length + 1);
+                    else if (!glob.startsWith('**'))
+                        continue;
+                }
+                const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, pattern), skip, limit * 4 + 1, cts.token);
+                if (uris.length > limit * 4)
+                    more = true;
+                for (const uri of uris) {
+                    const path = HostWorkspace.pathOf(uri);
+                    if (!path)
+                        continue;
+                    const relative = multi ? path.slice(folder.name.length + 1) : path;
+                    if (matcher.match(path) === undefined && matcher.match(relative) === undefined)
+                        continue;
+                    if (!policy.checkPath(relative).ok)
+                        continue;
+                    found.push(path);
+                }
+            }
+        }
+        finally {
+            signal?.removeEventListener('abort', onAbort);
+            cts.dispose();
+        }
+        found.sort();
+        if (found.length > limit)
+            more = true;
+        return { paths: found.slice(0, limit), more };
+    }
+    diagnostics(path) {
+        const severity = (s) => s === vscode.DiagnosticSeverity.Error ? 'error' : s === vscode.DiagnosticSeverity.Warning ? 'warning' : s === vscode.DiagnosticSeverity.Information ? 'info' : 'hint';
+        const entries = [];
+        if (path !== undefined) {
+            const uri = this.uriOf(path);
+            if (uri)
+                entries.push([uri, vscode.languages.getDiagnostics(uri)]);
+        }
+        else
+            entries.push(...vscode.languages.getDiagnostics());
+        const out = [];
+        for (const [uri, list] of entries) {
+            const p = HostWorkspace.pathOf(uri);
+            if (!p)
+                continue;
+            for (const d of list) {
+                const info = { path: p, line: d.range.start.line + 1, column: d.range.start.character + 1, severity: severity(d.severity), message: d.message };
+                if (d.source)
+                    info.source = d.source;
+                const code = typeof d.code === 'object' && d.code !== null ? d.code.value : d.code;
+                if (code !== undefined)
+                    info.code = String(code);
+                out.push(info);
+            }
+        }
+        return out;
+    }
+    selection() {
+        const editor = vscode.window.activeTextEditor;
+        if (!editor || editor.selection.isEmpty)
+            return undefined;
+        // A document outside the workspace is named by its label, which `resolve` then refuses.
+        const path = HostWorkspace.pathOf(editor.document.uri) ?? HostWorkspace.labelOf(editor.document.uri);
+        const sel = editor.selection;
+        let endLine = sel.end.line;
+        // A selection that ends at the very start of a line (whole lines selected) does not include it.
+        if (sel.end.character === 0 && sel.end.line > sel.start.line)
+            endLine -= 1;
+        return { path, startLine: sel.start.line + 1, endLine: endLine + 1 };
+    }
+    /** The URI of a workspace path (`untitled:<n>` gives the open untitled document's). */
+    uriOf(path) {
+        if (path.startsWith(UNTITLED_PREFIX))
+            return this.untitledDocument(path)?.uri;
+        return this.locate(path)?.uri;
+    }
+    /**
+     * Synchronous isolation check of a path for chat import (the store's import callback is
+     * synchronous): inside a workspace folder on its real path, not excluded. Content is not read.
+     */
+    isAllowedPathSync(path) {
+        if (path.startsWith(UNTITLED_PREFIX))
+            return false;
+        const located = this.locate(path);
+        if (!located)
+            return false;
+        const policy = this.policy();
+        if (!policy.checkPath(located.relative).ok)
+            return false;
+        if (located.uri.scheme !== 'file')
+            return true;
+        try {
+            const folderReal = fs.realpathSync(located.folder.uri.fsPath);
+            const real = fs.existsSync(located.uri.fsPath) ? fs.realpathSync(located.uri.fsPath) : located.uri.fsPath;
+            if (real !== folderReal && !real.startsWith(`${folderReal}/`))
+                return false;
+            const realRelative = real.slice(folderReal.length + 1).split('\\').join('/');
+            return realRelative.length === 0 || policy.checkPath(realRelative).ok;
+        }
+        catch {
+            return false;
+        }
+    }
+    /** Forgets cached stats (a file watcher saw a change the mtime may not show). */
+    invalidate(uri) {
+        if (uri)
+            this.lastRead.delete(uri.toString());
+        else
+            this.lastRead.clear();
+    }
+}
+exports.HostWorkspace = HostWorkspace;
+//# sourceMappingURL=hostWorkspace.js.map

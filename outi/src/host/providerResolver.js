@@ -1,0 +1,260 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.ProviderResolver = exports.KEYED_PROVIDERS = void 0;
+exports.isLoopbackUrl = isLoopbackUrl;
+exports.loadProviders = loadProviders;
+/**
+ * Turns the `strata.*` provider settings, the stored API keys and the editor's language models
+ * into the provider a turn is sent with. LangChain (and so the OpenAI / Anthropic clients) is loaded
+ * on the first send, never at activation.
+ *
+ * Keys: SecretStorage (`Strata: Set API Key`), else `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in the
+ * environment. A base URL on the loopback (127.0.0.1, localhost, [::1]) needs no key. Keys are never
+ * written to settings, logs or exports.
+ */
+const vscode = __importStar(require("vscode"));
+const modelInfo_1 = require("../services/modelInfo");
+const config_1 = require("./config");
+const vscodeLmProvider_1 = require("./vscodeLmProvider");
+exports.KEYED_PROVIDERS = ['openai', 'anthropic'];
+const ENV_KEYS = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
+const SECRET_KEYS = { openai: 'strata-api-key:openai', anthropic: 'strata-api-key:anthropic' };
+const PROVIDER_NAMES = { openai: 'OpenAI', anthropic: 'Anthropic', 'vscode-lm': 'VS Code' };
+function isLoopbackUrl(url) {
+    try {
+        const h = new URL(url).hostname;
+        return h === '127.0.0.1' || h === 'localhost' || h === '[::1]' || h === '::1';
+    }
+    catch {
+        return false;
+    }
+}
+let providersModule;
+/** Loads LangChain and the provider clients on first use (a few hundred ms; never at activation). */
+function loadProviders() {
+    providersModule ??= import(/* webpackChunkName: "providers" */ '../services/providers/index.js');
+    return providersModule;
+}
+class ProviderResolver {
+    secrets;
+    /** base URL → whether it is one of Strata's local imitation servers. */
+    imitation = new Map();
+    constructor(secrets) {
+        this.secrets = secrets;
+    }
+    async apiKey(provider) {
+        const stored = await this.secrets.get(SECRET_KEYS[provider]);
+        if (stored)
+            return stored;
+        const env = process.env[ENV_KEYS[provider]];
+        return env && env.trim().length > 0 ? env.trim() : undefined;
+    }
+    async setApiKey(provider, key) {
+        if (key)
+            await this.secrets.store(SECRET_KEYS[provider], key);
+        else
+            await this.secrets.delete(SECRET_KEYS[provider]);
+    }
+    /** Every key Strata knows, so exports and logs can be checked for them. */
+    async knownSecrets() {
+        const keys = await Promise.all(exports.KEYED_PROVIDERS.map((p) => this.apiKey(p)));
+        return keys.filter((k) => !!k && k.length >= 8);
+    }
+    /** Whether `baseUrl` (on the loopback) is Strata's imitation server: it says so on GET /models. */
+    isImitation(baseUrl) {
+        if (!isLoopbackUrl(baseUrl))
+            return Promise.resolve(false);
+        let known = this.imitation.get(baseUrl);
+        if (!known) {
+            known = probeImitation(baseUrl);
+            this.imitation.set(baseUrl, known);
+        }
+        return known;
+    }
+    /** The provider for the next send, from the settings as they are now. */
+    async resolve() {
+        const setting = (0, config_1.readSetting)('provider');
+        const model = (0, config_1.readSetting)('model').trim();
+        const baseUrl = (0, config_1.readSetting)('baseUrl').trim();
+        if (setting === 'openai' || setting === 'anthropic')
+            return this.keyed(setting, model, baseUrl);
+        if (setting === 'vscode-lm')
+            return this.editor(model, true);
+        // auto: an editor model, else a local Ollama, else nothing.
+        const viaEditor = await this.editor(model, false);
+        if (viaEditor.provider)
+            return viaEditor;
+        if (baseUrl)
+            return this.keyed('openai', model, baseUrl);
+        const providers = await loadProviders();
+        const ollama = await providers.probeOllama().catch(() => undefined);
+        if (ollama && ollama.models.length > 0) {
+            const pick = ollama.models.includes(model) ? model : ollama.models[0];
+            const provider = new providers.OpenAIProvider({ baseURL: ollama.baseURL, promptCacheKey: false });
+            const info = { ...(0, modelInfo_1.modelInfo)('openai', pick), label: `Ollama · ${pick}` };
+            return { provider, info, view: { provider: 'openai', model: pick, label: info.label, configured: true, imitation: false } };
+        }
+        const info = (0, modelInfo_1.modelInfo)('openai', model || modelInfo_1.DEFAULT_MODELS.openai);
+        return {
+            provider: undefined,
+            info,
+            view: { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false },
+            problem: {
+                message: 'No model is available: the editor offers no chat model and no Ollama answers on 127.0.0.1:11434. Choose a provider and model, or set an API key.',
+                action: 'selectModel',
+            },
+        };
+    }
+    async editor(model, explicit) {
+        let models = [];
+        try {
+            models = await vscode.lm.selectChatModels(model ? { id: model } : undefined);
+            if (models.length === 0 && model)
+                models = await vscode.lm.selectChatModels({ family: model });
+            if (models.length === 0 && !explicit)
+                models = await vscode.lm.selectChatModels();
+        }
+        catch {
+            models = [];
+        }
+        const pick = models[0];
+        if (!pick) {
+            const info = (0, modelInfo_1.modelInfo)('vscode-lm', model || 'editor model');
+            return {
+                provider: undefined,
+                info,
+                view: { provider: explicit ? 'vscode-lm' : 'none', model, label: explicit ? `VS Code · ${model || 'no model'}` : 'No model configured', configured: false, imitation: false },
+                problem: {
+                    message: model
+                        ? `The editor offers no chat model "${model}". Pick one with "Strata: Select Model".`
+                        : 'The editor offers no chat model. Install one (for example GitHub Copilot Chat), or choose another provider.',
+                    action: 'selectModel',
+                },
+            };
+        }
+        const info = { ...(0, modelInfo_1.modelInfo)('vscode-lm', pick.id, { maxInputTokens: pick.maxInputTokens }), label: `${pick.name || pick.id} (VS Code)` };
+        return { provider: new vscodeLmProvider_1.VscodeLmProvider(), info, view: { provider: 'vscode-lm', model: pick.id, label: info.label, configured: true, imitation: false } };
+    }
+    async keyed(kind, model, baseUrl) {
+        const modelId = model || modelInfo_1.DEFAULT_MODELS[kind];
+        const info = (0, modelInfo_1.modelInfo)(kind, modelId);
+        const local = baseUrl !== '' && isLoopbackUrl(baseUrl);
+        const key = await this.apiKey(kind);
+        const imitation = local ? await this.isImitation(baseUrl) : false;
+        const where = imitation ? 'Local imitation server' : local ? `${PROVIDER_NAMES[kind]} at ${safeHost(baseUrl)}` : baseUrl ? `${PROVIDER_NAMES[kind]}-compatible at ${safeHost(baseUrl)}` : PROVIDER_NAMES[kind];
+        const view = { provider: kind, model: modelId, label: `${where} · ${modelId}`, configured: !!key || local, imitation };
+        info.label = view.label;
+        if (!key && !local) {
+            return { provider: undefined, info, view, problem: { message: `No API key is set for ${PROVIDER_NAMES[kind]}. Set one with "Strata: Set API Key" (or ${ENV_KEYS[kind]} in the environment).`, action: 'setApiKey' } };
+        }
+        const providers = await loadProviders();
+        const provider = kind === 'openai'
+            ? new providers.OpenAIProvider({ apiKey: key, baseURL: baseUrl || undefined, promptCacheKey: (0, config_1.readSetting)('promptCacheKey') })
+            : new providers.AnthropicProvider({ apiKey: key, baseURL: baseUrl || undefined, cacheTtl: (0, config_1.readSetting)('anthropicCacheTtl') });
+        return { provider, info, view };
+    }
+    /** Choices for the model picker: editor models, then the keyed providers' models. */
+    async modelOptions() {
+        const out = [];
+        try {
+            for (const m of await (0, vscodeLmProvider_1.editorModels)())
+                out.push({ provider: 'vscode-lm', model: m.id, label: m.name ?? m.id, detail: `VS Code · ${m.vendor ?? ''}`.trim() });
+        }
+        catch {
+            // no editor models
+        }
+        const baseUrl = (0, config_1.readSetting)('baseUrl').trim();
+        const setting = (0, config_1.readSetting)('provider');
+        const openaiBase = setting === 'anthropic' ? '' : baseUrl;
+        const openaiModels = await this.listOpenAiModels(openaiBase).catch(() => []);
+        const imitation = openaiBase ? await this.isImitation(openaiBase) : false;
+        const openaiDetail = imitation ? 'Local imitation server' : openaiBase ? `OpenAI-compatible at ${safeHost(openaiBase)}` : 'OpenAI';
+        for (const id of openaiModels.length > 0 ? openaiModels : ['gpt-4o', 'gpt-4.1', 'gpt-5', 'o4-mini'])
+            out.push({ provider: 'openai', model: id, label: id, detail: openaiDetail });
+        for (const id of modelInfo_1.KNOWN_ANTHROPIC_MODELS)
+            out.push({ provider: 'anthropic', model: id, label: id, detail: 'Anthropic' });
+        return out;
+    }
+    async listOpenAiModels(baseUrl) {
+        const key = await this.apiKey('openai');
+        if (!key && !(baseUrl && isLoopbackUrl(baseUrl)))
+            return [];
+        const providers = await loadProviders();
+        const ctrl = new AbortController();
+        const timer = setTimeout(() => ctrl.abort(), 3000);
+        try {
+            return await new providers.OpenAIProvider({ apiKey: key, baseURL: baseUrl || undefined }).listModels(ctrl.signal);
+        }
+        finally {
+            clearTimeout(timer);
+        }
+    }
+    /** The settings that choose this provider, written to the user's settings. */
+    static async choose(option) {
+        await (0, config_1.writeSetting)('provider', option.provider);
+        await (0, config_1.writeSetting)('model', option.model);
+    }
+}
+exports.ProviderResolver = ProviderResolver;
+function safeHost(url) {
+    try {
+        return new URL(url).host;
+    }
+    catch {
+        return 'the configured server';
+    }
+}
+async function probeImitation(baseUrl) {
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), 1500);
+    try {
+        const root = baseUrl.replace(/\/+$/, '');
+        const res = await fetch(`${root}/models`, { signal: ctrl.signal });
+        if (res.headers.get('x-strata-imitation') === '1')
+            return true;
+        if (!res.ok)
+            return false;
+        const body = (await res.json());
+        return Array.isArray(body.data) && body.data.some((m) => m.owned_by === 'strata-imitation');
+    }
+    catch {
+        return false;
+    }
+    finally {
+        clearTimeout(timer);
+    }
+}
+//# sourceMappingURL=providerResolver.js.map

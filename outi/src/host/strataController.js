@@ -1,0 +1,712 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.StrataController = exports.INITIAL_TURNS = void 0;
+exports.requestDump = requestDump;
+/**
+ * The host side of the chat panel, one per window. It owns nothing of the chat itself (the
+ * ChatSession in src/services does): it turns panel requests, commands and editor state into session
+ * calls, and the session's turn events into panel messages, the status bar and the Context Layers
+ * tree. The webview is UI; this decides.
+ */
+const vscode = __importStar(require("vscode"));
+const lifecycle_1 = require("../common/lifecycle");
+const definitions_1 = require("../services/tools/definitions");
+const attachFromEditor_1 = require("./attachFromEditor");
+const providerResolver_1 = require("./providerResolver");
+/** Turns the panel gets when a chat opens (two messages each); older ones load on scroll. */
+exports.INITIAL_TURNS = 25;
+const NO_MODEL = { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false };
+class StrataController extends lifecycle_1.Disposable {
+    deps;
+    banners = [];
+    preview;
+    resolved;
+    resolving;
+    lastText;
+    bannerCounter = 0;
+    turnCounter = 0;
+    /** The turn streaming now: its panel id and the partial reply (for a panel re-created mid-turn). */
+    streaming;
+    current;
+    /** The store changed on disk while a turn streamed: look again when it ends. */
+    storeChangedDuringTurn = false;
+    /** Requests sent in this window, per chat and turn (the tree's breakdowns, Show Last Request). */
+    sent = new Map();
+    onDidChangeEmitter = this._register(new vscode.EventEmitter());
+    /** Fires after anything the Context Layers tree shows changed (turn, attach, pin, chat switch). */
+    onDidChange = this.onDidChangeEmitter.event;
+    constructor(deps) {
+        super();
+        this.deps = deps;
+    }
+    get session() {
+        return this.deps.session;
+    }
+    post(message) {
+        this.deps.view.post(message);
+    }
+    get busy() {
+        return this.session.busy;
+    }
+    /** The turn in flight (tests and Retry await it). */
+    whenTurnDone() {
+        return this.current ?? Promise.resolve(undefined);
+    }
+    // ------------------------------------------------------------------ provider and model
+    /** The provider as the settings say now (cached until settings, keys or editor models change). */
+    async provider() {
+        if (this.resolved)
+            return this.resolved;
+        this.resolving ??= this.deps.resolver.resolve().then((r) => {
+            this.resolved = r;
+            this.resolving = undefined;
+            this.session.setModel(r.info);
+            this.deps.statusBar.update(this.session.meter());
+            return r;
+        }, (e) => {
+            this.resolving = undefined;
+            throw e;
+        });
+        return this.resolving;
+    }
+    /** Settings, keys or the editor's models changed: resolve again and refresh the panel. */
+    async refreshProvider() {
+        this.resolved = undefined;
+        const r = await this.provider();
+        this.post({ type: 'model', model: r.view });
+        this.clearBanners((b) => b.actions.includes('setApiKey') || b.actions.includes('selectModel'));
+        this.refreshMeter();
+    }
+    /** Something the tree shows changed outside a turn (compaction, a pin from a command). */
+    notifyChanged() {
+        this.onDidChangeEmitter.fire();
+    }
+    /** The model label currently shown. */
+    currentModel() {
+        return this.resolved?.view;
+    }
+    // ------------------------------------------------------------------ panel
+    async panelState() {
+        const r = await this.provider().catch((e) => {
+            this.deps.log.error(`provider: ${e instanceof Error ? e.message : String(e)}`);
+            return undefined;
+        });
+        const { messages, hasOlder } = this.session.messages({ last: exports.INITIAL_TURNS });
+        if (this.streaming && this.streaming.chatId === this.session.activeChatId) {
+            const s = this.streaming;
+            const streamingReply = { id: `${s.user.turn}:assistant`, turn: s.user.turn, role: 'assistant', text: s.text, status: 'streaming', turnId: s.turnId, nextSeq: s.nextSeq };
+            if (s.steps.length > 0)
+                streamingReply.toolSteps = s.steps.map((v) => ({ ...v }));
+            messages.push(s.user, streamingReply);
+        }
+        return {
+            chatId: this.session.activeChatId,
+            chatTitle: this.session.title,
+            chats: this.session.chats(),
+            messages,
+            hasOlder,
+            chips: this.session.chips(),
+            meter: this.session.meterIfReady(),
+            model: r?.view ?? NO_MODEL,
+            busy: this.busy,
+            banners: this.banners,
+            notices: this.deps.notices(),
+            preview: this.preview,
+        };
+    }
+    /** Sends the whole panel again (chat switch, new chat, deleted chat). */
+    async refreshPanel() {
+        const state = await this.panelState();
+        const delivered = this.deps.view.postDelivered({ type: 'state', state });
+        this.onDidChangeEmitter.fire();
+        await delivered;
+        this.statePosted(state);
+    }
+    /**
+     * A panel state has left for the webview: a meter it did not carry (a long chat just opened) is
+     * counted now and follows as a `meter` message; otherwise the status bar shows the one it carried.
+     */
+    statePosted(state) {
+        if (state.meter)
+            this.deps.statusBar.update(state.meter);
+        else
+            this.refreshMeter();
+    }
+    refreshMeter() {
+        const meter = this.session.meter();
+        this.post({ type: 'meter', meter });
+        this.deps.statusBar.update(meter);
+    }
+    refreshChips() {
+        this.post({ type: 'chips', chips: this.session.chips() });
+        this.refreshMeter();
+        this.onDidChangeEmitter.fire();
+    }
+    postChats() {
+        this.post({ type: 'chats', chats: this.session.chats(), chatId: this.session.activeChatId, chatTitle: this.session.title });
+    }
+    showBanner(severity, message, actions = []) {
+        const id = `b${++this.bannerCounter}`;
+        const withDismiss = actions.includes('dismiss') ? actions : [...actions, 'dismiss'];
+        this.banners = [...this.banners.filter((b) => b.message !== message), { id, severity, message, actions: withDismiss }].slice(-4);
+        this.post({ type: 'banners', banners: this.banners });
+        return id;
+    }
+    clearBanners(pred = () => true) {
+        const kept = this.banners.filter((b) => !pred(b));
+        if (kept.length !== this.banners.length) {
+            this.banners = kept;
+            this.post({ type: 'banners', banners: this.banners });
+        }
+    }
+    async handle(request) {
+        switch (request.kind) {
+            case 'send':
+                return this.send(request.text);
+            case 'stop':
+                this.stop();
+                return undefined;
+            case 'regenerate':
+                return this.regenerate();
+            case 'newChat':
+                return this.newChat();
+            case 'switchChat':
+                return this.switchChat(request.chatId);
+            case 'renameChat':
+                this.session.renameChat(request.chatId, request.title);
+                this.postChats();
+                return undefined;
+            case 'deleteChat':
+                return this.deleteChat(request.chatId, false);
+            case 'attach':
+                return this.attach(request.what);
+            case 'removeChip':
+                if (!this.session.removeChip(request.chipId))
+                    throw new Error('That attachment is no longer there.');
+                this.refreshChips();
+                return undefined;
+            case 'pinChip':
+                if (!this.session.pinChip(request.chipId, request.pinned))
+                    throw new Error('That attachment is no longer there.');
+                this.refreshChips();
+                return undefined;
+            case 'selectModel':
+                if (request.provider && request.model) {
+                    await providerResolver_1.ProviderResolver.choose({ provider: request.provider, model: request.model });
+                    await this.refreshProvider();
+                    return undefined;
+                }
+                await vscode.commands.executeCommand('strata.selectModel');
+                return undefined;
+            case 'listModels':
+                return this.deps.resolver.modelOptions();
+            case 'insertCode':
+                return this.insertCode(request.code);
+            case 'copy':
+                await vscode.env.clipboard.writeText(request.text);
+                return undefined;
+            case 'bannerAction':
+                return this.bannerAction(request.bannerId, request.action);
+            case 'loadOlder': {
+                if (request.chatId !== this.session.activeChatId)
+                    return undefined;
+                const { messages, hasOlder } = this.session.messages({ beforeTurn: request.beforeTurn, last: exports.INITIAL_TURNS * 2 });
+                this.post({ type: 'olderMessages', chatId: request.chatId, messages, hasOlder });
+                return undefined;
+            }
+        }
+    }
+    async bannerAction(bannerId, action) {
+        this.clearBanners((b) => b.id === bannerId);
+        switch (action) {
+            case 'setApiKey':
+                await vscode.commands.executeCommand('strata.setApiKey');
+                return;
+            case 'openSettings':
+                await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:strata-dev.strata');
+                return;
+            case 'selectModel':
+                await vscode.commands.executeCommand('strata.selectModel');
+                return;
+            case 'showLog':
+                this.deps.log.show(true);
+                return;
+            case 'retry':
+                if (this.lastText !== undefined)
+                    await this.send(this.lastText);
+                return;
+            case 'dismiss':
+                return;
+        }
+    }
+    async insertCode(code) {
+        const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+        if (!editor)
+            throw new Error('Open an editor to insert the code into.');
+        const ok = await editor.edit((e) => {
+            for (const sel of editor.selections)
+                e.replace(sel, code);
+        });
+        if (!ok)
+            throw new Error('The editor did not accept the insertion (is it read-only?).');
+    }
+    // ------------------------------------------------------------------ chats
+    /**
+     * The chat store folder changed on disk (another window of this folder saved a turn, renamed or
+     * deleted a chat; this window's own saves land here too and change nothing). The active chat is
+     * reloaded when it changed, and the panel gets a fresh `state` (and the tree refreshes); otherwise
+     * only the chat list is sent. While this window streams a turn, only the list: the turn's save
+     * settles a change to its chat, and the rest is looked at when the turn ends.
+     */
+    async storeChanged() {
+        try {
+            if (this.busy || this.streaming) {
+                this.storeChangedDuringTurn = true;
+                this.postChats();
+                return;
+            }
+            this.storeChangedDuringTurn = false;
+            const sync = this.session.syncWithDisk();
+            if (sync.chat === 'reloaded' || sync.chat === 'removed') {
+                this.preview = undefined;
+                if (sync.chat === 'removed')
+                    this.showBanner('info', 'The chat you had open was deleted in another window.');
+                await this.refreshPanel();
+            }
+            else {
+                this.postChats();
+            }
+        }
+        catch (e) {
+            this.deps.log.error(`following another window's change to the chats failed: ${e instanceof Error ? e.message : String(e)}`);
+        }
+    }
+    /** Before a turn: the active chat as saved now (another window may have added turns). True: the send should not go ahead. */
+    async syncBeforeTurn(text) {
+        const sync = this.session.syncWithDisk();
+        if (sync.chat !== 'reloaded' && sync.chat !== 'removed')
+            return false;
+        await this.refreshPanel();
+        if (sync.chat === 'reloaded')
+            return false;
+        this.showBanner('warning', 'The chat you had open was deleted in another window, so the message was not sent. It is back in the input.');
+        if (text !== undefined)
+            this.post({ type: 'setInput', text });
+        return true;
+    }
+    async newChat() {
+        this.stop();
+        await this.current;
+        this.session.newChat();
+        this.preview = undefined;
+        this.clearBanners();
+        await this.refreshPanel();
+        await this.deps.view.reveal(true);
+    }
+    async switchChat(chatId) {
+        if (chatId === this.session.activeChatId)
+            return;
+        this.stop();
+        await this.current;
+        this.session.openChat(chatId);
+        this.preview = undefined;
+        this.clearBanners();
+        await this.refreshPanel();
+    }
+    async deleteChat(chatId, confirm) {
+        const chat = this.session.chats().find((c) => c.id === chatId);
+        if (!chat)
+            throw new Error('That chat no longer exists.');
+        if (confirm) {
+            const yes = vscode.l10n.t('Delete');
+            const pick = await vscode.window.showWarningMessage(vscode.l10n.t('Delete the chat "{0}" ({1} turns)? This cannot be undone.', chat.title, chat.turns), { modal: true }, yes);
+            if (pick !== yes)
+                return false;
+        }
+        if (chatId === this.session.activeChatId) {
+            this.stop();
+            await this.current;
+        }
+        this.session.deleteChat(chatId);
+        this.sent.delete(chatId);
+        await this.refreshPanel();
+        return true;
+    }
+    // ------------------------------------------------------------------ attachments
+    /** Attaches from the editor; refusals are shown with their reasons. Returns the chips added. */
+    async attach(what) {
+        let specs;
+        const editor = vscode.window.activeTextEditor;
+        if (what === 'openEditors') {
+            specs = (0, attachFromEditor_1.openEditorDocuments)().map(attachFromEditor_1.uriSpec);
+            if (specs.length === 0)
+                throw new Error('No editors are open.');
+        }
+        else if (!editor) {
+            throw new Error(what === 'selection' ? 'Select lines in an editor first.' : 'Open a file in the editor first.');
+        }
+        else if (what === 'selection') {
+            specs = (0, attachFromEditor_1.selectionSpecs)(editor);
+            if (specs.length === 0)
+                throw new Error('The editor has no selection. Select the lines to attach first.');
+        }
+        else {
+            specs = [(0, attachFromEditor_1.fileSpec)(editor.document)];
+        }
+        return this.attachSpecs(specs);
+    }
+    async attachUris(uris) {
+        return this.attachSpecs(uris.map(attachFromEditor_1.uriSpec));
+    }
+    async attachSpecs(specs) {
+        const added = [];
+        const refused = [];
+        const work = async () => {
+            for (const s of specs) {
+                if (!s.ok) {
+                    refused.push(s.rejection);
+                    continue;
+                }
+                const r = await this.session.attach(s.spec);
+                if (r.ok)
+                    added.push(r.chip);
+                else
+                    refused.push(r.rejection);
+            }
+        };
+        if (specs.length > 3) {
+            await vscode.window.withProgress({ location: { viewId: 'strata.chat' }, title: vscode.l10n.t('Attaching {0} files', specs.length) }, work);
+        }
+        else {
+            await work();
+        }
+        if (added.length > 0) {
+            this.clearBanners((b) => b.severity === 'warning');
+            this.refreshChips();
+        }
+        if (refused.length > 0)
+            this.reportRefusals(refused);
+        return added;
+    }
+    reportRefusals(refused) {
+        const text = refused.length === 1 ? refused[0].message : `${refused.length} attachments were refused: ${refused.map((r) => `${r.attachment} (${r.reason})`).join('; ')}.`;
+        this.showBanner('warning', text);
+        for (const r of refused)
+            this.deps.log.info(`refused ${r.attachment}: ${r.reason}`);
+        if (!this.deps.view.visible)
+            void vscode.window.showWarningMessage(`Strata: ${text}`);
+    }
+    /** Everything a pin / unpin / remove command can name: the chips, then the chat's items. */
+    attachedItems() {
+        const chips = this.session.chips().map((c) => ({ ref: c.id, label: c.label, pinned: c.pinned, pending: true, detail: `${c.tokens.toLocaleString('en-US')} tokens · next message` }));
+        const items = this.session
+            .chatItems()
+            .filter((i) => i.status !== 'detached' && (i.kind === 'file' || i.kind === 'selection'))
+            .map((i) => ({ ref: i.key, label: i.label, pinned: i.pending === 'pin' || (i.pinned && i.pending !== 'unpin'), pending: false, detail: `${i.status}${i.missing ? ', deleted' : ''}${i.pending ? ` · ${i.pending} at the next message` : ''}` }));
+        return [...chips, ...items];
+    }
+    /** Pins or unpins a chip (by chip id) or an item of the chat (by artifact id or version key). */
+    setPinned(ref, pinned) {
+        const ok = this.session.chips().some((c) => c.id === ref) ? this.session.pinChip(ref, pinned) : this.session.setItemPinned(ref, pinned);
+        if (ok)
+            this.refreshChips();
+        return ok;
+    }
+    remove(ref) {
+        const ok = this.session.chips().some((c) => c.id === ref) ? this.session.removeChip(ref) : this.session.removeItem(ref);
+        if (ok)
+            this.refreshChips();
+        return ok;
+    }
+    // ------------------------------------------------------------------ turns
+    /**
+     * Sends a message. Resolves once the turn has started (the panel shows it); the reply streams in
+     * afterwards (`whenTurnDone`). With no provider, shows the exact request instead and sends nothing.
+     */
+    async send(text) {
+        if (this.busy || this.streaming)
+            throw new Error('A reply is still streaming. Stop it first.');
+        if (text.trim().length === 0 && this.session.chips().length === 0)
+            throw new Error('Type a message first.');
+        this.lastText = text;
+        const resolved = await this.provider();
+        this.clearBanners((b) => b.severity === 'error');
+        if (!resolved.provider) {
+            await this.showPreview(text, resolved);
+            return;
+        }
+        if (this.preview) {
+            this.preview = undefined;
+            this.post({ type: 'preview', preview: null });
+        }
+        if (await this.syncBeforeTurn(text))
+            return;
+        const chatId = this.session.activeChatId;
+        const turn = this.session.engine.state.completedTurns + 1;
+        const user = { id: `${turn}:user`, turn, role: 'user', text, status: 'complete' };
+        const labels = this.session.chips().map((c) => c.label);
+        if (labels.length > 0)
+            user.attachments = labels;
+        this.startTurn(chatId, user, resolved, (signal, onEvent) => this.session.send(text, resolved.provider, resolved.info, signal, onEvent), text);
+    }
+    async regenerate() {
+        if (this.busy || this.streaming)
+            throw new Error('A reply is still streaming. Stop it first.');
+        const resolved = await this.provider();
+        if (!resolved.provider)
+            throw new Error(resolved.problem?.message ?? 'No model is configured.');
+        if (await this.syncBeforeTurn(undefined))
+            return;
+        const { messages } = this.session.messages({ last: 1 });
+        const user = messages.find((m) => m.role === 'user');
+        if (!user)
+            throw new Error('There is no reply to regenerate.');
+        const chatId = this.session.activeChatId;
+        this.post({ type: 'removeTurn', chatId, turn: user.turn });
+        this.startTurn(chatId, user, resolved, (signal, onEvent) => this.session.regenerate(resolved.provider, resolved.info, signal, onEvent), undefined, true);
+    }
+    stop() {
+        this.session.stop();
+    }
+    startTurn(chatId, user, resolved, run, text, regenerating = false) {
+        const turnId = `t${++this.turnCounter}`;
+        const assistant = { id: `${user.turn}:assistant`, turn: user.turn, role: 'assistant', text: '', status: 'streaming', turnId, nextSeq: 0, model: resolved.view.label };
+        this.streaming = { chatId, turnId, user, text: '', nextSeq: 0, steps: [] };
+        const showStep = (view) => {
+            const steps = this.streaming?.turnId === turnId ? this.streaming.steps : undefined;
+            if (steps) {
+                const i = steps.findIndex((v) => v.id === view.id);
+                if (i >= 0)
+                    steps[i] = view;
+                else
+                    steps.push(view);
+            }
+            post({ type: 'toolStep', chatId, turnId, step: view });
+        };
+        const post = (m) => {
+            // A chat the user switched away from finishes in the store, not on screen.
+            if (this.session.activeChatId === chatId)
+                this.post(m);
+        };
+        post({ type: 'turnStarted', chatId, turnId, user, assistant });
+        let envelope;
+        const controller = new AbortController();
+        const onEvent = (e) => {
+            switch (e.type) {
+                case 'built':
+                    envelope = e.envelope;
+                    // The tree shows the request in flight at once.
+                    this.record({ chatId, turn: e.envelope.turn, envelope: e.envelope, status: 'streaming', model: resolved.view.label, provider: resolved.view.provider });
+                    this.onDidChangeEmitter.fire();
+                    break;
+                case 'text':
+                    if (this.streaming?.turnId === turnId) {
+                        this.streaming.text += e.text;
+                        this.streaming.nextSeq = e.seq + 1;
+                    }
+                    post({ type: 'chunk', chatId, turnId, seq: e.seq, text: e.text });
+                    break;
+                case 'toolCall':
+                    showStep({ id: e.id, step: e.step, name: e.name, label: (0, definitions_1.callLabel)({ name: e.name, args: e.args ?? {} }), args: e.args ? JSON.stringify(e.args) : '', status: 'running' });
+                    break;
+                case 'toolResult':
+                    showStep(e.view);
+                    this.deps.log.info(`[${chatId}] tool ${e.view.label}: ${e.view.summary ?? e.view.status}; ${e.outcome.mode}${e.outcome.key ? ` ${e.outcome.key}` : ''}, ${e.outcome.tokens} tokens`);
+                    break;
+                default:
+                    break;
+            }
+        };
+        this.current = run(controller.signal, onEvent)
+            .then((outcome) => {
+            this.finishTurn(outcome, { chatId, turnId, user, resolved, envelope: outcome.envelope ?? envelope, text, regenerating, post });
+            return outcome;
+        })
+            .catch((e) => {
+            // The session refused to start (busy, nothing to regenerate): nothing was kept.
+            const message = e instanceof Error ? e.message : String(e);
+            post({ type: 'turnEnded', chatId, turnId, assistant: { ...assistant, status: 'error', error: message }, kept: false });
+            this.showBanner('error', message, ['showLog']);
+            if (regenerating)
+                void this.refreshPanel();
+            return undefined;
+        })
+            .finally(() => {
+            if (this.streaming?.turnId === turnId)
+                this.streaming = undefined;
+            this.current = undefined;
+            this.refreshMeter();
+            this.postChats();
+            this.onDidChangeEmitter.fire();
+            if (this.storeChangedDuringTurn)
+                void this.storeChanged();
+        });
+    }
+    finishTurn(outcome, t) {
+        const { chatId, turnId, post } = t;
+        // The turn is over: a panel state sent from here on must not show it as streaming as well.
+        if (this.streaming?.turnId === turnId)
+            this.streaming = undefined;
+        const saved = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.saved : undefined;
+        if (t.envelope && outcome.status !== 'blocked') {
+            const usage = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.usage : undefined;
+            this.record({ chatId, turn: saved?.turn ?? t.envelope.turn, envelope: t.envelope, status: outcome.status, usage, model: t.resolved.view.label, provider: t.resolved.view.provider });
+        }
+        if (outcome.rejections.length > 0)
+            this.reportRefusals(outcome.rejections);
+        const kept = outcome.status === 'done' || (outcome.status === 'stopped' && outcome.kept);
+        if (kept) {
+            const last = this.session.activeChatId === chatId ? this.session.messages({ last: 1 }).messages.find((m) => m.role === 'assistant') : undefined;
+            const assistant = last ?? { id: `${t.user.turn}:assistant`, turn: t.user.turn, role: 'assistant', text: outcome.status === 'done' || outcome.status === 'stopped' ? outcome.reply : '', status: outcome.status === 'stopped' ? 'stopped' : 'complete' };
+            post({ type: 'turnEnded', chatId, turnId, assistant, kept: true });
+            post({ type: 'chips', chips: this.session.chips() });
+            if (saved?.rebased) {
+                // The other window's turns go before this one: the panel shows the chat as saved.
+                const n = saved.rebased.otherTurns;
+                this.showBanner('info', `Another window added ${n === 1 ? 'a turn' : `${n} turns`} to this chat while this reply streamed. Your turn was saved after ${n === 1 ? 'it' : 'them'} (turn ${saved.turn}); the reply was written without ${n === 1 ? 'it' : 'them'}.`);
+                void this.refreshPanel();
+            }
+            return;
+        }
+        const base = { id: `${t.user.turn}:assistant`, turn: t.user.turn, role: 'assistant', text: '', status: 'error' };
+        switch (outcome.status) {
+            case 'stopped':
+                post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, status: 'stopped' }, kept: false });
+                break;
+            case 'error': {
+                post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, error: outcome.error.message }, kept: false });
+                if (outcome.error.code === 'chat-changed') {
+                    // The session reloaded the chat as saved; the message goes back into the input below.
+                    this.showBanner('warning', `${outcome.error.message} Your message is back in the input: send it again to ask with the chat as it is now.`, ['retry']);
+                    void this.refreshPanel();
+                }
+                else {
+                    this.showProviderError(outcome.error.message, outcome.error.code);
+                }
+                break;
+            }
+            case 'blocked':
+                post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, error: outcome.message }, kept: false });
+                this.showBanner('error', outcome.message, ['openSettings']);
+                break;
+            case 'preview':
+                post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, status: 'stopped' }, kept: false });
+                break;
+            default:
+                break;
+        }
+        // Nothing typed is lost: the message goes back into the input.
+        if (t.text !== undefined)
+            post({ type: 'setInput', text: t.text });
+        // A failed regeneration leaves the old reply: show the chat as it is.
+        if (t.regenerating)
+            void this.refreshPanel();
+    }
+    showProviderError(message, code) {
+        if (code === 'aborted')
+            return;
+        const actions = code === 'bad-key' ? ['setApiKey', 'retry'] : code === 'unknown-model' ? ['selectModel', 'openSettings'] : code === 'not-configured' ? ['selectModel', 'openSettings'] : ['retry', 'showLog'];
+        this.showBanner('error', message, actions);
+    }
+    async showPreview(text, resolved) {
+        const outcome = await this.session.send(text, undefined, resolved.info);
+        if (outcome.status === 'blocked') {
+            this.showBanner('error', outcome.message, ['openSettings']);
+            return;
+        }
+        if (outcome.rejections.length > 0)
+            this.reportRefusals(outcome.rejections);
+        if (!outcome.envelope) {
+            this.showBanner('error', 'The request could not be built.', ['showLog']);
+            return;
+        }
+        this.record({ chatId: this.session.activeChatId, turn: outcome.envelope.turn, envelope: outcome.envelope, status: 'preview', model: resolved.view.label, provider: 'none' });
+        const problem = resolved.problem?.message ?? 'No model is configured.';
+        this.preview = {
+            request: requestDump(outcome.envelope),
+            promptTokens: outcome.envelope.totalTokens,
+            howTo: [
+                `**Nothing was sent.** ${problem}`,
+                '',
+                'Above is the exact request Strata would send. To send it, either:',
+                '- pick a model the editor offers (**Strata: Select Model**),',
+                '- set `strata.provider` to `openai` or `anthropic` and run **Strata: Set API Key** (or set `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in the environment),',
+                '- or point `strata.baseUrl` at a local OpenAI-compatible server such as Ollama (`http://127.0.0.1:11434/v1`), which needs no key.',
+            ].join('\n'),
+        };
+        this.post({ type: 'preview', preview: this.preview });
+        this.post({ type: 'setInput', text });
+        this.showBanner('info', problem, [resolved.problem?.action ?? 'selectModel', 'openSettings']);
+        this.refreshMeter();
+        this.onDidChangeEmitter.fire();
+    }
+    // ------------------------------------------------------------------ requests sent
+    record(r) {
+        let byTurn = this.sent.get(r.chatId);
+        if (!byTurn) {
+            byTurn = new Map();
+            this.sent.set(r.chatId, byTurn);
+        }
+        // A preview does not replace a request that was really sent for that turn.
+        if (r.status === 'preview' && byTurn.get(r.turn) && byTurn.get(r.turn).status !== 'preview')
+            return;
+        byTurn.set(r.turn, r);
+        // Keep the memory bounded: the newest 200 requests of a chat.
+        if (byTurn.size > 200)
+            byTurn.delete(Math.min(...byTurn.keys()));
+    }
+    /** Requests of the active chat sent (or previewed) in this window, by turn. */
+    sentRequests() {
+        return this.sent.get(this.session.activeChatId) ?? new Map();
+    }
+    /** The last request of the active chat that went out (or was previewed), if this window made it. */
+    lastSent() {
+        const byTurn = this.sent.get(this.session.activeChatId);
+        if (!byTurn || byTurn.size === 0)
+            return undefined;
+        let best;
+        for (const r of byTurn.values())
+            if (r.status !== 'error' && (!best || r.turn >= best.turn))
+                best = r;
+        return best;
+    }
+}
+exports.StrataController = StrataController;
+/** DESIGN §9 dump form of a request (what the preview and Show Last Request show). */
+function requestDump(env) {
+    return `${JSON.stringify({ turn: env.turn, messages: env.messages }, null, 2)}\n`;
+}
+//# sourceMappingURL=strataController.js.map

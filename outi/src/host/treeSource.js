@@ -1,0 +1,110 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.treeNodes = treeNodes;
+exports.contentOf = contentOf;
+const ledgerTree_1 = require("../services/ledgerTree");
+const cacheModel_1 = require("../services/cacheModel");
+function recordOf(meta, sent, fallbackBudget) {
+    if (sent) {
+        const env = sent.envelope;
+        const r = {
+            turn: env.turn,
+            ledger: env.ledger,
+            promptTokens: env.totalTokens,
+            budget: env.budget,
+            predictedCached: (0, cacheModel_1.providerCachePrediction)(sent.provider, env.ledger.cachedTokens),
+            prefixBreak: env.prefixBreak,
+            model: sent.model,
+            outcome: sent.status === 'done' ? 'complete' : sent.status === 'stopped' || sent.status === 'streaming' || sent.status === 'preview' ? sent.status : 'error',
+            pruned: env.pruned,
+        };
+        if (env.prefixBreakReason)
+            r.prefixBreakReason = env.prefixBreakReason;
+        if (sent.usage)
+            r.reported = { ...sent.usage };
+        return r;
+    }
+    const r = {
+        turn: meta.turn,
+        promptTokens: meta.predicted?.promptTokens ?? 0,
+        budget: meta.budget ?? fallbackBudget,
+        predictedCached: (0, cacheModel_1.providerCachePrediction)(meta.provider, meta.predicted?.cachedTokens ?? 0),
+        prefixBreak: meta.prefixBreak !== undefined,
+        outcome: meta.stopped ? 'stopped' : 'complete',
+    };
+    if (meta.prefixBreak)
+        r.prefixBreakReason = meta.prefixBreak;
+    if (meta.model)
+        r.model = meta.model;
+    if (meta.usage)
+        r.reported = { ...meta.usage };
+    if (meta.prunedReports)
+        r.pruned = meta.prunedReports;
+    return r;
+}
+/** The chips attached for the next message, priced from the predicted next request's L3 segments. */
+function nextItems(session, predicted) {
+    const l3 = predicted?.layers.find((l) => l.id === 'L3')?.segments ?? [];
+    const byLabel = new Map();
+    for (const g of l3) {
+        const src = (0, ledgerTree_1.sourceOfKey)(g.artifactKey);
+        if (!src)
+            continue;
+        const label = src.startLine !== undefined ? `${src.path}:L${src.startLine}-${src.endLine}` : src.path;
+        byLabel.set(label, g);
+    }
+    return session.chips().map((c) => {
+        const g = byLabel.get(c.label);
+        const source = c.kind === 'selection' ? selectionSource(c.label) : { path: c.label };
+        return { chipId: c.id, kind: c.kind, label: c.label, tokens: g?.tokens ?? c.tokens, reference: g?.kind === 'reference', pinned: c.pinned, source };
+    });
+}
+function selectionSource(label) {
+    const m = /^(.*):L(\d+)-(\d+)$/.exec(label);
+    return m ? { path: m[1], startLine: Number(m[2]), endLine: Number(m[3]) } : { path: label };
+}
+function treeNodes(controller, session) {
+    const predicted = session.predictedEnvelope();
+    const budget = session.meter().budget;
+    const sent = controller.sentRequests();
+    const metas = session.turnMetas();
+    const requests = metas.map((m) => recordOf(m, sent.get(m.turn), budget));
+    // The last request: the newest sent from this window (a preview included), else the last saved turn.
+    const lastSent = controller.lastSent();
+    let last;
+    if (lastSent && lastSent.turn >= (metas[metas.length - 1]?.turn ?? 0))
+        last = recordOf(metas[lastSent.turn - 1] ?? { turn: lastSent.turn }, lastSent, budget);
+    else if (requests.length > 0)
+        last = requests[requests.length - 1];
+    return (0, ledgerTree_1.buildLedgerTree)({ last, next: nextItems(session, predicted), nextTotal: predicted?.totalTokens, budget, requests });
+}
+/** The exact text the request sends for a tree item: its block in the last request, else its snapshot. */
+function contentOf(controller, session, node) {
+    const ref = node.ref;
+    if (!ref)
+        return undefined;
+    const chip = session.chips().find((c) => c.id === ref);
+    if (chip) {
+        const env = session.predictedEnvelope();
+        const seg = env?.layers.find((l) => l.id === 'L3')?.segments.find((g) => {
+            const src = (0, ledgerTree_1.sourceOfKey)(g.artifactKey);
+            return src && (src.startLine !== undefined ? `${src.path}:L${src.startLine}-${src.endLine}` : src.path) === chip.label;
+        });
+        if (seg)
+            return { title: `${chip.label} (next message)`, text: seg.text };
+        return undefined;
+    }
+    const last = controller.lastSent();
+    if (last) {
+        for (const layer of last.envelope.layers) {
+            const seg = layer.segments.find((g) => g.artifactKey === ref && g.kind !== 'reference');
+            if (seg)
+                return { title: `${node.label} (as sent in turn ${last.turn})`, text: seg.text };
+        }
+    }
+    const entry = session.engine.state.entries.get(ref);
+    if (entry)
+        return { title: `${node.label} (snapshot)`, text: entry.artifact.content };
+    return undefined;
+}
+//# sourceMappingURL=treeSource.js.map

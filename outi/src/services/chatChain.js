@@ -1,0 +1,343 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.StateChain = void 0;
+exports.canonicalize = canonicalize;
+exports.encodedDigest = encodedDigest;
+/**
+ * The state chain of a chat file, applied in place. A chat file is a chain of state deltas (one line
+ * per turn, `diffState` of the engine's state codec); the state after the last line is checked against
+ * that line's `stateHash`. `applyDelta` returns a fresh copy of the whole encoded state per line, which
+ * makes reading a 1,000-turn chat O(turns × state) in time and garbage; `StateChain` applies the same
+ * deltas to maps and arrays it owns, O(delta) per line, and validates each line's new parts the way
+ * `checkEncodedShape` validates a whole state. The result equals `applyDelta` line by line (tested).
+ *
+ * The state digest (`stateDigest`: sha256 of the canonical JSON, object keys sorted) is the same
+ * value here, computed faster. Lines are written canonical (every object's keys sorted, `sortKeysDeep`),
+ * so a chain read from them serializes canonically with plain `JSON.stringify`; a chain is marked
+ * `canonical` once its digest matched that way, and keeps the mark while canonical deltas are applied.
+ * A chain with lines from an older writer (keys in the engine's order) takes the slow path, the
+ * engine's `canonicalJson`, with each element's text remembered.
+ */
+const crypto = __importStar(require("crypto"));
+const stateCodec_1 = require("../engine/stateCodec");
+function isObj(v) {
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function fail(where, what) {
+    throw new stateCodec_1.StateDecodeError(`chat state ${where}: ${what}`);
+}
+const entryKey = (e) => (isObj(e) ? String(e.key) : '');
+const pairKey = (p) => (Array.isArray(p) ? String(p[0]) : '');
+function checkPair(p, where) {
+    if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== 'string')
+        fail(where, 'must be a [id, value] pair');
+}
+class StateChain {
+    completedTurns = 0;
+    entries = new Map();
+    latest = new Map();
+    versions = new Map();
+    order = [];
+    turns = [];
+    previousBlocks = [];
+    summary;
+    engine;
+    materialized;
+    /** Every object in the chain has its keys in sorted order (proven by a digest, or by construction). */
+    canonical = true;
+    get turnCount() {
+        return this.completedTurns;
+    }
+    /** The engine options recorded so far. */
+    get engineMeta() {
+        return this.engine;
+    }
+    clone() {
+        const c = new StateChain();
+        c.completedTurns = this.completedTurns;
+        c.entries = new Map(this.entries);
+        c.latest = new Map(this.latest);
+        c.versions = new Map(this.versions);
+        c.order = this.order.slice();
+        c.turns = this.turns.slice();
+        c.previousBlocks = this.previousBlocks.slice();
+        c.summary = this.summary;
+        c.engine = this.engine;
+        c.materialized = this.materialized;
+        c.canonical = this.canonical;
+        return c;
+    }
+    /**
+     * Applies one line's delta (same result and same refusals as the engine's `applyDelta`). `canonical`:
+     * the delta's objects are known to have sorted keys (written by `appendTurn` of this build); a
+     * delta read from a file is checked by the next digest instead.
+     */
+    apply(d, canonical = false) {
+        if (!isObj(d))
+            fail('delta', 'must be an object');
+        const turns = d.completedTurns;
+        if (typeof turns !== 'number' || !Number.isInteger(turns) || turns < 0)
+            fail('delta.completedTurns', 'must be an integer ≥ 0');
+        // Check everything before changing anything: a refused line leaves the chain as it was.
+        this.checkKeyed(d.entries, this.entries, 'entries', (e, i) => {
+            if (!isObj(e) || !isObj(e.artifact))
+                fail(`entries[${i}]`, 'must be {key, artifact, …}');
+        });
+        this.checkKeyed(d.latest, this.latest, 'latest', (p, i) => checkPair(p, `latest[${i}]`));
+        this.checkKeyed(d.versions, this.versions, 'versions', (p, i) => checkPair(p, `versions[${i}]`));
+        checkArray(d.order, this.order.length, 'order', (k, i) => {
+            if (typeof k !== 'string')
+                fail(`order[${i}]`, 'must be a string');
+        });
+        checkArray(d.turns, this.turns.length, 'turns');
+        checkArray(d.previousBlocks, this.previousBlocks.length, 'previousBlocks');
+        if (d.engine !== undefined && d.engine !== null)
+            (0, stateCodec_1.decodeEngineMetaOf)({ engine: d.engine });
+        this.completedTurns = turns;
+        applyKeyed(this.entries, d.entries, entryKey, (m) => (this.entries = m));
+        applyKeyed(this.latest, d.latest, pairKey, (m) => (this.latest = m));
+        applyKeyed(this.versions, d.versions, pairKey, (m) => (this.versions = m));
+        applyArray(this.order, d.order);
+        applyArray(this.turns, d.turns);
+        applyArray(this.previousBlocks, d.previousBlocks);
+        if (d.summary !== undefined)
+            this.summary = d.summary ?? undefined;
+        if (d.engine !== undefined)
+            this.engine = d.engine ?? undefined;
+        this.materialized = undefined;
+        if (!canonical)
+            this.canonical = false;
+    }
+    /** The state digest (`stateDigest` of `encoded()`). */
+    digest() {
+        return this.canonical ? streamDigest(this.encoded(), jsonOf) : encodedDigest(this.encoded());
+    }
+    /**
+     * Whether the state matches a line's recorded digest. Tries the plain serialization first (a match
+     * proves every key was in canonical order: the chain is `canonical` from then on), then the
+     * canonical one.
+     */
+    matches(stateHash) {
+        if (streamDigest(this.encoded(), jsonOf) === stateHash) {
+            this.canonical = true;
+            return true;
+        }
+        this.canonical = false;
+        return encodedDigest(this.encoded()) === stateHash;
+    }
+    checkKeyed(d, current, where, checkItem) {
+        if (d === undefined)
+            return;
+        if (!isObj(d) || !Array.isArray(d.set))
+            fail(`delta.${where}`, 'must be {set, keys?}');
+        d.set.forEach((item, i) => checkItem(item, i));
+        if (d.keys === undefined)
+            return;
+        if (!Array.isArray(d.keys))
+            fail(`delta.${where}.keys`, 'must be an array');
+        const keyOf = where === 'entries' ? entryKey : pairKey;
+        const setKeys = new Set(d.set.map((s) => keyOf(s)));
+        const seen = new Set();
+        for (const k of d.keys) {
+            if (!current.has(k) && !setKeys.has(k))
+                fail(`delta.${where}.keys`, `names unknown key ${JSON.stringify(k)}`);
+            // The engine's applyDelta would keep a repeated key twice (and decoding would refuse the state).
+            if (seen.has(k))
+                fail(`delta.${where}.keys`, `names ${JSON.stringify(k)} twice`);
+            seen.add(k);
+        }
+    }
+    /** The encoded state (fresh arrays; items are shared and never mutated), its keys in sorted order. */
+    encoded() {
+        if (this.materialized)
+            return this.materialized;
+        const out = {
+            completedTurns: this.completedTurns,
+            engine: this.engine,
+            entries: [...this.entries.values()],
+            format: stateCodec_1.STATE_FORMAT,
+            latest: [...this.latest.values()],
+            order: this.order.slice(),
+            previousBlocks: this.previousBlocks.slice(),
+            summary: this.summary,
+            turns: this.turns.slice(),
+            version: stateCodec_1.STATE_FORMAT_VERSION,
+            versions: [...this.versions.values()],
+        };
+        // Absent, not undefined: the encoded form never holds undefined values.
+        if (out.engine === undefined)
+            delete out.engine;
+        if (out.summary === undefined)
+            delete out.summary;
+        this.materialized = out;
+        return out;
+    }
+}
+exports.StateChain = StateChain;
+function checkArray(d, length, where, checkItem) {
+    if (d === undefined)
+        return;
+    if (!isObj(d) || !Array.isArray(d.add) || typeof d.keep !== 'number' || !Number.isInteger(d.keep) || d.keep < 0 || d.keep > length) {
+        fail(`delta.${where}`, `must be {keep ≤ ${length}, add}`);
+    }
+    if (checkItem)
+        d.add.forEach((item, i) => checkItem(item, d.keep + i));
+}
+function applyKeyed(map, d, keyOf, replace) {
+    if (!d)
+        return;
+    for (const s of d.set)
+        map.set(keyOf(s), s);
+    if (d.keys === undefined)
+        return;
+    const next = new Map();
+    for (const k of d.keys)
+        next.set(k, map.get(k));
+    replace(next);
+}
+function applyArray(arr, d) {
+    if (!d)
+        return;
+    arr.length = d.keep;
+    for (const x of d.add)
+        arr.push(x);
+}
+/** Keys an object orders before all others, whatever the insertion order (array indices). */
+const INDEX_KEY = /^(0|[1-9][0-9]{0,9})$/;
+/**
+ * `v` with every object's keys in sorted order (the order `canonicalJson` writes them), undefined
+ * properties left out: `JSON.stringify(value)` is then `canonicalJson(v)`, unless an object has an
+ * index-like key (JavaScript puts those first whatever the order they were added in): `canonical`
+ * says which. Objects already in order are returned as they are.
+ */
+function canonicalize(v) {
+    let canonical = true;
+    const walk = (x) => {
+        if (typeof x !== 'object' || x === null)
+            return x;
+        if (Array.isArray(x)) {
+            let out;
+            for (let i = 0; i < x.length; i++) {
+                const y = walk(x[i]);
+                if (y !== x[i] && !out)
+                    out = x.slice(0, i);
+                out?.push(y);
+            }
+            return out ?? x;
+        }
+        const o = x;
+        const keys = Object.keys(o);
+        let same = true;
+        const values = keys.map((k, i) => {
+            if (INDEX_KEY.test(k))
+                canonical = false;
+            if ((i > 0 && keys[i - 1] >= k) || o[k] === undefined)
+                same = false;
+            const y = walk(o[k]);
+            if (y !== o[k])
+                same = false;
+            return y;
+        });
+        if (same)
+            return x;
+        const order = keys.map((k, i) => [k, values[i]]).filter(([, y]) => y !== undefined).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+        const out = {};
+        for (const [k, y] of order)
+            out[k] = y;
+        return out;
+    };
+    const value = walk(v);
+    return { value, canonical };
+}
+/** The text of objects that are never mutated once in a chain (entries, turn records, pairs): canonical, and plain. */
+const canonicalMemo = new WeakMap();
+const jsonMemo = new WeakMap();
+function memo(cache, v, text) {
+    if (typeof v !== 'object' || v === null)
+        return text(v);
+    let t = cache.get(v);
+    if (t === undefined) {
+        t = text(v);
+        cache.set(v, t);
+    }
+    return t;
+}
+const canonicalOf = (v) => memo(canonicalMemo, v, stateCodec_1.canonicalJson);
+/** `JSON.stringify` (undefined as null, as in arrays): equal to `canonicalJson` for objects whose keys are in order. */
+const jsonOf = (v) => memo(jsonMemo, v, (x) => (x === undefined ? 'null' : JSON.stringify(x)));
+/**
+ * The sha256 of the state's JSON, streamed into the hash element by element (the same bytes, without
+ * building the whole text), each element's text from `textOf` (remembered per object: the objects of
+ * a chain are shared from one state to the next, so a digest after an append serializes only what the
+ * append added). The top-level keys are written in sorted order.
+ */
+function streamDigest(enc, textOf) {
+    const hash = crypto.createHash('sha256');
+    let chunk = '';
+    const put = (text) => {
+        chunk += text;
+        if (chunk.length >= 65536) {
+            hash.update(chunk, 'utf8');
+            chunk = '';
+        }
+    };
+    const o = enc;
+    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+    put('{');
+    keys.forEach((k, i) => {
+        put(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+        const v = o[k];
+        if (Array.isArray(v)) {
+            put('[');
+            v.forEach((x, j) => put(`${j > 0 ? ',' : ''}${textOf(x)}`));
+            put(']');
+        }
+        else {
+            put((0, stateCodec_1.canonicalJson)(v));
+        }
+    });
+    put('}');
+    hash.update(chunk, 'utf8');
+    return hash.digest('hex');
+}
+/**
+ * `stateDigest(enc)`: the sha256 of `canonicalJson(enc)`, with node:crypto, streamed, each element's
+ * canonical text remembered (see `streamDigest`). For states whose objects may have keys in any order.
+ */
+function encodedDigest(enc) {
+    return streamDigest(enc, (x) => (x === undefined ? 'null' : canonicalOf(x)));
+}
+//# sourceMappingURL=chatChain.js.map

@@ -1,0 +1,339 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.fmt = fmt;
+exports.percent = percent;
+exports.itemLabel = itemLabel;
+exports.sourceOfKey = sourceOfKey;
+exports.layerNodes = layerNodes;
+exports.requestNode = requestNode;
+exports.infoNode = infoNode;
+exports.nextMessageNode = nextMessageNode;
+exports.requestsNode = requestsNode;
+exports.buildLedgerTree = buildLedgerTree;
+const LAYER_NAMES = { L1: 'System', L2: 'Library', L3: 'This turn', L4: 'History', L5: 'Your message' };
+function fmt(n) {
+    return n.toLocaleString('en-US');
+}
+function percent(part, whole) {
+    if (whole <= 0)
+        return '0%';
+    const p = (part / whole) * 100;
+    return p > 0 && p < 0.1 ? '<0.1%' : `${p.toFixed(p < 10 ? 1 : 0)}%`;
+}
+function statusOf(item) {
+    if (item.status === 'pruned')
+        return 'pruned';
+    if (item.segment === 'summary')
+        return 'summarized';
+    if (item.missing)
+        return 'missing';
+    if (item.status === 'compacted')
+        return 'compacted';
+    if (item.essential)
+        return 'pinned';
+    if (item.superseded)
+        return 'superseded';
+    if (item.status === 'reference')
+        return 'reference';
+    return 'full';
+}
+const STATUS_TEXT = {
+    full: 'full',
+    reference: 'reference',
+    compacted: 'compacted',
+    summarized: 'summarized',
+    pruned: 'pruned',
+    superseded: 'superseded',
+    pinned: 'pinned',
+    missing: 'file deleted',
+};
+/** `path` or `path:L12-30`, then `@v2` for later versions — how a user names an attachment. */
+function itemLabel(item, source) {
+    let base = item.label;
+    if (source)
+        base = source.startLine !== undefined ? `${source.path}:L${source.startLine}-${source.endLine}` : source.path;
+    return item.version !== undefined && item.version > 1 ? `${base} @v${item.version}` : base;
+}
+/** Where an artifact came from, from its id (`file:<path>`, `sel:<path>#L1-L9@hash`, `untitled:<n>`). */
+function sourceOfKey(key) {
+    if (!key)
+        return undefined;
+    const id = key.replace(/@v\d+$/, '');
+    if (id.startsWith('file:'))
+        return { path: id.slice(5) };
+    if (id.startsWith('untitled:'))
+        return { path: id };
+    const sel = /^sel:(.*)#L(\d+)-L(\d+)@[0-9a-f]+$/.exec(id);
+    if (sel)
+        return { path: sel[1], startLine: Number(sel[2]), endLine: Number(sel[3]) };
+    return undefined;
+}
+function iconOf(item, status) {
+    if (status === 'pruned')
+        return 'pruned';
+    switch (item.segment) {
+        case 'system':
+            return 'system';
+        case 'instructions':
+            return 'instructions';
+        case 'summary':
+            return 'summary';
+        case 'reply':
+            return 'reply';
+        case 'user-text':
+            return 'message';
+        case 'reference':
+            return 'reference';
+        case 'library-header':
+            return 'system';
+        case 'tool-call':
+        case 'step-text':
+        case 'tool-note':
+            return 'tool';
+        default:
+            break;
+    }
+    if (item.id === 'framing')
+        return 'framing';
+    if (item.artifactKind === 'selection')
+        return 'selection';
+    if (item.artifactKind === 'tool')
+        return 'tool';
+    return 'file';
+}
+function describeSegmentLabel(item) {
+    switch (item.segment) {
+        case 'user-text':
+            return item.turn !== undefined ? `Turn ${item.turn} · your message` : 'Your message';
+        case 'reply':
+            return item.turn !== undefined ? `Turn ${item.turn} · reply` : 'Reply';
+        case 'instructions': {
+            const m = /^instructions:\d+:(.*)$/.exec(item.id);
+            return m ? `Instructions (${m[1]})` : 'Instructions';
+        }
+        case 'system':
+            return 'Product prompt';
+        case 'library-header':
+            return 'Library heading';
+        case 'tool-call':
+            return item.turn !== undefined ? `Turn ${item.turn} · ${item.label}` : item.label.replace(/^tool call/, 'Tool call');
+        case 'step-text':
+            return item.turn !== undefined ? `Turn ${item.turn} · model text before a tool call` : 'Model text before a tool call';
+        case 'tool-note':
+            return item.turn !== undefined ? `Turn ${item.turn} · ${item.label}` : item.label.replace(/^./, (c) => c.toUpperCase());
+        default:
+            return item.label;
+    }
+}
+function itemNode(parentId, item, budget, index, pruned) {
+    const status = statusOf(item);
+    const source = sourceOfKey(item.key);
+    const isArtifact = !!item.key;
+    const label = isArtifact ? itemLabel(item, source) : describeSegmentLabel(item);
+    const report = item.key ? pruned.get(item.key) : undefined;
+    const statusText = status === 'pruned' && item.reason ? `pruned (${item.reason})` : STATUS_TEXT[status];
+    const recoverable = item.recoverable;
+    // What a workspace tool read (issue 11): marked with the tool, and as recoverable (it can be read again).
+    const readByTool = isArtifact && item.tool !== undefined;
+    const description = `${fmt(item.tokens)} tokens · ${statusText}${item.cached ? ' · cached' : ''}${readByTool ? ` · ${item.tool}${recoverable ? ' · recoverable' : ''}` : ''}`;
+    const lines = [`**${escapeMd(label)}**`, '', `${fmt(item.tokens)} tokens (${percent(item.tokens, budget)} of the budget) · ${statusText}`];
+    if (item.key)
+        lines.push('', `id: \`${item.key.replace(/@v\d+$/, '')}\``);
+    if (item.version !== undefined)
+        lines.push(`version: ${item.version}`);
+    if (item.contentHash)
+        lines.push(`content sha256: \`${item.contentHash.slice(0, 16)}…\``);
+    if (item.turn !== undefined)
+        lines.push(`turn: ${item.turn}`);
+    lines.push('', recoverable
+        ? readByTool
+            ? `Recoverable: read by the model with ${item.tool}; it can read it again, so it is cut first under budget pressure.`
+            : isArtifact
+                ? 'Recoverable: re-read from the workspace when needed.'
+                : 'Recoverable.'
+        : isArtifact
+            ? 'Not recoverable: a snapshot taken when it was attached; kept verbatim for the whole chat.'
+            : 'Not recoverable: part of the conversation.');
+    if (item.superseded)
+        lines.push('', 'Superseded: a newer version of this file exists; this one is cut first under budget pressure.');
+    if (item.essential)
+        lines.push('', 'Pinned: never pruned.');
+    if (item.missing)
+        lines.push('', 'The file was deleted; its last snapshot stays in the conversation.');
+    if (item.reason || report) {
+        lines.push('', `Cut: ${item.reason ?? report?.reason}`);
+        if (report)
+            lines.push(`kept: ${report.kept}`, `lost: ${report.lost}`, `${fmt(report.preTokens)} → ${fmt(report.postTokens)} tokens`);
+    }
+    const node = {
+        id: `${parentId}/${index}:${item.id}`,
+        label,
+        description,
+        tooltip: lines.join('\n'),
+        icon: iconOf(item, status),
+        contextValue: 'info',
+        status,
+        recoverable,
+        accessibility: `${label}, ${fmt(item.tokens)} tokens, ${statusText}${readByTool ? `, read by ${item.tool}` : ''}${recoverable ? ', recoverable' : ', not recoverable'}`,
+    };
+    if (item.key && item.segment !== 'reference' && item.artifactKind === 'tool') {
+        // A listing, search results or part of a file: shown, not pinned or removed like an attachment.
+        node.contextValue = status === 'pruned' ? 'toolResult.pruned' : 'toolResult';
+    }
+    else if (item.key && item.segment !== 'reference') {
+        node.ref = item.key;
+        const selection = item.artifactKind === 'selection' ? '.selection' : '';
+        node.contextValue = status === 'pruned' ? `pruned${selection}` : `attachment${item.essential ? '.pinned' : ''}${selection}`;
+    }
+    else if (item.key) {
+        node.contextValue = 'reference';
+    }
+    if (source)
+        node.source = source;
+    return node;
+}
+/** L1 … L5 of one request, each with its items. */
+function layerNodes(parentId, ledger) {
+    const pruned = new Map(ledger.pruned.map((p) => [p.item, p]));
+    return ledger.layers.map((layer) => {
+        const id = `${parentId}/${layer.id}`;
+        const name = `${layer.id} ${LAYER_NAMES[layer.id]}`;
+        const children = layer.items.map((item, i) => itemNode(id, item, ledger.budget, i, pruned));
+        const cached = layer.items.reduce((n, i) => n + (i.cached ? i.tokens : 0), 0);
+        return {
+            id,
+            label: name,
+            description: `${fmt(layer.tokens)} tokens · ${percent(layer.tokens, ledger.budget)}`,
+            tooltip: `**${name}**\n\n${fmt(layer.tokens)} tokens, ${percent(layer.tokens, ledger.budget)} of the ${fmt(ledger.budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer.id]}`,
+            icon: 'layer',
+            contextValue: 'layer',
+            accessibility: `${name}: ${fmt(layer.tokens)} tokens, ${percent(layer.tokens, ledger.budget)} of the budget, ${children.length} items`,
+            children,
+            expanded: layer.id === 'L3' || layer.id === 'L2',
+        };
+    });
+}
+const LAYER_HELP = {
+    L1: 'The product prompt and your instructions; changes only when settings or instruction files change.',
+    L2: 'Every attachment version sent in an earlier turn, once.',
+    L3: 'This turn: new blocks in full, one-line references to blocks already sent, and the tool calls the model made with what they read.',
+    L4: 'Earlier messages and replies (and summaries of older turns).',
+    L5: 'What you typed this turn.',
+};
+function cachedSummary(r) {
+    const predicted = `${fmt(r.predictedCached)} predicted cached`;
+    if (!r.reported)
+        return { text: predicted };
+    const reported = r.reported.cacheRead;
+    const text = `${predicted} / ${fmt(reported)} reported`;
+    if (reported === r.predictedCached)
+        return { text };
+    const why = reported < r.predictedCached
+        ? 'The provider served less from its cache than predicted: cache entries expire (OpenAI after minutes of inactivity, Anthropic after the TTL), a request can land on another server, and the first request of a prefix only writes it.'
+        : 'The provider served more from its cache than predicted: it may cache at finer steps than the rule Strata predicts with, or share a cache across chats with the same prefix.';
+    return { text: `${text} ⚠`, mismatch: why };
+}
+/** A request's root row (the last request, or one of "Requests"). */
+function requestNode(id, title, r, expanded) {
+    const { text: cached, mismatch } = cachedSummary(r);
+    const lines = [
+        `**${title}**`,
+        '',
+        `${fmt(r.promptTokens)} prompt tokens of the ${fmt(r.budget)}-token budget (${percent(r.promptTokens, r.budget)})`,
+        '',
+        `Cache: ${cached}`,
+    ];
+    if (r.reported)
+        lines.push('', `Provider usage: ${fmt(r.reported.input)} in (${fmt(r.reported.cacheRead)} read from cache, ${fmt(r.reported.cacheWrite)} written), ${fmt(r.reported.output)} out`);
+    if (mismatch)
+        lines.push('', `⚠ ${mismatch}`);
+    if (r.prefixBreak)
+        lines.push('', `Prefix break: ${r.prefixBreakReason ?? 'the stable prefix of the previous request changed'} (the cache could not serve what followed it).`);
+    if (r.model)
+        lines.push('', `Model: ${r.model}`);
+    if (r.outcome && r.outcome !== 'complete')
+        lines.push('', `Outcome: ${r.outcome}`);
+    if (r.pruned && r.pruned.length > 0)
+        lines.push('', `Pruning: ${r.pruned.length} cut(s)`);
+    const share = r.reported ? r.reported.cacheRead / Math.max(1, r.reported.input) : r.predictedCached / Math.max(1, r.promptTokens);
+    const node = {
+        id,
+        label: title,
+        description: `${fmt(r.promptTokens)} / ${fmt(r.budget)} (${percent(r.promptTokens, r.budget)}) · ${Math.round(share * 100)}% cached${r.prefixBreak ? ' · prefix break' : ''}${mismatch ? ' ⚠' : ''}`,
+        tooltip: lines.join('\n'),
+        icon: mismatch ? 'warning' : 'request',
+        contextValue: 'request',
+        accessibility: `${title}: ${fmt(r.promptTokens)} of ${fmt(r.budget)} tokens, ${Math.round(share * 100)} percent cached${r.prefixBreak ? ', the prefix changed' : ''}${mismatch ? ', reported cache differs from the prediction' : ''}`,
+        expanded,
+    };
+    if (r.ledger)
+        node.children = layerNodes(id, r.ledger);
+    else if (r.loadLedger) {
+        const load = r.loadLedger;
+        node.lazyChildren = () => {
+            const ledger = load();
+            return ledger ? layerNodes(id, ledger) : [infoNode(`${id}/unavailable`, 'The breakdown of this request is not available.')];
+        };
+    }
+    return node;
+}
+function infoNode(id, label, tooltip) {
+    return { id, label, icon: 'framing', contextValue: 'info', accessibility: label, tooltip };
+}
+/** "Next message": what is attached for the next message and what it will cost before it is sent. */
+function nextMessageNode(items, predictedTotal, budget) {
+    const cost = items.reduce((n, i) => n + i.tokens, 0);
+    const children = items.map((i) => ({
+        id: `next/${i.chipId}`,
+        label: i.label,
+        description: `+${fmt(i.tokens)} tokens · ${i.reference ? 'reference (already sent)' : 'full'}${i.pinned ? ' · pinned' : ''}`,
+        tooltip: `**${escapeMd(i.label)}**\n\nThe next request spends ${fmt(i.tokens)} tokens on it (${percent(i.tokens, budget)} of the budget)${i.reference ? ': it was sent before, so a one-line reference goes out instead of the content' : ''}.${i.kind === 'selection' ? '\n\nA selection is a snapshot: kept verbatim for the whole chat.' : ''}`,
+        icon: i.kind === 'selection' ? 'selection' : 'file',
+        contextValue: `chip${i.pinned ? '.pinned' : ''}${i.kind === 'selection' ? '.selection' : ''}`,
+        ref: i.chipId,
+        source: i.source,
+        status: i.pinned ? 'pinned' : i.reference ? 'reference' : 'full',
+        recoverable: i.kind === 'file',
+        accessibility: `${i.label}, ${fmt(i.tokens)} tokens for the next message${i.pinned ? ', pinned' : ''}`,
+    }));
+    const total = predictedTotal !== undefined ? ` · next request ≈ ${fmt(predictedTotal)} tokens` : '';
+    return {
+        id: 'next',
+        label: 'Next message',
+        description: items.length === 0 ? 'nothing attached' : `${items.length} attached · +${fmt(cost)} tokens${total}`,
+        tooltip: items.length === 0 ? 'Attach files or selections to see their cost before you send.' : `What you attached for the next message costs ${fmt(cost)} tokens${total ? `; the whole next request is about ${fmt(predictedTotal)} tokens of the ${fmt(budget)} budget` : ''}.`,
+        icon: 'next',
+        contextValue: 'info',
+        accessibility: `Next message: ${items.length} attachments, ${fmt(cost)} tokens`,
+        children,
+        expanded: true,
+    };
+}
+/** "Requests": every request of the chat, newest first; each expands into its layer breakdown. */
+function requestsNode(records) {
+    const children = [...records].reverse().map((r) => requestNode(`requests/${r.turn}`, `Turn ${r.turn}`, r, false));
+    return {
+        id: 'requests',
+        label: 'Requests',
+        description: `${records.length} in this chat`,
+        icon: 'history',
+        contextValue: 'info',
+        accessibility: `Requests: ${records.length} in this chat`,
+        children,
+        expanded: false,
+    };
+}
+/** The whole tree. */
+function buildLedgerTree(input) {
+    const roots = [];
+    if (input.last)
+        roots.push(requestNode('last', `Last request · turn ${input.last.turn}`, input.last, true));
+    roots.push(nextMessageNode(input.next, input.nextTotal, input.budget));
+    if (input.requests.length > 0)
+        roots.push(requestsNode(input.requests));
+    return roots;
+}
+function escapeMd(text) {
+    return text.replace(/([\\`*_{}[\]()#+!|<>])/g, '\\$1');
+}
+//# sourceMappingURL=ledgerTree.js.map

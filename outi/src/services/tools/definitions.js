@@ -1,0 +1,150 @@
+"use strict";
+/**
+ * The workspace tools the model may call (issue 11): read-only, no approval needed, each through the
+ * same workspace isolation as attachments (DESIGN §3). Names, descriptions and JSON schemas are sent
+ * to the provider once per request, in this order and byte for byte the same in every request of a
+ * chat (they are part of the cached prefix).
+ */
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.TOOL_DEFINITIONS = exports.TOOL_NAMES = void 0;
+exports.isToolName = isToolName;
+exports.parseToolArgs = parseToolArgs;
+exports.callLabel = callLabel;
+exports.TOOL_NAMES = ['read_file', 'list_files', 'search_text', 'get_diagnostics', 'get_selection'];
+exports.TOOL_DEFINITIONS = [
+    {
+        name: 'read_file',
+        description: 'Read a text file of the workspace (the editor\'s unsaved text when it is open). Paths are workspace-relative with "/" separators. ' +
+            'Optionally only lines startLine..endLine (1-based, inclusive). Large results are cut with a note saying where; excluded, binary, too large and outside-workspace paths are refused. ' +
+            'A file already in this conversation unchanged comes back as a reference to its block.',
+        parameters: {
+            type: 'object',
+            properties: {
+                path: { type: 'string', description: 'Workspace-relative path, e.g. src/index.ts' },
+                startLine: { type: 'integer', minimum: 1, description: 'First line to read (1-based)' },
+                endLine: { type: 'integer', minimum: 1, description: 'Last line to read (inclusive)' },
+            },
+            required: ['path'],
+            additionalProperties: false,
+        },
+    },
+    {
+        name: 'list_files',
+        description: 'List workspace files whose workspace-relative path matches a glob ("**" spans folders, "*" stays in one folder, {a,b} alternatives). Excluded files are not listed; long lists are cut.',
+        parameters: {
+            type: 'object',
+            properties: { glob: { type: 'string', description: 'Glob such as src/**/*.ts or **/package.json' } },
+            required: ['glob'],
+            additionalProperties: false,
+        },
+    },
+    {
+        name: 'search_text',
+        description: 'Search the text of workspace files for a literal string (case-insensitive unless the query has an upper-case letter), optionally only in files matching a glob. ' +
+            'Returns path:line: text lines, at most 50 matches.',
+        parameters: {
+            type: 'object',
+            properties: {
+                query: { type: 'string', description: 'Literal text to find' },
+                glob: { type: 'string', description: 'Only search files matching this glob' },
+            },
+            required: ['query'],
+            additionalProperties: false,
+        },
+    },
+    {
+        name: 'get_diagnostics',
+        description: 'Errors and warnings the editor reports (compiler, linter) for one workspace file, or for every file when no path is given.',
+        parameters: {
+            type: 'object',
+            properties: { path: { type: 'string', description: 'Workspace-relative path; omit for all files' } },
+            additionalProperties: false,
+        },
+    },
+    {
+        name: 'get_selection',
+        description: 'The text the user has selected in the active editor right now, with its path and line numbers.',
+        parameters: { type: 'object', properties: {}, additionalProperties: false },
+    },
+];
+function isToolName(name) {
+    return exports.TOOL_NAMES.includes(name);
+}
+/**
+ * Checks a call's arguments against its tool's schema. Returns the parsed arguments, or a sentence
+ * for the model saying what is wrong (unknown tool, missing or mistyped argument, unknown argument).
+ */
+function parseToolArgs(call) {
+    const def = exports.TOOL_DEFINITIONS.find((d) => d.name === call.name);
+    if (!def)
+        return `There is no tool named ${JSON.stringify(call.name)}; the tools are ${exports.TOOL_NAMES.join(', ')}.`;
+    const args = call.args;
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+        return `${call.name}: the arguments must be a JSON object.`;
+    if (typeof args.__invalid_json__ === 'string')
+        return `${call.name}: the arguments are not a JSON object: ${JSON.stringify(args.__invalid_json__.slice(0, 200))}.`;
+    const props = def.parameters.properties ?? {};
+    for (const k of Object.keys(args))
+        if (!(k in props))
+            return `${call.name}: unknown argument ${JSON.stringify(k)} (it takes ${Object.keys(props).join(', ') || 'no arguments'}).`;
+    for (const k of def.parameters.required ?? [])
+        if (args[k] === undefined || args[k] === null)
+            return `${call.name}: the argument ${JSON.stringify(k)} is required.`;
+    for (const [k, schema] of Object.entries(props)) {
+        const v = args[k];
+        if (v === undefined || v === null)
+            continue;
+        if (schema.type === 'string' && (typeof v !== 'string' || v.length === 0))
+            return `${call.name}: ${k} must be a non-empty string.`;
+        if (schema.type === 'integer' && (typeof v !== 'number' || !Number.isInteger(v) || v < (schema.minimum ?? Number.MIN_SAFE_INTEGER))) {
+            return `${call.name}: ${k} must be an integer${schema.minimum !== undefined ? ` ≥ ${schema.minimum}` : ''}.`;
+        }
+    }
+    const opt = (k) => (args[k] === null ? undefined : args[k]);
+    switch (def.name) {
+        case 'read_file': {
+            const out = { name: 'read_file', path: args.path };
+            const s = opt('startLine');
+            const e = opt('endLine');
+            if (s !== undefined)
+                out.startLine = s;
+            if (e !== undefined)
+                out.endLine = e;
+            if (s !== undefined && e !== undefined && e < s)
+                return 'read_file: endLine must not be before startLine.';
+            return out;
+        }
+        case 'list_files':
+            return { name: 'list_files', glob: args.glob };
+        case 'search_text': {
+            const g = opt('glob');
+            return g !== undefined ? { name: 'search_text', query: args.query, glob: g } : { name: 'search_text', query: args.query };
+        }
+        case 'get_diagnostics': {
+            const p = opt('path');
+            return p !== undefined ? { name: 'get_diagnostics', path: p } : { name: 'get_diagnostics' };
+        }
+        case 'get_selection':
+            return { name: 'get_selection' };
+    }
+}
+/** A short label of a call for the panel and the log: `read_file src/a.ts:1-40`. */
+function callLabel(call) {
+    const a = call.args ?? {};
+    const s = (k) => (typeof a[k] === 'string' ? a[k] : undefined);
+    switch (call.name) {
+        case 'read_file': {
+            const range = a.startLine !== undefined || a.endLine !== undefined ? `:${a.startLine ?? 1}-${a.endLine ?? ''}` : '';
+            return `read_file ${s('path') ?? '?'}${range}`;
+        }
+        case 'list_files':
+            return `list_files ${s('glob') ?? '?'}`;
+        case 'search_text':
+            return `search_text ${JSON.stringify(s('query') ?? '')}${s('glob') ? ` in ${s('glob')}` : ''}`;
+        case 'get_diagnostics':
+            return `get_diagnostics ${s('path') ?? '(all files)'}`;
+        default:
+            return call.name;
+    }
+}
+//# sourceMappingURL=definitions.js.map

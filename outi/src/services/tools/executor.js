@@ -1,0 +1,307 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.callLabel = exports.ToolExecutor = exports.DEFAULT_TOOL_LIMITS = void 0;
+exports.normalizeGlob = normalizeGlob;
+exports.globMatcher = globMatcher;
+/**
+ * Runs the workspace tools (issue 11) over a `ToolWorkspacePort`. Every path goes through the port's
+ * isolation (`resolve` / `recheck`: real path inside the workspace, excludes, binary, size), so a tool
+ * reads exactly what an attachment could, and a refused path returns a refusal sentence to the model,
+ * never content. A result longer than the per-call token budget is cut at a line boundary with an
+ * honest "truncated at line N of M" note.
+ *
+ * What a tool read is not text for the model yet: the executor returns an artifact input, and the
+ * engine decides whether it becomes a full block, a new version or a reference to a block the request
+ * already carries (the same id@version rules as attachments). Refusals, "nothing found" and such are
+ * plain notes.
+ *
+ * Written as a generator of steps like the turn pipeline: a synchronous port (the replay) is driven
+ * synchronously, the editor's asynchronously, by the same code.
+ */
+const artifacts_1 = require("../../engine/artifacts");
+const glob_1 = require("../../common/glob");
+const isolation_1 = require("../../engine/isolation");
+const steps_1 = require("../../common/steps");
+const definitions_1 = require("./definitions");
+Object.defineProperty(exports, "callLabel", { enumerable: true, get: function () { return definitions_1.callLabel; } });
+exports.DEFAULT_TOOL_LIMITS = {
+    maxResultTokens: 6000,
+    maxListEntries: 500,
+    maxSearchMatches: 50,
+    maxSearchFiles: 5000,
+    maxSearchFileChars: 2_000_000,
+    maxMatchLineChars: 200,
+};
+function plural(n, one, many = `${one}s`) {
+    return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+function refusal(tool, r) {
+    return { kind: 'text', text: `${tool} refused (${r.reason}): ${r.message.replace(/ and was not attached\.$/, '; it was not read.').replace(/ was not attached\.$/, ' was not read.')}`, refused: r.reason };
+}
+/** `glob` as a workspace-relative pattern ('/' separators, no leading `./` or `/`). */
+function normalizeGlob(glob) {
+    let g = glob.trim().replace(/\\/g, '/');
+    while (g.startsWith('./'))
+        g = g.slice(2);
+    while (g.startsWith('/'))
+        g = g.slice(1);
+    return g.length === 0 ? '**/*' : g;
+}
+class ToolExecutor {
+    port;
+    counter;
+    limits;
+    constructor(port, counter, limits = exports.DEFAULT_TOOL_LIMITS) {
+        this.port = port;
+        this.counter = counter;
+        this.limits = limits;
+    }
+    /** The steps of one call; drive with `runSteps` / `runStepsSync` (or `yield*` from a pipeline). */
+    *execute(call, signal) {
+        const parsed = (0, definitions_1.parseToolArgs)(call);
+        if (typeof parsed === 'string')
+            return { call, output: { kind: 'text', text: parsed, refused: 'invalid-arguments' }, summary: 'invalid arguments' };
+        const output = yield* this.run(parsed, signal);
+        return { call, output, summary: summarize(parsed, output) };
+    }
+    *run(args, signal) {
+        switch (args.name) {
+            case 'read_file':
+                return yield* this.readFile(args.path, args.startLine, args.endLine);
+            case 'list_files':
+                return yield* this.listFiles(args.glob, signal);
+            case 'search_text':
+                return yield* this.searchText(args.query, args.glob, signal);
+            case 'get_diagnostics':
+                return yield* this.diagnostics(args.path);
+            case 'get_selection':
+                return yield* this.selection();
+        }
+    }
+    *readFile(path, startLine, endLine) {
+        const r = yield* (0, steps_1.wait)(this.port.resolve({ kind: 'file', path }));
+        if (!r.ok)
+            return refusal('read_file', r.rejection);
+        const file = r.input;
+        const content = file.content;
+        const whole = { id: `file:${file.uri}`, content };
+        const ranged = startLine !== undefined || endLine !== undefined;
+        if (!ranged) {
+            const cut = this.fit(content, 1);
+            if (!cut)
+                return { kind: 'artifact', input: file };
+            return { kind: 'artifact', input: { kind: 'tool', uri: file.uri, range: cut.range, content: cut.content }, whole, note: cut.note };
+        }
+        const total = (0, artifacts_1.lineSpans)(content).length;
+        const from = startLine ?? 1;
+        if (from > total)
+            return { kind: 'text', text: `read_file: ${file.uri} has ${plural(total, 'line')}; startLine ${from} is past its end.` };
+        const slice = (0, artifacts_1.sliceLines)(content, { startLine: from, endLine: endLine ?? total });
+        const cut = this.fit(slice.content, from, total);
+        const range = cut ? cut.range : slice.range;
+        const input = { kind: 'tool', uri: file.uri, range, content: cut ? cut.content : slice.content };
+        const out = { kind: 'artifact', input, whole };
+        if (cut)
+            out.note = cut.note;
+        else if (endLine !== undefined && slice.range.endLine < endLine)
+            out.note = `[${file.uri} ends at line ${total}.]`;
+        return out;
+    }
+    /**
+     * Cuts `text` (whose first line is line `first` of a file of `total` lines) to the per-call token
+     * budget at a line boundary; undefined when it fits whole.
+     */
+    fit(text, first, total) {
+        const max = this.limits.maxResultTokens;
+        // Tokens are rarely longer than 8 characters: text up to that length is counted, longer is cut first.
+        const charCap = max * 8;
+        if (text.length <= charCap && this.counter.count(text) <= max)
+            return undefined;
+        const spans = (0, artifacts_1.lineSpans)(text);
+        const lines = spans.length;
+        const fileTotal = total ?? first - 1 + lines;
+        let hi = 0;
+        while (hi < lines && spans[hi][1] <= charCap)
+            hi++;
+        // Largest n (lines kept) with count ≤ max; at least one line (cut by characters if it is huge).
+        let lo = 0;
+        while (lo < hi) {
+            const mid = (lo + hi + 1) >> 1;
+            if (this.counter.count(text.slice(0, spans[mid - 1][1])) <= max)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        if (lo === 0) {
+            const line = text.slice(0, spans[0][1]);
+            let chars = Math.min(line.length, charCap);
+            while (chars > 1 && this.counter.count(line.slice(0, chars)) > max)
+                chars = Math.floor(chars / 2);
+            return {
+                content: line.slice(0, chars),
+                range: { startLine: first, endLine: first },
+                note: `[truncated inside line ${first} of ${fileTotal} (a single line longer than the ${max}-token limit of one tool result): only its first ${plural(chars, 'character')} were sent.]`,
+            };
+        }
+        const last = first + lo - 1;
+        return {
+            content: text.slice(0, spans[lo - 1][1]),
+            range: { startLine: first, endLine: last },
+            note: `[truncated at line ${last} of ${fileTotal}: a tool result may take ${max} tokens. Call read_file with startLine ${last + 1} to read on.]`,
+        };
+    }
+    /** Cuts a listing (one entry per line) to the token budget; the note counts entries. */
+    fitLines(lines, total) {
+        const text = lines.join('\n');
+        const cut = this.fit(text, 1, lines.length);
+        if (!cut)
+            return { text };
+        return { text: cut.content, note: `[truncated at line ${cut.range.endLine} of ${total}: a tool result may take ${this.limits.maxResultTokens} tokens.]` };
+    }
+    *listFiles(glob, signal) {
+        const pattern = normalizeGlob(glob);
+        const cap = this.limits.maxListEntries;
+        const listing = yield* (0, steps_1.wait)(this.port.listFiles(pattern, cap + 1, signal));
+        const paths = listing.paths.slice(0, cap);
+        if (paths.length === 0)
+            return { kind: 'text', text: `list_files: no workspace file matches ${JSON.stringify(pattern)} (excluded files are never listed).` };
+        const more = listing.more || listing.paths.length > cap;
+        const total = more ? `more than ${cap}` : String(paths.length);
+        const fitted = this.fitLines(paths, total);
+        const note = fitted.note ?? (more ? `[truncated at line ${cap} of ${total}: narrow the glob to see the rest.]` : undefined);
+        const out = { kind: 'artifact', input: { kind: 'tool', uri: `list_files ${pattern}`, content: fitted.text } };
+        if (note)
+            out.note = note;
+        return out;
+    }
+    *searchText(query, glob, signal) {
+        const pattern = glob ? normalizeGlob(glob) : '**/*';
+        const lim = this.limits;
+        const listing = yield* (0, steps_1.wait)(this.port.listFiles(pattern, lim.maxSearchFiles, signal));
+        const smartCase = query === query.toLowerCase();
+        const needle = smartCase ? query.toLowerCase() : query;
+        const matches = [];
+        let skipped = 0;
+        let searched = 0;
+        let moreMatches = false;
+        for (const path of listing.paths) {
+            if (signal?.aborted)
+                break;
+            const r = yield* (0, steps_1.wait)(this.port.resolve({ kind: 'file', path }));
+            if (!r.ok) {
+                skipped++;
+                continue;
+            }
+            const text = r.input.content;
+            if (text.length > lim.maxSearchFileChars) {
+                skipped++;
+                continue;
+            }
+            searched++;
+            const hay = smartCase ? text.toLowerCase() : text;
+            if (!hay.includes(needle))
+                continue;
+            const spans = (0, artifacts_1.lineSpans)(text);
+            for (let i = 0; i < spans.length; i++) {
+                const [s, e] = spans[i];
+                if (!hay.slice(s, e).includes(needle))
+                    continue;
+                if (matches.length >= lim.maxSearchMatches) {
+                    moreMatches = true;
+                    break;
+                }
+                let line = text.slice(s, e);
+                if (line.length > lim.maxMatchLineChars)
+                    line = `${line.slice(0, lim.maxMatchLineChars)}…`;
+                matches.push(`${r.input.uri}:${i + 1}: ${line}`);
+            }
+            if (moreMatches)
+                break;
+        }
+        const scope = glob ? ` in ${pattern}` : '';
+        const facts = [`${plural(searched, 'file')} searched`];
+        if (skipped > 0)
+            facts.push(`${plural(skipped, 'file')} skipped (excluded, binary, too large or unreadable)`);
+        if (listing.more)
+            facts.push(`only the first ${plural(lim.maxSearchFiles, 'file')} matching the glob were searched`);
+        if (matches.length === 0)
+            return { kind: 'text', text: `search_text: no match for ${JSON.stringify(query)}${scope} (${facts.join('; ')}).` };
+        const total = moreMatches ? `more than ${lim.maxSearchMatches}` : String(matches.length);
+        const fitted = this.fitLines(matches, total);
+        const notes = [];
+        if (fitted.note)
+            notes.push(fitted.note);
+        else if (moreMatches)
+            notes.push(`[truncated at line ${lim.maxSearchMatches} of ${total} matches: narrow the query or the glob to see the rest.]`);
+        notes.push(`[${facts.join('; ')}.]`);
+        return { kind: 'artifact', input: { kind: 'tool', uri: `search_text ${JSON.stringify(query)}${scope}`, content: fitted.text }, note: notes.join('\n') };
+    }
+    *diagnostics(path) {
+        let target;
+        if (path !== undefined) {
+            const bad = yield* (0, steps_1.wait)(this.port.recheck(path, path));
+            if (bad)
+                return refusal('get_diagnostics', bad);
+            target = (0, isolation_1.normalizeRelativePath)(path.replace(/\\/g, '/')) ?? path;
+        }
+        const all = yield* (0, steps_1.wait)(this.port.diagnostics(target));
+        // Every path reported is checked like a read: nothing about an excluded file leaves the editor.
+        const shown = [];
+        for (const d of all) {
+            const bad = yield* (0, steps_1.wait)(this.port.recheck(d.path, d.path));
+            if (!bad)
+                shown.push(d);
+        }
+        if (shown.length === 0)
+            return { kind: 'text', text: `get_diagnostics: no errors or warnings ${target ? `in ${target}` : 'in the workspace'}.` };
+        const order = { error: 0, warning: 1, info: 2, hint: 3 };
+        shown.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.line - b.line || a.column - b.column || order[a.severity] - order[b.severity] || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+        const lines = shown.map((d) => `${d.path}:${d.line}:${d.column}: ${d.severity}: ${d.message.replace(/\s*\n\s*/g, ' ')}${d.source ? ` (${d.source}${d.code ? ` ${d.code}` : ''})` : ''}`);
+        const fitted = this.fitLines(lines, String(lines.length));
+        const out = { kind: 'artifact', input: { kind: 'diagnostics', uri: target ?? '*', content: fitted.text } };
+        if (fitted.note)
+            out.note = fitted.note;
+        return out;
+    }
+    *selection() {
+        const sel = yield* (0, steps_1.wait)(this.port.selection());
+        if (!sel)
+            return { kind: 'text', text: 'get_selection: nothing is selected in the active editor.' };
+        const r = yield* (0, steps_1.wait)(this.port.resolve({ kind: 'selection', path: sel.path, startLine: sel.startLine, endLine: sel.endLine }));
+        if (!r.ok)
+            return refusal('get_selection', r.rejection);
+        const s = r.input;
+        const cut = this.fit(s.content, s.range.startLine);
+        const input = { kind: 'tool', uri: s.uri, range: cut ? cut.range : s.range, content: cut ? cut.content : s.content };
+        const out = { kind: 'artifact', input };
+        if (cut)
+            out.note = cut.note.replace(/ Call read_file with startLine (\d+) to read on\./, ` Call read_file on ${s.uri} with startLine $1 to read on.`);
+        return out;
+    }
+}
+exports.ToolExecutor = ToolExecutor;
+/** One line for the panel and the log. */
+function summarize(args, out) {
+    if (out.kind === 'text')
+        return out.refused ? `refused: ${out.refused}` : out.text.replace(/^[a-z_]+: /, '');
+    const i = out.input;
+    const lines = i.content.length === 0 ? 0 : (0, artifacts_1.lineSpans)(i.content).length;
+    const cut = out.note?.startsWith('[truncated') ? ' (truncated)' : '';
+    switch (args.name) {
+        case 'read_file':
+        case 'get_selection':
+            return `${i.uri}${i.range ? `, lines ${i.range.startLine}-${i.range.endLine}` : `, ${plural(lines, 'line')}`}${cut}`;
+        case 'list_files':
+            return `${plural(lines, 'file')}${cut}`;
+        case 'search_text':
+            return `${plural(lines, 'match', 'matches')}${cut}`;
+        case 'get_diagnostics':
+            return `${plural(lines, 'problem')}${cut}`;
+    }
+}
+/** An `AttachmentSpec`-free helper for tests: the glob set the memory port lists with. */
+function globMatcher(glob) {
+    const set = new glob_1.GlobSet([normalizeGlob(glob)]);
+    return (path) => set.match(path) !== undefined;
+}
+//# sourceMappingURL=executor.js.map

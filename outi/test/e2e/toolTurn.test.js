@@ -1,0 +1,129 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+/**
+ * Issue 11 in the real workbench: the model reads the workspace through tools. The OpenAI imitation
+ * is scripted to call `read_file` on a file of the sample workspace and on a path outside it, then to
+ * answer. What a person sees: the two calls as steps in the reply (one done with its size, one
+ * refused), a step that opens to show its arguments and result, the Context Layers tree listing the
+ * file the tool read under L3 as recoverable. What went out: the second request is the first one plus
+ * the step (a pure append), the file's bytes once, nothing of the outside path.
+ */
+const assert = __importStar(require("node:assert/strict"));
+const fs = __importStar(require("node:fs"));
+const path = __importStar(require("node:path"));
+const chatPanel_1 = require("./support/chatPanel");
+const session_1 = require("./support/session");
+const steps_1 = require("./support/steps");
+const workbench_1 = require("./support/workbench");
+const FILE = 'src/tax.ts';
+const OUTSIDE = '../outside-the-workspace.txt';
+const QUESTION = 'Where are the tax rates defined, and which one applies to books?';
+const ANSWER = 'The rates are a table in src/tax.ts, keyed by region and category; books have their own reduced rate there.';
+describe('e2e: a tool turn in the real workbench', function () {
+    this.timeout(300_000);
+    let session;
+    before(async function () {
+        this.timeout(180_000);
+        session = await (0, session_1.e2eSession)();
+    });
+    it('shows the model reading a file as a step, refuses a path outside the workspace, and sends the file once', async () => {
+        const steps = new steps_1.Steps(session, 'tools');
+        const { page, imitation } = session;
+        const content = fs.readFileSync(path.join(session.workspace, FILE), 'utf8');
+        fs.writeFileSync(path.join(path.dirname(session.workspace), path.basename(OUTSIDE)), 'SECRET-OUTSIDE-CONTENT\n');
+        await steps.run('workbench loaded', () => (0, workbench_1.waitForWorkbench)(page));
+        const panel = await steps.run('chat panel open', async () => {
+            await (0, workbench_1.openStrataView)(page);
+            const p = new chatPanel_1.ChatPanel(page, await (0, workbench_1.chatFrame)(page));
+            await p.waitUntilReady();
+            return p;
+        });
+        await steps.run('new chat', () => panel.byTestId(chatPanel_1.TEST_ID.newChat).click());
+        const before = imitation.chatRequests.length;
+        imitation.queueReply({ text: 'Let me look at the tax module.', toolCalls: [{ name: 'read_file', args: { path: FILE } }, { name: 'read_file', args: { path: OUTSIDE } }] }, ANSWER);
+        await steps.run('question sent', () => panel.typeAndSend(QUESTION));
+        await steps.run('the answer shown after the tool step', async () => {
+            await panel.messages('assistant').filter({ hasText: ANSWER }).first().waitFor({ state: 'visible', timeout: workbench_1.TIMEOUT.reply });
+        });
+        const stepRows = panel.messages('assistant').last().locator('[data-testid="strata-tool-step"]');
+        await steps.run('two read_file steps: one done, one refused', async () => {
+            const states = await (0, workbench_1.poll)('two finished tool steps', workbench_1.TIMEOUT.ui, async () => {
+                const all = await stepRows.evaluateAll((els) => els.map((e) => `${e.getAttribute('data-tool')}:${e.getAttribute('data-status')}`));
+                return all.length === 2 && !all.some((s) => s.endsWith(':running')) ? all : undefined;
+            });
+            assert.deepEqual(states, ['read_file:done', 'read_file:refused']);
+            const size = (0, chatPanel_1.normalize)(await stepRows.nth(0).locator('[data-testid="strata-tool-step-size"]').innerText());
+            assert.match(size, /^\d[\d,]* tokens$/, `size shown for the read: "${size}"`);
+            assert.match((0, chatPanel_1.normalize)(await stepRows.nth(1).innerText()), /outside/i);
+        });
+        await steps.run('a step opens to show its arguments and result', async () => {
+            await stepRows.nth(0).locator('summary').click();
+            const text = (0, chatPanel_1.normalize)(await stepRows.nth(0).innerText());
+            assert.ok(text.includes(FILE), `the opened step does not name ${FILE}: "${text}"`);
+            assert.match(text, /Arguments/);
+            assert.match(text, /Result/);
+        });
+        await steps.run('the requests: a pure append, the file once, nothing from outside', async () => {
+            const sent = imitation.chatRequests.slice(before);
+            assert.equal(sent.length, 2, `model calls for one tool turn: ${sent.length}`);
+            const [first, second] = sent.map((r) => r.messages ?? []);
+            assert.deepEqual(second.slice(0, first.length).map((m) => m.content.map((b) => b.text)), first.map((m) => m.content.map((b) => b.text)), 'the second request does not start with the first one');
+            const all = second.flatMap((m) => m.content.map((b) => b.text)).join('\n');
+            assert.equal(all.split(content.trimEnd()).length - 1, 1, `${FILE} is not in the second request exactly once`);
+            assert.ok(!all.includes('SECRET-OUTSIDE-CONTENT'), 'the outside file reached the model');
+            assert.deepEqual(sent[0].tools?.includes('read_file'), true, 'read_file was not offered');
+        });
+        await steps.run('Context Layers lists the file the tool read under L3', async () => {
+            const rows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
+            // Open L3 (a person clicks it; the tree keeps a layer's expansion as the user left it).
+            const l3Row = rows.filter({ hasText: 'L3 This turn' }).first();
+            await l3Row.waitFor({ state: 'visible', timeout: workbench_1.TIMEOUT.ui });
+            if ((await l3Row.getAttribute('aria-expanded')) === 'false')
+                await l3Row.click();
+            const labels = await (0, workbench_1.poll)('the tree to show the tool read', workbench_1.TIMEOUT.ui, async () => {
+                const texts = (await rows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
+                return texts.some((t) => t.startsWith('Last request')) && texts.some((t) => t.startsWith(FILE)) ? texts : undefined;
+            });
+            const l3 = labels.indexOf('L3 This turn');
+            const file = labels.findIndex((t) => t.startsWith(FILE));
+            assert.ok(l3 >= 0 && file > l3, `${FILE} is not listed under L3: ${labels.join(' | ')}`);
+            const row = rows.filter({ hasText: FILE }).first();
+            const aria = (await row.getAttribute('aria-label')) ?? '';
+            assert.match(aria, /recoverable|read_file|tool/i, `the row does not say the tool read it: "${aria}"`);
+        });
+    });
+});
+//# sourceMappingURL=toolTurn.test.js.map

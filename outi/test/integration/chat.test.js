@@ -1,0 +1,341 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+const assert = __importStar(require("node:assert/strict"));
+const fs = __importStar(require("node:fs"));
+const path = __importStar(require("node:path"));
+const vscode = __importStar(require("vscode"));
+const chatSession_1 = require("../../src/services/chatSession");
+const tokenizer_1 = require("../../src/services/tokenizer");
+const imitationServers_1 = require("../support/imitationServers");
+const panel_1 = require("./support/panel");
+/**
+ * The chat panel's host side in the real extension host: commands, attaching from real editors,
+ * isolation refusals, full turns against the OpenAI and Anthropic imitation servers (real HTTP,
+ * real LangChain clients), Stop, the no-provider preview, errors, reload, forged messages.
+ */
+const MATH_TS = 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function mul(a: number, b: number): number {\n  return a * b;\n}\n';
+const MATH_L1_3 = 'export function add(a: number, b: number): number {\n  return a + b;\n}';
+function requestText(messages) {
+    return (messages ?? []).map((m) => m.content.map((b) => b.text).join('')).join('\n');
+}
+function occurrences(haystack, needle) {
+    let n = 0;
+    for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + 1))
+        n++;
+    return n;
+}
+describe('Chat panel (host) in the real editor', function () {
+    this.timeout(120_000);
+    let api;
+    let panel;
+    let openai;
+    let anthropic;
+    before(async () => {
+        api = await (0, panel_1.strataApi)();
+        await vscode.commands.executeCommand('strata.chat.focus');
+        await (0, panel_1.withTimeout)(api.whenChatReady(), 30_000, 'the chat webview saying ready');
+        panel = new panel_1.PanelDriver(api);
+        openai = await (0, imitationServers_1.startOpenAIImitation)({ defaultReply: 'The function adds two numbers.\n\n```ts\nadd(1, 2);\n```\n', deltaChars: 5 });
+        anthropic = await (0, imitationServers_1.startAnthropicImitation)({ defaultReply: 'Anthropic says: it multiplies.', deltaChars: 5 });
+        await (0, panel_1.configure)(api, { provider: 'openai', baseUrl: `${openai.url}`, model: 'gpt-4o' });
+    });
+    after(async () => {
+        panel?.dispose();
+        await openai?.close();
+        await anthropic?.close();
+        await (0, panel_1.configure)(api, { provider: undefined, baseUrl: undefined, model: undefined });
+    });
+    beforeEach(async () => {
+        await api.testing.controller.newChat();
+        panel.clear();
+    });
+    afterEach(async () => {
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    });
+    it('attaches a selection from a real editor (command) and the file, and a full OpenAI turn sends each verbatim, once', async () => {
+        await (0, panel_1.selectLines)(['src', 'math.ts'], 1, 3);
+        await vscode.commands.executeCommand('strata.attachSelection');
+        await vscode.commands.executeCommand('strata.attachActiveFile');
+        const chips = api.testing.session.chips();
+        assert.deepEqual(chips.map((c) => c.label), ['app/src/math.ts:L1-3', 'app/src/math.ts']);
+        assert.ok(panel.of('chips').length >= 2, 'the panel got the chips');
+        const before = openai.chatRequests.length;
+        const { started, chunks, ended } = await panel.sendAndWait('What does add do?');
+        assert.equal(openai.chatRequests.length, before + 1, 'exactly one request went out');
+        const sent = openai.chatRequests[openai.chatRequests.length - 1];
+        const text = requestText(sent.messages);
+        assert.equal(occurrences(text, MATH_L1_3), 2, 'the selection once as its own block, once inside the file block');
+        assert.equal(occurrences(text, MATH_TS), 1, 'the file block once');
+        const user = sent.messages[sent.messages.length - 1];
+        assert.equal(user.role, 'user');
+        assert.ok(user.content.some((b) => b.text.includes(MATH_L1_3)), 'the selection is in this turn\'s user message');
+        assert.ok(user.content[user.content.length - 1].text.includes('What does add do?'));
+        assert.deepEqual(sent.body.prompt_cache_key, api.testing.session.activeChatId, 'a stable prompt_cache_key per chat');
+        // Streaming: chunks in order, then the final message equal to what the server sent.
+        assert.deepEqual(started.user.attachments, ['app/src/math.ts:L1-3', 'app/src/math.ts']);
+        assert.deepEqual(chunks.map((c) => c.seq), chunks.map((_, i) => i));
+        assert.equal(chunks.map((c) => c.text).join(''), sent.reply);
+        assert.equal(ended.kept, true);
+        assert.equal(ended.assistant.status, 'complete');
+        assert.equal(ended.assistant.text, sent.reply);
+        assert.ok(ended.assistant.bar && ended.assistant.bar.total > 0, 'the reply carries its layer bar');
+        assert.deepEqual(api.testing.session.chips(), [], 'chips are cleared once the turn is kept');
+        const store = api.testing.session.store.loadChat(api.testing.session.activeChatId);
+        assert.equal(store.state.completedTurns, 1, 'the turn was persisted');
+        // Turn 2: the same file again is a reference, not a second copy.
+        await vscode.commands.executeCommand('strata.attachActiveFile', vscode.Uri.joinPath((0, panel_1.folderUri)('app'), 'src', 'math.ts'));
+        await panel.sendAndWait('And mul?');
+        const second = requestText(openai.chatRequests[openai.chatRequests.length - 1].messages);
+        assert.equal(occurrences(second, MATH_TS), 1, 'still one copy of the file in turn 2');
+        assert.ok(second.startsWith(text.slice(0, text.lastIndexOf('What does add do?'))), 'turn 2 is a pure append of turn 1');
+    });
+    it('runs a full turn against the Anthropic imitation server with cache breakpoints and reported usage', async () => {
+        await (0, panel_1.configure)(api, { provider: 'anthropic', baseUrl: anthropic.origin, model: 'claude-sonnet-4-5' });
+        try {
+            assert.match(api.testing.controller.currentModel()?.label ?? '', /imitation/i, 'the panel says it is the local imitation');
+            await (0, panel_1.selectLines)(['src', 'math.ts'], 5, 7);
+            await vscode.commands.executeCommand('strata.attachSelection');
+            const { ended } = await panel.sendAndWait('What does mul do?');
+            assert.equal(ended.kept, true);
+            const sent = anthropic.chatRequests[anthropic.chatRequests.length - 1];
+            const body = JSON.stringify(sent.body);
+            assert.match(body, /"cache_control"/, 'Anthropic gets cache_control at the breakpoints');
+            assert.ok(requestText(sent.messages).includes('export function mul(a: number, b: number): number {\n  return a * b;\n}'));
+            assert.ok(ended.assistant.usage && ended.assistant.usage.input > 0, 'usage reported by the provider is shown');
+        }
+        finally {
+            await (0, panel_1.configure)(api, { provider: 'openai', baseUrl: openai.url, model: 'gpt-4o' });
+        }
+    });
+    it('Stop keeps exactly what streamed, marked stopped, and persists it', async () => {
+        const slow = await (0, imitationServers_1.startOpenAIImitation)({ defaultReply: 'word '.repeat(400), deltaChars: 5, chunkDelayMs: 15 });
+        try {
+            await (0, panel_1.configure)(api, { baseUrl: slow.url });
+            const from = panel.posted.length;
+            await panel.requestOk({ kind: 'send', text: 'Talk a lot' });
+            await (0, panel_1.until)('a few chunks', () => panel.posted.slice(from).filter((m) => m.type === 'chunk').length >= 5);
+            await panel.requestOk({ kind: 'stop' });
+            await (0, panel_1.withTimeout)(api.testing.controller.whenTurnDone(), 5000, 'the stopped turn to end');
+            const mine = panel.posted.slice(from);
+            const shown = mine.filter((m) => m.type === 'chunk').map((m) => (m.type === 'chunk' ? m.text : '')).join('');
+            const ended = mine.find((m) => m.type === 'turnEnded');
+            assert.ok(ended && ended.type === 'turnEnded');
+            assert.equal(ended.kept, true);
+            assert.equal(ended.assistant.status, 'stopped');
+            assert.equal(ended.assistant.text, shown, 'the chat keeps exactly what the user saw');
+            assert.ok(shown.length < 'word '.repeat(400).length, 'the reply was cut short');
+            const saved = api.testing.session.store.loadChat(api.testing.session.activeChatId);
+            assert.equal(saved.state.turns[0].reply, shown);
+            assert.equal(saved.turns[0].stopped, true);
+        }
+        finally {
+            await slow.close();
+            await (0, panel_1.configure)(api, { baseUrl: openai.url });
+        }
+    });
+    it('refuses excluded, symlinked-out, binary, over-size and outside files when attaching, with the reason, and sends none of them', async () => {
+        const app = (0, panel_1.folderUri)('app');
+        const cases = [
+            [vscode.Uri.joinPath(app, '.env'), /strata\.context\.exclude/],
+            [vscode.Uri.joinPath(app, 'link-out.txt'), /points outside the workspace/],
+            [vscode.Uri.joinPath(app, 'link-env.txt'), /strata\.context\.exclude/],
+            [vscode.Uri.joinPath(app, 'image.bin'), /binary/],
+            [vscode.Uri.joinPath(app, 'huge.log'), /maxFileBytes/],
+            [vscode.Uri.file(path.join(path.dirname(app.fsPath), 'outside', 'secret.txt')), /outside this window's workspace folders/],
+        ];
+        for (const [uri, why] of cases) {
+            const before = panel.of('banners').length;
+            await vscode.commands.executeCommand('strata.attachActiveFile', uri);
+            const banners = panel.last('banners');
+            assert.ok(banners && panel.of('banners').length > before, `a banner for ${uri.fsPath}`);
+            const text = banners.banners.map((b) => b.message).join('\n');
+            assert.match(text, why, `${path.basename(uri.fsPath)}: ${text}`);
+        }
+        // The excluded file opened in an editor is refused the same way from the editor.
+        const env = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(app, '.env'));
+        await vscode.window.showTextDocument(env);
+        await vscode.commands.executeCommand('strata.attachActiveFile');
+        assert.deepEqual(api.testing.session.chips(), [], 'nothing was attached');
+        await (0, panel_1.configure)(api, {});
+        const before = openai.chatRequests.length;
+        await panel.sendAndWait('Anything?');
+        const text = requestText(openai.chatRequests[before].messages);
+        for (const secret of ['FAKE_TOKEN', 'this file is outside every workspace folder', 'FAKE KEY'])
+            assert.ok(!text.includes(secret), `${secret} was not sent`);
+    });
+    it('with no provider, Send shows the exact request that would go out and sends nothing', async () => {
+        await (0, panel_1.configure)(api, { provider: 'openai', baseUrl: '', model: 'gpt-4o' });
+        const saved = process.env.OPENAI_API_KEY;
+        delete process.env.OPENAI_API_KEY;
+        try {
+            await (0, panel_1.configure)(api, {});
+            await (0, panel_1.selectLines)(['src', 'math.ts'], 1, 3);
+            await vscode.commands.executeCommand('strata.attachSelection');
+            const before = openai.chatRequests.length;
+            await panel.requestOk({ kind: 'send', text: 'Preview this' });
+            const preview = panel.last('preview');
+            assert.ok(preview?.preview, 'a request preview was posted');
+            const parsed = JSON.parse(preview.preview.request);
+            assert.ok(requestText(parsed.messages).includes(MATH_L1_3), 'the preview holds the selection verbatim');
+            assert.match(preview.preview.howTo, /Set API Key/);
+            assert.equal(panel.last('setInput')?.text, 'Preview this', 'the typed text stays in the input');
+            assert.equal(openai.chatRequests.length, before, 'nothing was sent');
+            assert.equal(api.testing.session.engine.state.completedTurns, 0, 'nothing was kept');
+            assert.ok(panel.last('banners')?.banners.some((b) => b.actions.includes('setApiKey')), 'a banner offers Set API Key');
+        }
+        finally {
+            if (saved !== undefined)
+                process.env.OPENAI_API_KEY = saved;
+            await (0, panel_1.configure)(api, { baseUrl: openai.url });
+        }
+    });
+    it('shows a provider error as a banner with an action and keeps nothing of the turn', async () => {
+        openai.injectFault({ kind: 'unknown-model' }, 1);
+        const { ended } = await panel.sendAndWait('Will fail');
+        assert.equal(ended.kept, false);
+        assert.equal(ended.assistant.status, 'error');
+        const banner = panel.last('banners')?.banners.find((b) => b.severity === 'error');
+        assert.ok(banner, 'an error banner');
+        assert.ok(banner.actions.includes('selectModel'), `actions: ${banner.actions.join(', ')}`);
+        assert.equal(panel.last('setInput')?.text, 'Will fail', 'the message goes back into the input');
+        assert.equal(api.testing.session.engine.state.completedTurns, 0);
+    });
+    it('rejects forged and malformed webview messages and never acts on them', async () => {
+        const turns = api.testing.session.engine.state.completedTurns;
+        const forged = [
+            { type: 'request', requestId: 1, request: { kind: 'send', text: 42 } },
+            { type: 'request', requestId: 2, request: { kind: 'send', text: 'x', extra: true } },
+            { type: 'request', requestId: 3, request: { kind: 'deleteChat', chatId: '../../etc' } },
+            { type: 'request', requestId: 4, request: { kind: 'runCommand', command: 'workbench.action.quit' } },
+            { type: 'request', requestId: -1, request: { kind: 'stop' } },
+            { type: 'evil' },
+            'ready',
+            null,
+        ];
+        for (const m of forged)
+            await api.testing.receive(m);
+        assert.equal(panel.rejected.length, forged.length, `rejected: ${panel.rejected.join(' | ')}`);
+        assert.equal(panel.of('turnStarted').length, 0);
+        assert.equal(panel.of('response').length, 0, 'a rejected message gets no response');
+        assert.equal(api.testing.session.engine.state.completedTurns, turns);
+    });
+    it('a reloaded window opens the same chats and builds a byte-identical next request', async () => {
+        await (0, panel_1.selectLines)(['src', 'math.ts'], 1, 3);
+        await vscode.commands.executeCommand('strata.attachSelection');
+        await panel.sendAndWait('Remember this');
+        await panel.sendAndWait('And this');
+        const session = api.testing.session;
+        const storeRoot = session.store.root;
+        const reopened = chatSession_1.ChatSession.open({ storeRoot, port: api.testing.workspace, tokenizer: tokenizer_1.getTokenizer, settings: () => ({ layout: 'transcript', policy: 'append-version' }) }, session.activeChatId);
+        reopened.setModel(session.modelInfo);
+        assert.deepEqual(reopened.chats().map((c) => c.id), session.chats().map((c) => c.id));
+        assert.deepEqual(reopened.messages({ last: 10 }), session.messages({ last: 10 }));
+        // The live session's settings are the same as the defaults passed here, except the system prompt
+        // and instructions: compare the history part, which is what the reload must keep.
+        const live = session.predictedEnvelope().messages.slice(1);
+        const again = reopened.predictedEnvelope().messages.slice(1);
+        assert.deepEqual(again, live);
+    });
+    it('every command does what it says', async () => {
+        const app = (0, panel_1.folderUri)('app');
+        // newChat
+        const first = api.testing.session.activeChatId;
+        await panel.sendAndWait('A first message');
+        await vscode.commands.executeCommand('strata.newChat');
+        assert.notEqual(api.testing.session.activeChatId, first);
+        // attachOpenEditors
+        await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.joinPath(app, 'src', 'math.ts')));
+        await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.joinPath((0, panel_1.folderUri)('lib'), 'index.ts')), { preview: false, viewColumn: vscode.ViewColumn.Beside });
+        await vscode.commands.executeCommand('strata.attachOpenEditors');
+        assert.deepEqual(api.testing.session.chips().map((c) => c.label).sort(), ['app/src/math.ts', 'lib/index.ts']);
+        // pin / unpin / removeAttachment on a chip
+        const chip = api.testing.session.chips()[0];
+        assert.equal(await vscode.commands.executeCommand('strata.pin', chip.id), true);
+        assert.equal(api.testing.session.chips()[0].pinned, true);
+        assert.equal(await vscode.commands.executeCommand('strata.unpin', chip.id), true);
+        assert.equal(api.testing.session.chips()[0].pinned, false);
+        assert.equal(await vscode.commands.executeCommand('strata.removeAttachment', chip.id), true);
+        assert.equal(api.testing.session.chips().length, 1);
+        await panel.sendAndWait('Two files');
+        // pin / remove an item already in the chat (applies to the next request)
+        const item = api.testing.session.chatItems().find((i) => i.label === 'lib/index.ts');
+        assert.ok(item);
+        assert.equal(await vscode.commands.executeCommand('strata.pin', item.key), true);
+        assert.equal(api.testing.session.chatItems().find((i) => i.key === item.key)?.pending, 'pin');
+        assert.equal(await vscode.commands.executeCommand('strata.removeAttachment', item.key), true);
+        assert.equal(api.testing.session.chatItems().find((i) => i.key === item.key)?.pending, 'detach');
+        // compactNow
+        const compacted = (await vscode.commands.executeCommand('strata.compactNow'));
+        assert.ok(compacted.after <= compacted.before);
+        // showLastRequest: the document equals the request the server received
+        const doc = (await vscode.commands.executeCommand('strata.showLastRequest'));
+        assert.ok(doc, 'a document was opened');
+        const json = JSON.parse(doc.getText().split('\n').filter((l) => !l.startsWith('//')).join('\n'));
+        assert.deepEqual(requestText(json.messages), requestText(openai.chatRequests[openai.chatRequests.length - 1].messages));
+        assert.ok(!doc.getText().includes('sk-'), 'no key in the document');
+        // setApiKey: stored in SecretStorage, never in settings
+        assert.equal(await vscode.commands.executeCommand('strata.setApiKey', 'anthropic', 'sk-ant-test-0123456789'), true);
+        const inspected = JSON.stringify(vscode.workspace.getConfiguration('strata'));
+        assert.ok(!inspected.includes('sk-ant-test-0123456789'), 'the key is not in the settings');
+        assert.equal(await api.testing.resolver.apiKey('anthropic'), 'sk-ant-test-0123456789');
+        // exportChat: refuses nothing here, and the export never contains the key
+        const exportUri = vscode.Uri.file(path.join(path.dirname(app.fsPath), 'export.md'));
+        await vscode.commands.executeCommand('strata.exportChat', exportUri);
+        const exported = fs.readFileSync(exportUri.fsPath, 'utf8');
+        assert.match(exported, /Two files/);
+        assert.ok(!exported.includes('sk-ant-test-0123456789'));
+        assert.equal(await vscode.commands.executeCommand('strata.setApiKey', 'anthropic', ''), true);
+        // importChat: a new chat with the same turns
+        const exportedId = api.testing.session.activeChatId;
+        const imported = (await vscode.commands.executeCommand('strata.importChat', exportUri));
+        assert.notEqual(imported.chatId, exportedId);
+        assert.equal(imported.turns, 1);
+        assert.equal(api.testing.session.activeChatId, imported.chatId);
+        // deleteChat
+        assert.equal(await vscode.commands.executeCommand('strata.deleteChat', { chatId: imported.chatId, confirm: false }), true);
+        assert.ok(!api.testing.session.chats().some((c) => c.id === imported.chatId));
+        // selectModel through its quick pick: pick the first option
+        const picking = vscode.commands.executeCommand('strata.selectModel');
+        await new Promise((r) => setTimeout(r, 1500));
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        const chosen = (await picking);
+        assert.ok(chosen, 'a model was chosen');
+        assert.equal(vscode.workspace.getConfiguration('strata').get('model'), chosen.model);
+        await (0, panel_1.configure)(api, { provider: 'openai', baseUrl: openai.url, model: 'gpt-4o' });
+        fs.rmSync(exportUri.fsPath, { force: true });
+    });
+});
+//# sourceMappingURL=chat.test.js.map

@@ -1,0 +1,201 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+const assert = __importStar(require("node:assert/strict"));
+const fs = __importStar(require("node:fs"));
+const path = __importStar(require("node:path"));
+const vscode = __importStar(require("vscode"));
+const tokenizer_1 = require("../../src/services/tokenizer");
+const cacheModel_1 = require("../../src/services/cacheModel");
+const replayCore_1 = require("../../bench/replayCore");
+const trajectory_1 = require("../../bench/trajectory");
+const imitationServers_1 = require("../support/imitationServers");
+const panel_1 = require("./support/panel");
+/**
+ * Context Layers (issue 10) in the real extension host: a shared trajectory played through the panel
+ * against the imitation server gives, turn by turn, the same ledger as the replay of that trajectory
+ * (same layers, items, statuses and token counts), the tree shows it, the tree actions change the next
+ * request as they say, and Show Last Request is the request the server received.
+ */
+const TRAJECTORY = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'trajectories', 'walkthrough-6.json');
+const PREFIX = 'app/wt6/';
+function text(messages) {
+    return (messages ?? []).map((m) => `${m.role}:${m.content.map((b) => b.text).join('')}`).join('\n');
+}
+function children(api, node) {
+    return api.testing.tree.getChildren(node);
+}
+function find(nodes, label) {
+    return nodes.find((n) => (typeof label === 'string' ? n.label === label : label.test(n.label)));
+}
+/** A ledger without the per-layer `cached` flags and the budget-relative bits, for comparing two runs. */
+function comparable(ledger) {
+    return ledger.layers.map((l) => ({ id: l.id, tokens: l.tokens, items: l.items.map((i) => ({ ...i })) }));
+}
+describe('Context Layers in the real editor', function () {
+    this.timeout(120_000);
+    let api;
+    let panel;
+    let server;
+    let traj;
+    before(async () => {
+        api = await (0, panel_1.strataApi)();
+        await vscode.commands.executeCommand('strata.chat.focus');
+        await (0, panel_1.withTimeout)(api.whenChatReady(), 30_000, 'the chat webview saying ready');
+        await vscode.commands.executeCommand('strata.layers.focus');
+        panel = new panel_1.PanelDriver(api);
+        server = await (0, imitationServers_1.startOpenAIImitation)({ deltaChars: 40 });
+        // The same budget and L1 as the replay: 4,096 reserved output tokens (the trajectory's), no instructions.
+        await (0, panel_1.configure)(api, { provider: 'openai', baseUrl: server.url, model: 'gpt-4o', instructionsFiles: [], instructions: '', 'budget.reservedOutputTokens': 4096 });
+        const raw = JSON.parse(fs.readFileSync(TRAJECTORY, 'utf8'));
+        const app = (0, panel_1.folderUri)('app').fsPath;
+        for (const [p, content] of Object.entries(raw.files)) {
+            const file = path.join(app, 'wt6', p);
+            fs.mkdirSync(path.dirname(file), { recursive: true });
+            fs.writeFileSync(file, content);
+        }
+        traj = (0, trajectory_1.validateTrajectory)({
+            ...raw,
+            files: Object.fromEntries(Object.entries(raw.files).map(([p, c]) => [PREFIX + p, c])),
+            turns: raw.turns.map((t) => ({ ...t, attach: t.attach?.map((a) => (a.file ? { file: PREFIX + a.file } : a)) })),
+        });
+    });
+    after(async () => {
+        panel?.dispose();
+        await server?.close();
+        await (0, panel_1.configure)(api, { provider: undefined, baseUrl: undefined, model: undefined, instructionsFiles: undefined, instructions: undefined, 'budget.reservedOutputTokens': undefined });
+        fs.rmSync(path.join((0, panel_1.folderUri)('app').fsPath, 'wt6'), { recursive: true, force: true });
+    });
+    it('after each scripted turn the tree shows the same layers, items, statuses and tokens as the replay', async () => {
+        await api.testing.controller.newChat();
+        // The instruction files are re-read after the settings change: wait until L1 is the product prompt alone.
+        await (0, panel_1.until)('instructions dropped from L1', () => api.testing.session.predictedEnvelope().layers[0].segments.length === 1);
+        const system = api.testing.session.predictedEnvelope().messages[0].content.map((b) => b.text).join('');
+        const expected = [...(0, replayCore_1.replay)({ ...traj, system }, { layout: 'transcript', policy: 'append-version', tokenizer: (0, tokenizer_1.getTokenizer)('o200k_base') })];
+        for (const [i, t] of traj.turns.entries()) {
+            for (const a of t.attach ?? []) {
+                const added = await api.testing.controller.attachUris([vscode.Uri.joinPath((0, panel_1.folderUri)('app'), ...a.file.slice('app/'.length).split('/'))]);
+                assert.equal(added.length, 1, `attach ${a.file}`);
+            }
+            if ((t.attach ?? []).length > 0) {
+                // Before sending: the next message is priced.
+                const next = find(children(api), 'Next message');
+                assert.ok(next, 'a Next message node');
+                assert.equal(children(api, next).length, t.attach.length);
+            }
+            server.queueReply(t.reply);
+            await panel.sendAndWait(t.user);
+            const sent = api.testing.controller.lastSent();
+            assert.ok(sent, `turn ${i + 1} was recorded`);
+            const want = expected[i].envelope;
+            assert.deepEqual(comparable(sent.envelope.ledger), comparable(want.ledger), `turn ${i + 1}: the ledger equals the replay's`);
+            assert.equal(sent.envelope.totalTokens, want.totalTokens);
+            // The tree renders that ledger.
+            const roots = children(api);
+            const last = find(roots, `Last request · turn ${i + 1}`);
+            assert.ok(last, `the tree's root is turn ${i + 1} (roots: ${roots.map((r) => r.label).join(', ')})`);
+            const layers = children(api, last);
+            assert.deepEqual(layers.map((l) => l.label), ['L1 System', 'L2 Library', 'L3 This turn', 'L4 History', 'L5 Your message']);
+            for (const [li, layer] of layers.entries()) {
+                const ledgerLayer = want.ledger.layers[li];
+                assert.ok(layer.description?.startsWith(`${ledgerLayer.tokens.toLocaleString('en-US')} tokens`), `${layer.label}: ${layer.description}`);
+                const items = children(api, layer);
+                assert.equal(items.length, ledgerLayer.items.length, `${layer.label} item count`);
+                for (const [k, item] of items.entries()) {
+                    assert.ok(item.description?.startsWith(`${ledgerLayer.items[k].tokens.toLocaleString('en-US')} tokens`), `${layer.label}/${item.label}`);
+                }
+            }
+            // The reported cache matches the prediction (the imitation server uses the same cache rule).
+            assert.equal(sent.usage?.cacheRead, (0, cacheModel_1.providerCachePrediction)('openai', want.ledger.cachedTokens), `turn ${i + 1}: reported cached = predicted`);
+            assert.doesNotMatch(last.description ?? '', /⚠/);
+        }
+        // Earlier requests stay browsable.
+        const requests = find(children(api), 'Requests');
+        assert.ok(requests);
+        const turns = children(api, requests);
+        assert.equal(turns.length, traj.turns.length);
+        const t2 = find(turns, 'Turn 2');
+        assert.equal(children(api, t2).length, 5, 'an earlier request expands into its layers');
+        // Statuses: turn 3 re-attached p-queue.md, sent in turn 1: a reference in L3.
+        const l3of3 = children(api, find(children(api, find(turns, 'Turn 3')), 'L3 This turn'));
+        assert.equal(l3of3[0].status, 'reference');
+    });
+    it('the tree actions change the next request as they say, and Show Last Request is what the server received', async () => {
+        const l2 = () => children(api, find(children(api, find(children(api), /^Last request/)), 'L2 Library'));
+        const retry = find(l2(), `${PREFIX}src/p-retry.js`);
+        assert.ok(retry, `p-retry.js in L2 (items: ${l2().map((n) => n.label).join(', ')})`);
+        assert.equal(retry.contextValue, 'attachment');
+        // Pin: the next request carries it as pinned (essential).
+        assert.equal(await vscode.commands.executeCommand('strata.pin', retry), true);
+        // Remove: the next request replaces its block with a stub and reports the cut.
+        const scan = find(l2(), `${PREFIX}src/picomatch/scan.js`);
+        assert.equal(await vscode.commands.executeCommand('strata.removeAttachment', scan), true);
+        server.queueReply('ok');
+        await panel.sendAndWait('After the actions');
+        const sent = api.testing.controller.lastSent();
+        const items = sent.envelope.ledger.layers.flatMap((l) => l.items);
+        assert.ok(items.some((i) => i.key === retry.ref && i.essential), 'p-retry.js is pinned in the request');
+        assert.ok(sent.envelope.pruned.some((p) => p.item === scan.ref && p.reason === 'detached'), 'scan.js was removed, reported as detached');
+        const requestText = text(sent.envelope.messages);
+        const scanContent = fs.readFileSync(path.join((0, panel_1.folderUri)('app').fsPath, 'wt6', 'src', 'picomatch', 'scan.js'), 'utf8');
+        assert.ok(!requestText.includes(scanContent.slice(0, 400)), 'the removed file\'s content is gone from the request');
+        // The pinned item shows as pinned, the removed one as pruned (detached), in the tree.
+        const after = l2();
+        assert.equal(find(after, `${PREFIX}src/p-retry.js`)?.status, 'pinned');
+        // Show Content: the exact bytes the request carries for the item.
+        const shown = (await vscode.commands.executeCommand('strata.showContent', find(after, `${PREFIX}src/p-retry.js`)));
+        assert.ok(requestText.includes(shown.getText()), 'Show Content is the block as sent');
+        // Open Source reveals the file.
+        const opened = (await vscode.commands.executeCommand('strata.openSource', find(after, `${PREFIX}src/p-retry.js`)));
+        assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), opened.toString());
+        // Show Last Request equals what the server received.
+        const doc = (await vscode.commands.executeCommand('strata.showLastRequest'));
+        const body = JSON.parse(doc.getText().split('\n').filter((l) => !l.startsWith('//')).join('\n'));
+        assert.equal(text(body.messages), text(server.chatRequests[server.chatRequests.length - 1].messages));
+        assert.match(doc.getText(), /^\/\/ Prompt: [\d,]+ tokens of the [\d,]+-token budget/m);
+    });
+    it('items carry tooltips, icons for recoverable vs snapshot, and accessibility labels', async () => {
+        const last = find(children(api), /^Last request/);
+        const item = api.testing.tree.getTreeItem(last);
+        assert.ok(item.accessibilityInformation?.label.includes('tokens'));
+        const l2 = children(api, find(children(api, last), 'L2 Library'));
+        const node = l2[0];
+        const ti = api.testing.tree.getTreeItem(node);
+        assert.ok(ti.tooltip instanceof vscode.MarkdownString && /content sha256/.test(ti.tooltip.value), 'the tooltip has the content hash');
+        assert.equal(node.recoverable, true);
+        assert.ok(ti.iconPath instanceof vscode.ThemeIcon);
+    });
+});
+//# sourceMappingURL=layers.test.js.map

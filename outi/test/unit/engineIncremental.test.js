@@ -1,0 +1,259 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+/**
+ * The engine carries each request's results into the next (issue 12: rendered past turns, the
+ * assembled request, ledger items, copy-on-write states). These tests hold it to the one thing that
+ * matters: every envelope is exactly the one an engine with nothing carried builds from the same
+ * committed state — over random chats (both layouts, all policies, pruning and blocked turns),
+ * with meter previews and "prune harder" rebuilds abandoned in between, option changes, reloads;
+ * and the committed state is never changed by a build that is abandoned.
+ */
+const assert = __importStar(require("node:assert/strict"));
+const fc = __importStar(require("fast-check"));
+const engine_1 = require("../../src/engine/engine");
+const state_1 = require("../../src/engine/state");
+const stateCodec_1 = require("../../src/engine/stateCodec");
+const replayCore_1 = require("../../bench/replayCore");
+const trajectory_1 = require("../../bench/trajectory");
+const perfGenerate_1 = require("../../bench/perfGenerate");
+const tokenizer_1 = require("../../src/services/tokenizer");
+const scenario_1 = require("./helpers/scenario");
+const engineChecks_1 = require("./helpers/engineChecks");
+const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 0x1c4e12;
+const RUNS = process.env.FC_RUNS ? Number(process.env.FC_RUNS) : 60;
+/** A fresh engine over the same committed state: nothing carried, everything assembled from scratch. */
+function fromScratch(e) {
+    return new engine_1.PromptContextEngine(e.options, e.state);
+}
+function reloaded(e) {
+    const blobs = new Map((0, stateCodec_1.stateBlobs)(e.state).map((b) => [b.hash, b.text]));
+    return new engine_1.PromptContextEngine(e.options, (0, stateCodec_1.decodeState)(JSON.parse(JSON.stringify((0, stateCodec_1.encodeState)(e.state))), (h) => blobs.get(h)));
+}
+/** Fails with where two JSON texts first differ (they are long: the whole envelope). */
+function assertSameJson(actual, expected, what) {
+    if (actual === expected)
+        return;
+    let i = 0;
+    while (i < actual.length && actual[i] === expected[i])
+        i++;
+    assert.fail(`${what}; first difference at character ${i}:\n  carried: …${actual.slice(Math.max(0, i - 160), i + 160)}\n  scratch: …${expected.slice(Math.max(0, i - 160), i + 160)}`);
+}
+function stateJson(e) {
+    return JSON.stringify((0, stateCodec_1.encodeState)(e.state));
+}
+/**
+ * The engine inputs of every turn, as the turn pipeline assembles them for this chat (edits, isolation,
+ * re-read files, pins, detaches). They depend on the workspace and the trajectory, not on the engine's
+ * caches, so both engines of `compareRun` get the same ones.
+ */
+function inputsOf(traj, layout, policy, tokenizer) {
+    return [...(0, replayCore_1.replay)(traj, { layout, policy, tokenizer, check: false })].map((t) => t.input);
+}
+/** Runs the chat; at every build, compares with a from-scratch engine. Returns the number of builds compared. */
+function compareRun(traj, layout, policy, tokenizer, twists) {
+    const inputs = inputsOf(traj, layout, policy, tokenizer);
+    let engine = (0, replayCore_1.engineFor)(traj, { layout, policy, tokenizer });
+    let compared = 0;
+    const check = (input, what, i) => {
+        const before = stateJson(engine);
+        const scratch = fromScratch(engine).buildTurn(input);
+        const env = engine.buildTurn(input);
+        assertSameJson(JSON.stringify(env), JSON.stringify(scratch), `turn ${i + 1} (${what}): the carried engine's envelope differs from a from-scratch build`);
+        assertSameJson(stateJson(engine), before, `turn ${i + 1} (${what}): building changed the committed state`);
+        compared++;
+        return env;
+    };
+    for (let i = 0; i < inputs.length; i++) {
+        const input = inputs[i];
+        if (twists.preview && i % 2 === 1) {
+            check({ ...input, userText: `${input.userText} (typing)`, attachments: i % 4 === 1 ? [] : input.attachments }, 'preview', i);
+            engine.abandonTurn();
+        }
+        if (twists.pruneHarder && i % 3 === 2) {
+            check({ ...input, targetPercentOverride: 50 }, 'prune harder', i);
+            engine.abandonTurn();
+        }
+        const env = check(input, 'turn', i);
+        if (env.blocked)
+            engine.abandonTurn();
+        else
+            engine.completeTurn(traj.turns[i].reply);
+        if (twists.reload && i % 4 === 3)
+            engine = reloaded(engine);
+        if (twists.switchOptions && i % 5 === 4) {
+            const o = engine.options;
+            engine.updateOptions(i % 2 === 0 ? { layout: o.layout === 'library' ? 'transcript' : 'library' } : { policy: o.policy === 'append-diff' ? 'append-version' : 'append-diff' });
+        }
+    }
+    return compared;
+}
+function trajOf(spec) {
+    return (0, trajectory_1.validateTrajectory)(JSON.parse(JSON.stringify((0, scenario_1.buildTrajectory)(spec))));
+}
+describe('incremental assembly equals a from-scratch build (issue 12)', function () {
+    this.timeout(120_000);
+    const variants = [
+        ['plain turns', {}],
+        ['meter previews and "prune harder" rebuilds abandoned between turns', { preview: true, pruneHarder: true }],
+        ['layout and policy switched between turns, reloads', { switchOptions: true, reload: true }],
+    ];
+    for (const [title, twists] of variants) {
+        it(`random chats: ${title}`, () => {
+            fc.assert(fc.property((0, scenario_1.scenarioArb)(), (spec) => {
+                compareRun(trajOf(spec), spec.layout, spec.policy, (0, engineChecks_1.tokenizerOf)(spec), twists);
+            }), { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: 20_000 });
+        });
+    }
+    it('a generated long chat, both layouts, with previews; and with a tight window (pruning, summaries) under every policy', () => {
+        const tok = (0, tokenizer_1.getTokenizer)('o200k_base');
+        const { trajectory } = (0, perfGenerate_1.generateConversation)({ turns: 40, fileBytes: 300_000 });
+        let n = 0;
+        for (const layout of ['library', 'transcript'])
+            n += compareRun(trajectory, layout, 'append-version', tok, { preview: true });
+        const { trajectory: tight } = (0, perfGenerate_1.generateConversation)({ turns: 40, fileBytes: 300_000, contextWindow: 40_000 });
+        for (const layout of ['library', 'transcript']) {
+            for (const policy of ['append-version', 'append-diff', 'refresh-in-place'])
+                n += compareRun(tight, layout, policy, tok, { preview: true });
+        }
+        assert.ok(n >= 400, `compared ${n} builds`);
+    });
+});
+describe('re-read files found from the fresh map (issue 12)', () => {
+    it('several files changed, deleted or back in one turn: the same request whatever order the host passes them in', () => {
+        const files = ['a', 'b', 'c', 'd', 'e'].map((n) => `src/${n}.ts`);
+        const content = (f, v) => `// ${f} v${v}\nexport const x = ${v};\nfunction f() {\n  return ${v};\n}\n`;
+        for (const layout of ['transcript', 'library']) {
+            for (const policy of ['append-version', 'append-diff', 'refresh-in-place']) {
+                const chat = (order) => {
+                    const e = new engine_1.PromptContextEngine({ conversationId: 'c', layout, policy, tokenizer: (0, tokenizer_1.getTokenizer)('o200k_base'), system: 'sys', limits: { contextWindow: 200_000, maxOutputTokens: 4000 } });
+                    e.buildTurn({ userText: 'attach', attachments: files.map((f) => ({ kind: 'file', uri: f, content: content(f, 1) })) });
+                    e.completeTurn('ok');
+                    const out = [];
+                    for (let t = 2; t < 7; t++) {
+                        // Every file changes; one is deleted (and comes back the turn after).
+                        const fresh = new Map();
+                        for (const f of order(files))
+                            fresh.set(`file:${f}`, f === files[t % files.length] ? null : content(f, t));
+                        const env = e.buildTurn({ userText: `turn ${t}`, fresh });
+                        e.completeTurn(`reply ${t}`);
+                        out.push(JSON.stringify(env));
+                    }
+                    return out;
+                };
+                const inOrder = chat((fs) => fs);
+                assert.deepEqual(chat((fs) => fs.slice().reverse()), inOrder, `${layout} ${policy}: reversed`);
+                assert.deepEqual(chat((fs) => [fs[2], fs[0], fs[4], fs[1], fs[3]]), inOrder, `${layout} ${policy}: shuffled`);
+            }
+        }
+    });
+});
+describe('copy-on-write chat states (issue 12)', () => {
+    it('a LayeredMap reads, iterates and copies like a Map that got the same writes', () => {
+        const rand = ((seed) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)(7);
+        for (let trial = 0; trial < 200; trial++) {
+            let plain = new Map();
+            for (let i = 0; i < Math.floor(rand() * 20); i++)
+                plain.set(`k${Math.floor(rand() * 30)}`, i);
+            let layered = new Map(plain);
+            for (let gen = 0; gen < 12; gen++) {
+                layered = layered instanceof state_1.LayeredMap ? layered.relayer() : new state_1.LayeredMap(layered);
+                plain = new Map(plain);
+                for (let i = 0; i < Math.floor(rand() * 6); i++) {
+                    const k = `k${Math.floor(rand() * 40)}`;
+                    const v = Math.floor(rand() * 100);
+                    layered.set(k, v);
+                    plain.set(k, v);
+                }
+                assert.deepEqual([...layered], [...plain]);
+                assert.deepEqual([...new Map(layered)], [...plain]);
+                assert.deepEqual([...layered.keys()], [...plain.keys()]);
+                assert.deepEqual([...layered.values()], [...plain.values()]);
+                const viaForEach = [];
+                layered.forEach((v, k) => viaForEach.push([k, v]));
+                assert.deepEqual(viaForEach, [...plain]);
+                assert.equal(layered.size, plain.size);
+                for (let q = 0; q < 20; q++) {
+                    const k = `k${Math.floor(rand() * 45)}`;
+                    assert.equal(layered.get(k), plain.get(k));
+                    assert.equal(layered.has(k), plain.has(k));
+                }
+            }
+        }
+        assert.throws(() => new state_1.LayeredMap(new Map([['a', 1]])).delete('a'), /does not delete/);
+    });
+    it('a clone shares entries until it writes them, logs what it wrote, and never changes its parent', () => {
+        const tok = (0, tokenizer_1.getTokenizer)('o200k_base');
+        const e = new engine_1.PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
+        e.buildTurn({ userText: 'q', attachments: [{ kind: 'file', uri: 'a.md', content: 'A' }, { kind: 'file', uri: 'b.md', content: 'B' }] });
+        e.completeTurn('r');
+        const parent = e.state;
+        const before = JSON.stringify((0, stateCodec_1.encodeState)(parent));
+        const a = (0, state_1.cloneState)(parent);
+        assert.equal(a.entries.get('file:a.md'), parent.entries.get('file:a.md'), 'shared until written');
+        (0, state_1.writableEntry)(a, 'file:a.md').essential = true;
+        assert.notEqual(a.entries.get('file:a.md'), parent.entries.get('file:a.md'));
+        assert.equal(parent.entries.get('file:a.md').essential, false);
+        (0, state_1.putEntry)(a, { ...a.entries.get('file:b.md'), key: 'file:b.md@v2', firstTurn: 2 });
+        assert.equal(parent.entries.has('file:b.md@v2'), false);
+        assert.equal(JSON.stringify((0, stateCodec_1.encodeState)(parent)), before, 'the parent is unchanged');
+        assert.deepEqual((0, state_1.entryChanges)(parent, (0, state_1.writeCount)(parent), a), ['file:a.md', 'file:b.md@v2']);
+        const b = (0, state_1.cloneState)(parent);
+        (0, state_1.writableEntry)(b, 'file:b.md').missing = true;
+        assert.deepEqual((0, state_1.entryChanges)(a, (0, state_1.writeCount)(a), b), ['file:a.md', 'file:b.md@v2', 'file:b.md'], 'siblings: what either wrote');
+        assert.equal((0, state_1.entryChanges)((0, state_1.emptyState)(), 0, b), undefined, 'unrelated states: unknown');
+    });
+    it('a version made by a build abandoned for the meter is the very artifact the next build of the turn sends; requests unchanged', () => {
+        const tok = (0, tokenizer_1.getTokenizer)('o200k_base');
+        const make = () => new engine_1.PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
+        const big = 'export const x = 1;\n'.repeat(800);
+        const input = { userText: 'q', attachments: [{ kind: 'file', uri: 'a.ts', content: big }] };
+        const e = make();
+        e.buildTurn(input);
+        const first = e.checkContext().artifacts.get('file:a.ts');
+        e.abandonTurn();
+        const env = e.buildTurn(input);
+        assert.equal(e.checkContext().artifacts.get('file:a.ts'), first, 'the same artifact object: block and hashes reused');
+        assert.equal(first.content, big, 'the same text');
+        e.completeTurn('r');
+        const fresh = make();
+        assert.deepEqual(env.messages, fresh.buildTurn(input).messages, 'byte-identical to a build without the abandoned one');
+        // After the turn is completed, a new build makes (and keeps) its own new versions again.
+        const next = e.buildTurn({ userText: 'q2', attachments: [{ kind: 'file', uri: 'a.ts', content: `${big}// changed\n` }] });
+        assert.ok(next.newBlocks.includes('file:a.ts@v2'));
+        assert.equal(e.state.entries.get('file:a.ts').artifact, first);
+    });
+});
+//# sourceMappingURL=engineIncremental.test.js.map

@@ -1,0 +1,196 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.stressFile = stressFile;
+exports.stressWorkspace = stressWorkspace;
+exports.runWriter = runWriter;
+/**
+ * One "window" of the two-process stress test (chatStoreStress.test.ts), run with child_process.fork:
+ * it appends turns to one chat of a shared chat store through the real turn pipeline (memory
+ * workspace, scripted provider, synchronous driver), never looking at the disk before building a turn,
+ * so every turn the other process saved in between is a conflict the pipeline must settle.
+ *
+ * Every turn attaches a file of its own and, every few turns, a file both writers attach (same content,
+ * so the same blob). Writes are slowed down on purpose (a line is written in two halves with a pause,
+ * blobs are followed by a pause) so that the parent's SIGKILLs land in the middle of writes and while
+ * the store lock is held. Every few turns the process collects blobs with no grace period, so only
+ * the store lock keeps a blob another process is about to reference.
+ *
+ * It logs to a file (appended and fsynced, one line per event), which survives a SIGKILL:
+ *   start <pid> <next index> <turns in chat>   a new incarnation, resuming after its last saved turn
+ *   done <userText> <turn> [rebased <n>]       a turn this process completed (saved), and where
+ *   collected <n>                              blobs removed by a collection
+ *   broke <what>                               a stale store lock (of a killed writer) was broken
+ *   exit                                       finished its quota
+ */
+const fs = __importStar(require("fs"));
+const path = __importStar(require("path"));
+const engine_1 = require("../../../src/engine/engine");
+const chatStore_1 = require("../../../src/services/chatStore");
+const memoryWorkspace_1 = require("../../../src/services/memoryWorkspace");
+const scripted_1 = require("../../../src/services/providers/scripted");
+const storeLock_1 = require("../../../src/services/storeLock");
+const tokenizer_1 = require("../../../src/services/tokenizer");
+const turnPipeline_1 = require("../../../src/services/turnPipeline");
+const perfGenerate_1 = require("../../../bench/perfGenerate");
+/** The content of a file of the stress workspace: a pure function of its path, the same in every process. */
+function stressFile(path) {
+    const lines = [`// ${path}`];
+    for (let i = 0; i < 12; i++)
+        lines.push(`export const v${i} = '${path}:${i}:${'x'.repeat((path.length * 7 + i * 13) % 40)}';`);
+    return lines.join('\n') + '\n';
+}
+function stressWorkspace(names, quota) {
+    const files = {};
+    for (let k = 0; k < 4; k++)
+        files[`shared/common${k}.ts`] = stressFile(`shared/common${k}.ts`);
+    for (const n of names)
+        for (let i = 1; i <= quota; i++)
+            files[`${n}/f${i}.ts`] = stressFile(`${n}/f${i}.ts`);
+    return new memoryWorkspace_1.MemoryWorkspace(files);
+}
+function options(chatId) {
+    return { conversationId: chatId, layout: 'transcript', policy: 'append-version', tokenizer: (0, tokenizer_1.getTokenizer)('o200k_base'), system: 'stress', limits: { contextWindow: 1_000_000, maxOutputTokens: 4096 } };
+}
+/** Slows chat-line and blob writes down so that kills land inside them. */
+function slowWrites(rnd) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const nodeFs = require('fs');
+    const open = nodeFs.openSync;
+    const write = nodeFs.writeSync;
+    const lineFds = new Set();
+    const blobFds = new Set();
+    nodeFs.openSync = ((p, flags, mode) => {
+        const fd = open(p, flags ?? 'r', mode);
+        const name = String(p);
+        if (flags === 'a' && name.endsWith('.jsonl'))
+            lineFds.add(fd);
+        else if (flags === 'w' && name.includes(`${path.sep}blobs${path.sep}`))
+            blobFds.add(fd);
+        return fd;
+    });
+    nodeFs.writeSync = ((fd, data, ...rest) => {
+        if (lineFds.has(fd) && typeof data !== 'string' && rest.length >= 2) {
+            // appendLine: writeSync(fd, buf, off, len): write half, pause, let the caller write the rest.
+            const [off, len] = rest;
+            const half = Math.max(1, Math.floor(len / 2));
+            const n = write(fd, data, off, half);
+            (0, storeLock_1.sleepSync)(1 + Math.floor(rnd() * 3));
+            return n;
+        }
+        const n = write(fd, data, ...rest);
+        if (blobFds.has(fd))
+            (0, storeLock_1.sleepSync)(1 + Math.floor(rnd() * 2));
+        return n;
+    });
+    const close = nodeFs.closeSync;
+    nodeFs.closeSync = (fd) => {
+        lineFds.delete(fd);
+        blobFds.delete(fd);
+        close(fd);
+    };
+}
+function logLine(file, text) {
+    const fd = fs.openSync(file, 'a');
+    try {
+        fs.writeSync(fd, `${text}\n`);
+        fs.fsyncSync(fd);
+    }
+    finally {
+        fs.closeSync(fd);
+    }
+}
+function runWriter(a) {
+    const rnd = (0, perfGenerate_1.prng)(a.seed ^ process.pid);
+    slowWrites(rnd);
+    const store = chatStore_1.ChatStore.open(a.root, { durable: false, blobGraceMs: 0, lock: { waitMs: 30_000, onBreak: (what) => logLine(a.log, `broke ${what}`) } });
+    const ws = stressWorkspace(['a', 'b'], a.quota);
+    const provider = new scripted_1.ScriptedProvider((req) => {
+        const m = req.messages[req.messages.length - 1];
+        return `reply to ${m.content[m.content.length - 1].text.slice(0, 40)}`;
+    });
+    let base = { turns: 0, stateHash: '' };
+    const pipeline = new turnPipeline_1.TurnPipeline({ engine: new engine_1.PromptContextEngine(options(a.chatId)), port: ws, persist: { store, chatId: a.chatId, base: () => base } });
+    const reload = () => {
+        if (!store.hasChat(a.chatId))
+            return 0;
+        const loaded = store.loadChat(a.chatId);
+        pipeline.engine = new engine_1.PromptContextEngine(options(a.chatId), loaded.state);
+        base = loaded.base;
+        // Resume after this writer's last saved turn (a kill may have come between the save and the log).
+        let last = 0;
+        for (const t of loaded.state.turns) {
+            const m = new RegExp(`^${a.name}-(\\d+)\\b`).exec(t.userText);
+            if (m)
+                last = Math.max(last, Number(m[1]));
+        }
+        return last;
+    };
+    let i = reload() + 1;
+    logLine(a.log, `start ${process.pid} ${i} ${base.turns}`);
+    while (i <= a.quota) {
+        const attachments = [{ kind: 'file', path: `${a.name}/f${i}.ts` }];
+        if (i % 4 === 0)
+            attachments.push({ kind: 'file', path: `shared/common${(i / 4) % 4}.ts` });
+        const userText = `${a.name}-${i} ${'word '.repeat(1 + (i % 7))}`.trim();
+        const outcome = pipeline.runSync({ userText, attachments }, provider, { model: 'stress', maxOutputTokens: 100 });
+        if (outcome.status === 'done' && outcome.saved) {
+            base = outcome.saved.base;
+            logLine(a.log, `done ${a.name}-${i} ${outcome.saved.turn}${outcome.saved.rebased ? ` rebased ${outcome.saved.rebased.otherTurns}` : ''}`);
+            i++;
+        }
+        else {
+            // chat-changed / persist-failed (the lock waited too long): follow the disk and try again.
+            logLine(a.log, `retry ${a.name}-${i} ${outcome.status === 'error' ? outcome.error.code : outcome.status}`);
+            i = Math.max(i, reload() + 1);
+        }
+        if (i % 10 === 0)
+            logLine(a.log, `collected ${store.collectBlobs()}`);
+        // The user reads, types, the reply streams: the other window gets the lock in between.
+        (0, storeLock_1.sleepSync)(2 + Math.floor(rnd() * 12));
+    }
+    logLine(a.log, 'exit');
+}
+if (require.main === module) {
+    const a = JSON.parse(process.argv[2]);
+    try {
+        runWriter(a);
+    }
+    catch (e) {
+        logLine(a.log, `crash ${e.stack?.replace(/\n/g, ' | ')}`);
+        process.exit(3);
+    }
+}
+//# sourceMappingURL=storeWriter.js.map

@@ -1,0 +1,189 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+/**
+ * The imitation servers scripted to call tools (issue 11): OpenAI `tool_calls` deltas and Anthropic
+ * `tool_use` / `input_json_delta` events as the real APIs stream them, tool calls and results in
+ * requests recorded as DESIGN §9 messages and counted with the §9 rule; and the LangChain providers
+ * reading those streams back into whole calls.
+ */
+const assert = __importStar(require("node:assert/strict"));
+const anthropic_1 = require("../../src/services/providers/anthropic");
+const openai_1 = require("../../src/services/providers/openai");
+const cacheModel_1 = require("../../src/services/cacheModel");
+const tokenizer_1 = require("../../src/services/tokenizer");
+const definitions_1 = require("../../src/services/tools/definitions");
+const imitationServers_1 = require("../support/imitationServers");
+const networkGuard_1 = require("../support/networkGuard");
+async function sse(res) {
+    const text = await res.text();
+    return text
+        .split('\n\n')
+        .filter((e) => e.trim().length > 0)
+        .map((e) => {
+        const event = /^event: (.*)$/m.exec(e)?.[1];
+        const data = /^data: (.*)$/m.exec(e)?.[1] ?? '';
+        return { event, data: data === '[DONE]' ? data : JSON.parse(data) };
+    });
+}
+const tok = (0, tokenizer_1.getTokenizer)('o200k_base');
+const system = { role: 'system', content: [{ type: 'text', text: 'You are a test.' }] };
+const user = { role: 'user', content: [{ type: 'text', text: 'Read two files.' }] };
+async function collect(p, messages) {
+    const out = [];
+    for await (const e of p.stream({ messages, model: 'm', conversationId: 'c', maxOutputTokens: 100, tools: definitions_1.TOOL_DEFINITIONS }))
+        out.push(e);
+    return out;
+}
+describe('imitation servers: scripted tool calls', () => {
+    let guard;
+    beforeEach(() => (guard = (0, networkGuard_1.installNetworkGuard)()));
+    afterEach(() => {
+        assert.deepEqual(guard.foreign, []);
+        guard.uninstall();
+    });
+    it('OpenAI: streams tool_calls deltas (id and name first, then argument pieces), finish reason tool_calls', async () => {
+        const server = await (0, imitationServers_1.startOpenAIImitation)({ deltaChars: 5 });
+        try {
+            server.queueReply({ text: 'Reading.', toolCalls: [{ name: 'read_file', args: { path: 'src/a.ts' } }, { id: 'call_x', name: 'list_files', args: { glob: '**/*.md' } }] });
+            const res = await fetch(`${server.url}/chat/completions`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'read_file', parameters: {} } }] }),
+            });
+            const events = await sse(res);
+            const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => e.data.choices[0]);
+            const text = chunks.map((c) => c.delta.content ?? '').join('');
+            assert.equal(text, 'Reading.');
+            const calls = new Map();
+            for (const c of chunks) {
+                for (const t of c.delta.tool_calls ?? []) {
+                    const cur = calls.get(t.index) ?? { args: '', pieces: 0 };
+                    if (t.id)
+                        cur.id = t.id;
+                    if (t.function.name)
+                        cur.name = t.function.name;
+                    cur.args += t.function.arguments;
+                    cur.pieces++;
+                    calls.set(t.index, cur);
+                }
+            }
+            assert.deepEqual([...calls.values()].map((c) => ({ id: c.id, name: c.name, args: JSON.parse(c.args) })), [
+                { id: 'call_1', name: 'read_file', args: { path: 'src/a.ts' } },
+                { id: 'call_x', name: 'list_files', args: { glob: '**/*.md' } },
+            ]);
+            assert.ok([...calls.values()].every((c) => c.pieces > 2), 'arguments arrive in several pieces');
+            assert.equal(chunks[chunks.length - 1].finish_reason, 'tool_calls');
+            assert.deepEqual(server.chatRequests[0].tools, ['read_file']);
+            assert.deepEqual(server.chatRequests[0].toolCalls?.map((c) => c.id), ['call_1', 'call_x']);
+        }
+        finally {
+            await server.close();
+        }
+    });
+    it('Anthropic: streams tool_use blocks with input_json_delta pieces, stop reason tool_use', async () => {
+        const server = await (0, imitationServers_1.startAnthropicImitation)({ deltaChars: 4 });
+        try {
+            server.queueReply({ toolCalls: [{ name: 'search_text', args: { query: 'add', glob: 'src/**' } }] });
+            const res = await fetch(`${server.url}/v1/messages`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ model: 'm', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'search_text', input_schema: { type: 'object' } }] }),
+            });
+            const events = await sse(res);
+            const start = events.find((e) => e.event === 'content_block_start').data;
+            assert.deepEqual({ index: start.index, type: start.content_block.type, id: start.content_block.id, name: start.content_block.name }, { index: 0, type: 'tool_use', id: 'toolu_1', name: 'search_text' });
+            const pieces = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta);
+            assert.ok(pieces.length > 3 && pieces.every((p) => p.type === 'input_json_delta'));
+            assert.deepEqual(JSON.parse(pieces.map((p) => p.partial_json).join('')), { query: 'add', glob: 'src/**' });
+            const stop = events.find((e) => e.event === 'message_delta').data;
+            assert.equal(stop.delta.stop_reason, 'tool_use');
+        }
+        finally {
+            await server.close();
+        }
+    });
+    for (const api of ['openai', 'anthropic']) {
+        it(`${api}: the provider reads the streamed calls whole; the next request's calls and results are recorded as §9 messages and counted by the §9 rule`, async () => {
+            const server = api === 'openai' ? await (0, imitationServers_1.startOpenAIImitation)({ deltaChars: 3 }) : await (0, imitationServers_1.startAnthropicImitation)({ deltaChars: 3 });
+            try {
+                const provider = api === 'openai' ? new openai_1.OpenAIProvider({ baseURL: server.url }) : new anthropic_1.AnthropicProvider({ baseURL: server.url });
+                server.queueReply({ text: 'Let me look.', toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'src/a.ts', startLine: 1, endLine: 9 } }, { id: 'c2', name: 'get_selection', args: {} }] }, 'Done.');
+                const first = await collect(provider, [system, user]);
+                assert.deepEqual(first.filter((e) => e.type === 'toolCall'), [
+                    { type: 'toolCall', index: api === 'openai' ? 0 : 1, id: 'c1', name: 'read_file' },
+                    { type: 'toolCall', index: api === 'openai' ? 1 : 2, id: 'c2', name: 'get_selection' },
+                ]);
+                const done = first[first.length - 1];
+                assert.equal(done.type, 'done');
+                if (done.type !== 'done')
+                    return;
+                assert.equal(done.text, 'Let me look.');
+                assert.deepEqual(done.toolCalls, [
+                    { id: 'c1', name: 'read_file', args: { path: 'src/a.ts', startLine: 1, endLine: 9 } },
+                    { id: 'c2', name: 'get_selection', args: {} },
+                ]);
+                const step2 = [
+                    system,
+                    user,
+                    { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }], toolCalls: done.toolCalls },
+                    { role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'export const a = 1;' }] },
+                    { role: 'tool', toolCallId: 'c2', content: [{ type: 'text', text: 'get_selection: nothing is selected in the active editor.' }] },
+                ];
+                const second = await collect(provider, step2);
+                assert.deepEqual(second[second.length - 1], { type: 'done', text: 'Done.', usage: second[second.length - 1].usage, finishReason: api === 'openai' ? 'stop' : 'end_turn', attempts: 1 });
+                const rec = server.chatRequests[1];
+                assert.deepEqual(rec.messages, step2, 'recorded exactly as sent');
+                assert.deepEqual(rec.tools, definitions_1.TOOL_DEFINITIONS.map((d) => d.name));
+                assert.equal(rec.usage?.input, (0, cacheModel_1.requestTokens)(step2, tok).tokens.length, 'usage counts <|assistant|> + text + calls JSON and <|tool|> + text');
+            }
+            finally {
+                await server.close();
+            }
+        });
+    }
+    it('a server scripted to call a tool refuses a request that offers none', async () => {
+        const server = await (0, imitationServers_1.startOpenAIImitation)();
+        try {
+            server.queueReply({ toolCalls: [{ name: 'read_file', args: { path: 'x' } }] });
+            const res = await fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+            assert.equal(res.status, 400);
+        }
+        finally {
+            await server.close();
+        }
+    });
+});
+//# sourceMappingURL=imitationTools.test.js.map

@@ -1,0 +1,161 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+const assert = __importStar(require("node:assert/strict"));
+const engine_1 = require("../../src/engine/engine");
+const ledgerTree_1 = require("../../src/services/ledgerTree");
+const charTokenizer_1 = require("../support/charTokenizer");
+function engine() {
+    return new engine_1.PromptContextEngine({
+        conversationId: 'c1',
+        layout: 'transcript',
+        policy: 'append-version',
+        tokenizer: (0, charTokenizer_1.charTokenizer)(),
+        system: 'SYS',
+        limits: { contextWindow: 100_000, maxOutputTokens: 1000 },
+    });
+}
+function flatten(nodes) {
+    return nodes.flatMap((n) => [n, ...flatten(n.children ?? (n.lazyChildren ? n.lazyChildren() : []))]);
+}
+function record(turn, env, reported) {
+    return { turn, ledger: env.ledger, promptTokens: env.totalTokens, budget: env.budget, predictedCached: env.ledger.cachedTokens, reported, prefixBreak: env.prefixBreak, prefixBreakReason: env.prefixBreakReason };
+}
+describe('Context Layers tree model', () => {
+    it('names sources from artifact keys without parsing rendered text', () => {
+        assert.deepEqual((0, ledgerTree_1.sourceOfKey)('file:src/a.ts@v2'), { path: 'src/a.ts' });
+        assert.deepEqual((0, ledgerTree_1.sourceOfKey)('sel:src/a.ts#L12-L30@0123abcd'), { path: 'src/a.ts', startLine: 12, endLine: 30 });
+        assert.deepEqual((0, ledgerTree_1.sourceOfKey)('untitled:1'), { path: 'untitled:1' });
+        assert.equal((0, ledgerTree_1.itemLabel)({ label: 'x', version: 2 }, { path: 'src/a.ts', startLine: 12, endLine: 30 }), 'src/a.ts:L12-30 @v2');
+    });
+    it('shows L1–L5 with tokens and % of budget, items with status, recoverability and actions', () => {
+        const e = engine();
+        e.buildTurn({ userText: 'first', attachments: [{ kind: 'file', uri: 'src/a.ts', content: 'const a = 1;\n' }, { kind: 'selection', uri: 'src/b.ts', range: { startLine: 2, endLine: 3 }, content: 'b2\nb3' }] });
+        e.completeTurn('reply one');
+        const env = e.buildTurn({ userText: 'second', attachments: [{ kind: 'file', uri: 'src/a.ts', content: 'const a = 2;\n' }], pin: [{ kind: 'selection', uri: 'src/b.ts', range: { startLine: 2, endLine: 3 } }] });
+        const layers = (0, ledgerTree_1.layerNodes)('last', env.ledger);
+        assert.deepEqual(layers.map((l) => l.label), ['L1 System', 'L2 Library', 'L3 This turn', 'L4 History', 'L5 Your message']);
+        for (const [i, l] of layers.entries()) {
+            assert.equal(l.description?.startsWith(`${env.layers[i].tokens.toLocaleString('en-US')} tokens`), true, l.description);
+        }
+        const all = flatten(layers);
+        const v2 = all.find((n) => n.label === 'src/a.ts @v2');
+        assert.ok(v2, 'the new version is listed as @v2');
+        assert.equal(v2.status, 'full');
+        assert.equal(v2.recoverable, true);
+        assert.equal(v2.ref, 'file:src/a.ts@v2');
+        assert.equal(v2.contextValue, 'attachment');
+        assert.match(v2.tooltip ?? '', /version: 2/);
+        assert.match(v2.tooltip ?? '', /content sha256/);
+        const v1 = all.find((n) => n.label === 'src/a.ts');
+        assert.equal(v1?.status, 'superseded');
+        const sel = all.find((n) => n.label === 'src/b.ts:L2-3');
+        assert.ok(sel);
+        assert.equal(sel.status, 'pinned');
+        assert.equal(sel.recoverable, false);
+        assert.equal(sel.contextValue, 'attachment.pinned.selection');
+        assert.deepEqual(sel.source, { path: 'src/b.ts', startLine: 2, endLine: 3 });
+        const msg = all.find((n) => n.label === 'Your message');
+        assert.equal(msg?.icon, 'message');
+        assert.ok(all.some((n) => n.label === 'Turn 1 · reply'));
+        // Tokens of the items add up to each layer.
+        for (const [i, l] of layers.entries()) {
+            const sum = (l.children ?? []).reduce((n, c) => n + Number((c.description ?? '0').split(' ')[0].replace(/,/g, '')), 0);
+            assert.equal(sum, env.layers[i].tokens, `${l.label} items add up`);
+        }
+    });
+    it('marks a reported cache figure that differs from the prediction, and explains it', () => {
+        const e = engine();
+        const env = e.buildTurn({ userText: 'hi' });
+        const same = (0, ledgerTree_1.requestNode)('last', 'Last request · turn 1', record(1, env, { input: env.totalTokens, cacheRead: env.ledger.cachedTokens, cacheWrite: 0, output: 3 }), true);
+        assert.doesNotMatch(same.description ?? '', /⚠/);
+        const differs = (0, ledgerTree_1.requestNode)('last', 'Last request · turn 1', record(1, env, { input: env.totalTokens, cacheRead: env.ledger.cachedTokens + 128, cacheWrite: 0, output: 3 }), true);
+        assert.match(differs.description ?? '', /⚠/);
+        assert.match(differs.tooltip ?? '', /served more from its cache than predicted/);
+        assert.equal(differs.icon, 'warning');
+    });
+    it('prices the next message before it is sent and lists earlier requests newest first, lazily', () => {
+        const next = (0, ledgerTree_1.nextMessageNode)([
+            { chipId: 'c1', kind: 'file', label: 'src/a.ts', tokens: 120, reference: false, pinned: false, source: { path: 'src/a.ts' } },
+            { chipId: 'c2', kind: 'selection', label: 'src/b.ts:L2-3', tokens: 14, reference: true, pinned: true, source: { path: 'src/b.ts', startLine: 2, endLine: 3 } },
+        ], 5000, 10_000);
+        assert.match(next.description ?? '', /2 attached · \+134 tokens/);
+        assert.equal(next.children?.[1].contextValue, 'chip.pinned.selection');
+        let loads = 0;
+        const e = engine();
+        const env = e.buildTurn({ userText: 'hi' });
+        const tree = (0, ledgerTree_1.buildLedgerTree)({
+            last: record(2, env),
+            next: [],
+            budget: env.budget,
+            requests: [
+                { ...record(1, env), ledger: undefined, loadLedger: () => (loads++, env.ledger) },
+                record(2, env),
+            ],
+        });
+        assert.deepEqual(tree.map((n) => n.label), ['Last request · turn 2', 'Next message', 'Requests']);
+        const requests = tree[2].children ?? [];
+        assert.deepEqual(requests.map((r) => r.label), ['Turn 2', 'Turn 1']);
+        assert.equal(loads, 0, 'an earlier request is not rebuilt until it is expanded');
+        const expanded = requests[1].lazyChildren?.() ?? [];
+        assert.equal(loads, 1);
+        assert.equal(expanded.length, 5);
+    });
+    it('shows what workspace tools read as L3 items marked with the tool and recoverable, and the calls themselves (issue 11)', () => {
+        const e = engine();
+        e.buildTurn({ userText: 'look' });
+        const { envelope } = e.appendToolStep({
+            text: '',
+            calls: [{ id: 'c1', name: 'read_file', args: { path: 'src/a.ts' } }, { id: 'c2', name: 'list_files', args: { glob: '**' } }, { id: 'c3', name: 'read_file', args: { path: '.env' } }],
+            results: [
+                { callId: 'c1', tool: 'read_file', artifact: { kind: 'file', uri: 'src/a.ts', content: 'const a = 1;\n' } },
+                { callId: 'c2', tool: 'list_files', artifact: { kind: 'tool', uri: 'list_files **', content: 'src/a.ts' } },
+                { callId: 'c3', tool: 'read_file', note: 'read_file refused (excluded): .env matches the exclude pattern **/.env' },
+            ],
+        });
+        const l3 = (0, ledgerTree_1.layerNodes)('last', envelope.ledger)[2].children;
+        const file = l3.find((n) => n.label === 'src/a.ts');
+        assert.equal(file.recoverable, true);
+        assert.match(file.description, /^\d[\d,]* tokens · full · read_file · recoverable$/);
+        assert.match(file.tooltip, /Recoverable: read by the model with read_file; it can read it again, so it is cut first under budget pressure\./);
+        assert.equal(file.contextValue, 'attachment', 'a file read by a tool can be pinned or removed like an attachment');
+        const listing = l3.find((n) => n.ref === undefined && /list_files/.test(n.label) && n.icon === 'tool' && n.contextValue === 'toolResult');
+        assert.ok(listing, `the listing is a tool result: ${l3.map((n) => `${n.label} [${n.icon} ${n.contextValue}]`).join(' | ')}`);
+        assert.ok(l3.some((n) => n.label === 'Turn 1 · tool call: read_file, list_files, read_file' && n.icon === 'tool'));
+        assert.ok(l3.some((n) => n.label === 'Turn 1 · read_file note' && n.icon === 'tool'));
+        assert.match(file.accessibility, /read by read_file, recoverable$/);
+    });
+});
+//# sourceMappingURL=ledgerTree.test.js.map

@@ -1,0 +1,196 @@
+"use strict";
+var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __importStar = (this && this.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+Object.defineProperty(exports, "__esModule", { value: true });
+/**
+ * `--reload-at N` (DESIGN §9, §10): saving through the real chat store after turn N and resuming in a
+ * fresh engine gives byte-identical request dumps, reports, ledgers and hashes, for every shared
+ * trajectory and both layouts, with the real tokenizer.
+ */
+const assert = __importStar(require("assert"));
+const fs = __importStar(require("fs"));
+const os = __importStar(require("os"));
+const path = __importStar(require("path"));
+const fc = __importStar(require("fast-check"));
+const reload_1 = require("../../bench/reload");
+const replay_1 = require("../../bench/replay");
+const replayCore_1 = require("../../bench/replayCore");
+const tokenizer_1 = require("../../src/services/tokenizer");
+const chatStore_1 = require("../../src/services/chatStore");
+const engine_1 = require("../../src/engine/engine");
+const scenario_1 = require("./helpers/scenario");
+const root = path.resolve(__dirname, '../../..');
+const fixtures = path.join(root, 'test/fixtures/trajectories');
+const files = fs.readdirSync(fixtures).filter((f) => f.endsWith('.json')).sort();
+const tmpDirs = [];
+function tmp() {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-reload-test-'));
+    tmpDirs.push(d);
+    return d;
+}
+after(() => {
+    for (const d of tmpDirs)
+        fs.rmSync(d, { recursive: true, force: true });
+});
+function readDir(dir) {
+    const out = new Map();
+    for (const f of fs.readdirSync(dir).sort())
+        out.set(f, fs.readFileSync(path.join(dir, f)));
+    return out;
+}
+function assertSameDumps(a, b, label) {
+    const x = readDir(a);
+    const y = readDir(b);
+    assert.deepStrictEqual([...y.keys()], [...x.keys()], `${label}: same dump files`);
+    for (const [f, buf] of x)
+        assert.ok(buf.equals(y.get(f)), `${label}: ${f} differs after reload`);
+}
+/** Everything of an envelope that is observable: messages, layers (tokens, hashes), ledger, prefix, cuts. */
+function fingerprint(env) {
+    return JSON.stringify(env);
+}
+function envelopes(traj, layout, policy, afterTurn) {
+    const tok = (0, tokenizer_1.getTokenizer)(traj.model.encoding);
+    return [...(0, replayCore_1.replay)(traj, { layout, policy, tokenizer: tok, afterTurn })].map((t) => fingerprint(t.envelope) + JSON.stringify(t.violations));
+}
+describe('replay --reload-at: byte-identical resume (DESIGN §10)', function () {
+    this.timeout(60_000);
+    for (const file of files) {
+        const full = path.join(fixtures, file);
+        const traj = (0, replay_1.loadTrajectory)(full);
+        const mid = Math.max(1, Math.floor(traj.turns.length / 2));
+        // budget-pressure also reloads late, when the state holds compacted previews and pruned items.
+        const points = [...new Set(file === 'budget-pressure.json' ? [1, mid, traj.turns.length - 1] : [1, mid])];
+        for (const layout of ['library', 'transcript']) {
+            it(`${file} ${layout}: every envelope (messages, breakpoints, ledger, layer and prefix hashes, cuts) identical with --reload-at ${points.join(', ')}`, () => {
+                const tok = (0, tokenizer_1.getTokenizer)(traj.model.encoding);
+                const plain = envelopes(traj, layout, 'append-version');
+                for (const at of points) {
+                    const args = (0, replay_1.parseArgs)([full, '--layout', layout, '--reload-at', String(at)]);
+                    const reloaded = envelopes(traj, layout, 'append-version', (0, reload_1.reloadHook)(traj, layout, args, tok));
+                    assert.ok(reload_1.lastReload && reload_1.lastReload.turn >= at, `the reload at ${at} happened`);
+                    assert.strictEqual(reloaded.length, plain.length);
+                    reloaded.forEach((f, i) => assert.strictEqual(f, plain[i], `reload at ${at}: turn ${i + 1}`));
+                }
+            });
+        }
+    }
+    for (const file of ['adversarial.json', 'budget-pressure.json']) {
+        it(`${file}: request dumps (--requests) and the report are byte-identical with --reload-at, both layouts`, () => {
+            const full = path.join(fixtures, file);
+            const traj = (0, replay_1.loadTrajectory)(full);
+            const at = Math.floor(traj.turns.length / 2);
+            const d0 = tmp();
+            const d1 = tmp();
+            const r0 = (0, replay_1.runReplay)(traj, { ...(0, replay_1.parseArgs)([full, '--strategy', 'library,transcript']), requestsDir: d0 });
+            const r1 = (0, replay_1.runReplay)(traj, { ...(0, replay_1.parseArgs)([full, '--strategy', 'library,transcript', '--reload-at', String(at)]), requestsDir: d1 });
+            for (const s of ['library', 'transcript'])
+                assertSameDumps(path.join(d0, s), path.join(d1, s), `${file} ${s}`);
+            assert.deepStrictEqual(r1.strategies, r0.strategies);
+        });
+    }
+    it('long-session-20 under append-diff (both layouts) and refresh-in-place (library): identical after reload at 9', () => {
+        const full = path.join(fixtures, 'long-session-20.json');
+        const traj = (0, replay_1.loadTrajectory)(full);
+        const tok = (0, tokenizer_1.getTokenizer)(traj.model.encoding);
+        for (const [policy, layout] of [['append-diff', 'library'], ['append-diff', 'transcript'], ['refresh-in-place', 'library']]) {
+            const plain = envelopes(traj, layout, policy);
+            const args = (0, replay_1.parseArgs)([full, '--layout', layout, '--policy', policy, '--reload-at', '9']);
+            const reloaded = envelopes(traj, layout, policy, (0, reload_1.reloadHook)(traj, layout, args, tok));
+            reloaded.forEach((f, i) => assert.strictEqual(f, plain[i], `${policy} ${layout}: turn ${i + 1}`));
+        }
+    });
+    it('the CLI (npm run replay -- … --reload-at N --requests DIR) writes the same dumps and exits 0', async () => {
+        const full = path.join(fixtures, 'walkthrough-6.json');
+        const d0 = tmp();
+        const d1 = tmp();
+        const out = (s) => s;
+        const ow = process.stdout.write.bind(process.stdout);
+        const chunks = [];
+        process.stdout.write = (s) => (chunks.push(out(String(s))), true);
+        let c0, c1;
+        try {
+            c0 = await (0, replay_1.main)([full, '--strategy', 'library,transcript', '--requests', d0, '--json']);
+            c1 = await (0, replay_1.main)([full, '--strategy', 'library,transcript', '--requests', d1, '--json', '--reload-at', '3']);
+        }
+        finally {
+            process.stdout.write = ow;
+        }
+        assert.strictEqual(c0, 0);
+        assert.strictEqual(c1, 0);
+        for (const s of ['library', 'transcript'])
+            assertSameDumps(path.join(d0, s), path.join(d1, s), s);
+        const [a, b] = chunks.map((c) => JSON.parse(c));
+        assert.deepStrictEqual(b.strategies, a.strategies);
+    });
+    it('random chats (pins, detaches, edits, deletes, pruning, summaries; all policies): reloading after EVERY turn changes nothing', () => {
+        const seen = { summary: 0, compacted: 0, pruned: 0, detached: 0, missing: 0, pinned: 0 };
+        fc.assert(fc.property((0, scenario_1.scenarioArb)({ maxTurns: 8, tokenizers: ['cheap'] }), (spec) => {
+            const traj = (0, scenario_1.buildTrajectory)(spec);
+            const opts = { layout: spec.layout, policy: spec.policy, tokenizer: scenario_1.cheapTokenizer };
+            const plain = [...(0, replayCore_1.replay)(traj, opts)].map((t) => fingerprint(t.envelope));
+            const dir = tmp();
+            const store = chatStore_1.ChatStore.open(dir, { durable: false });
+            const reloaded = [...(0, replayCore_1.replay)(traj, {
+                    ...opts,
+                    afterTurn: (_turn, engine) => {
+                        store.appendTurn('prop', { state: engine.state, engine: engine.options });
+                        const loaded = chatStore_1.ChatStore.open(dir, { durable: false }).loadChat('prop');
+                        assert.deepStrictEqual(loaded.warnings, []);
+                        const es = [...loaded.state.entries.values()];
+                        if (loaded.state.summary)
+                            seen.summary++;
+                        if (es.some((e) => e.compacted))
+                            seen.compacted++;
+                        if (es.some((e) => e.presence === 'pruned'))
+                            seen.pruned++;
+                        if (es.some((e) => e.presence === 'detached'))
+                            seen.detached++;
+                        if (es.some((e) => e.missing))
+                            seen.missing++;
+                        if (es.some((e) => e.essential))
+                            seen.pinned++;
+                        return new engine_1.PromptContextEngine(engine.options, loaded.state);
+                    },
+                })].map((t) => fingerprint(t.envelope));
+            fs.rmSync(dir, { recursive: true, force: true });
+            assert.strictEqual(reloaded.length, plain.length);
+            reloaded.forEach((f, i) => assert.strictEqual(f, plain[i], `turn ${i + 1}`));
+        }), { numRuns: 20, seed: 1 });
+        // The runs reloaded states holding each kind of chat state at least once.
+        for (const [k, n] of Object.entries(seen))
+            assert.ok(n > 0, `no reloaded state had ${k}`);
+    });
+});
+//# sourceMappingURL=reload.test.js.map
