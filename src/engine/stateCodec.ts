@@ -219,19 +219,30 @@ function encodeTurn(t: TurnRecord): TurnRecord {
 }
 
 /**
+ * Encoded forms a caller kept from an earlier encoding (a store saving turn after turn): returned
+ * when they still describe the object, instead of encoding it again. Undefined: encode it.
+ */
+export interface EncodeReuse {
+  entry?(e: EntryState): EncodedEntry | undefined;
+  turn?(t: TurnRecord): TurnRecord | undefined;
+}
+
+/**
  * A JSON-safe copy of `state` with artifact contents replaced by blob references (see `stateBlobs`).
  * `engine` records the options in force (layout, policy, model limits, system/instructions hashes).
  */
-export function encodeState(state: ChatState, opts: { engine?: EngineMeta } = {}): EncodedState {
+export function encodeState(state: ChatState, opts: { engine?: EngineMeta; reuse?: EncodeReuse } = {}): EncodedState {
+  const reuseEntry = opts.reuse?.entry;
+  const reuseTurn = opts.reuse?.turn;
   const out: EncodedState = {
     format: STATE_FORMAT,
     version: STATE_FORMAT_VERSION,
     completedTurns: state.completedTurns,
-    entries: [...state.entries.values()].map(encodeEntry),
+    entries: [...state.entries.values()].map(reuseEntry ? (e) => reuseEntry(e) ?? encodeEntry(e) : encodeEntry),
     latest: [...state.latest],
     versions: [...state.versions],
     order: state.order.slice(),
-    turns: state.turns.map(encodeTurn),
+    turns: state.turns.map(reuseTurn ? (t) => reuseTurn(t) ?? encodeTurn(t) : encodeTurn),
     previousBlocks: state.previousBlocks.slice(),
   };
   if (state.summary) out.summary = { throughTurn: state.summary.throughTurn, text: state.summary.text };
@@ -592,15 +603,26 @@ export interface StateDelta {
   engine?: EngineMeta | null;
 }
 
+/**
+ * Equal as JSON: the same object, a pair of the same values, or the same text. A store reuses the
+ * objects it saved (see `EncodeReuse`), so most elements compare by identity.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i] && (x === null || typeof x !== 'object'))) return true;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 function keyedDelta<T>(prev: readonly T[], next: readonly T[], keyOf: (t: T) => string): KeyedDelta<T> | undefined {
-  const before = new Map<string, string>();
-  for (const p of prev) before.set(keyOf(p), JSON.stringify(p));
+  const before = new Map<string, T>();
+  for (const p of prev) before.set(keyOf(p), p);
   const set: T[] = [];
   const simulated = prev.map(keyOf);
   const known = new Set(simulated);
   for (const n of next) {
     const k = keyOf(n);
-    if (before.get(k) !== JSON.stringify(n)) set.push(n);
+    if (!sameJson(before.get(k), n)) set.push(n);
     if (!known.has(k)) {
       simulated.push(k);
       known.add(k);

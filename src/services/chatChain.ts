@@ -53,6 +53,11 @@ export class StateChain {
     return this.completedTurns;
   }
 
+  /** The encoded entry the chain holds for `key` (shared, never mutated). */
+  entry(key: string): EncodedEntry | undefined {
+    return this.entries.get(key);
+  }
+
   /** The engine options recorded so far. */
   get engineMeta(): EngineMeta | undefined {
     return this.engine;
@@ -200,11 +205,17 @@ const INDEX_KEY = /^(0|[1-9][0-9]{0,9})$/;
  * properties left out: `JSON.stringify(value)` is then `canonicalJson(v)`, unless an object has an
  * index-like key (JavaScript puts those first whatever the order they were added in): `canonical`
  * says which. Objects already in order are returned as they are.
+ *
+ * `settled`: objects known to be canonical, never mutated (a store's saved entries and turns); they
+ * are returned without a walk, and the objects of a canonical result join them.
  */
-export function canonicalize<T>(v: T): { value: T; canonical: boolean } {
+export function canonicalize<T>(v: T, settled?: WeakSet<object>): { value: T; canonical: boolean } {
   let canonical = true;
+  // Objects this call returns (when `settled` is given: they join it if the value is canonical).
+  const seen: object[] = [];
   const walk = (x: unknown): unknown => {
     if (typeof x !== 'object' || x === null) return x;
+    if (settled?.has(x)) return x;
     if (Array.isArray(x)) {
       let out: unknown[] | undefined;
       for (let i = 0; i < x.length; i++) {
@@ -224,13 +235,18 @@ export function canonicalize<T>(v: T): { value: T; canonical: boolean } {
       if (y !== o[k]) same = false;
       return y;
     });
-    if (same) return x;
+    if (same) {
+      if (settled) seen.push(x);
+      return x;
+    }
     const order = keys.map((k, i) => [k, values[i]] as const).filter(([, y]) => y !== undefined).sort((a, b) => (a[0] < b[0] ? -1 : 1));
     const out: Record<string, unknown> = {};
     for (const [k, y] of order) out[k] = y;
+    if (settled) seen.push(out);
     return out;
   };
   const value = walk(v) as T;
+  if (settled && canonical) for (const o of seen) settled.add(o);
   return { value, canonical };
 }
 

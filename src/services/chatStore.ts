@@ -392,6 +392,14 @@ export class ChatStore {
    * chain holds, so a save compares the turns already saved by identity, not by serializing them.
    */
   private readonly savedTurns = new WeakMap<TurnRecord, TurnRecord>();
+  /**
+   * Each saved engine entry's encoded form (the chain's object) with a shallow copy of the entry as
+   * it was then: an entry unchanged since (every field the same value) is not encoded again (its
+   * content scanned, its object rebuilt and serialized to compare it) at every save.
+   */
+  private readonly savedEntries = new WeakMap<EntryState, { as: EntryState; enc: EncodedEntry }>();
+  /** Objects of saved states known to be canonical (see `canonicalize`): chain objects, never mutated. */
+  private readonly settled = new WeakSet<object>();
   /** Serializes writers across windows (and store instances). */
   readonly lock: StoreLock;
   /** Problems found while opening (index rebuilt, stale temp files removed). */
@@ -490,17 +498,25 @@ export class ChatStore {
     }
     const headEnc = head.chain?.encoded();
     const meta = input.engine ? ('tokenizer' in input.engine ? engineMeta(input.engine) : input.engine) : headEnc?.engine;
-    const enc = encodeState(input.state, { engine: meta });
-    input.state.turns.forEach((t, i) => {
-      const saved = this.savedTurns.get(t);
-      if (saved && i < enc.turns.length) enc.turns[i] = saved;
+    const encodedAfresh: EntryState[] = [];
+    const enc = encodeState(input.state, {
+      engine: meta,
+      reuse: {
+        turn: (t) => this.savedTurns.get(t),
+        entry: (e) => {
+          const saved = this.savedEntries.get(e);
+          if (saved && sameFields(saved.as, e)) return saved.enc;
+          encodedAfresh.push(e);
+          return undefined;
+        },
+      },
     });
     if (headEnc && enc.completedTurns <= headEnc.completedTurns) {
       throw new ChatStoreError('conflict', `chat ${id} already has ${headEnc.completedTurns} turns saved; cannot save turn ${enc.completedTurns} (was the chat changed in another window?)`);
     }
     // Canonical key order on both sides: the delta names only what changed, and its objects keep the
     // chain canonical (its digest is then a plain JSON.stringify away; see chatChain.ts).
-    const next = canonicalize(enc);
+    const next = canonicalize(enc, this.settled);
     const prev = head.chain && !head.chain.canonical ? canonicalize(headEnc).value : headEnc;
     const delta = diffState(prev, next.value);
     for (const b of stateBlobs(input.state, deltaEntryKeys(delta))) {
@@ -512,6 +528,10 @@ export class ChatStore {
     const stateHash = chain.digest();
     const chainTurns = chain.encoded().turns;
     input.state.turns.forEach((t, i) => this.savedTurns.set(t, chainTurns[i]));
+    for (const e of encodedAfresh) {
+      const saved = chain.entry(e.key);
+      if (saved) this.savedEntries.set(e, { as: { ...e }, enc: saved });
+    }
     const line: ChatLine = { format: CHAT_FORMAT, v: FORMAT_VERSION, turn: enc.completedTurns, delta, stateHash, meta: this.turnMeta(input) };
     const json = JSON.stringify(line);
     const text = (head.needsNewline ? '\n' : '') + json + '\n';
@@ -1603,4 +1623,12 @@ function renderMarkdown(id: string, title: string, state: ChatState, engine: Eng
     out.push('**Assistant:**', '', t.reply, '');
   }
   return out.join('\n');
+}
+
+/** Every own field the same value (an entry's fields are primitives or objects replaced, never changed in place). */
+function sameFields(a: EntryState, b: EntryState): boolean {
+  const ka = Object.keys(a) as (keyof EntryState)[];
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (a[k] !== b[k]) return false;
+  return true;
 }

@@ -11,6 +11,8 @@ import { PromptContextEngine, type EngineOptions, type TurnInput } from '../../s
 import { sliceLines, type NewArtifactInput } from '../../src/engine/artifacts';
 import { normalizeRelativePath } from '../../src/engine/isolation';
 import { getTokenizer } from '../../src/services/tokenizer';
+import { canonicalJson, encodeState } from '../../src/engine/stateCodec';
+import type { EntryState } from '../../src/engine/state';
 
 const tok = getTokenizer('o200k_base');
 const tmpDirs: string[] = [];
@@ -109,6 +111,24 @@ describe('chat store (DESIGN §10)', () => {
     const resumed = new PromptContextEngine(options(), loaded.state);
     assert.strictEqual(nextRequest(resumed, s), nextRequest(s.engine, s));
     assert.deepStrictEqual(store.listChats(), [{ id: 'chat-1', title: 'Explain a and b', turns: 3, createdAt: FIXED().toISOString(), updatedAt: FIXED().toISOString() }]);
+  });
+
+  it('a save encodes only what changed since the last one, and still sees an entry changed in place', () => {
+    const root = tmp();
+    const store = ChatStore.open(root, { durable: false });
+    const s = threeTurns(store);
+    const lastDelta = () => JSON.parse(fs.readFileSync(chatFile(root, 'chat-1'), 'utf8').trim().split('\n').pop()!).delta;
+    const saved = () => canonicalJson(encodeState(ChatStore.open(root, { durable: false }).loadChat('chat-1').state));
+    s.turn({ userText: 'nothing new' }, 'ok', store);
+    assert.strictEqual(lastDelta().entries, undefined, 'no entry changed, none is written');
+    assert.strictEqual(saved(), canonicalJson(encodeState(s.engine.state)));
+    // A state written in place (not through the engine's copy-on-write helpers): the save still sees it.
+    const key = [...s.engine.state.entries.keys()][0];
+    (s.engine.state.entries.get(key) as EntryState).essential = true;
+    s.turn({ userText: 'and now?' }, 'still ok', store);
+    assert.deepStrictEqual(lastDelta().entries.set.map((e: { key: string }) => e.key), [key]);
+    assert.strictEqual(ChatStore.open(root, { durable: false }).loadChat('chat-1').state.entries.get(key)!.essential, true);
+    assert.strictEqual(saved(), canonicalJson(encodeState(s.engine.state)));
   });
 
   it('records per-turn metadata: attachments with versions and hashes, pins, layer hashes, usage, options in force', () => {
