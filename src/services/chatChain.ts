@@ -250,57 +250,88 @@ export function canonicalize<T>(v: T, settled?: WeakSet<object>): { value: T; ca
   return { value, canonical };
 }
 
-/** The text of objects that are never mutated once in a chain (entries, turn records, pairs): canonical, and plain. */
-const canonicalMemo = new WeakMap<object, string>();
-const jsonMemo = new WeakMap<object, string>();
+/**
+ * The UTF-8 bytes of the JSON of objects that are never mutated once in a chain (entries, turn
+ * records, pairs): canonical, and plain. Bytes rather than text: a digest then copies them into the
+ * hash's input, where a text would be joined and converted again at every digest.
+ */
+const canonicalMemo = new WeakMap<object, Buffer>();
+const jsonMemo = new WeakMap<object, Buffer>();
 
-function memo(cache: WeakMap<object, string>, v: unknown, text: (v: unknown) => string): string {
+function memo(cache: WeakMap<object, Buffer>, v: unknown, text: (v: unknown) => string): Buffer | string {
   if (typeof v !== 'object' || v === null) return text(v);
-  let t = cache.get(v);
-  if (t === undefined) {
-    t = text(v);
-    cache.set(v, t);
+  let b = cache.get(v);
+  if (b === undefined) {
+    b = Buffer.from(text(v), 'utf8');
+    cache.set(v, b);
   }
-  return t;
+  return b;
 }
 
-const canonicalOf = (v: unknown): string => memo(canonicalMemo, v, canonicalJson);
+const canonicalOf = (v: unknown): Buffer | string => memo(canonicalMemo, v, canonicalJson);
 /** `JSON.stringify` (undefined as null, as in arrays): equal to `canonicalJson` for objects whose keys are in order. */
-const jsonOf = (v: unknown): string => memo(jsonMemo, v, (x) => (x === undefined ? 'null' : JSON.stringify(x)));
+const jsonOf = (v: unknown): Buffer | string => memo(jsonMemo, v, (x) => (x === undefined ? 'null' : JSON.stringify(x)));
+
+/** Feeds a hash through a staging buffer: many small pieces cost one `update` per 64 KB. */
+class StagedHash {
+  private static readonly buf = Buffer.allocUnsafe(65536);
+  private n = 0;
+  private readonly hash = crypto.createHash('sha256');
+
+  put(piece: Buffer | string): void {
+    const buf = StagedHash.buf;
+    if (typeof piece === 'string') {
+      // At most 3 bytes per UTF-16 unit.
+      const large = piece.length * 3 > buf.length;
+      if (large || piece.length * 3 > buf.length - this.n) this.flush();
+      if (large) this.hash.update(piece, 'utf8');
+      else this.n += buf.write(piece, this.n, 'utf8');
+      return;
+    }
+    const large = piece.length > buf.length >> 2;
+    if (large || piece.length > buf.length - this.n) this.flush();
+    if (large) this.hash.update(piece);
+    else this.n += piece.copy(buf, this.n);
+  }
+
+  private flush(): void {
+    if (this.n > 0) this.hash.update(StagedHash.buf.subarray(0, this.n));
+    this.n = 0;
+  }
+
+  digest(): string {
+    this.flush();
+    return this.hash.digest('hex');
+  }
+}
 
 /**
- * The sha256 of the state's JSON, streamed into the hash element by element (the same bytes, without
- * building the whole text), each element's text from `textOf` (remembered per object: the objects of
- * a chain are shared from one state to the next, so a digest after an append serializes only what the
- * append added). The top-level keys are written in sorted order.
+ * The sha256 of the state's JSON, fed to the hash element by element (the same bytes, without
+ * building the whole text), each element's bytes from `bytesOf` (remembered per object: the objects
+ * of a chain are shared from one state to the next, so a digest after an append serializes only what
+ * the append added). The top-level keys are written in sorted order.
  */
-function streamDigest(enc: EncodedState, textOf: (v: unknown) => string): string {
-  const hash = crypto.createHash('sha256');
-  let chunk = '';
-  const put = (text: string): void => {
-    chunk += text;
-    if (chunk.length >= 65536) {
-      hash.update(chunk, 'utf8');
-      chunk = '';
-    }
-  };
+function streamDigest(enc: EncodedState, bytesOf: (v: unknown) => Buffer | string): string {
+  const h = new StagedHash();
   const o = enc as unknown as Record<string, unknown>;
   const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
-  put('{');
+  h.put('{');
   keys.forEach((k, i) => {
-    put(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+    h.put(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
     const v = o[k];
     if (Array.isArray(v)) {
-      put('[');
-      v.forEach((x, j) => put(`${j > 0 ? ',' : ''}${textOf(x)}`));
-      put(']');
+      h.put('[');
+      v.forEach((x, j) => {
+        if (j > 0) h.put(',');
+        h.put(bytesOf(x));
+      });
+      h.put(']');
     } else {
-      put(canonicalJson(v));
+      h.put(canonicalJson(v));
     }
   });
-  put('}');
-  hash.update(chunk, 'utf8');
-  return hash.digest('hex');
+  h.put('}');
+  return h.digest();
 }
 
 /**

@@ -9,7 +9,7 @@ import * as path from 'path';
 import { loadTrajectory } from '../../bench/replay';
 import { replay } from '../../bench/replayCore';
 import type { ChatState } from '../../src/engine/state';
-import { applyDelta, canonicalJson, checkEncodedShape, diffState, encodeState, engineMeta, stateDigest, type EncodedState, type StateDelta } from '../../src/engine/stateCodec';
+import { applyDelta, canonicalJson, checkEncodedShape, diffState, encodeState, engineMeta, stateDigest, STATE_FORMAT, STATE_FORMAT_VERSION, type EncodedState, type StateDelta } from '../../src/engine/stateCodec';
 import type { PromptContextEngine } from '../../src/engine/engine';
 import { canonicalize, encodedDigest, StateChain } from '../../src/services/chatChain';
 import { getTokenizer } from '../../src/services/tokenizer';
@@ -70,6 +70,27 @@ describe('chat store: the delta chain', () => {
         checkChain(states, true, 'random canonical');
       }),
       { numRuns: 25, seed: 12 },
+    );
+  });
+
+  it('the streamed digest is stateDigest for elements of every size (staged or hashed alone) and non-Latin text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 40_000 }), fc.constantFrom('a', 'é', '中', '😀', '\n"\\')), { maxLength: 12 }),
+        fc.array(fc.string({ maxLength: 90 }), { maxLength: 400 }),
+        (sizes, blocks) => {
+          const enc: EncodedState = {
+            format: STATE_FORMAT, version: STATE_FORMAT_VERSION, completedTurns: sizes.length, entries: [], latest: [], versions: [], order: [],
+            turns: sizes.map(([n, ch], i) => ({ turn: i + 1, userText: ch.repeat(n), items: [], reply: `r${i}` })),
+            previousBlocks: blocks,
+          } as unknown as EncodedState;
+          assert.strictEqual(encodedDigest(enc), stateDigest(enc));
+          const chain = new StateChain();
+          chain.apply(diffState(undefined, canonicalize(enc).value), true);
+          assert.strictEqual(chain.digest(), stateDigest(enc));
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 
