@@ -46,6 +46,8 @@ export class StateChain {
   private summary: HistorySummary | undefined;
   private engine: EngineMeta | undefined;
   private materialized: EncodedState | undefined;
+  /** The arrays' JSON bytes, kept in step with them once a plain digest needed them (see `ArrayBytes`). */
+  private arrayBytes: Record<'order' | 'turns' | 'previousBlocks', ArrayBytes> | undefined;
   /** Every object in the chain has its keys in sorted order (proven by a digest, or by construction). */
   canonical = true;
 
@@ -76,6 +78,8 @@ export class StateChain {
     c.engine = this.engine;
     c.materialized = this.materialized;
     c.canonical = this.canonical;
+    const a = this.arrayBytes;
+    if (a) c.arrayBytes = { order: a.order.clone(), turns: a.turns.clone(), previousBlocks: a.previousBlocks.clone() };
     return c;
   }
 
@@ -108,6 +112,12 @@ export class StateChain {
     applyArray(this.order, d.order);
     applyArray(this.turns, d.turns);
     applyArray(this.previousBlocks, d.previousBlocks);
+    const bytes = this.arrayBytes;
+    if (bytes) {
+      if (d.order) bytes.order.apply(d.order.keep, d.order.add);
+      if (d.turns) bytes.turns.apply(d.turns.keep, d.turns.add);
+      if (d.previousBlocks) bytes.previousBlocks.apply(d.previousBlocks.keep, d.previousBlocks.add);
+    }
     if (d.summary !== undefined) this.summary = d.summary ?? undefined;
     if (d.engine !== undefined) this.engine = d.engine ?? undefined;
     this.materialized = undefined;
@@ -116,7 +126,13 @@ export class StateChain {
 
   /** The state digest (`stateDigest` of `encoded()`). */
   digest(): string {
-    return this.canonical ? streamDigest(this.encoded(), jsonOf) : encodedDigest(this.encoded());
+    return this.canonical ? this.plainDigest() : encodedDigest(this.encoded());
+  }
+
+  /** The digest of the plain serialization (`JSON.stringify`, which is canonical for a canonical chain). */
+  private plainDigest(): string {
+    this.arrayBytes ??= { order: ArrayBytes.of(this.order), turns: ArrayBytes.of(this.turns), previousBlocks: ArrayBytes.of(this.previousBlocks) };
+    return streamDigest(this.encoded(), jsonOf, this.arrayBytes);
   }
 
   /**
@@ -125,7 +141,7 @@ export class StateChain {
    * canonical one.
    */
   matches(stateHash: string): boolean {
-    if (streamDigest(this.encoded(), jsonOf) === stateHash) {
+    if (this.plainDigest() === stateHash) {
       this.canonical = true;
       return true;
     }
@@ -272,6 +288,60 @@ const canonicalOf = (v: unknown): Buffer | string => memo(canonicalMemo, v, cano
 /** `JSON.stringify` (undefined as null, as in arrays): equal to `canonicalJson` for objects whose keys are in order. */
 const jsonOf = (v: unknown): Buffer | string => memo(jsonMemo, v, (x) => (x === undefined ? 'null' : JSON.stringify(x)));
 
+/**
+ * The plain JSON of an array's elements, joined by commas, as UTF-8 bytes, kept in step with the array
+ * (arrays of a chain only keep a prefix and append): a digest hashes it in one piece instead of
+ * serializing a 1,000-turn chat's turns and blocks again at every save. A clone shares the bytes
+ * until one of the two writes (then it copies what it keeps).
+ */
+class ArrayBytes {
+  private buf = Buffer.alloc(0);
+  private len = 0;
+  /** ends[i]: the length of the bytes through element i. */
+  private ends: number[] = [];
+  private shared = false;
+
+  static of(items: readonly unknown[]): ArrayBytes {
+    const a = new ArrayBytes();
+    a.apply(0, items);
+    return a;
+  }
+
+  clone(): ArrayBytes {
+    const c = new ArrayBytes();
+    c.buf = this.buf;
+    c.len = this.len;
+    c.ends = this.ends.slice();
+    c.shared = this.shared = true;
+    return c;
+  }
+
+  /** Keeps the first `keep` elements, then appends `add` (an `ArrayDelta`). */
+  apply(keep: number, add: readonly unknown[]): void {
+    const at = keep === 0 ? 0 : this.ends[keep - 1];
+    const pieces = add.map((x) => Buffer.from(x === undefined ? 'null' : JSON.stringify(x), 'utf8'));
+    let need = at;
+    for (const b of pieces) need += b.length + 1;
+    if (this.shared || need > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(4096, need + (need >> 1)));
+      this.buf.copy(next, 0, 0, at);
+      this.buf = next;
+      this.shared = false;
+    }
+    this.ends.length = keep;
+    this.len = at;
+    for (const b of pieces) {
+      if (this.ends.length > 0) this.buf[this.len++] = 0x2c;
+      this.len += b.copy(this.buf, this.len);
+      this.ends.push(this.len);
+    }
+  }
+
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.len);
+  }
+}
+
 /** Feeds a hash through a staging buffer: many small pieces cost one `update` per 64 KB. */
 class StagedHash {
   private static readonly buf = Buffer.allocUnsafe(65536);
@@ -311,7 +381,7 @@ class StagedHash {
  * of a chain are shared from one state to the next, so a digest after an append serializes only what
  * the append added). The top-level keys are written in sorted order.
  */
-function streamDigest(enc: EncodedState, bytesOf: (v: unknown) => Buffer | string): string {
+function streamDigest(enc: EncodedState, bytesOf: (v: unknown) => Buffer | string, whole?: Readonly<Record<string, ArrayBytes>>): string {
   const h = new StagedHash();
   const o = enc as unknown as Record<string, unknown>;
   const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
@@ -319,7 +389,12 @@ function streamDigest(enc: EncodedState, bytesOf: (v: unknown) => Buffer | strin
   keys.forEach((k, i) => {
     h.put(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
     const v = o[k];
-    if (Array.isArray(v)) {
+    const known = whole?.[k];
+    if (known) {
+      h.put('[');
+      h.put(known.bytes());
+      h.put(']');
+    } else if (Array.isArray(v)) {
       h.put('[');
       v.forEach((x, j) => {
         if (j > 0) h.put(',');

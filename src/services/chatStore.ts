@@ -523,7 +523,10 @@ export class ChatStore {
       this.writeBlob(b.hash, b.text);
       this.lock.touch();
     }
-    const chain = head.chain ? head.chain.clone() : new StateChain();
+    // Applied in place: a long chat's chain is not copied at every save. Should anything below fail
+    // before the line is on disk, the cached head is dropped (the next access reads the file again).
+    const chain = head.chain ?? new StateChain();
+    this.heads.delete(id);
     chain.apply(delta, next.canonical);
     const stateHash = chain.digest();
     const chainTurns = chain.encoded().turns;

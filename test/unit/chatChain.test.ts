@@ -29,14 +29,21 @@ function encodedStates(traj: ReturnType<typeof loadTrajectory>, layout: 'library
 
 /** Applies the deltas between consecutive states both ways and compares after each. */
 function checkChain(states: EncodedState[], canonicalLines: boolean, where: string): void {
-  const chain = new StateChain();
+  let chain = new StateChain();
   let engineSide: EncodedState | undefined;
   let prev: EncodedState | undefined;
+  let prevDigest: string | undefined;
   for (const [i, raw] of states.entries()) {
     const next = canonicalLines ? canonicalize(raw).value : raw;
     const delta = diffState(prev, next);
     engineSide = applyDelta(engineSide, JSON.parse(JSON.stringify(delta)) as StateDelta);
+    // A clone shares what it can with its original: the line applied to the clone leaves the
+    // original as it was, and the two go on alike (every other line the clone is carried on).
+    const fork = chain.clone();
+    fork.apply(JSON.parse(JSON.stringify(delta)) as StateDelta);
+    if (prevDigest !== undefined) assert.strictEqual(chain.digest(), prevDigest, `${where}: the original after its clone took line ${i + 1}`);
     chain.apply(JSON.parse(JSON.stringify(delta)) as StateDelta);
+    if (i % 2 === 1) chain = fork;
     const enc = chain.encoded();
     assert.strictEqual(canonicalJson(enc), canonicalJson(engineSide), `${where}: state after line ${i + 1}`);
     const digest = stateDigest(raw);
@@ -45,6 +52,7 @@ function checkChain(states: EncodedState[], canonicalLines: boolean, where: stri
     assert.strictEqual(chain.canonical, canonicalLines, `${where}: canonical after line ${i + 1}`);
     assert.strictEqual(chain.digest(), digest);
     prev = next;
+    prevDigest = digest;
   }
 }
 

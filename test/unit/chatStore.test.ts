@@ -131,6 +131,27 @@ describe('chat store (DESIGN §10)', () => {
     assert.strictEqual(saved(), canonicalJson(encodeState(s.engine.state)));
   });
 
+  it('a save that fails before its line is on disk changes nothing: the chat loads as before and the next save continues it', () => {
+    const root = tmp();
+    const store = ChatStore.open(root, { durable: false });
+    const s = threeTurns(store);
+    const before = fs.readFileSync(chatFile(root, 'chat-1'), 'utf8');
+    const writer = store as unknown as { appendLine(file: string, text: string): number };
+    const appendLine = writer.appendLine;
+    writer.appendLine = () => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    };
+    assert.throws(() => s.turn({ userText: 'will not be saved' }, 'lost', store), /no space left/);
+    writer.appendLine = appendLine;
+    assert.strictEqual(fs.readFileSync(chatFile(root, 'chat-1'), 'utf8'), before);
+    assert.strictEqual(store.loadChat('chat-1').state.completedTurns, 3, 'the store does not hold the unsaved turn');
+    // The engine went on (turn 4 is in its state): the next save writes turns 4 and 5 together.
+    s.turn({ userText: 'saved' }, 'ok', store);
+    const loaded = ChatStore.open(root, { durable: false }).loadChat('chat-1');
+    assert.deepStrictEqual(loaded.warnings, []);
+    assert.strictEqual(canonicalJson(encodeState(loaded.state)), canonicalJson(encodeState(s.engine.state)));
+  });
+
   it('records per-turn metadata: attachments with versions and hashes, pins, layer hashes, usage, options in force', () => {
     const root = tmp();
     const store = ChatStore.open(root, { now: FIXED });
