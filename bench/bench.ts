@@ -24,6 +24,7 @@ import { measureTokenizerThroughput, trajectoryCorpus, type ThroughputResult } f
 import { runMemoryCase, type HeapResult, type RssResult } from './perfMemory';
 import { comparePromptTsx, type PromptTsxComparison } from './promptTsxCompare';
 import { measureOpenTime, type OpenTimeResult } from './perfOpen';
+import { measureSessionTurns, type SessionTurnsResult } from './perfSession';
 import { GuardedTokenizer } from '../src/services/tokenizer';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -89,6 +90,8 @@ export interface PerfResults {
   promptTsx?: PromptTsxComparison;
   /** Opening a 1,000-turn chat from disk (issue 12). */
   openChat?: OpenTimeResult;
+  /** The 1,000-turn chat sent turn by turn through `ChatSession` (issue 12): what a user waits for per turn. */
+  sessionTurns?: SessionTurnsResult;
 }
 
 /** A tool-heavy trajectory (issue 11): Strata's layouts against the plain agent transcript. */
@@ -488,6 +491,23 @@ export function performanceMarkdown(p: PerfResults): string {
       r('the first meter in a new window, counts saved beside the chat', o.firstMeterSaved),
     ], ['l', 'r', 'r', 'r']));
   }
+  if (p.sessionTurns) {
+    const st = p.sessionTurns;
+    out.push(`### Sending a ${st.turns}-turn chat through the session`, '');
+    out.push(
+      `The generated ${st.turns}-turn conversation (${formatInt(st.generated.fileBytes)} bytes of files) sent turn by turn as the extension does: chips attached, \`ChatSession.send\` with a scripted provider ` +
+        '(build, reply, commit, save to the chat store), then the meter and the last 50 messages (the panel\'s refresh). The workspace reports only changed files, as the host\'s watcher and stat cache do; ' +
+        `the store writes without fsync, so these are CPU figures. Chat file after the last turn: ${formatInt(st.chatFileBytes)} bytes. One run, ${formatInt(st.totalMs)} ms.`,
+      '',
+    );
+    const w = (name: string, k: keyof SessionTurnsResult['first20']) => [name, st.first20[k].median, st.first20[k].p95, st.last20[k].median, st.last20[k].p95, `${st.ratio[k]}×`];
+    out.push(table(['per turn', 'turns 1–20 median ms', 'p95', `turns ${st.turns - 19}–${st.turns} median ms`, 'p95', 'ratio (median)'], [
+      w('`send` (to the saved turn)', 'send'),
+      w('  of which the save (`ChatStore.appendTurn`)', 'save'),
+      w('  of which the build (`buildTurn`)', 'build'),
+      w('meter + last 50 messages', 'refresh'),
+    ], ['l', 'r', 'r', 'r', 'r', 'r']));
+  }
   return out.join('\n');
 }
 
@@ -588,6 +608,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
       perf.promptTsx = await stepAsync('prompt-tsx comparison', durations, () => comparePromptTsx(traj, runs.promptTsx));
     }
     perf.openChat = step('opening a 1,000-turn chat from disk', durations, () => measureOpenTime(args.quick ? 3 : 7, {}, 'synthetic', args.quick ? 1 : 3));
+    perf.sessionTurns = await stepAsync(`a ${LONG_CHAT.turns}-turn chat sent through ChatSession`, durations, () => measureSessionTurns(LONG_CHAT));
   }
   return {
     generatedAt: new Date().toISOString(),

@@ -499,10 +499,15 @@ export class ChatStore {
     const headEnc = head.chain?.encoded();
     const meta = input.engine ? ('tokenizer' in input.engine ? engineMeta(input.engine) : input.engine) : headEnc?.engine;
     const encodedAfresh: EntryState[] = [];
+    const turnsAfresh: TurnRecord[] = [];
     const enc = encodeState(input.state, {
       engine: meta,
       reuse: {
-        turn: (t) => this.savedTurns.get(t),
+        turn: (t) => {
+          const saved = this.savedTurns.get(t);
+          if (!saved) turnsAfresh.push(t);
+          return saved;
+        },
         entry: (e) => {
           const saved = this.savedEntries.get(e);
           if (saved && sameFields(saved.as, e)) return saved.enc;
@@ -529,8 +534,11 @@ export class ChatStore {
     this.heads.delete(id);
     chain.apply(delta, next.canonical);
     const stateHash = chain.digest();
-    const chainTurns = chain.encoded().turns;
-    input.state.turns.forEach((t, i) => this.savedTurns.set(t, chainTurns[i]));
+    if (turnsAfresh.length > 0) {
+      const chainTurns = chain.encoded().turns;
+      const at = new Map(input.state.turns.map((t, i) => [t, i]));
+      for (const t of turnsAfresh) this.savedTurns.set(t, chainTurns[at.get(t)!]);
+    }
     for (const e of encodedAfresh) {
       const saved = chain.entry(e.key);
       if (saved) this.savedEntries.set(e, { as: { ...e }, enc: saved });
@@ -604,7 +612,21 @@ export class ChatStore {
   private turnMeta(input: AppendTurnInput): TurnMeta {
     const s = input.state;
     const record = s.turns.length > 0 && s.turns[s.turns.length - 1].turn === s.completedTurns ? s.turns[s.turns.length - 1] : undefined;
-    const keys = (pred: (e: EntryState) => boolean) => s.order.filter((k) => pred(s.entries.get(k)!));
+    // One pass over the entries for the five lists (a long chat has hundreds).
+    const pinned: string[] = [];
+    const detached: string[] = [];
+    const pruned: string[] = [];
+    const compacted: string[] = [];
+    const missing: string[] = [];
+    for (const k of s.order) {
+      const e = s.entries.get(k)!;
+      if (e.presence === 'present') {
+        if (e.essential) pinned.push(k);
+        if (e.compacted) compacted.push(k);
+      } else if (e.presence === 'detached') detached.push(k);
+      else if (e.presence === 'pruned') pruned.push(k);
+      if (e.missing) missing.push(k);
+    }
     const meta: TurnMeta = {
       turn: s.completedTurns,
       at: this.now().toISOString(),
@@ -614,11 +636,11 @@ export class ChatStore {
         if (a.source.range) m.range = { ...a.source.range };
         return m;
       }),
-      pinned: keys((e) => e.essential && e.presence === 'present'),
-      detached: keys((e) => e.presence === 'detached'),
-      pruned: keys((e) => e.presence === 'pruned'),
-      compacted: keys((e) => !!e.compacted && e.presence === 'present'),
-      missing: keys((e) => e.missing),
+      pinned,
+      detached,
+      pruned,
+      compacted,
+      missing,
     };
     if (s.summary) meta.summaryThrough = s.summary.throughTurn;
     const env = input.envelope;
