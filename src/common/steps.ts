@@ -15,6 +15,37 @@ export function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
+/**
+ * `fn` over `items`, at most `limit` calls in flight, results in order: an array when every call
+ * answered at once (a synchronous port), else a promise of it. The first rejection rejects it.
+ */
+export function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => R | PromiseLike<R>): R[] | Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let i = 0;
+  // Synchronous answers are taken as they come; from the first promise on, `limit` workers go on.
+  for (; i < items.length; i++) {
+    const v = fn(items[i]);
+    if (isThenable(v)) {
+      const first = { at: i, v };
+      i++;
+      return (async () => {
+        let next = i;
+        const worker = async (start?: { at: number; v: PromiseLike<R> }): Promise<void> => {
+          if (start) out[start.at] = await start.v;
+          while (next < items.length) {
+            const at = next++;
+            out[at] = await fn(items[at]);
+          }
+        };
+        await Promise.all([worker(first), ...Array.from({ length: Math.max(0, Math.min(limit, items.length - i + 1) - 1) }, () => worker())]);
+        return out;
+      })();
+    }
+    out[i] = v;
+  }
+  return out;
+}
+
 /** Runs a step generator, awaiting what it yields; a rejection is thrown into the generator. */
 export async function runSteps<T>(steps: Step<T>): Promise<T> {
   let r = steps.next();

@@ -21,7 +21,8 @@ import * as vscode from 'vscode';
 import { sliceLines, type NewArtifactInput } from '../engine/artifacts';
 import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionReason } from '../engine/isolation';
 import { GlobSet } from '../common/glob';
-import { chatHolds, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
+import { chatHolds, PORT_CONCURRENCY, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
+import { mapBounded } from '../common/steps';
 import { sha256HexNode } from '../services/nodeHasher';
 import type { DiagnosticInfo, DiagnosticSeverity, EditorSelectionInfo, FileListing, ToolWorkspacePort } from '../services/tools/toolPort';
 
@@ -138,7 +139,11 @@ export class HostWorkspace implements ToolWorkspacePort {
    * Path shape, excludes and the real path. For files on disk the real path (symlinks resolved)
    * must be inside the real path of the workspace folder, and must not be excluded either.
    */
-  private async isolate(path: string, label: string, policy: IsolationPolicy): Promise<{ ok: true; located: Located } | { ok: false; rejection: Rejection }> {
+  /**
+   * `folderReals`: the folders' real paths, shared by the checks of one batch (a turn checks every
+   * file the chat holds); each check otherwise resolves its folder too, at the same time as its file.
+   */
+  private async isolate(path: string, label: string, policy: IsolationPolicy, folderReals?: Map<string, Promise<string>>): Promise<{ ok: true; located: Located } | { ok: false; rejection: Rejection }> {
     const located = this.locate(path);
     if (!located) {
       return reject(label, 'outside-workspace', `${label} is outside this window's workspace folders; only files inside them can be attached.`);
@@ -146,13 +151,14 @@ export class HostWorkspace implements ToolWorkspacePort {
     const checked = policy.checkPath(located.relative, label);
     if (!checked.ok) return checked;
     if (located.uri.scheme !== 'file') return { ok: true, located };
-    let real: string;
-    let folderReal: string;
-    try {
-      folderReal = await fs.promises.realpath(located.folder.uri.fsPath);
-    } catch {
-      folderReal = located.folder.uri.fsPath;
+    const folderPath = located.folder.uri.fsPath;
+    let folderRealP = folderReals?.get(folderPath);
+    if (!folderRealP) {
+      folderRealP = fs.promises.realpath(folderPath).catch(() => folderPath);
+      folderReals?.set(folderPath, folderRealP);
     }
+    let real: string;
+    const folderReal = await folderRealP;
     try {
       real = await fs.promises.realpath(located.uri.fsPath);
     } catch (e) {
@@ -251,56 +257,54 @@ export class HostWorkspace implements ToolWorkspacePort {
     return isolated.ok ? undefined : isolated.rejection;
   }
 
+  /**
+   * The sources whose content changed (null: gone). A long chat holds hundreds of files: they are
+   * checked a few at a time ({@link PORT_CONCURRENCY}), each a few file system calls, not one after the other.
+   */
   async readFresh(sources: readonly FreshSource[]): Promise<Map<string, string | null>> {
-    const out = new Map<string, string | null>();
     const policy = this.policy();
-    for (const src of sources) {
-      if (src.uri.startsWith(UNTITLED_PREFIX)) {
-        const doc = this.untitledDocument(src.uri);
-        if (!doc) {
-          out.set(src.id, null);
-          continue;
-        }
-        const text = this.documentText(doc, src);
-        if (text !== undefined) out.set(src.id, text);
-        continue;
-      }
-      // Isolation again on every re-read: a file that became a link out of the workspace, or now
-      // matches an exclude, is treated as gone (its last snapshot stays, marked missing).
-      const isolated = await this.isolate(src.uri, src.uri, policy);
-      if (!isolated.ok) {
-        out.set(src.id, null);
-        continue;
-      }
-      const located = isolated.located;
-      const key = located.uri.toString();
-      const doc = this.openDocument(located.uri);
-      if (doc) {
-        // An open document (dirty or not): its text changes only with its version.
-        const text = this.documentText(doc, src);
-        if (text !== undefined) out.set(src.id, text);
-        continue;
-      }
-      // Unchanged on disk since the last read (size, mtime, no watcher event) and the chat holds that content: nothing to re-read.
-      let stat: { size: number; mtime: number } | undefined;
-      try {
-        stat = await statOf(located.uri);
-      } catch {
-        stat = undefined;
-      }
-      if (!stat) {
-        this.lastRead.delete(key);
-        out.set(src.id, null);
-        continue;
-      }
-      const seen = this.lastRead.get(key);
-      if (seen && seen.size === stat.size && seen.mtime === stat.mtime && chatHolds(src, seen.hash)) continue;
-      const read = await this.read(located, src.uri, policy);
-      // A file that can no longer be read as text (now binary or too large) is treated as gone:
-      // its last snapshot stays, marked missing, and nothing new of it is sent.
-      out.set(src.id, read.ok ? read.content : null);
-    }
+    const folderReals = new Map<string, Promise<string>>();
+    const found = await mapBounded(sources, PORT_CONCURRENCY, (src) => this.freshOne(src, policy, folderReals));
+    const out = new Map<string, string | null>();
+    sources.forEach((src, k) => {
+      const v = found[k];
+      if (v !== undefined) out.set(src.id, v);
+    });
     return out;
+  }
+
+  /** One source's current content when it differs from what the chat holds (null: gone; undefined: unchanged). */
+  private async freshOne(src: FreshSource, policy: IsolationPolicy, folderReals: Map<string, Promise<string>>): Promise<string | null | undefined> {
+    if (src.uri.startsWith(UNTITLED_PREFIX)) {
+      const doc = this.untitledDocument(src.uri);
+      return doc ? this.documentText(doc, src) : null;
+    }
+    // Isolation again on every re-read: a file that became a link out of the workspace, or now
+    // matches an exclude, is treated as gone (its last snapshot stays, marked missing).
+    const isolated = await this.isolate(src.uri, src.uri, policy, folderReals);
+    if (!isolated.ok) return null;
+    const located = isolated.located;
+    const key = located.uri.toString();
+    const doc = this.openDocument(located.uri);
+    // An open document (dirty or not): its text changes only with its version.
+    if (doc) return this.documentText(doc, src);
+    // Unchanged on disk since the last read (size, mtime, no watcher event) and the chat holds that content: nothing to re-read.
+    let stat: { size: number; mtime: number } | undefined;
+    try {
+      stat = await statOf(located.uri);
+    } catch {
+      stat = undefined;
+    }
+    if (!stat) {
+      this.lastRead.delete(key);
+      return null;
+    }
+    const seen = this.lastRead.get(key);
+    if (seen && seen.size === stat.size && seen.mtime === stat.mtime && chatHolds(src, seen.hash)) return undefined;
+    const read = await this.read(located, src.uri, policy);
+    // A file that can no longer be read as text (now binary or too large) is treated as gone:
+    // its last snapshot stays, marked missing, and nothing new of it is sent.
+    return read.ok ? read.content : null;
   }
 
   /**

@@ -35,11 +35,11 @@ import type { ToolStepView } from '../protocol/messages';
 import { callLabel, type ToolDefinition } from './tools/definitions';
 import type { ToolExecutor, ToolResult } from './tools/executor';
 import { sha256Hex } from '../common/hash';
-import { isThenable, runSteps, runStepsSync, wait, type Step } from '../common/steps';
+import { isThenable, mapBounded, runSteps, runStepsSync, wait, type Step } from '../common/steps';
 import { providerCachePrediction } from './cacheModel';
 import { ChatStoreError, type AppendTurnInput, type AppendTurnResult, type ChatBase, type ChatStore, type StoredRef, type StoredTurnRequest, type TurnMeta } from './chatStore';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderErrorCode, type ProviderUsage, type StreamEvent } from './providers/types';
-import type { AttachmentSpec, WorkspacePort } from './workspacePort';
+import { PORT_CONCURRENCY, type AttachmentSpec, type WorkspacePort } from './workspacePort';
 
 /** An attachment of this turn: a spec read now (a file chip, a trajectory's attach), or a snapshot taken earlier (a selection chip). */
 export type TurnAttachment = AttachmentSpec | { kind: 'snapshot'; input: NewArtifactInput; label?: string };
@@ -306,8 +306,11 @@ export class TurnPipeline {
       //    symlink out, newly excluded, too large) is detached, reported, and not re-read.
       const detach: AttachmentRef[] = [...(request.detach ?? [])];
       const sources = [];
-      for (const src of engine.recoverableSources()) {
-        const bad = yield* wait(this.port.recheck(src.uri, src.uri));
+      // A long chat holds hundreds of files: checked a few at a time, not one after the other.
+      const recoverable = engine.recoverableSources();
+      const checks = yield* wait(mapBounded(recoverable, PORT_CONCURRENCY, (src) => this.port.recheck(src.uri, src.uri)));
+      for (const [k, src] of recoverable.entries()) {
+        const bad = checks[k];
         if (!bad) {
           sources.push(src);
           continue;

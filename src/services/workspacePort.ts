@@ -84,3 +84,6 @@ export function inputFor(spec: AttachmentSpec, path: string, content: string, la
 export function notFound(label: string): Rejection {
   return { attachment: label, reason: 'not-found', message: `${label} does not exist in the workspace.` };
 }
+
+/** Workspace calls in flight at once when a turn checks the files a chat holds (each a few file system round trips). */
+export const PORT_CONCURRENCY = 16;

@@ -148,6 +148,48 @@ describe('Workspace isolation in the extension host', () => {
     assert.ok(maxStallMs <= 50, `the host was blocked for ${maxStallMs.toFixed(1)} ms`);
   });
 
+  it('checks the hundreds of files a long chat holds a few at a time: each answer lands with its own file (prints the time)', async () => {
+    const dir = path.join(appDir, 'many');
+    fs.mkdirSync(dir, { recursive: true });
+    const n = 300;
+    const text = (i: number) => `file ${i}\n`;
+    try {
+      for (let i = 0; i < n; i++) fs.writeFileSync(path.join(dir, `f${i}.txt`), text(i));
+      const srcs = Array.from({ length: n }, (_, i) => ({ id: `file:app/many/f${i}.txt`, uri: `app/many/f${i}.txt`, contentHash: sha(text(i)), missing: false }));
+      // Read once (the port remembers what it read), then change some, remove some, swap one for a link out.
+      const first = await ws.readFresh(srcs);
+      assert.deepEqual([...first.keys()], srcs.map((s) => s.id), 'files never read before are read, in the order asked');
+      assert.ok(srcs.every((s, i) => first.get(s.id) === text(i)));
+      assert.equal((await ws.readFresh(srcs)).size, 0, 'nothing changed since');
+      for (const i of [7, 150, 299]) fs.writeFileSync(path.join(dir, `f${i}.txt`), `changed ${i}\n`);
+      for (const i of [3, 200]) fs.rmSync(path.join(dir, `f${i}.txt`));
+      fs.rmSync(path.join(dir, 'f42.txt'));
+      fs.symlinkSync(path.join(path.dirname(appDir), 'outside', 'secret.txt'), path.join(dir, 'f42.txt'));
+      const t0 = performance.now();
+      const fresh = await ws.readFresh(srcs);
+      const ms = performance.now() - t0;
+      assert.deepEqual([...fresh.entries()], [
+        ['file:app/many/f3.txt', null],
+        ['file:app/many/f7.txt', 'changed 7\n'],
+        ['file:app/many/f42.txt', null],
+        ['file:app/many/f150.txt', 'changed 150\n'],
+        ['file:app/many/f200.txt', null],
+        ['file:app/many/f299.txt', 'changed 299\n'],
+      ], 'the changed, removed and swapped files, in the order asked, each with its own content');
+      const t1 = performance.now();
+      const checks = await Promise.all(srcs.map((s) => ws.recheck(s.uri, s.uri)));
+      const recheckMs = performance.now() - t1;
+      assert.deepEqual(checks.flatMap((c, i) => (c ? [[i, c.reason]] : [])), [[3, 'not-found'], [42, 'outside-workspace'], [200, 'not-found']]);
+      // The same, one file after the other (how they were read before).
+      const t2 = performance.now();
+      for (const src of srcs) await ws.readFresh([src]);
+      const oneByOneMs = performance.now() - t2;
+      console.log(`    ${n} files held by a chat: readFresh ${ms.toFixed(1)} ms (one file after the other: ${oneByOneMs.toFixed(1)} ms), the isolation re-check of all of them ${recheckMs.toFixed(1)} ms`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('re-reads only files that changed since the chat last held them (disk and open documents)', async () => {
     const file = path.join(appDir, 'fresh.txt');
     fs.writeFileSync(file, 'one\n');
