@@ -20,28 +20,24 @@ export function isThenable(v: unknown): v is PromiseLike<unknown> {
  * answered at once (a synchronous port), else a promise of it. The first rejection rejects it.
  */
 export function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => R | PromiseLike<R>): R[] | Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let i = 0;
-  // Synchronous answers are taken as they come; from the first promise on, `limit` workers go on.
-  for (; i < items.length; i++) {
+  const out = new Array<R>(items.length);
+  for (let i = 0; i < items.length; i++) {
     const v = fn(items[i]);
-    if (isThenable(v)) {
-      const first = { at: i, v };
-      i++;
-      return (async () => {
-        let next = i;
-        const worker = async (start?: { at: number; v: PromiseLike<R> }): Promise<void> => {
-          if (start) out[start.at] = await start.v;
-          while (next < items.length) {
-            const at = next++;
-            out[at] = await fn(items[at]);
-          }
-        };
-        await Promise.all([worker(first), ...Array.from({ length: Math.max(0, Math.min(limit, items.length - i + 1) - 1) }, () => worker())]);
-        return out;
-      })();
+    if (!isThenable(v)) {
+      out[i] = v;
+      continue;
     }
-    out[i] = v;
+    // From the first promise on, workers take the next item each: at most `limit` calls in flight.
+    let next = i + 1;
+    const worker = async (pending?: PromiseLike<R>, at = -1): Promise<void> => {
+      if (pending) out[at] = await pending;
+      while (next < items.length) {
+        const k = next++;
+        out[k] = await fn(items[k]);
+      }
+    };
+    const more = Math.min(Math.max(1, limit) - 1, items.length - next);
+    return Promise.all([worker(v, i), ...Array.from({ length: more }, () => worker())]).then(() => out);
   }
   return out;
 }

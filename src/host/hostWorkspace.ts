@@ -138,10 +138,8 @@ export class HostWorkspace implements ToolWorkspacePort {
   /**
    * Path shape, excludes and the real path. For files on disk the real path (symlinks resolved)
    * must be inside the real path of the workspace folder, and must not be excluded either.
-   */
-  /**
-   * `folderReals`: the folders' real paths, shared by the checks of one batch (a turn checks every
-   * file the chat holds); each check otherwise resolves its folder too, at the same time as its file.
+   * `folderReals`: the folders' real paths, shared by the checks of one batch (a turn re-reads every
+   * file the chat holds); without it each check resolves its folder's real path itself.
    */
   private async isolate(path: string, label: string, policy: IsolationPolicy, folderReals?: Map<string, Promise<string>>): Promise<{ ok: true; located: Located } | { ok: false; rejection: Rejection }> {
     const located = this.locate(path);
