@@ -13,6 +13,11 @@ export const sha256HexNode: (text: string) => string = oneShot
   ? (text) => oneShot('sha256', text, 'hex')
   : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
+/** sha256 (hex) of bytes as they are: for a text, its UTF-8 bytes give `sha256HexNode(text)`. */
+export function sha256HexBytes(bytes: Uint8Array): string {
+  return crypto.createHash('sha256').update(bytes).digest('hex');
+}
+
 /**
  * The hashing port every Node caller gives the engine: the extension's chat sessions, the replay and
  * the benchmark (one path for one job). The engine itself stays free of Node built-ins (DESIGN §3).

@@ -121,6 +121,12 @@ export const CHUNK_MIN = 1_024;
 export const CHUNK_MAX = 8_192;
 /** A chunk end is wanted where the top this-many bits of the rolling hash are zero (1 in 2,048 positions). */
 export const CHUNK_HASH_BITS = 11;
+/**
+ * Long texts up to this many characters are also looked up by their sha256 (one synchronous pass)
+ * when they are no longer among the last few counted; longer ones go by their chunks' hashes.
+ */
+const HASH_LOOKUP_MAX = 1_000_000;
+
 /** `warm` yields to the event loop once a slice has run this long (ms). */
 export const WARM_SLICE_MS = 8;
 
@@ -699,9 +705,10 @@ export class GuardedTokenizer implements Tokenizer {
     if (this.recentLong.has(text)) return;
     // A text counted before but no longer among the last few (a file attached again long after it
     // was first sent): found by its hash, one pass of native sha256, instead of cutting it into
-    // chunks and hashing each again.
-    const key = sha256HexNode(text);
-    const known = this.longMemo.get(key);
+    // chunks and hashing each again. Not for the longest texts: that pass would be one long
+    // synchronous step (a 5 MB text ~10–30 ms), where the chunks below are hashed slice by slice.
+    const key = text.length <= HASH_LOOKUP_MAX ? sha256HexNode(text) : undefined;
+    const known = key !== undefined ? this.longMemo.get(key) : undefined;
     if (known !== undefined) {
       this.rememberLong(text, known);
       return;
@@ -739,7 +746,7 @@ export class GuardedTokenizer implements Tokenizer {
     stats.maxSliceCpuMs = Math.max(stats.maxSliceCpuMs, sliceCpuMs());
     stats.totalMs = end - started;
     this.rememberLong(text, total);
-    this.longMemo.set(key, total);
+    if (key !== undefined) this.longMemo.set(key, total);
   }
 
   /** `sha256`: the text's hash when the caller has it (its long-memo entry was looked up already). */
@@ -749,8 +756,8 @@ export class GuardedTokenizer implements Tokenizer {
       this.hits++;
       return known;
     }
-    const key = sha256 ?? sha256HexNode(text);
-    const counted = sha256 === undefined ? this.longMemo.get(key) : undefined;
+    const key = sha256 ?? (text.length <= HASH_LOOKUP_MAX ? sha256HexNode(text) : undefined);
+    const counted = sha256 === undefined && key !== undefined ? this.longMemo.get(key) : undefined;
     if (counted !== undefined) {
       this.hits++;
       this.rememberLong(text, counted);
@@ -764,7 +771,7 @@ export class GuardedTokenizer implements Tokenizer {
       s = e;
     }
     this.rememberLong(text, total);
-    this.longMemo.set(key, total);
+    if (key !== undefined) this.longMemo.set(key, total);
     return total;
   }
 
