@@ -45,6 +45,7 @@ import {
 } from '../engine/stateCodec';
 import { sha256Hex } from '../common/hash';
 import { canonicalize, encodedDigest, StateChain } from './chatChain';
+import { sha256HexBytes, sha256HexNode } from './nodeHasher';
 import { LockBusyError, StoreLock, type StoreLockOptions } from './storeLock';
 
 export const CHAT_FORMAT = 'strata-chat';
@@ -347,10 +348,6 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function nodeSha256(data: Buffer | string): string {
-  return crypto.createHash('sha256').update(data).digest('hex');
-}
-
 /** Validates a chat id: lowercase letters, digits, `-` and `_` (so never a path, and the same on case-insensitive disks). */
 /** A token-count key: the first 32 hex digits of the text's sha256. */
 const COUNT_KEY = /^[0-9a-f]{32}$/;
@@ -556,7 +553,7 @@ export class ChatStore {
     const fileBytes = head.fileBytes + bytes;
     this.heads.set(id, {
       chain, turns: [...head.turns, saved], warnings: [], validBytes: fileBytes, fileBytes, needsNewline: false, lastLineStart: lineStart,
-      lastLineTurns: enc.completedTurns - (headEnc?.completedTurns ?? 0), lines: head.lines + 1, lastHash: stateHash, lastLineSha: nodeSha256(json + '\n'), lineHashes, ino,
+      lastLineTurns: enc.completedTurns - (headEnc?.completedTurns ?? 0), lines: head.lines + 1, lastHash: stateHash, lastLineSha: sha256HexNode(json + '\n'), lineHashes, ino,
     });
     const first = input.state.turns[0]?.userText ?? '';
     this.upsertIndex(id, enc.completedTurns, input.title ?? titleFrom(first));
@@ -854,7 +851,7 @@ export class ChatStore {
       if (typeof text !== 'string') throw new Error(`${where}: blob ${name} is not a JSON string`);
     }
     // A blob named by the content's hash was verified by readBlob; any other name needs this check.
-    if (name !== hash && nodeSha256(text) !== hash) throw new Error(`${where}: blob ${name} does not match its sha256 ${hash.slice(0, 12)}…`);
+    if (name !== hash && sha256HexNode(text) !== hash) throw new Error(`${where}: blob ${name} does not match its sha256 ${hash.slice(0, 12)}…`);
     return text;
   }
 
@@ -958,7 +955,7 @@ export class ChatStore {
       needsNewline = nl < 0;
       start = next;
     }
-    if (lastLocal) lastLineSha = nodeSha256(buf.subarray(lastLocal[0], lastLocal[1]));
+    if (lastLocal) lastLineSha = sha256HexBytes(buf.subarray(lastLocal[0], lastLocal[1]));
     if (chain && applied > 0) {
       try {
         checkEncodedShape(chain.encoded());
@@ -1157,7 +1154,7 @@ export class ChatStore {
     if (!isObj(blobs)) bad('blobs must be an object');
     for (const [h, t] of Object.entries(blobs as Record<string, unknown>)) {
       if (!HEX64.test(h) || typeof t !== 'string') bad(`blob ${h.slice(0, 16)} is not a sha256-named string`);
-      if (nodeSha256(Buffer.from(t as string, 'utf8')) !== h) bad(`blob ${h.slice(0, 12)}… does not match its hash`);
+      if (sha256HexNode(t as string) !== h) bad(`blob ${h.slice(0, 12)}… does not match its hash`);
     }
     if (!Array.isArray(p.turns)) bad('turns must be an array');
     let enc: EncodedState;
@@ -1310,7 +1307,7 @@ export class ChatStore {
     const file = this.blobPath(hash);
     if (fs.existsSync(file)) return;
     const data = Buffer.from(text, 'utf8');
-    if (nodeSha256(data) !== hash) throw new Error(`internal error: blob ${hash.slice(0, 12)}… does not match its content`);
+    if (sha256HexBytes(data) !== hash) throw new Error(`internal error: blob ${hash.slice(0, 12)}… does not match its content`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     writeFileAtomic(file, data, this.durable);
   }
@@ -1331,7 +1328,7 @@ export class ChatStore {
     } finally {
       fs.closeSync(fd);
     }
-    if (nodeSha256(data) !== hash) throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is damaged (its content does not match its hash)`);
+    if (sha256HexBytes(data) !== hash) throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is damaged (its content does not match its hash)`);
     return data.toString('utf8');
   }
 
@@ -1509,7 +1506,7 @@ function continues(fd: number, st: fs.Stats, from: ChatHead): boolean {
     if (n === 0) return false;
     got += n;
   }
-  return nodeSha256(buf) === from.lastLineSha;
+  return sha256HexBytes(buf) === from.lastLineSha;
 }
 
 /** A copy of an encoded entry whose (well-formed) snapshot references stand for empty snapshots (see `ChatStore.decode`). */
