@@ -506,6 +506,7 @@ export function performanceMarkdown(p: PerfResults): string {
       w('  of which the save (`ChatStore.appendTurn`)', 'save'),
       w('  of which the build (`buildTurn`)', 'build'),
       w('meter + last 50 messages', 'refresh'),
+      w('Context Layers tree (its nodes; the newest 200 requests sent kept, as the host does)', 'tree'),
     ], ['l', 'r', 'r', 'r', 'r', 'r']));
   }
   return out.join('\n');

@@ -14,6 +14,9 @@ import * as path from 'path';
 import { ChatSession } from '../src/services/chatSession';
 import { MemoryWorkspace } from '../src/services/memoryWorkspace';
 import { ScriptedProvider } from '../src/services/providers/scripted';
+import type { TurnEnvelope } from '../src/engine/engine';
+import { treeNodes } from '../src/host/treeSource';
+import type { SentRequest, StrataController } from '../src/host/strataController';
 import { GuardedTokenizer } from '../src/services/tokenizer';
 import { modelInfo } from '../src/services/modelInfo';
 import { generateConversation, LONG_CHAT, type GeneratedInfo, type GenerateOptions } from './perfGenerate';
@@ -29,6 +32,8 @@ export interface SessionWindow {
   build: Stats;
   /** The meter and the last 50 messages after the turn (the panel's refresh). */
   refresh: Stats;
+  /** The Context Layers tree's nodes after the turn, with the newest 200 requests' ledgers kept as the host keeps them. */
+  tree: Stats;
 }
 
 export interface SessionTurnsResult {
@@ -37,7 +42,7 @@ export interface SessionTurnsResult {
   first20: SessionWindow;
   last20: SessionWindow;
   /** last ÷ first medians. */
-  ratio: { send: number; save: number; build: number; refresh: number };
+  ratio: { send: number; save: number; build: number; refresh: number; tree: number };
   /** Bytes of the chat file after the last turn. */
   chatFileBytes: number;
   totalMs: number;
@@ -69,7 +74,13 @@ export async function measureSessionTurns(gen: GenerateOptions = LONG_CHAT): Pro
       }
     };
     const provider = new ScriptedProvider();
-    const rows: { send: number; save: number; build: number; refresh: number }[] = [];
+    // The requests this window sent, as the controller keeps them for the tree (the newest 200).
+    const sent = new Map<number, SentRequest>();
+    const controller = {
+      sentRequests: () => sent,
+      lastSent: () => [...sent.values()].reduce<SentRequest | undefined>((a, r) => (!a || r.turn >= a.turn ? r : a), undefined),
+    } as unknown as StrataController;
+    const rows: { send: number; save: number; build: number; refresh: number; tree: number }[] = [];
     for (const [i, t] of traj.turns.entries()) {
       for (const [p, v] of Object.entries(t.edits ?? {})) if (v !== null) ws.write(p, expandFileValue(v));
       for (const a of t.attach ?? []) {
@@ -80,22 +91,32 @@ export async function measureSessionTurns(gen: GenerateOptions = LONG_CHAT): Pro
       provider.push(t.reply);
       saveMs = 0;
       let buildMs = 0;
+      let envelope: TurnEnvelope | undefined;
       const s0 = performance.now();
       const out = await session.send(t.user, provider, model, undefined, (e) => {
-        if (e.type === 'built') buildMs += e.buildMs;
+        if (e.type === 'built') {
+          buildMs += e.buildMs;
+          envelope = e.envelope;
+        }
       });
       const sendMs = performance.now() - s0;
       if (out.status !== 'done') throw new Error(`turn ${i + 1} ended ${out.status}`);
       const r0 = performance.now();
       session.meter();
       session.messages({ last: 50 });
-      rows.push({ send: sendMs, save: saveMs, build: buildMs, refresh: performance.now() - r0 });
+      const refreshMs = performance.now() - r0;
+      sent.set(envelope!.turn, { chatId: 'long-chat', turn: envelope!.turn, envelope: envelope!, status: 'done', model: 'scripted', provider: 'openai' });
+      if (sent.size > 200) sent.delete(Math.min(...sent.keys()));
+      const g0 = performance.now();
+      treeNodes(controller, session);
+      rows.push({ send: sendMs, save: saveMs, build: buildMs, refresh: refreshMs, tree: performance.now() - g0 });
     }
     const win = (xs: typeof rows): SessionWindow => ({
       send: stats(xs.map((r) => r.send)),
       save: stats(xs.map((r) => r.save)),
       build: stats(xs.map((r) => r.build)),
       refresh: stats(xs.map((r) => r.refresh)),
+      tree: stats(xs.map((r) => r.tree)),
     });
     const first20 = win(rows.slice(0, 20));
     const last20 = win(rows.slice(-20));
@@ -103,7 +124,7 @@ export async function measureSessionTurns(gen: GenerateOptions = LONG_CHAT): Pro
     const chatFileBytes = fs.statSync(path.join(root, 'chats', 'long-chat.jsonl')).size;
     return {
       turns: rows.length, generated: info, first20, last20,
-      ratio: { send: ratio('send'), save: ratio('save'), build: ratio('build'), refresh: ratio('refresh') },
+      ratio: { send: ratio('send'), save: ratio('save'), build: ratio('build'), refresh: ratio('refresh'), tree: ratio('tree') },
       chatFileBytes, totalMs: round(performance.now() - t0, 0),
     };
   } finally {

@@ -71,12 +71,13 @@ export function treeNodes(controller: StrataController, session: ChatSession): L
   const budget = session.meter().budget;
   const sent = controller.sentRequests();
   const metas = session.turnMetas();
-  const requests = metas.map((m) => recordOf(m, sent.get(m.turn), budget));
+  // One record per turn, made when the Requests list is opened (not at every refresh of a long chat).
+  const requests = { count: metas.length, records: () => metas.map((m) => recordOf(m, sent.get(m.turn), budget)) };
   // The last request: the newest sent from this window (a preview included), else the last saved turn.
   const lastSent = controller.lastSent();
   let last: RequestRecord | undefined;
   if (lastSent && lastSent.turn >= (metas[metas.length - 1]?.turn ?? 0)) last = recordOf(metas[lastSent.turn - 1] ?? ({ turn: lastSent.turn } as TurnMeta), lastSent, budget);
-  else if (requests.length > 0) last = requests[requests.length - 1];
+  else if (metas.length > 0) last = recordOf(metas[metas.length - 1], sent.get(metas[metas.length - 1].turn), budget);
   return buildLedgerTree({ last, next: nextItems(session, predicted), nextTotal: predicted?.totalTokens, budget, requests });
 }
 

@@ -44,7 +44,7 @@ export interface LedgerTreeNode {
   /** For screen readers: the whole row as a sentence. */
   accessibility: string;
   children?: LedgerTreeNode[];
-  /** Children computed when the node is expanded (earlier requests). */
+  /** Children made when the node is first expanded (earlier requests, the Requests list, collapsed layers). */
   lazyChildren?: () => LedgerTreeNode[];
   expanded?: boolean;
 }
@@ -83,8 +83,19 @@ export interface NextItem {
 
 const LAYER_NAMES: Record<LayerId, string> = { L1: 'System', L2: 'Library', L3: 'This turn', L4: 'History', L5: 'Your message' };
 
+const NUMBER = new Intl.NumberFormat('en-US');
+
+/**
+ * `12,345`, as `toLocaleString('en-US')` writes it. Token counts are integers: grouped by hand, which
+ * is many times faster than either ICU path (a refresh of a long chat's tree formats thousands).
+ */
 export function fmt(n: number): string {
-  return n.toLocaleString('en-US');
+  if (!Number.isSafeInteger(n)) return NUMBER.format(n);
+  const digits = String(Math.abs(n));
+  if (digits.length <= 3) return n < 0 ? `-${digits}` : digits;
+  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return n < 0 ? `-${out}` : out;
 }
 
 export function percent(part: number, whole: number): string {
@@ -254,19 +265,24 @@ export function layerNodes(parentId: string, ledger: LedgerNode): LedgerTreeNode
   return ledger.layers.map((layer) => {
     const id = `${parentId}/${layer.id}`;
     const name = `${layer.id} ${LAYER_NAMES[layer.id]}`;
-    const children = layer.items.map((item, i) => itemNode(id, item, ledger.budget, i, pruned));
-    const cached = layer.items.reduce((n, i) => n + (i.cached ? i.tokens : 0), 0);
-    return {
+    const items = layer.items;
+    const cached = items.reduce((n, i) => n + (i.cached ? i.tokens : 0), 0);
+    const expanded = layer.id === 'L3' || layer.id === 'L2';
+    const node: LedgerTreeNode = {
       id,
       label: name,
       description: `${fmt(layer.tokens)} tokens · ${percent(layer.tokens, ledger.budget)}`,
       tooltip: `**${name}**\n\n${fmt(layer.tokens)} tokens, ${percent(layer.tokens, ledger.budget)} of the ${fmt(ledger.budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer.id]}`,
       icon: 'layer',
       contextValue: 'layer',
-      accessibility: `${name}: ${fmt(layer.tokens)} tokens, ${percent(layer.tokens, ledger.budget)} of the budget, ${children.length} items`,
-      children,
-      expanded: layer.id === 'L3' || layer.id === 'L2',
-    } satisfies LedgerTreeNode;
+      accessibility: `${name}: ${fmt(layer.tokens)} tokens, ${percent(layer.tokens, ledger.budget)} of the budget, ${items.length} items`,
+      expanded,
+    };
+    // A collapsed layer's items are made when it is opened: L4 of a long chat holds thousands.
+    const make = () => items.map((item, i) => itemNode(id, item, ledger.budget, i, pruned));
+    if (expanded || items.length === 0) node.children = make();
+    else node.lazyChildren = make;
+    return node;
   });
 }
 
@@ -318,8 +334,13 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
     accessibility: `${title}: ${fmt(r.promptTokens)} of ${fmt(r.budget)} tokens, ${Math.round(share * 100)} percent cached${r.prefixBreak ? ', the prefix changed' : ''}${mismatch ? ', reported cache differs from the prediction' : ''}`,
     expanded,
   };
-  if (r.ledger) node.children = layerNodes(id, r.ledger);
-  else if (r.loadLedger) {
+  // Only a request shown open gets its layers now; the others when opened (a chat sent from this
+  // window keeps up to 200 ledgers: building them all at every refresh took seconds at 1,000 turns).
+  if (r.ledger && expanded) node.children = layerNodes(id, r.ledger);
+  else if (r.ledger) {
+    const ledger = r.ledger;
+    node.lazyChildren = () => layerNodes(id, ledger);
+  } else if (r.loadLedger) {
     const load = r.loadLedger;
     node.lazyChildren = () => {
       const ledger = load();
@@ -364,26 +385,34 @@ export function nextMessageNode(items: readonly NextItem[], predictedTotal: numb
 }
 
 /** "Requests": every request of the chat, newest first; each expands into its layer breakdown. */
-export function requestsNode(records: readonly RequestRecord[]): LedgerTreeNode {
-  const children = [...records].reverse().map((r) => requestNode(`requests/${r.turn}`, `Turn ${r.turn}`, r, false));
+/** A chat's requests for the tree, made only when the Requests list is opened (a chat can have thousands). */
+export interface LazyRequests {
+  count: number;
+  records: () => readonly RequestRecord[];
+}
+
+export function requestsNode(requests: readonly RequestRecord[] | LazyRequests): LedgerTreeNode {
+  const lazy: LazyRequests = Array.isArray(requests) ? { count: requests.length, records: () => requests } : (requests as LazyRequests);
   return {
     id: 'requests',
     label: 'Requests',
-    description: `${records.length} in this chat`,
+    description: `${lazy.count} in this chat`,
     icon: 'history',
     contextValue: 'info',
-    accessibility: `Requests: ${records.length} in this chat`,
-    children,
+    accessibility: `Requests: ${lazy.count} in this chat`,
+    // Collapsed: one node per turn of the chat, made when it is opened.
+    lazyChildren: () => [...lazy.records()].reverse().map((r) => requestNode(`requests/${r.turn}`, `Turn ${r.turn}`, r, false)),
     expanded: false,
   };
 }
 
 /** The whole tree. */
-export function buildLedgerTree(input: { last?: RequestRecord; next: readonly NextItem[]; nextTotal?: number; budget: number; requests: readonly RequestRecord[] }): LedgerTreeNode[] {
+export function buildLedgerTree(input: { last?: RequestRecord; next: readonly NextItem[]; nextTotal?: number; budget: number; requests: readonly RequestRecord[] | LazyRequests }): LedgerTreeNode[] {
   const roots: LedgerTreeNode[] = [];
   if (input.last) roots.push(requestNode('last', `Last request · turn ${input.last.turn}`, input.last, true));
   roots.push(nextMessageNode(input.next, input.nextTotal, input.budget));
-  if (input.requests.length > 0) roots.push(requestsNode(input.requests));
+  const count = Array.isArray(input.requests) ? input.requests.length : (input.requests as LazyRequests).count;
+  if (count > 0) roots.push(requestsNode(input.requests));
   return roots;
 }
 

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { PromptContextEngine } from '../../src/engine/engine';
-import { buildLedgerTree, itemLabel, layerNodes, nextMessageNode, requestNode, sourceOfKey, type LedgerTreeNode, type RequestRecord } from '../../src/services/ledgerTree';
+import * as fc from 'fast-check';
+import { buildLedgerTree, fmt, itemLabel, layerNodes, nextMessageNode, requestNode, sourceOfKey, type LedgerTreeNode, type RequestRecord } from '../../src/services/ledgerTree';
 import { charTokenizer } from '../support/charTokenizer';
 
 function engine(): PromptContextEngine {
@@ -23,6 +24,13 @@ function record(turn: number, env: ReturnType<PromptContextEngine['buildTurn']>,
 }
 
 describe('Context Layers tree model', () => {
+  it('formats numbers as en-US does (integers grouped by hand, anything else by Intl)', () => {
+    for (const n of [0, 7, 999, 1000, -1000, 12_345, 999_999, 1_000_000, -987_654_321, Number.MAX_SAFE_INTEGER, 1.5, -0.25, 1e21, NaN, Infinity]) {
+      assert.equal(fmt(n), n.toLocaleString('en-US'), String(n));
+    }
+    fc.assert(fc.property(fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), (n) => fmt(n) === n.toLocaleString('en-US')));
+  });
+
   it('names sources from artifact keys without parsing rendered text', () => {
     assert.deepEqual(sourceOfKey('file:src/a.ts@v2'), { path: 'src/a.ts' });
     assert.deepEqual(sourceOfKey('sel:src/a.ts#L12-L30@0123abcd'), { path: 'src/a.ts', startLine: 12, endLine: 30 });
@@ -62,7 +70,7 @@ describe('Context Layers tree model', () => {
     assert.ok(all.some((n) => n.label === 'Turn 1 · reply'));
     // Tokens of the items add up to each layer.
     for (const [i, l] of layers.entries()) {
-      const sum = (l.children ?? []).reduce((n, c) => n + Number((c.description ?? '0').split(' ')[0].replace(/,/g, '')), 0);
+      const sum = (l.children ?? l.lazyChildren?.() ?? []).reduce((n, c) => n + Number((c.description ?? '0').split(' ')[0].replace(/,/g, '')), 0);
       assert.equal(sum, env.layers[i].tokens, `${l.label} items add up`);
     }
   });
@@ -102,12 +110,49 @@ describe('Context Layers tree model', () => {
       ],
     });
     assert.deepEqual(tree.map((n) => n.label), ['Last request · turn 2', 'Next message', 'Requests']);
-    const requests = tree[2].children ?? [];
+    assert.equal(tree[2].children, undefined, 'the Requests list is made when it is opened');
+    const requests = tree[2].lazyChildren?.() ?? [];
     assert.deepEqual(requests.map((r) => r.label), ['Turn 2', 'Turn 1']);
     assert.equal(loads, 0, 'an earlier request is not rebuilt until it is expanded');
     const expanded = requests[1].lazyChildren?.() ?? [];
     assert.equal(loads, 1);
     assert.equal(expanded.length, 5);
+  });
+
+  it('a refresh of a long chat makes only what is shown open: the last request with L2 and L3, not earlier requests or collapsed layers (issue 12)', () => {
+    // 300 turns sent from this window, each with its full ledger (as the host keeps them): a refresh
+    // used to build every item node of every one of them (seconds at 1,000 turns).
+    const e = engine();
+    const ledgers: RequestRecord[] = [];
+    let env = e.buildTurn({ userText: 'first', attachments: [{ kind: 'file', uri: 'src/a.ts', content: 'const a = 1;\n' }] });
+    for (let t = 1; t <= 300; t++) {
+      ledgers.push(record(t, env));
+      e.completeTurn(`reply ${t}`);
+      env = e.buildTurn({ userText: `turn ${t + 1}` });
+    }
+    let made = 0;
+    const counted = ledgers.map((r) => ({ ...r, ledger: new Proxy(r.ledger!, { get: (o, k) => (k === 'layers' && made++, Reflect.get(o, k)) }) }));
+    const tree = buildLedgerTree({ last: counted[counted.length - 1], next: [], budget: env.budget, requests: { count: counted.length, records: () => counted } });
+    assert.equal(made, 1, 'only the last request’s ledger was read');
+    const layers = tree[0].children!;
+    assert.deepEqual(layers.map((l) => [l.label, !!l.children, !!l.lazyChildren]), [
+      ['L1 System', false, true],
+      ['L2 Library', true, false],
+      ['L3 This turn', true, false],
+      ['L4 History', false, true],
+      ['L5 Your message', false, true],
+    ]);
+    const history = layers[3].lazyChildren!();
+    assert.equal(history.length, ledgers[ledgers.length - 1].ledger!.layers[3].items.length);
+    assert.ok(history.length >= 598, `L4 holds the 299 turns before it (${history.length} items)`);
+    assert.match(layers[3].accessibility, new RegExp(`${history.length} items`), 'the item count is told before the layer is opened');
+    assert.equal(tree[2].description, '300 in this chat');
+    const requests = tree[2].lazyChildren!();
+    assert.equal(requests.length, 300);
+    assert.equal(made, 1, 'listing the requests reads no ledger');
+    assert.ok(requests.every((r) => !r.children && !!r.lazyChildren));
+    assert.equal(requests[5].lazyChildren!().length, 5);
+    assert.equal(made, 2, 'opening one reads its ledger alone');
   });
 
   it('shows what workspace tools read as L3 items marked with the tool and recoverable, and the calls themselves (issue 11)', () => {
