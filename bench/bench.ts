@@ -18,7 +18,7 @@ import { formatInt, machineFacts, round, stats, type MachineFacts, type Stats } 
 import { replay, usesTools } from './replayCore';
 import { getTokenizer } from '../src/services/tokenizer';
 import { measureBuildTime, measureInterleaved, measureProbe, measureScaling, type BuildTimeResult, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
-import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, type GeneratedInfo } from './perfGenerate';
+import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GeneratedInfo } from './perfGenerate';
 import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile';
 import { measureTokenizerThroughput, trajectoryCorpus, type ThroughputResult } from './perfTokenizer';
 import { runMemoryCase, type HeapResult, type RssResult } from './perfMemory';
@@ -84,7 +84,7 @@ export interface PerfResults {
    * sha256 through its IHasher port (as a host can), and a 1,000-turn chat with 5 MB of files — and the
    * same turn built at different lengths of one chat (the probe). `scaling.main` stays the main row.
    */
-  longChats?: { cases: { label: string; generated: GeneratedInfo; result: ScalingResult }[]; probes: ProbeResult[]; interleaved: InterleavedResult[] };
+  longChats?: { cases: { label: string; uncut?: boolean; generated: GeneratedInfo; result: ScalingResult }[]; probes: ProbeResult[]; interleaved: InterleavedResult[] };
   tokenizer?: ThroughputResult;
   memory?: { replay: RssResult; engineOnly: RssResult; heap: HeapResult[] };
   promptTsx?: PromptTsxComparison;
@@ -289,8 +289,10 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
     const met = r.ratio <= 1.5 && r.ratioP95 <= 1.5;
     const probe = perf.longChats?.probes.find((p) => p.trajectory === r.trajectory && p.hasher === 'native');
     targets.push({
-      id: `scaling:turn${r.turns}/turn20`,
-      description: `build time of turns ${r.turns - 19}–${r.turns} ÷ turns 1–20 ≤ 1.5, medians and p95 (generated ${r.turns}-turn conversation, ${formatInt(c.generated.fileBytes)} bytes of files; turns that cut for the budget reported apart)`,
+      id: `scaling:turn${r.turns}/turn20${c.uncut ? ':uncut' : ''}`,
+      description: c.uncut
+        ? `the same in a window no cut reaches, as the ${GENERATED_DEFAULTS.turns}-turn case (${formatInt(LONG_CHAT_UNCUT.contextWindow)} tokens; the windows then send ${r.newBlocks.first20} / ${r.newBlocks.last20} new blocks)`
+        : `build time of turns ${r.turns - 19}–${r.turns} ÷ turns 1–20 ≤ 1.5, medians and p95 (generated ${r.turns}-turn conversation, ${formatInt(c.generated.fileBytes)} bytes of files; turns that cut for the budget reported apart; the windows send ${r.newBlocks.first20} / ${r.newBlocks.last20} new blocks)`,
       measured: `median ${r.ratio} (${r.last20.median} ms vs ${r.first20.median} ms), p95 ${r.ratioP95} (${r.last20.p95} vs ${r.first20.p95} ms)`,
       status: met ? 'met' : 'missed',
       ...(met ? {} : { note: scalingNote(r, probe, perf.longChats?.interleaved.find((x) => x.turns === r.turns)) }),
@@ -402,11 +404,12 @@ export function performanceMarkdown(p: PerfResults): string {
     out.push('### Long chats (issue 12)', '');
     out.push(
       'Same measurement, side by side: Node\'s native sha256 given through the engine\'s IHasher port (as the extension, the replay and the benchmark run) and the engine\'s own pure-JS sha256 (its default when no port is given); ' +
-        `and a ${formatInt(LONG_CHAT.turns)}-turn conversation with ${formatInt(LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows). ` +
+        `and a ${formatInt(LONG_CHAT.turns)}-turn conversation with ${formatInt(LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows; files cut then are sent again in full when attached later, so its last 20 turns send more new blocks than its first 20), ` +
+        `and in a ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window, which nothing cuts (as the ${GENERATED_DEFAULTS.turns}-turn case). ` +
         '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count); "other turns": the rest, whose work is the history\'s alone.',
       '',
     );
-    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, r.ratio, r.ratioP95, `${r.newContent.first20} / ${r.newContent.last20}`, `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—'];
+    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, r.ratio, r.ratioP95, `${r.newContent.first20} / ${r.newContent.last20} (${r.newBlocks.first20} / ${r.newBlocks.last20} blocks)`, `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—'];
     out.push(table(['case', 'sha256', 'turns 1–20 median ms', 'p95', 'last 20 median ms', 'p95', 'ratio (median)', 'ratio (p95)', 'new-content turns (first / last 20)', 'other turns: median ms first / last 20 (ratio)', 'turns that cut (median ms)'], [
       row(`${all.turns} turns`, all),
       ...p.longChats.cases.map((c) => row(c.label, c.result)),
@@ -580,10 +583,12 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
     perf.longChats = step(`long chats (native sha256, ${LONG_CHAT.turns} turns, same-turn probes)`, durations, () => {
       const n = generated.turns.length;
       const long = generateConversation(LONG_CHAT);
+      const uncut = generateConversation(LONG_CHAT_UNCUT);
       const m = long.trajectory.turns.length;
       const cases = [
         { label: `${n} turns, pure-JS sha256`, generated: info, result: measureScaling(generated, DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'pure-js') },
         { label: `${m} turns`, generated: long.info, result: measureScaling(long.trajectory, DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'native') },
+        { label: `${m} turns, ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window (nothing cut)`, uncut: true, generated: uncut.info, result: measureScaling(uncut.trajectory, DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'native') },
         { label: `${m} turns, pure-JS sha256`, generated: long.info, result: measureScaling(long.trajectory, DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'pure-js') },
       ];
       const probes = [

@@ -47,14 +47,28 @@ export function warmTokenizer(traj: Trajectory): GuardedTokenizer {
   return new GuardedTokenizer(traj.model.encoding, { maxEntries: 500_000, maxKeyChars: 256_000_000 });
 }
 
-function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[] } {
+function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[]; newBlocks: number[] } {
   const tokenizer = warmTokenizer(traj);
   const h = hasherOf(hasher);
   const newContentTurns: number[] = [];
-  const first = driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh, hasher: h, onBuilt: (turn, _ms, env) => env.newBlocks.length > 0 && newContentTurns.push(turn) });
+  const newBlocks: number[] = [];
+  const first = driveEngine(traj, {
+    layout, policy: 'append-version', tokenizer, fresh, hasher: h,
+    onBuilt: (turn, _ms, env) => {
+      newBlocks[turn] = env.newBlocks.length;
+      if (env.newBlocks.length > 0) newContentTurns.push(turn);
+    },
+  });
   const warm: number[][] = [];
   for (let r = 0; r < warmRuns; r++) warm.push(driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh, hasher: h }).buildMs);
-  return { cold: first.buildMs, warm, cutTurns: first.cutTurns, newContentTurns };
+  return { cold: first.buildMs, warm, cutTurns: first.cutTurns, newContentTurns, newBlocks };
+}
+
+/** Blocks first sent in turns `from`..`to` (1-based), turns that cut left out. */
+function blocksIn(perTurn: readonly number[], from: number, to: number, cut: ReadonlySet<number>): number {
+  let n = 0;
+  for (let t = from; t <= to; t++) if (!cut.has(t)) n += perTurn[t] ?? 0;
+  return n;
 }
 
 function perTurnMedian(runs: number[][]): number[] {
@@ -81,6 +95,8 @@ export interface ScalingResult {
   cutTurns: { turn: number; ms: number }[];
   /** Turns of each window that send a block for the first time (new files, versions, selections: content to hash and count). */
   newContent: { first20: number; last20: number };
+  /** Blocks sent for the first time in each window (a file pruned earlier and attached again is one). */
+  newBlocks: { first20: number; last20: number };
   /** The windows' other turns (nothing new to hash or count: the history's work alone), and last ÷ first medians. */
   noNewContent: { first20: Stats; last20: Stats; ratio: number };
   /** median(last 20) ÷ median(first 20). */
@@ -91,7 +107,7 @@ export interface ScalingResult {
 }
 
 export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher: HasherChoice = 'native'): ScalingResult {
-  const { warm, cutTurns, newContentTurns } = buildTimes(traj, layout, warmRuns, fresh, hasher);
+  const { warm, cutTurns, newContentTurns, newBlocks } = buildTimes(traj, layout, warmRuns, fresh, hasher);
   const n = warm[0].length;
   const cut = new Set(cutTurns);
   const window = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1)));
@@ -113,6 +129,7 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
     last20,
     cutTurns: cutTurns.map((t) => ({ turn: t, ms: perTurn[t - 1] })),
     newContent: { first20: newContentTurns.filter((t) => t <= 20 && !cut.has(t)).length, last20: newContentTurns.filter((t) => t > n - 20 && !cut.has(t)).length },
+    newBlocks: { first20: blocksIn(newBlocks, 1, Math.min(20, n), cut), last20: blocksIn(newBlocks, Math.max(1, n - 19), n, cut) },
     noNewContent: { first20: plainFirst, last20: plainLast, ratio: plainFirst.median > 0 ? round(plainLast.median / plainFirst.median) : 0 },
     ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
     ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,

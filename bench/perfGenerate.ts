@@ -30,6 +30,14 @@ export const GENERATED_DEFAULTS = { seed: 20250101, turns: 200, fileBytes: 2_000
 /** The long-chat case (issue 12): 1,000 turns, 5 MB of files, the same window (it cuts a few times near the end). */
 export const LONG_CHAT = { turns: 1000, fileBytes: 5_000_000 } as const;
 
+/**
+ * The long chat in a window no cut reaches, as the 200-turn case is: with the 2 M window the chat is
+ * pruned three times (turns 634, 786, 932), and files cut then are sent in full again when attached
+ * later, so its last 20 turns send 16 new blocks against 10 in its first 20 — work a chat of that
+ * length does not need when nothing is cut. Both are measured.
+ */
+export const LONG_CHAT_UNCUT = { ...LONG_CHAT, contextWindow: 4_000_000 } as const;
+
 /** mulberry32: a tiny, good-enough seeded PRNG (deterministic across Node versions). */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
