@@ -280,7 +280,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       description: `build time of turns ${all.turns - 19}–${all.turns} ÷ turns 1–20 ≤ 1.3, medians and p95 (generated ${all.turns}-turn conversation)`,
       measured: `median ${all.ratio} (${all.last20.median} ms vs ${all.first20.median} ms), p95 ${all.ratioP95} (${all.last20.p95} vs ${all.first20.p95} ms)`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: scalingNote(all, probe, perf.longChats?.interleaved.find((x) => x.turns === all.turns)) + ` Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. With every attached file passed before every turn (no watcher), the median ratio is ${allFresh.ratio}.` }),
+      ...(met ? {} : { note: scalingNote(all, probe, perf.longChats?.interleaved.find((x) => x.turns === all.turns && x.contextWindow === GENERATED_DEFAULTS.contextWindow)) + ` Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. With every attached file passed before every turn (no watcher), the median ratio is ${allFresh.ratio}.` }),
     });
   }
   for (const c of perf.longChats?.cases ?? []) {
@@ -295,7 +295,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
         : `build time of turns ${r.turns - 19}–${r.turns} ÷ turns 1–20 ≤ 1.5, medians and p95 (generated ${r.turns}-turn conversation, ${formatInt(c.generated.fileBytes)} bytes of files; turns that cut for the budget reported apart; the windows send ${r.newBlocks.first20} / ${r.newBlocks.last20} new blocks)`,
       measured: `median ${r.ratio} (${r.last20.median} ms vs ${r.first20.median} ms), p95 ${r.ratioP95} (${r.last20.p95} vs ${r.first20.p95} ms)`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: scalingNote(r, probe, perf.longChats?.interleaved.find((x) => x.turns === r.turns)) }),
+      ...(met ? {} : { note: scalingNote(r, probe, perf.longChats?.interleaved.find((x) => x.turns === r.turns && x.contextWindow === (c.uncut ? LONG_CHAT_UNCUT.contextWindow : GENERATED_DEFAULTS.contextWindow))) }),
     });
   }
   for (const p of perf.longChats?.probes ?? []) {
@@ -432,7 +432,7 @@ export function performanceMarkdown(p: PerfResults): string {
         '',
       );
       out.push(table(['chat', 'runs', 'turns 1–20 median / p95 ms', 'last 20 median / p95 ms', 'ratio (median)', 'ratio (p95)', 'blocks per turn (first / last 20)', 'ms per block, median (first / last 20)', 'ratio per block'],
-        p.longChats.interleaved.map((r) => [`${r.turns} turns`, r.runs, `${r.first20.median} / ${r.first20.p95}`, `${r.last20.median} / ${r.last20.p95}`, r.ratio, r.ratioP95, `${r.blocks.first20} / ${r.blocks.last20}`, `${r.perBlock.first20.median} / ${r.perBlock.last20.median}`, r.perBlock.ratio]),
+        p.longChats.interleaved.map((r) => [`${r.turns} turns${r.contextWindow === LONG_CHAT_UNCUT.contextWindow ? `, ${formatInt(r.contextWindow)}-token window (nothing cut)` : ''}`, r.runs, `${r.first20.median} / ${r.first20.p95}`, `${r.last20.median} / ${r.last20.p95}`, r.ratio, r.ratioP95, `${r.blocks.first20} / ${r.blocks.last20}`, `${r.perBlock.first20.median} / ${r.perBlock.last20.median}`, r.perBlock.ratio]),
         ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
     }
   }
@@ -597,7 +597,11 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
         measureProbe(long.trajectory, DEFAULT_LAYOUT, [20, n, m], runs.probe, 'native'),
         measureProbe(long.trajectory, DEFAULT_LAYOUT, [20, n, m], runs.probe, 'pure-js'),
       ];
-      const interleaved = [measureInterleaved(generated, DEFAULT_LAYOUT, runs.interleaved[0]), measureInterleaved(long.trajectory, DEFAULT_LAYOUT, runs.interleaved[1])];
+      const interleaved = [
+        measureInterleaved(generated, DEFAULT_LAYOUT, runs.interleaved[0]),
+        measureInterleaved(long.trajectory, DEFAULT_LAYOUT, runs.interleaved[1]),
+        measureInterleaved(uncut.trajectory, DEFAULT_LAYOUT, runs.interleaved[1]),
+      ];
       return { cases, probes, interleaved };
     });
     perf.tokenizer = step('token counting throughput', durations, () => measureTokenizerThroughput(trajectoryCorpus(args.trajectoriesDir), runs.tokenizer));

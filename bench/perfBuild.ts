@@ -198,6 +198,8 @@ export function measureProbe(traj: Trajectory, layout: Layout, afterTurns: numbe
 export interface InterleavedResult {
   trajectory: string;
   layout: Layout;
+  /** The model's context window (the long chat is measured in two). */
+  contextWindow: number;
   turns: number;
   runs: number;
   /** Turns 1–20 and the last 20 (cut turns left out), all runs. */
@@ -255,6 +257,7 @@ export function measureInterleaved(traj: Trajectory, layout: Layout, runs: numbe
   return {
     trajectory: traj.name,
     layout,
+    contextWindow: traj.model.contextWindow,
     turns: n,
     runs,
     first20,
