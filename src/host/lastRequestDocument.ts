@@ -6,9 +6,9 @@
  */
 import { LAYER_IDS } from '../engine/types';
 import { percent, fmt } from '../services/ledgerTree';
-import type { SentRequest } from './strataController';
+import type { WholeRequest } from './strataController';
 
-export function lastRequestDocument(r: SentRequest): string {
+export function lastRequestDocument(r: WholeRequest): string {
   const env = r.envelope;
   const layers = LAYER_IDS.map((id, i) => `${id} ${fmt(env.layers[i]?.tokens ?? 0)}`).join(' · ');
   const reported = r.usage ? `${fmt(r.usage.cacheRead)} reported by the provider (input ${fmt(r.usage.input)}, cache write ${fmt(r.usage.cacheWrite)}, output ${fmt(r.usage.output)})` : 'not reported';

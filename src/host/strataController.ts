@@ -33,11 +33,19 @@ export interface ControllerDeps {
 /** Turns the panel gets when a chat opens (two messages each); older ones load on scroll. */
 export const INITIAL_TURNS = 25;
 
+/** What the tree shows of a request sent earlier: its figures and ledger, not its messages. */
+export type RequestFigures = Pick<TurnEnvelope, 'turn' | 'ledger' | 'totalTokens' | 'budget' | 'prefixBreak' | 'prefixBreakReason' | 'pruned'>;
+
 /** A request sent (or previewed) in this window, as the tree and "Show Last Request" show it. */
 export interface SentRequest {
   chatId: string;
   turn: number;
-  envelope: TurnEnvelope;
+  /**
+   * The request as built. Kept whole (messages, segments) from the chat's last settled request on;
+   * an older one keeps only its figures and ledger, which is all the tree shows of it (whole, the
+   * 200 kept requests of a 1,000-turn chat held ~15 MB).
+   */
+  envelope: TurnEnvelope | RequestFigures;
   /** `streaming` while the reply comes in. */
   status: TurnOutcome['status'] | 'streaming';
   usage?: ProviderUsage;
@@ -686,8 +694,12 @@ export class StrataController extends Disposable implements PanelHandler {
     // A preview does not replace a request that was really sent for that turn.
     if (r.status === 'preview' && byTurn.get(r.turn) && byTurn.get(r.turn)!.status !== 'preview') return;
     byTurn.set(r.turn, r);
-    // Keep the memory bounded: the newest 200 requests of a chat.
+    // Keep the memory bounded: the newest 200 requests of a chat, and whole only from the last
+    // settled one on ("Show Last Request" may fall back to it when a newer turn fails).
     if (byTurn.size > 200) byTurn.delete(Math.min(...byTurn.keys()));
+    let settled = -1;
+    for (const x of byTurn.values()) if (x.status !== 'error' && x.status !== 'streaming' && x.turn > settled) settled = x.turn;
+    for (const x of byTurn.values()) if (x.turn < settled && isWhole(x.envelope)) x.envelope = figuresOf(x.envelope);
   }
 
   /** Requests of the active chat sent (or previewed) in this window, by turn. */
@@ -696,13 +708,26 @@ export class StrataController extends Disposable implements PanelHandler {
   }
 
   /** The last request of the active chat that went out (or was previewed), if this window made it. */
-  lastSent(): SentRequest | undefined {
+  lastSent(): WholeRequest | undefined {
     const byTurn = this.sent.get(this.session.activeChatId);
     if (!byTurn || byTurn.size === 0) return undefined;
-    let best: SentRequest | undefined;
-    for (const r of byTurn.values()) if (r.status !== 'error' && (!best || r.turn >= best.turn)) best = r;
+    let best: WholeRequest | undefined;
+    for (const r of byTurn.values()) if (r.status !== 'error' && isWhole(r.envelope) && (!best || r.turn >= best.turn)) best = r as WholeRequest;
     return best;
   }
+}
+
+/** A kept request with its whole envelope. */
+export type WholeRequest = SentRequest & { envelope: TurnEnvelope };
+
+function isWhole(e: TurnEnvelope | RequestFigures): e is TurnEnvelope {
+  return 'messages' in e;
+}
+
+function figuresOf(e: TurnEnvelope): RequestFigures {
+  const f: RequestFigures = { turn: e.turn, ledger: e.ledger, totalTokens: e.totalTokens, budget: e.budget, prefixBreak: e.prefixBreak, pruned: e.pruned };
+  if (e.prefixBreakReason !== undefined) f.prefixBreakReason = e.prefixBreakReason;
+  return f;
 }
 
 /** DESIGN §9 dump form of a request (what the preview and Show Last Request show). */

@@ -126,6 +126,10 @@ describe('Context Layers in the real editor', function () {
     assert.equal(turns.length, traj.turns.length);
     const t2 = find(turns, 'Turn 2')!;
     assert.equal(children(api, t2).length, 5, 'an earlier request expands into its layers');
+    // Kept in memory: the last request whole, an earlier one as its figures and ledger only.
+    const kept = api.testing.controller.sentRequests();
+    assert.ok(!('messages' in kept.get(2)!.envelope), 'turn 2 keeps its ledger, not its messages');
+    assert.ok('messages' in kept.get(traj.turns.length)!.envelope, 'the last request is kept whole');
     // Statuses: turn 3 re-attached p-queue.md, sent in turn 1: a reference in L3.
     const l3of3 = children(api, find(children(api, find(turns, 'Turn 3')!), 'L3 This turn')!);
     assert.equal(l3of3[0].status, 'reference');
