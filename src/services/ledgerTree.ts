@@ -260,6 +260,9 @@ function itemNode(parentId: string, item: LedgerItem, budget: number, index: num
 }
 
 /** L1 … L5 of one request, each with its items. */
+/** Items beyond which L2 is shown closed (with its count) instead of open. */
+export const OPEN_LAYER_MAX_ITEMS = 40;
+
 export function layerNodes(parentId: string, ledger: LedgerNode): LedgerTreeNode[] {
   const pruned = new Map(ledger.pruned.map((p) => [p.item, p]));
   return ledger.layers.map((layer) => {
@@ -267,11 +270,14 @@ export function layerNodes(parentId: string, ledger: LedgerNode): LedgerTreeNode
     const name = `${layer.id} ${LAYER_NAMES[layer.id]}`;
     const items = layer.items;
     const cached = items.reduce((n, i) => n + (i.cached ? i.tokens : 0), 0);
-    const expanded = layer.id === 'L3' || layer.id === 'L2';
+    // L2 opens by default while it is short: in a long chat it lists hundreds of versions, which
+    // would push the next message and the requests out of sight.
+    const expanded = layer.id === 'L3' || (layer.id === 'L2' && items.length <= OPEN_LAYER_MAX_ITEMS);
+    const count = !expanded && items.length > OPEN_LAYER_MAX_ITEMS ? ` · ${fmt(items.length)} items` : '';
     const node: LedgerTreeNode = {
       id,
       label: name,
-      description: `${fmt(layer.tokens)} tokens · ${percent(layer.tokens, ledger.budget)}`,
+      description: `${fmt(layer.tokens)} tokens · ${percent(layer.tokens, ledger.budget)}${count}`,
       tooltip: `**${name}**\n\n${fmt(layer.tokens)} tokens, ${percent(layer.tokens, ledger.budget)} of the ${fmt(ledger.budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer.id]}`,
       icon: 'layer',
       contextValue: 'layer',

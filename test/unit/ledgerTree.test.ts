@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { PromptContextEngine } from '../../src/engine/engine';
 import * as fc from 'fast-check';
-import { buildLedgerTree, fmt, itemLabel, layerNodes, nextMessageNode, requestNode, sourceOfKey, type LedgerTreeNode, type RequestRecord } from '../../src/services/ledgerTree';
+import { buildLedgerTree, fmt, itemLabel, layerNodes, OPEN_LAYER_MAX_ITEMS, nextMessageNode, requestNode, sourceOfKey, type LedgerTreeNode, type RequestRecord } from '../../src/services/ledgerTree';
 import { charTokenizer } from '../support/charTokenizer';
 
 function engine(): PromptContextEngine {
@@ -135,13 +135,15 @@ describe('Context Layers tree model', () => {
     const tree = buildLedgerTree({ last: counted[counted.length - 1], next: [], budget: env.budget, requests: { count: counted.length, records: () => counted } });
     assert.equal(made, 1, 'only the last request’s ledger was read');
     const layers = tree[0].children!;
-    assert.deepEqual(layers.map((l) => [l.label, !!l.children, !!l.lazyChildren]), [
-      ['L1 System', false, true],
-      ['L2 Library', true, false],
-      ['L3 This turn', true, false],
-      ['L4 History', false, true],
-      ['L5 Your message', false, true],
+    assert.deepEqual(layers.map((l) => [l.label, !!l.children, !!l.lazyChildren, !!l.expanded]), [
+      ['L1 System', false, true, false],
+      ['L2 Library', true, false, true],
+      ['L3 This turn', true, false, true],
+      ['L4 History', false, true, false],
+      ['L5 Your message', false, true, false],
     ]);
+    assert.match(layers[3].description!, / · 59\d items$/, 'a closed layer of many items says how many');
+    assert.doesNotMatch(layers[1].description!, /items/);
     const history = layers[3].lazyChildren!();
     assert.equal(history.length, ledgers[ledgers.length - 1].ledger!.layers[3].items.length);
     assert.ok(history.length >= 598, `L4 holds the 299 turns before it (${history.length} items)`);
@@ -153,6 +155,25 @@ describe('Context Layers tree model', () => {
     assert.ok(requests.every((r) => !r.children && !!r.lazyChildren));
     assert.equal(requests[5].lazyChildren!().length, 5);
     assert.equal(made, 2, 'opening one reads its ledger alone');
+  });
+
+  it('opens L2 by default only while it is short: a long chat’s hundreds of versions stay closed, with their count', () => {
+    const e = engine();
+    const files = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'file' as const, uri: `src/f${i}.ts`, content: `export const f${i} = ${i};\n` }));
+    e.buildTurn({ userText: 'first', attachments: files(OPEN_LAYER_MAX_ITEMS) });
+    e.completeTurn('ok');
+    let l2 = layerNodes('last', e.buildTurn({ userText: 'second' }).ledger)[1];
+    assert.equal(l2.expanded, true);
+    assert.equal(l2.children!.filter((n) => n.ref).length, OPEN_LAYER_MAX_ITEMS);
+    e.abandonTurn();
+    e.buildTurn({ userText: 'more', attachments: files(OPEN_LAYER_MAX_ITEMS + 5).slice(OPEN_LAYER_MAX_ITEMS) });
+    e.completeTurn('ok');
+    l2 = layerNodes('last', e.buildTurn({ userText: 'third' }).ledger)[1];
+    assert.equal(l2.expanded, false);
+    assert.equal(l2.children, undefined);
+    const items = l2.lazyChildren!();
+    assert.ok(items.length > OPEN_LAYER_MAX_ITEMS);
+    assert.match(l2.description!, new RegExp(` · ${items.length} items$`));
   });
 
   it('shows what workspace tools read as L3 items marked with the tool and recoverable, and the calls themselves (issue 11)', () => {
