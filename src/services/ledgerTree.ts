@@ -259,10 +259,10 @@ function itemNode(parentId: string, item: LedgerItem, budget: number, index: num
   return node;
 }
 
-/** L1 … L5 of one request, each with its items. */
 /** Items beyond which L2 is shown closed (with its count) instead of open. */
 export const OPEN_LAYER_MAX_ITEMS = 40;
 
+/** L1 … L5 of one request, each with its items (made when the layer is first opened, unless it opens by default). */
 export function layerNodes(parentId: string, ledger: LedgerNode): LedgerTreeNode[] {
   const pruned = new Map(ledger.pruned.map((p) => [p.item, p]));
   return ledger.layers.map((layer) => {
@@ -390,13 +390,13 @@ export function nextMessageNode(items: readonly NextItem[], predictedTotal: numb
   };
 }
 
-/** "Requests": every request of the chat, newest first; each expands into its layer breakdown. */
 /** A chat's requests for the tree, made only when the Requests list is opened (a chat can have thousands). */
 export interface LazyRequests {
   count: number;
   records: () => readonly RequestRecord[];
 }
 
+/** "Requests": every request of the chat, newest first; each expands into its layer breakdown. */
 export function requestsNode(requests: readonly RequestRecord[] | LazyRequests): LedgerTreeNode {
   const lazy: LazyRequests = Array.isArray(requests) ? { count: requests.length, records: () => requests } : (requests as LazyRequests);
   return {
