@@ -141,7 +141,7 @@ export class HostWorkspace implements ToolWorkspacePort {
    * `folderReals`: the folders' real paths, shared by the checks of one batch (a turn re-reads every
    * file the chat holds); without it each check resolves its folder's real path itself.
    */
-  private async isolate(path: string, label: string, policy: IsolationPolicy, folderReals?: Map<string, Promise<string>>): Promise<{ ok: true; located: Located } | { ok: false; rejection: Rejection }> {
+  private async isolate(path: string, label: string, policy: IsolationPolicy, folderReals?: Map<string, Promise<string>>): Promise<{ ok: true; located: Located } | { ok: false; rejection: Rejection; absent?: true }> {
     const located = this.locate(path);
     if (!located) {
       return reject(label, 'outside-workspace', `${label} is outside this window's workspace folders; only files inside them can be attached.`);
@@ -164,7 +164,7 @@ export class HostWorkspace implements ToolWorkspacePort {
       if (code === 'ENOENT' || code === 'ENOTDIR') {
         // A document that exists only in the editor (created, not yet saved) is still readable.
         if (this.openDocument(located.uri)) return { ok: true, located };
-        return reject(label, 'not-found', `${label} does not exist in the workspace.`);
+        return { ...reject(label, 'not-found', `${label} does not exist in the workspace.`), absent: true };
       }
       return reject(label, 'not-found', `${label} could not be read (${code ?? 'error'}).`);
     }
@@ -261,10 +261,15 @@ export class HostWorkspace implements ToolWorkspacePort {
     return { ok: true, input };
   }
 
+  /**
+   * A file that no longer exists is not refused here (the port contract, as the replay's workspace):
+   * freshness marks it missing and the chat keeps its last snapshot (DESIGN §1). Refusing it detached
+   * a deleted file from the chat with a "does not exist" notice instead.
+   */
   async recheck(path: string, label: string): Promise<Rejection | undefined> {
     if (path.startsWith(UNTITLED_PREFIX)) return undefined;
     const isolated = await this.isolate(path, label, this.policy());
-    return isolated.ok ? undefined : isolated.rejection;
+    return isolated.ok || isolated.absent ? undefined : isolated.rejection;
   }
 
   /**

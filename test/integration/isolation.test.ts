@@ -1,11 +1,16 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { HostWorkspace } from '../../src/host/hostWorkspace';
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../../src/engine/isolation';
 import type { Resolved } from '../../src/services/workspacePort';
 import { sha256HexNode as sha } from '../../src/services/nodeHasher';
+import { ChatSession } from '../../src/services/chatSession';
+import { modelInfo } from '../../src/services/modelInfo';
+import { ScriptedProvider } from '../../src/services/providers/scripted';
+import { GuardedTokenizer } from '../../src/services/tokenizer';
 
 /**
  * Workspace isolation on the real extension host (DESIGN §3) against the multi-root fixture of
@@ -157,6 +162,40 @@ describe('Workspace isolation in the extension host', () => {
     assert.ok(Math.min(...stalls) <= 50, `the host was blocked for ${stalls.map((m) => m.toFixed(1)).join(', ')} ms in ${stalls.length} reads`);
   });
 
+  it('a file the chat holds that is then deleted keeps its last snapshot, marked missing, and is not refused (DESIGN §1)', async () => {
+    const file = path.join(appDir, 'deleted-later.ts');
+    fs.writeFileSync(file, 'export const kept = 1;\n');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-missing-'));
+    const tokenizer = new GuardedTokenizer('o200k_base');
+    const model = modelInfo('scripted', 'scripted', { contextWindow: 100_000, maxOutputTokens: 1000, encoding: 'o200k_base' });
+    const session = ChatSession.open({
+      storeRoot: root, port: ws, tokenizer: () => tokenizer, model, store: { durable: false }, newChatId: () => 'missing-chat',
+      settings: () => ({ layout: 'transcript', policy: 'append-version' }),
+    });
+    const provider = new ScriptedProvider();
+    try {
+      const attached = await session.attach({ kind: 'file', path: 'app/deleted-later.ts' });
+      assert.ok(attached.ok, 'attached');
+      provider.push('First reply.');
+      assert.equal((await session.send('Look at it.', provider, model)).status, 'done');
+      fs.rmSync(file);
+      provider.push('Second reply.');
+      const second = await session.send('And now?', provider, model);
+      assert.equal(second.status, 'done');
+      assert.deepEqual(second.rejections.map((r) => r.message), [], 'nothing refused');
+      const entry = session.engine.state.entries.get('file:app/deleted-later.ts');
+      assert.ok(entry, 'still in the chat');
+      assert.equal(entry.presence, 'present', 'not detached');
+      assert.equal(entry.missing, true, 'marked missing');
+      assert.equal(entry.artifact.content, 'export const kept = 1;\n', 'its last snapshot kept');
+      const item = second.envelope!.ledger.layers.flatMap((l) => l.items).find((i) => i.key === 'file:app/deleted-later.ts');
+      assert.equal(item?.missing, true, 'the ledger shows it missing');
+    } finally {
+      fs.rmSync(file, { force: true });
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('checks the hundreds of files a long chat holds a few at a time: each answer lands with its own file (prints the time)', async () => {
     const dir = path.join(appDir, 'many');
     fs.mkdirSync(dir, { recursive: true });
@@ -188,7 +227,8 @@ describe('Workspace isolation in the extension host', () => {
       const t1 = performance.now();
       const checks = await Promise.all(srcs.map((s) => ws.recheck(s.uri, s.uri)));
       const recheckMs = performance.now() - t1;
-      assert.deepEqual(checks.flatMap((c, i) => (c ? [[i, c.reason]] : [])), [[3, 'not-found'], [42, 'outside-workspace'], [200, 'not-found']]);
+      // Removed files are not refused (freshness marks them missing); the link out is.
+      assert.deepEqual(checks.flatMap((c, i) => (c ? [[i, c.reason]] : [])), [[42, 'outside-workspace']]);
       // The same, one file after the other (how they were read before).
       const t2 = performance.now();
       for (const src of srcs) await ws.readFresh([src]);
