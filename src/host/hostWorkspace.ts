@@ -275,29 +275,54 @@ export class HostWorkspace implements ToolWorkspacePort {
   /**
    * The sources whose content changed (null: gone). A long chat holds hundreds of files: they are
    * checked a few at a time ({@link PORT_CONCURRENCY}), each a few file system calls, not one after the other.
+   * A source that fails isolation or can no longer be read as text is reported gone here; `refresh`
+   * tells those apart.
    */
   async readFresh(sources: readonly FreshSource[]): Promise<Map<string, string | null>> {
-    const policy = this.policy();
-    const folderReals = new Map<string, Promise<string>>();
-    const found = await mapBounded(sources, PORT_CONCURRENCY, (src) => this.freshOne(src, policy, folderReals));
+    const { fresh, rejections } = await this.refresh(sources);
+    if (rejections.size === 0) return fresh;
     const out = new Map<string, string | null>();
-    sources.forEach((src, k) => {
-      const v = found[k];
-      if (v !== undefined) out.set(src.id, v);
-    });
+    for (const src of sources) {
+      if (rejections.has(src.id)) out.set(src.id, null);
+      else if (fresh.has(src.id)) out.set(src.id, fresh.get(src.id)!);
+    }
     return out;
   }
 
-  /** One source's current content when it differs from what the chat holds (null: gone; undefined: unchanged). */
-  private async freshOne(src: FreshSource, policy: IsolationPolicy, folderReals: Map<string, Promise<string>>): Promise<string | null | undefined> {
+  /**
+   * The re-check and the freshness read before a turn in one pass (the port's optional `refresh`):
+   * each file's real path is resolved once, not once to re-check it and again to re-read it. A file
+   * refused now (a link out of the workspace, newly excluded, binary or over the size limit) comes
+   * back as a rejection, as `recheck` gives it; a removed one as gone (null): it is marked missing.
+   */
+  async refresh(sources: readonly FreshSource[]): Promise<{ rejections: Map<string, Rejection>; fresh: Map<string, string | null> }> {
+    const policy = this.policy();
+    const folderReals = new Map<string, Promise<string>>();
+    const found = await mapBounded(sources, PORT_CONCURRENCY, (src) => this.freshOne(src, policy, folderReals));
+    const fresh = new Map<string, string | null>();
+    const rejections = new Map<string, Rejection>();
+    sources.forEach((src, k) => {
+      const v = found[k];
+      if (v === undefined) return;
+      if (typeof v === 'object' && v !== null) rejections.set(src.id, v.rejection);
+      else fresh.set(src.id, v);
+    });
+    return { rejections, fresh };
+  }
+
+  /**
+   * One source's current content when it differs from what the chat holds (null: gone; undefined:
+   * unchanged), or why it is refused now.
+   */
+  private async freshOne(src: FreshSource, policy: IsolationPolicy, folderReals: Map<string, Promise<string>>): Promise<string | null | undefined | { rejection: Rejection }> {
     if (src.uri.startsWith(UNTITLED_PREFIX)) {
       const doc = this.untitledDocument(src.uri);
       return doc ? this.documentText(doc, src) : null;
     }
     // Isolation again on every re-read: a file that became a link out of the workspace, or now
-    // matches an exclude, is treated as gone (its last snapshot stays, marked missing).
+    // matches an exclude, is refused (detached, with the reason); one that is gone is marked missing.
     const isolated = await this.isolate(src.uri, src.uri, policy, folderReals);
-    if (!isolated.ok) return null;
+    if (!isolated.ok) return isolated.absent ? null : { rejection: isolated.rejection };
     const located = isolated.located;
     const key = located.uri.toString();
     const doc = this.openDocument(located.uri);
@@ -317,9 +342,9 @@ export class HostWorkspace implements ToolWorkspacePort {
     const seen = this.lastRead.get(key);
     if (seen && seen.size === stat.size && seen.mtime === stat.mtime && chatHolds(src, seen.hash)) return undefined;
     const read = await this.read(located, src.uri, policy);
-    // A file that can no longer be read as text (now binary or too large) is treated as gone:
-    // its last snapshot stays, marked missing, and nothing new of it is sent.
-    return read.ok ? read.content : null;
+    if (read.ok) return read.content;
+    // Now binary or over the size limit: refused as `recheck` refuses it; gone between the stat and the read: missing.
+    return read.rejection.reason === 'binary' || read.rejection.reason === 'too-large' ? { rejection: read.rejection } : null;
   }
 
   /**

@@ -304,23 +304,33 @@ export class TurnPipeline {
 
       // 2. Isolation again for the recoverable files already in the chat: one that now fails (a
       //    symlink out, newly excluded, too large) is detached, reported, and not re-read.
+      // 3. Freshness. A port that can do both in one pass (the editor's) does; otherwise the
+      //    re-check, then the re-read of the files that passed it.
       const detach: AttachmentRef[] = [...(request.detach ?? [])];
-      const sources = [];
-      // A long chat holds hundreds of files: checked a few at a time, not one after the other.
-      const recoverable = engine.recoverableSources();
-      const checks = yield* wait(mapBounded(recoverable, PORT_CONCURRENCY, (src) => this.port.recheck(src.uri, src.uri)));
-      for (const [k, src] of recoverable.entries()) {
-        const bad = checks[k];
-        if (!bad) {
-          sources.push(src);
-          continue;
-        }
+      const refuse = (bad: Rejection, uri: string) => {
         rejections.push(bad);
-        if (!detach.some((d) => d.kind === 'file' && d.uri === src.uri)) detach.push({ kind: 'file', uri: src.uri });
+        if (!detach.some((d) => d.kind === 'file' && d.uri === uri)) detach.push({ kind: 'file', uri });
+      };
+      const recoverable = engine.recoverableSources();
+      let fresh: Map<string, string | null>;
+      if (this.port.refresh && recoverable.length > 0) {
+        const r = yield* wait(this.port.refresh(recoverable));
+        for (const src of recoverable) {
+          const bad = r.rejections.get(src.id);
+          if (bad) refuse(bad, src.uri);
+        }
+        fresh = r.fresh;
+      } else {
+        // A long chat holds hundreds of files: checked a few at a time, not one after the other.
+        const sources = [];
+        const checks = yield* wait(mapBounded(recoverable, PORT_CONCURRENCY, (src) => this.port.recheck(src.uri, src.uri)));
+        for (const [k, src] of recoverable.entries()) {
+          const bad = checks[k];
+          if (bad) refuse(bad, src.uri);
+          else sources.push(src);
+        }
+        fresh = sources.length > 0 ? yield* wait(this.port.readFresh(sources)) : new Map<string, string | null>();
       }
-
-      // 3. Freshness.
-      const fresh = sources.length > 0 ? yield* wait(this.port.readFresh(sources)) : new Map<string, string | null>();
 
       // Count big new content ahead of the synchronous build, yielding to the event loop.
       if (async && this.options.warm) {

@@ -59,6 +59,12 @@ export interface WorkspacePort {
    * or all of them.
    */
   readFresh(sources: readonly FreshSource[]): MaybePromise<Map<string, string | null>>;
+  /**
+   * Optional: `recheck` of every source and `readFresh` of the ones not refused, in one pass (for a
+   * port that resolves a file's real path anyway to re-read it). Rejections by source id, with the
+   * same meaning as `recheck`'s; `fresh` as `readFresh` would answer for the others.
+   */
+  refresh?(sources: readonly FreshSource[]): MaybePromise<{ rejections: Map<string, Rejection>; fresh: Map<string, string | null> }>;
 }
 
 /** The label rejections use for a spec: `path` or `path#L3-L9`. */

@@ -7,6 +7,8 @@ import { HostWorkspace } from '../../src/host/hostWorkspace';
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../../src/engine/isolation';
 import type { Resolved } from '../../src/services/workspacePort';
 import { sha256HexNode as sha } from '../../src/services/nodeHasher';
+import { mapBounded } from '../../src/common/steps';
+import { PORT_CONCURRENCY } from '../../src/services/workspacePort';
 import { ChatSession } from '../../src/services/chatSession';
 import { modelInfo } from '../../src/services/modelInfo';
 import { ScriptedProvider } from '../../src/services/providers/scripted';
@@ -213,6 +215,7 @@ describe('Workspace isolation in the extension host', () => {
       for (const i of [3, 200]) fs.rmSync(path.join(dir, `f${i}.txt`));
       fs.rmSync(path.join(dir, 'f42.txt'));
       fs.symlinkSync(path.join(path.dirname(appDir), 'outside', 'secret.txt'), path.join(dir, 'f42.txt'));
+      fs.writeFileSync(path.join(dir, 'f99.txt'), Buffer.from([0x66, 0x00, 0x67, 0x0a]));
       const t0 = performance.now();
       const fresh = await ws.readFresh(srcs);
       const ms = performance.now() - t0;
@@ -220,20 +223,41 @@ describe('Workspace isolation in the extension host', () => {
         ['file:app/many/f3.txt', null],
         ['file:app/many/f7.txt', 'changed 7\n'],
         ['file:app/many/f42.txt', null],
+        ['file:app/many/f99.txt', null],
         ['file:app/many/f150.txt', 'changed 150\n'],
         ['file:app/many/f200.txt', null],
         ['file:app/many/f299.txt', 'changed 299\n'],
-      ], 'the changed, removed and swapped files, in the order asked, each with its own content');
+      ], 'the changed, removed, swapped and now binary files, in the order asked, each with its own content');
       const t1 = performance.now();
       const checks = await Promise.all(srcs.map((s) => ws.recheck(s.uri, s.uri)));
       const recheckMs = performance.now() - t1;
       // Removed files are not refused (freshness marks them missing); the link out is.
       assert.deepEqual(checks.flatMap((c, i) => (c ? [[i, c.reason]] : [])), [[42, 'outside-workspace']]);
+      // Both in one pass, as the turn pipeline asks before each turn: the link out and the binary file refused, the rest as readFresh.
+      const t3 = performance.now();
+      const both = await ws.refresh(srcs);
+      const refreshMs = performance.now() - t3;
+      assert.deepEqual([...both.rejections.entries()].map(([id, r]) => [id, r.reason]), [['file:app/many/f42.txt', 'outside-workspace'], ['file:app/many/f99.txt', 'binary']]);
+      assert.deepEqual([...both.fresh.entries()], [...fresh.entries()].filter(([id]) => !both.rejections.has(id)));
       // The same, one file after the other (how they were read before).
       const t2 = performance.now();
       for (const src of srcs) await ws.readFresh([src]);
       const oneByOneMs = performance.now() - t2;
-      console.log(`    ${n} files held by a chat: readFresh ${ms.toFixed(1)} ms (one file after the other: ${oneByOneMs.toFixed(1)} ms), the isolation re-check of all of them ${recheckMs.toFixed(1)} ms`);
+      // Before a turn: the re-check then the re-read (two passes), against both in one; five times each, alternating.
+      const twoPasses: number[] = [];
+      const onePass: number[] = [];
+      for (let r = 0; r < 5; r++) {
+        const a = performance.now();
+        await mapBounded(srcs, PORT_CONCURRENCY, (s) => ws.recheck(s.uri, s.uri));
+        await ws.readFresh(srcs);
+        twoPasses.push(performance.now() - a);
+        const b = performance.now();
+        await ws.refresh(srcs);
+        onePass.push(performance.now() - b);
+      }
+      const ms3 = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
+      console.log(`    ${n} files held by a chat: readFresh ${ms.toFixed(1)} ms (one file after the other: ${oneByOneMs.toFixed(1)} ms), the isolation re-check of all of them ${recheckMs.toFixed(1)} ms, both in one pass ${refreshMs.toFixed(1)} ms`);
+      console.log(`    before a turn, re-check then re-read: ${ms3(twoPasses)} ms; in one pass: ${ms3(onePass)} ms`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { PromptContextEngine, type EngineOptions } from '../../src/engine/engine';
-import { IsolationPolicy, DEFAULT_EXCLUDES } from '../../src/engine/isolation';
+import { IsolationPolicy, DEFAULT_EXCLUDES, type Rejection } from '../../src/engine/isolation';
 import { extractBody } from '../../src/engine/render';
 import { ChatStore } from '../../src/services/chatStore';
 import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
@@ -361,6 +361,52 @@ describe('turn pipeline: synchronous driver and scripted provider', () => {
     const asyncPort: WorkspacePort = { resolve: async (s) => ws.resolve(s), recheck: (p, l) => ws.recheck(p, l), readFresh: (s) => ws.readFresh(s) };
     const p2 = new TurnPipeline({ engine: engine(), port: asyncPort });
     assert.throws(() => p2.runSync({ userText: 'x', attachments: [{ kind: 'file', path: 'src/a.ts' }] }, undefined, { model: 'm', maxOutputTokens: 10 }), /answered with a promise; use run\(\)/);
+  });
+
+  it('a port that re-checks and re-reads in one pass (refresh) gives the same turns as recheck then readFresh, and is used instead', async () => {
+    // The same chat driven through both: a file made excluded, one made binary, one deleted, one changed.
+    const drive = (withRefresh: boolean) => {
+      const ws = new MemoryWorkspace({ ...files(), 'config/settings.ts': 'export const port = 80;\n', 'src/bin.ts': 'export const bin = 1;\n', 'src/gone.ts': 'export const gone = 1;\n' });
+      const calls = { refresh: 0, recheck: 0, readFresh: 0 };
+      const port: WorkspacePort = {
+        resolve: (spec) => ws.resolve(spec),
+        recheck: (path, label) => (calls.recheck++, ws.recheck(path, label)),
+        readFresh: (sources) => (calls.readFresh++, ws.readFresh(sources)),
+      };
+      if (withRefresh) {
+        port.refresh = (sources) => {
+          calls.refresh++;
+          const rejections = new Map<string, Rejection>();
+          for (const src of sources) {
+            const bad = ws.recheck(src.uri, src.uri);
+            if (bad) rejections.set(src.id, bad);
+          }
+          return { rejections, fresh: ws.readFresh(sources.filter((src) => !rejections.has(src.id))) };
+        };
+      }
+      const pipeline = new TurnPipeline({ engine: engine(), port });
+      const provider = new ScriptedProvider();
+      const turn = (userText: string, attach: string[] = []) => {
+        provider.push(`reply to ${userText}`);
+        return pipeline.runSync({ userText, attachments: attach.map((path) => ({ kind: 'file' as const, path })) }, provider, { model: 'm', maxOutputTokens: 64 });
+      };
+      const outcomes = [turn('first', ['config/settings.ts', 'src/bin.ts', 'src/gone.ts', 'src/a.ts'])];
+      ws.setIsolation(new IsolationPolicy([...DEFAULT_EXCLUDES, 'config/**']));
+      ws.write('src/bin.ts', 'export const bin = 1;\n\u0000\u0001');
+      ws.delete('src/gone.ts');
+      ws.write('src/a.ts', A_TS.replace('a0 = 0', 'a0 = 100'));
+      outcomes.push(turn('second'), turn('third'));
+      return { outcomes, calls, state: pipeline.engine.state };
+    };
+    const plain = drive(false);
+    const one = drive(true);
+    const view = (o: TurnOutcome) => ({ status: o.status, rejections: o.rejections.map((r) => [r.attachment, r.reason]), messages: o.envelope?.messages, pruned: o.envelope?.pruned.map((c) => [c.item, c.reason]) });
+    assert.deepStrictEqual(one.outcomes.map(view), plain.outcomes.map(view));
+    assert.deepStrictEqual(one.outcomes[1].rejections.map((r) => [r.attachment, r.reason]), [['config/settings.ts', 'excluded'], ['src/bin.ts', 'binary']]);
+    assert.strictEqual(one.state.entries.get('file:src/gone.ts')?.missing, true, 'the deleted file is kept, marked missing');
+    assert.deepStrictEqual(one.calls, { refresh: 2, recheck: 0, readFresh: 0 }, 'one pass per turn that holds files, no separate re-check');
+    assert.deepStrictEqual(plain.calls.refresh, 0);
+    assert.ok(plain.calls.recheck > 0 && plain.calls.readFresh === 2);
   });
 
   it('a scripted failure after some output is an error, not a retry; record the scripted reply when asked', async () => {
