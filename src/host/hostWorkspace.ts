@@ -317,7 +317,7 @@ export class HostWorkspace implements ToolWorkspacePort {
   private async freshOne(src: FreshSource, policy: IsolationPolicy, folderReals: Map<string, Promise<string>>): Promise<string | null | undefined | { rejection: Rejection }> {
     if (src.uri.startsWith(UNTITLED_PREFIX)) {
       const doc = this.untitledDocument(src.uri);
-      return doc ? this.documentText(doc, src) : null;
+      return doc ? this.checkedText(this.documentText(doc, src), src.uri, policy) : null;
     }
     // Isolation again on every re-read: a file that became a link out of the workspace, or now
     // matches an exclude, is refused (detached, with the reason); one that is gone is marked missing.
@@ -326,8 +326,9 @@ export class HostWorkspace implements ToolWorkspacePort {
     const located = isolated.located;
     const key = located.uri.toString();
     const doc = this.openDocument(located.uri);
-    // An open document (dirty or not): its text changes only with its version.
-    if (doc) return this.documentText(doc, src);
+    // An open document (dirty or not): its text changes only with its version; a changed text is
+    // held to the same limits as a file read from disk (10 MB pasted into it is not sent).
+    if (doc) return this.checkedText(this.documentText(doc, src), src.uri, policy);
     // Unchanged on disk since the last read (size, mtime, no watcher event) and the chat holds that content: nothing to re-read.
     let stat: { size: number; mtime: number } | undefined;
     try {
@@ -345,6 +346,13 @@ export class HostWorkspace implements ToolWorkspacePort {
     if (read.ok) return read.content;
     // Now binary or over the size limit: refused as `recheck` refuses it; gone between the stat and the read: missing.
     return read.rejection.reason === 'binary' || read.rejection.reason === 'too-large' ? { rejection: read.rejection } : null;
+  }
+
+  /** A changed editor text, or why it can no longer be sent (binary, over the size limit). */
+  private checkedText(text: string | undefined, label: string, policy: IsolationPolicy): string | undefined | { rejection: Rejection } {
+    if (text === undefined) return undefined;
+    const bad = checkText(text, label, policy.maxFileBytes);
+    return bad ? { rejection: bad } : text;
   }
 
   /**

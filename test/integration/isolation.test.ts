@@ -313,6 +313,13 @@ describe('Workspace isolation in the extension host', () => {
       await editor.edit((e) => e.insert(new vscode.Position(0, 0), 'dirty '));
       assert.equal((await ws.readFresh(src(sha('open\n')))).get('file:app/fresh.txt'), 'dirty open\n');
       assert.equal((await ws.readFresh(src(sha('dirty open\n')))).has('file:app/fresh.txt'), false);
+      // Text pasted into the open document is held to the size limit a file on disk is: refused, not sent.
+      const small = new HostWorkspace(() => ({ excludes: DEFAULT_EXCLUDES, maxFileBytes: 1000 }));
+      await editor.edit((e) => e.insert(new vscode.Position(0, 0), 'x'.repeat(2000)));
+      const big = await small.refresh(src(sha('dirty open\n')));
+      assert.equal(big.rejections.get('file:app/fresh.txt')?.reason, 'too-large');
+      assert.equal(big.fresh.has('file:app/fresh.txt'), false, 'none of it is read for sending');
+      assert.equal((await small.readFresh(src(sha('dirty open\n')))).get('file:app/fresh.txt'), null);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     } finally {
       fs.rmSync(file, { force: true });
