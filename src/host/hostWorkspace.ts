@@ -57,8 +57,12 @@ async function statOf(uri: vscode.Uri): Promise<{ size: number; mtime: number; t
 function checkText(content: string, label: string, maxFileBytes: number): Rejection | undefined {
   if (content.includes('\u0000')) return { attachment: label, reason: 'binary', message: `${label} looks like a binary file and was not attached.` };
   const bytes = Buffer.byteLength(content, 'utf8');
-  if (bytes > maxFileBytes) return { attachment: label, reason: 'too-large', message: `${label} is ${bytes} bytes, over strata.context.maxFileBytes (${maxFileBytes}); nothing of it was sent.` };
+  if (bytes > maxFileBytes) return tooLarge(label, bytes, maxFileBytes);
   return undefined;
+}
+
+function tooLarge(label: string, bytes: number, maxFileBytes: number): Rejection {
+  return { attachment: label, reason: 'too-large', message: `${label} is ${bytes} bytes, over strata.context.maxFileBytes (${maxFileBytes}); nothing of it was sent.` };
 }
 
 function hasNulByte(bytes: Uint8Array): boolean {
@@ -199,9 +203,7 @@ export class HostWorkspace implements ToolWorkspacePort {
     if (stat.type & vscode.FileType.Directory) {
       return reject(label, 'not-found', `${label} is a folder, not a file.`);
     }
-    if (stat.size > policy.maxFileBytes) {
-      return reject(label, 'too-large', `${label} is ${stat.size} bytes, over strata.context.maxFileBytes (${policy.maxFileBytes}); nothing of it was sent.`);
-    }
+    if (stat.size > policy.maxFileBytes) return { ok: false, rejection: tooLarge(label, stat.size, policy.maxFileBytes) };
     let bytes: Uint8Array;
     try {
       // Node's fs reads off the main thread; workspace.fs would carry the bytes over the host's IPC
@@ -340,6 +342,8 @@ export class HostWorkspace implements ToolWorkspacePort {
       this.lastRead.delete(key);
       return null;
     }
+    // Over the size limit (it grew, or the limit was lowered): refused even when the chat holds it, as the replay refuses it.
+    if (stat.size > policy.maxFileBytes) return { rejection: tooLarge(src.uri, stat.size, policy.maxFileBytes) };
     const seen = this.lastRead.get(key);
     if (seen && seen.size === stat.size && seen.mtime === stat.mtime && chatHolds(src, seen.hash)) return undefined;
     const read = await this.read(located, src.uri, policy);

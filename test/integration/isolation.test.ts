@@ -285,6 +285,7 @@ describe('Workspace isolation in the extension host', () => {
 
   it('re-reads only files that changed since the chat last held them (disk and open documents)', async () => {
     const file = path.join(appDir, 'fresh.txt');
+    const limitFile = path.join(appDir, 'limit.txt');
     fs.writeFileSync(file, 'one\n');
     const src = (contentHash: string) => [{ id: 'file:app/fresh.txt', uri: 'app/fresh.txt', contentHash, missing: false }];
     try {
@@ -321,8 +322,19 @@ describe('Workspace isolation in the extension host', () => {
       assert.equal(big.fresh.has('file:app/fresh.txt'), false, 'none of it is read for sending');
       assert.equal((await small.readFresh(src(sha('dirty open\n')))).get('file:app/fresh.txt'), null);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      // The size limit lowered under a file the chat holds, unchanged on disk: refused at the next turn too.
+      let limit = DEFAULT_MAX_FILE_BYTES;
+      const lowered = new HostWorkspace(() => ({ excludes: DEFAULT_EXCLUDES, maxFileBytes: limit }));
+      const body = 'y'.repeat(1500) + '\n';
+      fs.writeFileSync(limitFile, body);
+      const held = (contentHash: string) => [{ id: 'file:app/limit.txt', uri: 'app/limit.txt', contentHash, missing: false }];
+      assert.equal((await lowered.readFresh(held(sha('older\n')))).get('file:app/limit.txt'), body);
+      assert.equal((await lowered.refresh(held(sha(body)))).fresh.size, 0, 'held and unchanged');
+      limit = 1000;
+      assert.equal((await lowered.refresh(held(sha(body)))).rejections.get('file:app/limit.txt')?.reason, 'too-large');
     } finally {
       fs.rmSync(file, { force: true });
+      fs.rmSync(limitFile, { force: true });
     }
   });
 });
