@@ -397,8 +397,12 @@ export interface LazyRequests {
 }
 
 /** "Requests": every request of the chat, newest first; each expands into its layer breakdown. */
+function lazyRequests(requests: readonly RequestRecord[] | LazyRequests): LazyRequests {
+  return Array.isArray(requests) ? { count: requests.length, records: () => requests } : (requests as LazyRequests);
+}
+
 export function requestsNode(requests: readonly RequestRecord[] | LazyRequests): LedgerTreeNode {
-  const lazy: LazyRequests = Array.isArray(requests) ? { count: requests.length, records: () => requests } : (requests as LazyRequests);
+  const lazy = lazyRequests(requests);
   return {
     id: 'requests',
     label: 'Requests',
@@ -417,8 +421,8 @@ export function buildLedgerTree(input: { last?: RequestRecord; next: readonly Ne
   const roots: LedgerTreeNode[] = [];
   if (input.last) roots.push(requestNode('last', `Last request · turn ${input.last.turn}`, input.last, true));
   roots.push(nextMessageNode(input.next, input.nextTotal, input.budget));
-  const count = Array.isArray(input.requests) ? input.requests.length : (input.requests as LazyRequests).count;
-  if (count > 0) roots.push(requestsNode(input.requests));
+  const requests = lazyRequests(input.requests);
+  if (requests.count > 0) roots.push(requestsNode(requests));
   return roots;
 }
 
