@@ -38,6 +38,8 @@ function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget:
     outcome: meta.stopped ? 'stopped' : 'complete',
   };
   if (meta.prefixBreak) r.prefixBreakReason = meta.prefixBreak;
+  if (meta.layerTokens) r.layerTokens = meta.layerTokens;
+  if (meta.layerCached) r.layerCached = meta.layerCached;
   if (meta.model) r.model = meta.model;
   if (meta.usage) r.reported = { ...meta.usage };
   if (meta.prunedReports) r.pruned = meta.prunedReports;

@@ -10,7 +10,7 @@
  *   Next message                 the chips attached for the next message, with their predicted cost
  *   Requests                     every turn of the chat; each expands into the same breakdown
  */
-import type { LayerId, LedgerItem, LedgerNode, PruneReport } from '../engine/types';
+import { LAYER_IDS, type LayerId, type LedgerItem, type LedgerNode, type PruneReport } from '../engine/types';
 
 export type ItemStatus = 'full' | 'reference' | 'compacted' | 'summarized' | 'pruned' | 'superseded' | 'pinned' | 'missing';
 
@@ -66,6 +66,12 @@ export interface RequestRecord {
   outcome?: 'complete' | 'streaming' | 'stopped' | 'error' | 'preview';
   model?: string;
   pruned?: PruneReport[];
+  /**
+   * Tokens per layer, and of those predicted cached, as saved with the turn: the breakdown shown
+   * when the ledger is not held (a request sent before the window opened, or from another window).
+   */
+  layerTokens?: Partial<Record<LayerId, number>>;
+  layerCached?: Partial<Record<LayerId, number>>;
 }
 
 /** A chip attached for the next message, with what it will cost. */
@@ -352,8 +358,36 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
       const ledger = load();
       return ledger ? layerNodes(id, ledger) : [infoNode(`${id}/unavailable`, 'The breakdown of this request is not available.')];
     };
+  } else if (r.layerTokens && Object.keys(r.layerTokens).length > 0) {
+    const totals = r.layerTokens;
+    const cachedBy = r.layerCached ?? {};
+    const make = () => savedLayerNodes(id, totals, cachedBy, r.budget);
+    if (expanded) node.children = make();
+    else node.lazyChildren = make;
   }
   return node;
+}
+
+/**
+ * L1 … L5 of a request whose ledger this window does not hold (sent before it opened, or from another
+ * window): the tokens saved with the turn, without the items.
+ */
+function savedLayerNodes(parentId: string, tokens: Partial<Record<LayerId, number>>, cachedBy: Partial<Record<LayerId, number>>, budget: number): LedgerTreeNode[] {
+  return LAYER_IDS.map((layer) => {
+    const id = `${parentId}/${layer}`;
+    const name = `${layer} ${LAYER_NAMES[layer]}`;
+    const n = tokens[layer] ?? 0;
+    const cached = cachedBy[layer] ?? 0;
+    return {
+      id,
+      label: name,
+      description: `${fmt(n)} tokens · ${percent(n, budget)}`,
+      tooltip: `**${name}**\n\n${fmt(n)} tokens, ${percent(n, budget)} of the ${fmt(budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer]}\n\nIts items are listed for requests sent from this window since it opened.`,
+      icon: 'layer',
+      contextValue: 'layer',
+      accessibility: `${name}: ${fmt(n)} tokens, ${percent(n, budget)} of the budget`,
+    } satisfies LedgerTreeNode;
+  });
 }
 
 export function infoNode(id: string, label: string, tooltip?: string): LedgerTreeNode {

@@ -128,16 +128,25 @@ describe('e2e: a chat turn in the real workbench', function () {
       assert.equal(sent[0].body && (sent[0].body as { model?: string }).model, 'gpt-4o');
     });
 
+    const treeRows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
+    /** Each layer row of the tree as `label: description`. */
+    const layerRows = async () => {
+      const names = (await treeRows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
+      const descriptions = (await treeRows.locator('.label-description').allInnerTexts()).map((t) => t.trim());
+      return names.flatMap((n, i) => (/^L\d /.test(n) ? [`${n}: ${descriptions[i] ?? ''}`] : []));
+    };
+    let layersBefore: string[] = [];
     await steps.run('Context Layers shows the selection under L3 This turn', async () => {
-      const rows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
       const label = `${FILE}:L${START}-${END}`;
       const labels = await poll('the tree to show the last request', TIMEOUT.ui, async () => {
-        const texts = (await rows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
+        const texts = (await treeRows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
         return texts.some((t) => t.startsWith('Last request')) && texts.includes(label) ? texts : undefined;
       });
       const l3 = labels.indexOf('L3 This turn');
       assert.ok(l3 >= 0, `no L3 row in the tree: ${labels.join(' | ')}`);
       assert.equal(labels[l3 + 1], label, `the row after L3 is ${labels[l3 + 1]}, not the selection`);
+      layersBefore = await layerRows();
+      assert.equal(layersBefore.length, 5, `five layer rows: ${layersBefore.join(' | ')}`);
     });
     await steps.run('the reply\'s layer chart shows its numbers on hover', async () => {
       const bar = panel.messages('assistant').last().locator('[data-testid="strata-layer-bar"]');
@@ -173,6 +182,14 @@ describe('e2e: a chat turn in the real workbench', function () {
     await steps.run('chat shown again after the reload', async () => {
       await panel.messages('user').filter({ hasText: QUESTION }).first().waitFor({ state: 'visible', timeout: TIMEOUT.webview });
       await panel.messages('assistant').filter({ hasText: normalize(REPLY) }).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+    });
+    await steps.run('Context Layers still breaks the last request down by layer after the reload', async () => {
+      // The items were this window's; the tokens per layer are saved with the turn.
+      const after = await poll('the layers of the last request after the reload', TIMEOUT.ui, async () => {
+        const rows = await layerRows();
+        return rows.length === 5 ? rows : undefined;
+      });
+      assert.deepEqual(after, layersBefore);
     });
   });
 

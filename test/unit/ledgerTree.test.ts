@@ -176,6 +176,29 @@ describe('Context Layers tree model', () => {
     assert.match(l2.description!, new RegExp(` · ${items.length} items$`));
   });
 
+  it('a request whose ledger this window does not hold (sent before a reload, or from another window) still shows its layers from the saved turn', () => {
+    const saved: RequestRecord = { turn: 7, promptTokens: 1500, budget: 10_000, predictedCached: 1200, layerTokens: { L1: 200, L2: 1000, L3: 0, L4: 250, L5: 50 }, layerCached: { L1: 200, L2: 1000 } };
+    const tree = buildLedgerTree({ last: saved, next: [], budget: 10_000, requests: [{ ...saved, turn: 6 }, saved] });
+    const layers = tree[0].children!;
+    assert.deepEqual(layers.map((l) => [l.label, l.description]), [
+      ['L1 System', '200 tokens · 2.0%'],
+      ['L2 Library', '1,000 tokens · 10%'],
+      ['L3 This turn', '0 tokens · 0.0%'],
+      ['L4 History', '250 tokens · 2.5%'],
+      ['L5 Your message', '50 tokens · 0.5%'],
+    ]);
+    assert.match(layers[1].tooltip!, /1,000 predicted cached/);
+    assert.match(layers[1].tooltip!, /items are listed for requests sent from this window/);
+    assert.ok(layers.every((l) => !l.children && !l.lazyChildren), 'no items to open');
+    const earlier = tree[2].lazyChildren!()[1];
+    assert.equal(earlier.label, 'Turn 6');
+    assert.equal(earlier.lazyChildren!().length, 5, 'an earlier one opens into the same five');
+    // Nothing saved (a chat from an older version): no layers, as before.
+    const bare = buildLedgerTree({ last: { turn: 1, promptTokens: 10, budget: 100, predictedCached: 0 }, next: [], budget: 100, requests: [] });
+    assert.equal(bare[0].children, undefined);
+    assert.equal(bare[0].lazyChildren, undefined);
+  });
+
   it('shows what workspace tools read as L3 items marked with the tool and recoverable, and the calls themselves (issue 11)', () => {
     const e = engine();
     e.buildTurn({ userText: 'look' });
