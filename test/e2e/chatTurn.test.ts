@@ -131,9 +131,9 @@ describe('e2e: a chat turn in the real workbench', function () {
     const treeRows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
     /** Each layer row of the tree as `label: description`. */
     const layerRows = async () => {
-      const names = (await treeRows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
-      const descriptions = (await treeRows.locator('.label-description').allInnerTexts()).map((t) => t.trim());
-      return names.flatMap((n, i) => (/^L\d /.test(n) ? [`${n}: ${descriptions[i] ?? ''}`] : []));
+      // Name and description read row by row (a row without a description must not shift the others).
+      const rows = await treeRows.evaluateAll((els) => els.map((el) => [el.querySelector('.label-name')?.textContent ?? '', el.querySelector('.label-description')?.textContent ?? '']));
+      return rows.flatMap(([n, d]) => (/^L\d /.test(n.trim()) ? [`${n.trim()}: ${d.trim()}`] : []));
     };
     let layersBefore: string[] = [];
     await steps.run('Context Layers shows the selection under L3 This turn', async () => {
