@@ -272,30 +272,37 @@ export const OPEN_LAYER_MAX_ITEMS = 40;
 export function layerNodes(parentId: string, ledger: LedgerNode): LedgerTreeNode[] {
   const pruned = new Map(ledger.pruned.map((p) => [p.item, p]));
   return ledger.layers.map((layer) => {
-    const id = `${parentId}/${layer.id}`;
-    const name = `${layer.id} ${LAYER_NAMES[layer.id]}`;
     const items = layer.items;
     const cached = items.reduce((n, i) => n + (i.cached ? i.tokens : 0), 0);
     // L2 opens by default while it is short: in a long chat it lists hundreds of versions, which
     // would push the next message and the requests out of sight.
     const expanded = layer.id === 'L3' || (layer.id === 'L2' && items.length <= OPEN_LAYER_MAX_ITEMS);
-    const count = !expanded && items.length > OPEN_LAYER_MAX_ITEMS ? ` · ${fmt(items.length)} items` : '';
-    const node: LedgerTreeNode = {
-      id,
-      label: name,
-      description: `${fmt(layer.tokens)} tokens · ${percent(layer.tokens, ledger.budget)}${count}`,
-      tooltip: `**${name}**\n\n${fmt(layer.tokens)} tokens, ${percent(layer.tokens, ledger.budget)} of the ${fmt(ledger.budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer.id]}`,
-      icon: 'layer',
-      contextValue: 'layer',
-      accessibility: `${name}: ${fmt(layer.tokens)} tokens, ${percent(layer.tokens, ledger.budget)} of the budget, ${items.length} items`,
-      expanded,
-    };
+    const node = layerHeader(parentId, layer.id, layer.tokens, cached, ledger.budget, {
+      count: !expanded && items.length > OPEN_LAYER_MAX_ITEMS ? ` · ${fmt(items.length)} items` : '',
+      items: items.length,
+    });
+    node.expanded = expanded;
     // A collapsed layer's items are made when it is opened: L4 of a long chat holds thousands.
-    const make = () => items.map((item, i) => itemNode(id, item, ledger.budget, i, pruned));
+    const make = () => items.map((item, i) => itemNode(node.id, item, ledger.budget, i, pruned));
     if (expanded || items.length === 0) node.children = make();
     else node.lazyChildren = make;
     return node;
   });
+}
+
+/** A layer's row: its tokens, share of the budget and predicted cached part. */
+function layerHeader(parentId: string, layer: LayerId, tokens: number, cached: number, budget: number, extra: { count?: string; items?: number; note?: string }): LedgerTreeNode {
+  const name = `${layer} ${LAYER_NAMES[layer]}`;
+  const share = percent(tokens, budget);
+  return {
+    id: `${parentId}/${layer}`,
+    label: name,
+    description: `${fmt(tokens)} tokens · ${share}${extra.count ?? ''}`,
+    tooltip: `**${name}**\n\n${fmt(tokens)} tokens, ${share} of the ${fmt(budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer]}${extra.note ? `\n\n${extra.note}` : ''}`,
+    icon: 'layer',
+    contextValue: 'layer',
+    accessibility: `${name}: ${fmt(tokens)} tokens, ${share} of the budget${extra.items !== undefined ? `, ${extra.items} items` : ''}`,
+  };
 }
 
 const LAYER_HELP: Record<LayerId, string> = {
@@ -373,21 +380,7 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
  * window): the tokens saved with the turn, without the items.
  */
 function savedLayerNodes(parentId: string, tokens: Partial<Record<LayerId, number>>, cachedBy: Partial<Record<LayerId, number>>, budget: number): LedgerTreeNode[] {
-  return LAYER_IDS.map((layer) => {
-    const id = `${parentId}/${layer}`;
-    const name = `${layer} ${LAYER_NAMES[layer]}`;
-    const n = tokens[layer] ?? 0;
-    const cached = cachedBy[layer] ?? 0;
-    return {
-      id,
-      label: name,
-      description: `${fmt(n)} tokens · ${percent(n, budget)}`,
-      tooltip: `**${name}**\n\n${fmt(n)} tokens, ${percent(n, budget)} of the ${fmt(budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer]}\n\nIts items are listed for requests sent from this window since it opened.`,
-      icon: 'layer',
-      contextValue: 'layer',
-      accessibility: `${name}: ${fmt(n)} tokens, ${percent(n, budget)} of the budget`,
-    } satisfies LedgerTreeNode;
-  });
+  return LAYER_IDS.map((layer) => layerHeader(parentId, layer, tokens[layer] ?? 0, cachedBy[layer] ?? 0, budget, { note: 'Its items are listed for requests sent from this window since it opened.' }));
 }
 
 export function infoNode(id: string, label: string, tooltip?: string): LedgerTreeNode {
