@@ -6,17 +6,21 @@
  * deltas to maps and arrays it owns, O(delta) per line, and validates each line's new parts the way
  * `checkEncodedShape` validates a whole state. The result equals `applyDelta` line by line (tested).
  *
- * The state digest (`stateDigest`: sha256 of the canonical JSON, object keys sorted) is the same
- * value here, computed faster. Lines are written canonical (every object's keys sorted, `sortKeysDeep`),
- * so a chain read from them serializes canonically with plain `JSON.stringify`; a chain is marked
- * `canonical` once its digest matched that way, and keeps the mark while canonical deltas are applied.
- * A chain with lines from an older writer (keys in the engine's order) takes the slow path, the
- * engine's `canonicalJson`, with each element's text remembered.
+ * The state digest (`stateDigest`) is the same value here, computed faster. Version 2 (lines this
+ * build writes) takes each array of the state by its list digest, a hash per link of 16 elements:
+ * the chain keeps each link's hash while the link's elements are the same objects, so a save after
+ * a turn hashes the links it changed, not the whole chat (version 1, the whole state's canonical
+ * JSON, is computed only to check a file whose last line is of format 1). Lines are written
+ * canonical (every object's keys sorted, `sortKeysDeep`), so a chain read from them serializes
+ * canonically with plain `JSON.stringify`; a chain is marked `canonical` once its digest matched
+ * that way, and keeps the mark while canonical deltas are applied. A chain with lines from an older
+ * writer (keys in the engine's order) takes the slow path, the engine's `canonicalJson`, with each
+ * element's text remembered.
  */
 import * as crypto from 'crypto';
 import type { HistorySummary, TurnRecord } from '../engine/state';
 import {
-  canonicalJson, decodeEngineMetaOf, STATE_FORMAT, STATE_FORMAT_VERSION, StateDecodeError,
+  canonicalJson, decodeEngineMetaOf, DIGEST_LINK, LISTED_ARRAYS, STATE_FORMAT, STATE_FORMAT_VERSION, StateDecodeError,
   type ArrayDelta, type EncodedEntry, type EncodedState, type EngineMeta, type KeyedDelta, type StateDelta,
 } from '../engine/stateCodec';
 
@@ -46,8 +50,8 @@ export class StateChain {
   private summary: HistorySummary | undefined;
   private engine: EngineMeta | undefined;
   private materialized: EncodedState | undefined;
-  /** The arrays' JSON bytes, kept in step with them once a plain digest needed them (see `ArrayBytes`). */
-  private arrayBytes: Record<'order' | 'turns' | 'previousBlocks', ArrayBytes> | undefined;
+  /** Per array, its links' hashes as the last plain digest computed them (see `LinkCache`). */
+  private links = new Map<string, LinkCache>();
   /** Every object in the chain has its keys in sorted order (proven by a digest, or by construction). */
   canonical = true;
 
@@ -78,8 +82,7 @@ export class StateChain {
     c.engine = this.engine;
     c.materialized = this.materialized;
     c.canonical = this.canonical;
-    const a = this.arrayBytes;
-    if (a) c.arrayBytes = { order: a.order.clone(), turns: a.turns.clone(), previousBlocks: a.previousBlocks.clone() };
+    for (const [k, l] of this.links) c.links.set(k, l.clone());
     return c;
   }
 
@@ -112,27 +115,24 @@ export class StateChain {
     applyArray(this.order, d.order);
     applyArray(this.turns, d.turns);
     applyArray(this.previousBlocks, d.previousBlocks);
-    const bytes = this.arrayBytes;
-    if (bytes) {
-      if (d.order) bytes.order.apply(d.order.keep, d.order.add);
-      if (d.turns) bytes.turns.apply(d.turns.keep, d.turns.add);
-      if (d.previousBlocks) bytes.previousBlocks.apply(d.previousBlocks.keep, d.previousBlocks.add);
-    }
     if (d.summary !== undefined) this.summary = d.summary ?? undefined;
     if (d.engine !== undefined) this.engine = d.engine ?? undefined;
     this.materialized = undefined;
     if (!canonical) this.canonical = false;
   }
 
-  /** The state digest (`stateDigest` of `encoded()`). */
-  digest(): string {
-    return this.canonical ? this.plainDigest() : encodedDigest(this.encoded());
+  /** The state digest (`stateDigest(encoded(), version)`). */
+  digest(version: DigestVersion = 2): string {
+    return this.canonical ? this.plainDigest(version) : encodedDigest(this.encoded(), version);
   }
 
   /** The digest of the plain serialization (`JSON.stringify`, which is canonical for a canonical chain). */
-  private plainDigest(): string {
-    this.arrayBytes ??= { order: ArrayBytes.of(this.order), turns: ArrayBytes.of(this.turns), previousBlocks: ArrayBytes.of(this.previousBlocks) };
-    return streamDigest(this.encoded(), jsonOf, this.arrayBytes);
+  private plainDigest(version: DigestVersion): string {
+    return streamDigest(this.encoded(), jsonOf, version, (k) => {
+      let l = this.links.get(k);
+      if (!l) this.links.set(k, (l = new LinkCache()));
+      return l;
+    });
   }
 
   /**
@@ -140,13 +140,13 @@ export class StateChain {
    * proves every key was in canonical order: the chain is `canonical` from then on), then the
    * canonical one.
    */
-  matches(stateHash: string): boolean {
-    if (this.plainDigest() === stateHash) {
+  matches(stateHash: string, version: DigestVersion = 2): boolean {
+    if (this.plainDigest(version) === stateHash) {
       this.canonical = true;
       return true;
     }
     this.canonical = false;
-    return encodedDigest(this.encoded()) === stateHash;
+    return encodedDigest(this.encoded(), version) === stateHash;
   }
 
   private checkKeyed<T>(d: KeyedDelta<T> | undefined, current: Map<string, T>, where: string, checkItem: (item: unknown, i: number) => void): void {
@@ -289,56 +289,38 @@ const canonicalOf = (v: unknown): Buffer | string => memo(canonicalMemo, v, cano
 const jsonOf = (v: unknown): Buffer | string => memo(jsonMemo, v, (x) => (x === undefined ? 'null' : JSON.stringify(x)));
 
 /**
- * The plain JSON of an array's elements, joined by commas, as UTF-8 bytes, kept in step with the array
- * (arrays of a chain only keep a prefix and append): a digest hashes it in one piece instead of
- * serializing a 1,000-turn chat's turns and blocks again at every save. A clone shares the bytes
- * until one of the two writes (then it copies what it keeps).
+ * The links of one array of a chain as the last digest hashed them (see `listDigest`): each link's
+ * elements (by identity: the objects of a chain are shared from one state to the next and never
+ * mutated) and its hash. A digest compares a link's elements with those it hashed and hashes again
+ * only the links that differ: after an append, the last one.
  */
-class ArrayBytes {
-  private buf = Buffer.alloc(0);
-  private len = 0;
-  /** ends[i]: the length of the bytes through element i. */
-  private ends: number[] = [];
-  private shared = false;
+class LinkCache {
+  private refs: unknown[][] = [];
+  private hashes: string[] = [];
 
-  static of(items: readonly unknown[]): ArrayBytes {
-    const a = new ArrayBytes();
-    a.apply(0, items);
-    return a;
-  }
-
-  clone(): ArrayBytes {
-    const c = new ArrayBytes();
-    c.buf = this.buf;
-    c.len = this.len;
-    c.ends = this.ends.slice();
-    c.shared = this.shared = true;
+  clone(): LinkCache {
+    const c = new LinkCache();
+    c.refs = this.refs.slice();
+    c.hashes = this.hashes.slice();
     return c;
   }
 
-  /** Keeps the first `keep` elements, then appends `add` (an `ArrayDelta`). */
-  apply(keep: number, add: readonly unknown[]): void {
-    const at = keep === 0 ? 0 : this.ends[keep - 1];
-    const pieces = add.map((x) => Buffer.from(x === undefined ? 'null' : JSON.stringify(x), 'utf8'));
-    let need = at;
-    for (const b of pieces) need += b.length + 1;
-    if (this.shared || need > this.buf.length) {
-      const next = Buffer.allocUnsafe(Math.max(4096, need + (need >> 1)));
-      this.buf.copy(next, 0, 0, at);
-      this.buf = next;
-      this.shared = false;
+  /** `listDigest(items)`, each element's bytes from `bytesOf`. */
+  digest(items: readonly unknown[], bytesOf: (v: unknown) => Buffer | string): string {
+    const n = Math.ceil(items.length / DIGEST_LINK);
+    for (let j = 0; j < n; j++) {
+      const lo = j * DIGEST_LINK;
+      const hi = Math.min(items.length, lo + DIGEST_LINK);
+      const had = this.refs[j];
+      let same = had !== undefined && had.length === hi - lo;
+      for (let i = lo; same && i < hi; i++) same = had[i - lo] === items[i];
+      if (same) continue;
+      this.refs[j] = items.slice(lo, hi);
+      this.hashes[j] = linkHash(items, lo, hi, bytesOf);
     }
-    this.ends.length = keep;
-    this.len = at;
-    for (const b of pieces) {
-      if (this.ends.length > 0) this.buf[this.len++] = 0x2c;
-      this.len += b.copy(this.buf, this.len);
-      this.ends.push(this.len);
-    }
-  }
-
-  bytes(): Buffer {
-    return this.buf.subarray(0, this.len);
+    this.refs.length = n;
+    this.hashes.length = n;
+    return crypto.createHash('sha256').update(this.hashes.join(''), 'latin1').digest('hex');
   }
 }
 
@@ -375,13 +357,31 @@ class StagedHash {
   }
 }
 
+/** The version of the state digest a chat line records (`stateDigest`): 1 for lines of format 1. */
+export type DigestVersion = 1 | 2;
+
+/** The sha256 (hex) of elements `lo`..`hi` of `items`, their bytes joined by commas. */
+function linkHash(items: readonly unknown[], lo: number, hi: number, bytesOf: (v: unknown) => Buffer | string): string {
+  const hash = crypto.createHash('sha256');
+  for (let i = lo; i < hi; i++) {
+    if (i > lo) hash.update(',');
+    const b = bytesOf(items[i]);
+    if (typeof b === 'string') hash.update(b, 'utf8');
+    else hash.update(b);
+  }
+  return hash.digest('hex');
+}
+
+const LISTED = new Set<string>(LISTED_ARRAYS);
+
 /**
- * The sha256 of the state's JSON, fed to the hash element by element (the same bytes, without
- * building the whole text), each element's bytes from `bytesOf` (remembered per object: the objects
- * of a chain are shared from one state to the next, so a digest after an append serializes only what
- * the append added). The top-level keys are written in sorted order.
+ * The state digest (`stateDigest(enc, version)`), fed to the hash piece by piece, each element's
+ * bytes from `bytesOf` (remembered per object: the objects of a chain are shared from one state to the
+ * next). Version 2 takes each array by its list digest, through the chain's `links` when given (a
+ * link whose elements were hashed before is not hashed again); version 1 streams every element. The
+ * top-level keys are written in sorted order.
  */
-function streamDigest(enc: EncodedState, bytesOf: (v: unknown) => Buffer | string, whole?: Readonly<Record<string, ArrayBytes>>): string {
+function streamDigest(enc: EncodedState, bytesOf: (v: unknown) => Buffer | string, version: DigestVersion, links?: (key: string) => LinkCache): string {
   const h = new StagedHash();
   const o = enc as unknown as Record<string, unknown>;
   const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
@@ -389,11 +389,8 @@ function streamDigest(enc: EncodedState, bytesOf: (v: unknown) => Buffer | strin
   keys.forEach((k, i) => {
     h.put(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
     const v = o[k];
-    const known = whole?.[k];
-    if (known) {
-      h.put('[');
-      h.put(known.bytes());
-      h.put(']');
+    if (version === 2 && LISTED.has(k) && Array.isArray(v)) {
+      h.put(`"${(links?.(k) ?? new LinkCache()).digest(v, bytesOf)}"`);
     } else if (Array.isArray(v)) {
       h.put('[');
       v.forEach((x, j) => {
@@ -410,9 +407,9 @@ function streamDigest(enc: EncodedState, bytesOf: (v: unknown) => Buffer | strin
 }
 
 /**
- * `stateDigest(enc)`: the sha256 of `canonicalJson(enc)`, with node:crypto, streamed, each element's
- * canonical text remembered (see `streamDigest`). For states whose objects may have keys in any order.
+ * `stateDigest(enc, version)` with node:crypto, streamed, each element's canonical text remembered
+ * (see `streamDigest`). For states whose objects may have keys in any order.
  */
-export function encodedDigest(enc: EncodedState): string {
-  return streamDigest(enc, (x) => (x === undefined ? 'null' : canonicalOf(x)));
+export function encodedDigest(enc: EncodedState, version: DigestVersion = 2): string {
+  return streamDigest(enc, (x) => (x === undefined ? 'null' : canonicalOf(x)), version);
 }

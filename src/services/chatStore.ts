@@ -52,8 +52,14 @@ export const CHAT_FORMAT = 'strata-chat';
 export const INDEX_FORMAT = 'strata-chat-index';
 export const EXPORT_FORMAT = 'strata-chat-export';
 const FORMAT_VERSION = 1;
+/**
+ * Version of the chat lines this build writes. 2: `stateHash` is `stateDigest` version 2 (the
+ * append-only arrays by their list digests: a save hashes what it adds, not the whole chat). Lines of
+ * version 1 are read (their digest checked as version 1); a newer version is refused, not moved aside.
+ */
+const LINE_VERSION = 2;
 
-export type ChatStoreErrorCode = 'invalid-id' | 'invalid-title' | 'not-found' | 'corrupt' | 'missing-blob' | 'conflict' | 'invalid-import' | 'secret' | 'busy';
+export type ChatStoreErrorCode = 'invalid-id' | 'invalid-title' | 'not-found' | 'corrupt' | 'missing-blob' | 'conflict' | 'invalid-import' | 'secret' | 'busy' | 'newer-format';
 
 /**
  * The saved state of a chat a caller's state was built on: its turn count and the stateHash of the
@@ -288,11 +294,11 @@ export const BLOB_GRACE_MS = 10 * 60_000;
 
 interface ChatLine {
   format: typeof CHAT_FORMAT;
-  v: number;
+  v: 1 | 2;
   /** Completed turns after this line. */
   turn: number;
   delta: StateDelta;
-  /** `stateDigest` of the full encoded state after this line. */
+  /** `stateDigest` of the full encoded state after this line (digest version = line version `v`). */
   stateHash: string;
   meta?: TurnMeta;
   imported?: { from: string; turns: TurnMeta[] };
@@ -316,6 +322,8 @@ interface ChatHead {
   lines: number;
   /** stateHash of the last valid line ('' when there is none). */
   lastHash: string;
+  /** The digest version of `lastHash` (its line's `v`). */
+  lastVersion: 1 | 2;
   /** sha256 of the last valid line's bytes: tells another window's append from a rewrite. */
   lastLineSha: string;
   /** Turn count → stateHash of the line that ends there (conflict reasons). */
@@ -325,7 +333,7 @@ interface ChatHead {
 }
 
 function emptyHead(): ChatHead {
-  return { chain: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false, lastLineStart: 0, lastLineTurns: 0, lines: 0, lastHash: '', lastLineSha: '', lineHashes: new Map(), ino: -1 };
+  return { chain: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false, lastLineStart: 0, lastLineTurns: 0, lines: 0, lastHash: '', lastVersion: LINE_VERSION, lastLineSha: '', lineHashes: new Map(), ino: -1 };
 }
 
 function baseOf(head: ChatHead): ChatBase {
@@ -540,7 +548,7 @@ export class ChatStore {
       const saved = chain.entry(e.key);
       if (saved) this.savedEntries.set(e, { as: { ...e }, enc: saved });
     }
-    const line: ChatLine = { format: CHAT_FORMAT, v: FORMAT_VERSION, turn: enc.completedTurns, delta, stateHash, meta: this.turnMeta(input) };
+    const line: ChatLine = { format: CHAT_FORMAT, v: LINE_VERSION, turn: enc.completedTurns, delta, stateHash, meta: this.turnMeta(input) };
     const json = JSON.stringify(line);
     const text = (head.needsNewline ? '\n' : '') + json + '\n';
     this.lock.assertHeld();
@@ -553,7 +561,7 @@ export class ChatStore {
     const fileBytes = head.fileBytes + bytes;
     this.heads.set(id, {
       chain, turns: [...head.turns, saved], warnings: [], validBytes: fileBytes, fileBytes, needsNewline: false, lastLineStart: lineStart,
-      lastLineTurns: enc.completedTurns - (headEnc?.completedTurns ?? 0), lines: head.lines + 1, lastHash: stateHash, lastLineSha: sha256HexNode(json + '\n'), lineHashes, ino,
+      lastLineTurns: enc.completedTurns - (headEnc?.completedTurns ?? 0), lines: head.lines + 1, lastHash: stateHash, lastVersion: LINE_VERSION, lastLineSha: sha256HexNode(json + '\n'), lineHashes, ino,
     });
     const first = input.state.turns[0]?.userText ?? '';
     this.upsertIndex(id, enc.completedTurns, input.title ?? titleFrom(first));
@@ -896,6 +904,7 @@ export class ChatStore {
     const lineHashes = cont ? new Map(cont.lineHashes) : new Map<number, string>();
     let chain: StateChain | undefined = cont?.chain?.clone();
     let lastHash = cont?.lastHash ?? '';
+    let lastVersion = cont?.lastVersion ?? LINE_VERSION;
     let lastLineSha = cont?.lastLineSha ?? '';
     let validBytes = cont?.validBytes ?? 0;
     let needsNewline = cont?.needsNewline ?? false;
@@ -932,6 +941,10 @@ export class ChatStore {
         lineNo--;
         break;
       }
+      if (isObj(parsed) && parsed.format === CHAT_FORMAT && typeof parsed.v === 'number' && parsed.v > LINE_VERSION) {
+        // Not damage: a newer Strata wrote it (another window, before this one was updated).
+        throw new ChatStoreError('newer-format', `chat ${id} was saved by a newer version of Strata (chat line format ${parsed.v}, this version reads up to ${LINE_VERSION}); update Strata to open it. The file was not changed.`);
+      }
       try {
         const line = checkLine(parsed);
         if (chain && line.turn <= chain.turnCount) throw new Error(`turn ${line.turn} does not follow turn ${chain.turnCount}`);
@@ -940,6 +953,7 @@ export class ChatStore {
         chain.apply(line.delta);
         if (chain.turnCount !== line.turn) throw new Error(`the state has ${chain.turnCount} turns, the line says ${line.turn}`);
         lastHash = line.stateHash;
+        lastVersion = line.v;
         lineHashes.set(line.turn, line.stateHash);
         // The engine options in force at each turn come from the chain.
         const engine = chain.engineMeta;
@@ -962,9 +976,9 @@ export class ChatStore {
       } catch (e) {
         throw new ChatCorrupt(`the state rebuilt from its lines is invalid: ${(e as Error).message}`);
       }
-      if (!chain.matches(lastHash)) throw new ChatCorrupt('the state rebuilt from its lines does not match the recorded digest');
+      if (!chain.matches(lastHash, lastVersion)) throw new ChatCorrupt('the state rebuilt from its lines does not match the recorded digest');
     }
-    return { chain, turns, warnings, validBytes, fileBytes, needsNewline, lastLineStart, lastLineTurns, lines: lineNo, lastHash, lastLineSha, lineHashes, ino };
+    return { chain, turns, warnings, validBytes, fileBytes, needsNewline, lastLineStart, lastLineTurns, lines: lineNo, lastHash, lastVersion, lastLineSha, lineHashes, ino };
   }
 
   /** Moves a corrupt chat file aside (under the lock), drops it from the index, and returns the error to throw. */
@@ -1208,7 +1222,7 @@ export class ChatStore {
         this.writeBlob(b.hash, b.text);
         this.lock.touch();
       }
-      const line: ChatLine = { format: CHAT_FORMAT, v: FORMAT_VERSION, turn: full.completedTurns, delta: diffState(undefined, full), stateHash: encodedDigest(full), imported: { from: chat.id, turns } };
+      const line: ChatLine = { format: CHAT_FORMAT, v: LINE_VERSION, turn: full.completedTurns, delta: diffState(undefined, full), stateHash: encodedDigest(full), imported: { from: chat.id, turns } };
       this.lock.assertHeld();
       this.appendLine(this.chatPath(id), JSON.stringify(line) + '\n');
       this.upsertIndex(id, full.completedTurns, chat.title);
@@ -1429,7 +1443,7 @@ export class ChatStore {
 function checkLine(v: unknown): ChatLine {
   if (!isObj(v)) throw new Error('not an object');
   if (v.format !== CHAT_FORMAT) throw new Error(`format must be ${CHAT_FORMAT}`);
-  if (v.v !== FORMAT_VERSION) throw new Error(`version ${String(v.v)} is not supported`);
+  if (v.v !== 1 && v.v !== LINE_VERSION) throw new Error(`version ${String(v.v)} is not supported`);
   if (typeof v.turn !== 'number' || !Number.isInteger(v.turn) || v.turn < 0) throw new Error('turn must be an integer');
   if (!isObj(v.delta)) throw new Error('delta must be an object');
   if (typeof v.stateHash !== 'string' || !HEX64.test(v.stateHash)) throw new Error('stateHash must be a sha256');

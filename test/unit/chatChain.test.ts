@@ -51,6 +51,11 @@ function checkChain(states: EncodedState[], canonicalLines: boolean, where: stri
     assert.ok(chain.matches(digest), `${where}: matches after line ${i + 1}`);
     assert.strictEqual(chain.canonical, canonicalLines, `${where}: canonical after line ${i + 1}`);
     assert.strictEqual(chain.digest(), digest);
+    // Format-1 lines: the whole state's canonical JSON.
+    const digest1 = stateDigest(raw, 1);
+    assert.strictEqual(encodedDigest(enc, 1), digest1, `${where}: version-1 digest after line ${i + 1}`);
+    assert.strictEqual(chain.digest(1), digest1);
+    assert.ok(chain.matches(digest1, 1) && !chain.matches(digest1, 2));
     prev = next;
     prevDigest = digest;
   }
@@ -100,6 +105,56 @@ describe('chat store: the delta chain', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('a list digest keeps its full links: a save after an append hashes the last link and what it added; a cut back recomputes from the cut', () => {
+    const turn = (i: number) => ({ items: [], reply: `reply ${i} `.repeat(40), turn: i, userText: `question ${i} `.repeat(40) });
+    const state = (n: number, blocks: number): EncodedState =>
+      ({ completedTurns: n, entries: [], format: STATE_FORMAT, latest: [], order: [], previousBlocks: Array.from({ length: blocks }, (_, i) => `user:${String(i).padStart(64, '0')}`), turns: Array.from({ length: n }, (_, i) => turn(i + 1)), version: STATE_FORMAT_VERSION, versions: [] }) as unknown as EncodedState;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const nodeCrypto = require('crypto') as typeof import('crypto');
+    const createHash = nodeCrypto.createHash;
+    let hashed = 0;
+    const counted = (): number => {
+      hashed = 0;
+      return hashed;
+    };
+    (nodeCrypto as { createHash: unknown }).createHash = (alg: string) => {
+      const h = createHash(alg);
+      const update = h.update.bind(h);
+      h.update = ((data: string | Buffer, enc?: BufferEncoding) => {
+        hashed += typeof data === 'string' ? Buffer.byteLength(data, enc ?? 'utf8') : data.length;
+        return enc ? update(data as string, enc) : update(data);
+      }) as typeof h.update;
+      return h;
+    };
+    try {
+      const chain = new StateChain();
+      let prev: EncodedState | undefined;
+      for (let n = 1; n <= 200; n++) {
+        const next = state(n, n * 4);
+        chain.apply(diffState(prev, next), true);
+        counted();
+        const d = chain.digest();
+        if (n % 37 === 0 || n === 200) assert.strictEqual(d, stateDigest(next), `after ${n} turns`);
+        if (n === 200) {
+          const whole = JSON.stringify(next).length;
+          assert.ok(hashed < whole / 10, `turn 200 hashed ${hashed} bytes of a ${whole}-byte state`);
+          assert.ok(hashed > 0);
+        }
+        prev = next;
+      }
+      // Cut back inside a link (a regenerate, a cut history): the links from there are hashed again.
+      for (const [n, blocks] of [[150, 97], [150, 600], [33, 5], [200, 800]] as const) {
+        const next = state(n, blocks);
+        chain.apply(diffState(prev, next), true);
+        assert.strictEqual(chain.digest(), stateDigest(next), `cut back to ${n} turns, ${blocks} blocks`);
+        assert.strictEqual(chain.clone().digest(), stateDigest(next), 'a clone keeps the links');
+        prev = next;
+      }
+    } finally {
+      (nodeCrypto as { createHash: unknown }).createHash = createHash;
+    }
   });
 
   it('canonicalize gives canonicalJson\'s key order to JSON.stringify, keeps objects already in order, and flags index-like keys', () => {

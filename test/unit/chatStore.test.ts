@@ -282,6 +282,27 @@ describe('chat store (DESIGN §10)', () => {
     }
   });
 
+  it('a chat line of a newer format is refused with a clear message; the file is neither changed nor moved aside', () => {
+    const root = tmp();
+    const store = ChatStore.open(root);
+    threeTurns(store, 'newer');
+    const file = chatFile(root, 'newer');
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    assert.match(lines[2], /^\{"format":"strata-chat","v":2,/, 'this build writes format 2');
+    lines[2] = lines[2].replace('"v":2', '"v":3');
+    fs.writeFileSync(file, lines.join('\n'));
+    const before = fs.readFileSync(file);
+    const fresh = ChatStore.open(root);
+    assert.throws(() => fresh.loadChat('newer'), (e: unknown) => e instanceof ChatStoreError && e.code === 'newer-format' && /saved by a newer version of Strata \(chat line format 3/.test(e.message));
+    const s = new Session(new PromptContextEngine(options('newer')));
+    s.engine.buildTurn({ userText: 'one more' });
+    s.engine.completeTurn('reply');
+    assert.throws(() => fresh.appendTurn('newer', { state: s.engine.state, engine: s.engine.options }), code('newer-format'));
+    assert.deepStrictEqual(fs.readFileSync(file), before, 'the file is unchanged');
+    assert.deepStrictEqual(fs.readdirSync(path.join(root, 'chats')).filter((f) => f.includes('corrupt')), [], 'nothing moved aside');
+    assert.ok(fresh.listChats().some((c) => c.id === 'newer'), 'still listed');
+  });
+
   it('a missing or damaged blob is a clear error for that chat only', () => {
     const root = tmp();
     const store = ChatStore.open(root);

@@ -308,7 +308,7 @@ describe('two windows, one chat store', () => {
         fs.mkdirSync(path.dirname(f), { recursive: true });
         fs.writeFileSync(f, b.text);
       }
-      lines.push(JSON.stringify({ format: 'strata-chat', v: 1, turn: i, delta: diffState(prev, enc), stateHash: stateDigest(enc), meta: { turn: i, attachments: [], pinned: [], detached: [], pruned: [], compacted: [], missing: [] } }));
+      lines.push(JSON.stringify({ format: 'strata-chat', v: 1, turn: i, delta: diffState(prev, enc), stateHash: stateDigest(enc, 1), meta: { turn: i, attachments: [], pinned: [], detached: [], pruned: [], compacted: [], missing: [] } }));
       prev = enc;
     }
     fs.mkdirSync(path.join(root, 'chats'), { recursive: true });
