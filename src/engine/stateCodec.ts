@@ -615,6 +615,23 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 function keyedDelta<T>(prev: readonly T[], next: readonly T[], keyOf: (t: T) => string): KeyedDelta<T> | undefined {
+  // The usual save: the same keys in the same places (most elements the same objects), new keys after.
+  if (next.length >= prev.length) {
+    const set: T[] = [];
+    let i = 0;
+    for (; i < prev.length; i++) {
+      const p = prev[i];
+      const n = next[i];
+      if (p === n) continue;
+      if (keyOf(p) !== keyOf(n)) break;
+      if (!sameJson(p, n)) set.push(n);
+    }
+    if (i === prev.length) {
+      // Keys of a list are distinct: those after the shared ones are new.
+      for (; i < next.length; i++) set.push(next[i]);
+      return set.length === 0 ? undefined : { set };
+    }
+  }
   const before = new Map<string, T>();
   for (const p of prev) before.set(keyOf(p), p);
   const set: T[] = [];

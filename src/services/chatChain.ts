@@ -64,6 +64,22 @@ export class StateChain {
     return this.entries.get(key);
   }
 
+  /**
+   * Replaces the `latest` and `versions` pairs of `enc` that equal the chain's by the chain's own
+   * (never mutated, already canonical) pair objects.
+   */
+  reusePairs(enc: EncodedState): void {
+    const same = <T>(held: Map<string, [string, T]>, list: [string, T][]): void => {
+      for (let i = 0; i < list.length; i++) {
+        const p = list[i];
+        const h = held.get(p[0]);
+        if (h !== undefined && h !== p && h[1] === p[1] && p.length === 2) list[i] = h;
+      }
+    };
+    same(this.latest, enc.latest);
+    same(this.versions, enc.versions);
+  }
+
   /** The engine options recorded so far. */
   get engineMeta(): EngineMeta | undefined {
     return this.engine;
@@ -239,6 +255,7 @@ export function canonicalize<T>(v: T, settled?: WeakSet<object>): { value: T; ca
         if (y !== x[i] && !out) out = x.slice(0, i);
         out?.push(y);
       }
+      if (settled) seen.push(out ?? x);
       return out ?? x;
     }
     const o = x as Record<string, unknown>;

@@ -526,6 +526,9 @@ export class ChatStore {
     }
     // Canonical key order on both sides: the delta names only what changed, and its objects keep the
     // chain canonical (its digest is then a plain JSON.stringify away; see chatChain.ts).
+    // The chain's own [id, value] pairs where they are unchanged (the engine's maps hand out new
+    // pairs at every encoding): canonicalizing, diffing and digesting then compare them by identity.
+    if (head.chain) head.chain.reusePairs(enc);
     const next = canonicalize(enc, this.settled);
     const prev = head.chain && !head.chain.canonical ? canonicalize(headEnc).value : headEnc;
     const delta = diffState(prev, next.value);
