@@ -194,7 +194,13 @@ export class LayeredMap<K, V> extends Map<K, V> {
   }
 
   override *values(): MapIterator<V> {
-    for (const [, v] of this.entries()) yield v;
+    const own = this.#own;
+    if (own.size === 0) {
+      yield* this.#base.values();
+      return;
+    }
+    for (const [k, v] of this.#base) yield own.has(k) ? (own.get(k) as V) : v;
+    for (const k of this.#added) yield own.get(k) as V;
   }
 
   override [Symbol.iterator](): MapIterator<[K, V]> {

@@ -544,8 +544,8 @@ export class ChatStore {
     const stateHash = chain.digest();
     if (turnsAfresh.length > 0) {
       const chainTurns = chain.encoded().turns;
-      const at = new Map(input.state.turns.map((t, i) => [t, i]));
-      for (const t of turnsAfresh) this.savedTurns.set(t, chainTurns[at.get(t)!]);
+      // Turns encoded afresh are the newest (a new turn, a reply regenerated): look from the end.
+      for (const t of turnsAfresh) this.savedTurns.set(t, chainTurns[input.state.turns.lastIndexOf(t)]);
     }
     for (const e of encodedAfresh) {
       const saved = chain.entry(e.key);
