@@ -21,7 +21,7 @@ import * as vscode from 'vscode';
 import { sliceLines, type NewArtifactInput } from '../engine/artifacts';
 import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionReason } from '../engine/isolation';
 import { GlobSet } from '../common/glob';
-import { chatHolds, PORT_CONCURRENCY, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
+import { chatHolds, PORT_CONCURRENCY, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
 import { mapBounded } from '../common/steps';
 import { sha256HexBytes, sha256HexNode } from '../services/nodeHasher';
 import type { DiagnosticInfo, DiagnosticSeverity, EditorSelectionInfo, FileListing, ToolWorkspacePort } from '../services/tools/toolPort';
@@ -237,7 +237,8 @@ export class HostWorkspace implements ToolWorkspacePort {
   }
 
   async resolve(spec: AttachmentSpec): Promise<Resolved> {
-    const label = spec.kind === 'selection' ? `${spec.path}:L${spec.startLine}-${spec.endLine}` : spec.path;
+    // The port's label (`path#L3-L9`), as the replay's workspace words its refusals.
+    const label = specLabel(spec);
     const policy = this.policy();
     let content: string;
     let path = spec.path;

@@ -118,6 +118,13 @@ describe('Workspace isolation in the extension host', () => {
     assert.ok(crlf.ok);
     assert.equal(crlf.input.content, 'const b = 2;\r\nconst c = 3;');
     assert.deepEqual(crlf.input.range, { startLine: 2, endLine: 3 });
+    // Refused as the replay's workspace words it (the port's label, `path#L3-L9`).
+    const past = await ws.resolve({ kind: 'selection', path: 'app/src/crlf.ts', startLine: 500, endLine: 510 });
+    assert.ok(!past.ok);
+    assert.equal(past.rejection.attachment, 'app/src/crlf.ts#L500-L510');
+    assert.match(past.rejection.message, /^app\/src\/crlf\.ts#L500-L510: the file has no line 500\.$/);
+    const gone = await ws.resolve({ kind: 'selection', path: 'app/src/nope.ts', startLine: 1, endLine: 2 });
+    assert.ok(!gone.ok && gone.rejection.attachment === 'app/src/nope.ts#L1-L2');
   });
 
   it('attaches untitled documents of this window', async () => {
