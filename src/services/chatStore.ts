@@ -53,8 +53,8 @@ export const INDEX_FORMAT = 'strata-chat-index';
 export const EXPORT_FORMAT = 'strata-chat-export';
 const FORMAT_VERSION = 1;
 /**
- * Version of the chat lines this build writes. 2: `stateHash` is `stateDigest` version 2 (the
- * append-only arrays by their list digests: a save hashes what it adds, not the whole chat). Lines of
+ * Version of the chat lines this build writes. 2: `stateHash` is `stateDigest` version 2 (each array
+ * of the state by its list digest: a save hashes the links it changed, not the whole chat). Lines of
  * version 1 are read (their digest checked as version 1); a newer version is refused, not moved aside.
  */
 const LINE_VERSION = 2;
