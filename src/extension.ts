@@ -15,6 +15,7 @@ import { MeterStatusBar } from './host/statusBar';
 import { StrataController } from './host/strataController';
 import { WorkspaceStateStore } from './host/stateStorage';
 import { treeNodes } from './host/treeSource';
+import { PRODUCT_PROMPT } from './services/productPrompt';
 import { watchChatStore } from './services/storeWatcher';
 
 /** What `activate` returns; the integration suite drives the panel through it. */
@@ -35,10 +36,6 @@ export interface StrataApi {
     readonly activationMs: number;
   };
 }
-
-const PRODUCT_PROMPT =
-  'You are Strata, a coding assistant inside VS Code. The user attaches files and selections; they appear in blocks that carry their path and version. ' +
-  'A later mention of the same block is a reference to it. Answer precisely, cite paths and line numbers, and say when something you need was not attached.';
 
 /** User and project instructions (L1 overlays), read after activation and when they change. */
 let instructions: Instruction[] = [];

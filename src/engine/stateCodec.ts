@@ -109,6 +109,22 @@ export class StateDecodeError extends Error {
 
 // ------------------------------------------------------------------ engine options
 
+/**
+ * sha256 of the prompt and instruction texts, kept: `engineMeta` runs at every save, the texts
+ * rarely change, and the engine's pure-JS sha256 of a project's instructions costs a fraction of a
+ * millisecond each time. A handful of texts at most (cleared past 16).
+ */
+const metaHashes = new Map<string, string>();
+function metaHash(text: string): string {
+  let h = metaHashes.get(text);
+  if (h === undefined) {
+    if (metaHashes.size >= 16) metaHashes.clear();
+    h = sha256Hex(text);
+    metaHashes.set(text, h);
+  }
+  return h;
+}
+
 export function engineMeta(o: Pick<EngineOptions, 'conversationId' | 'layout' | 'policy' | 'tokenizer' | 'limits' | 'thresholds' | 'keepRecentTurns' | 'system' | 'instructions' | 'summarizer'>): EngineMeta {
   const t = o.thresholds ?? DEFAULT_THRESHOLDS;
   return {
@@ -119,8 +135,8 @@ export function engineMeta(o: Pick<EngineOptions, 'conversationId' | 'layout' | 
     limits: { contextWindow: o.limits.contextWindow, maxOutputTokens: o.limits.maxOutputTokens },
     thresholds: { warnPercent: t.warnPercent, compactPercent: t.compactPercent, targetPercent: t.targetPercent },
     keepRecentTurns: o.keepRecentTurns ?? 4,
-    systemHash: sha256Hex(o.system),
-    instructions: (o.instructions ?? []).map((i) => ({ source: i.source, hash: sha256Hex(i.text) })),
+    systemHash: metaHash(o.system),
+    instructions: (o.instructions ?? []).map((i) => ({ source: i.source, hash: metaHash(i.text) })),
     summarizer: o.summarizer ? 'custom' : 'extractive',
   };
 }
@@ -224,7 +240,8 @@ function encodeTurn(t: TurnRecord): TurnRecord {
  */
 export interface EncodeReuse {
   entry?(e: EntryState): EncodedEntry | undefined;
-  turn?(t: TurnRecord): TurnRecord | undefined;
+  /** `i`: the turn's index in the state's turns. */
+  turn?(t: TurnRecord, i: number): TurnRecord | undefined;
 }
 
 /**
@@ -242,7 +259,7 @@ export function encodeState(state: ChatState, opts: { engine?: EngineMeta; reuse
     latest: [...state.latest],
     versions: [...state.versions],
     order: state.order.slice(),
-    turns: state.turns.map(reuseTurn ? (t) => reuseTurn(t) ?? encodeTurn(t) : encodeTurn),
+    turns: state.turns.map(reuseTurn ? (t, i) => reuseTurn(t, i) ?? encodeTurn(t) : (t) => encodeTurn(t)),
     previousBlocks: state.previousBlocks.slice(),
   };
   if (state.summary) out.summary = { throughTurn: state.summary.throughTurn, text: state.summary.text };

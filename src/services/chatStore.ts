@@ -398,6 +398,12 @@ export class ChatStore {
    */
   private readonly savedTurns = new WeakMap<TurnRecord, TurnRecord>();
   /**
+   * Per chat, the turns this store saved last (a copy of the state's array) and the chain it saved
+   * them into: while that chain is the chat's head, turn i of the next state, when it is the same
+   * object as then, is the chain's turn i — a comparison per turn instead of a table lookup.
+   */
+  private readonly lastSavedTurns = new Map<string, { chain: StateChain; source: readonly TurnRecord[] }>();
+  /**
    * Each saved engine entry's encoded form (the chain's object) with a shallow copy of the entry as
    * it was then: an entry unchanged since (every field the same value) is not encoded again (its
    * content scanned, its object rebuilt and serialized to compare it) at every save.
@@ -505,10 +511,13 @@ export class ChatStore {
     const meta = input.engine ? ('tokenizer' in input.engine ? engineMeta(input.engine) : input.engine) : headEnc?.engine;
     const encodedAfresh: EntryState[] = [];
     const turnsAfresh: TurnRecord[] = [];
+    const last = this.lastSavedTurns.get(id);
+    const kept = last && headEnc && last.chain === head.chain ? { source: last.source, encoded: headEnc.turns } : undefined;
     const enc = encodeState(input.state, {
       engine: meta,
       reuse: {
-        turn: (t) => {
+        turn: (t, i) => {
+          if (kept && i < kept.source.length && kept.source[i] === t) return kept.encoded[i];
           const saved = this.savedTurns.get(t);
           if (!saved) turnsAfresh.push(t);
           return saved;
@@ -547,6 +556,7 @@ export class ChatStore {
       // Turns encoded afresh are the newest (a new turn, a reply regenerated): look from the end.
       for (const t of turnsAfresh) this.savedTurns.set(t, chainTurns[input.state.turns.lastIndexOf(t)]);
     }
+    this.lastSavedTurns.set(id, { chain, source: input.state.turns.slice() });
     for (const e of encodedAfresh) {
       const saved = chain.entry(e.key);
       if (saved) this.savedEntries.set(e, { as: { ...e }, enc: saved });
@@ -1075,6 +1085,7 @@ export class ChatStore {
       if (!found && !index.some((c) => c.id === id)) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
       fs.rmSync(this.countsPath(id), { force: true });
       this.heads.delete(id);
+      this.lastSavedTurns.delete(id);
       this.writeIndex(index.filter((c) => c.id !== id));
       return { removedBlobs: this.collectBlobs({ released }) };
     });

@@ -1,0 +1,213 @@
+/**
+ * Issue 12 in the real workbench: a long chat written by another window of the same folder. A second
+ * process (as a second VS Code window would: its own `ChatSession` on this folder's chat store, the
+ * store's lock between them) writes a 1,000-turn chat while the editor is open. What a person sees:
+ * the chat appears in the panel's chat list without a reload; opening it shows its newest 50 messages
+ * at once, at the end; scrolling up loads the earlier ones above without moving what is on screen,
+ * back to the first question; a turn sent in it streams and is saved after the 1,000 others.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ChatSession } from '../../src/services/chatSession';
+import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
+import { modelInfo } from '../../src/services/modelInfo';
+import { PRODUCT_PROMPT } from '../../src/services/productPrompt';
+import { OpenAIProvider } from '../../src/services/providers/openai';
+import { ScriptedProvider } from '../../src/services/providers/scripted';
+import { getTokenizer } from '../../src/services/tokenizer';
+import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
+import { repoRoot } from './support/harness';
+import { e2eSession, IMITATION_MODEL, log, type E2ESession } from './support/session';
+import { Steps } from './support/steps';
+import { chatFrame, openStrataView, poll, TIMEOUT, waitForWorkbench } from './support/workbench';
+
+const TURNS = 1000;
+const TITLE = 'A week of questions about the invoice module';
+const question = (t: number) => `Question ${t}: what does line ${(t % 90) + 1} of the invoice module do with the discount?`;
+const answer = (t: number) => `Answer ${t}. It applies the line's own discount before the tax, then rounds to cents; the total adds the rounded lines.`;
+const LAST_QUESTION = 'After all this: which function should I read first?';
+const LAST_ANSWER = 'Start with totals() in src/invoice.ts: every other function is called from there.';
+
+/** The folder's chat store, as the extension opened it: `<user data>/User/workspaceStorage/<id>/strata-dev.strata`. */
+function storeRoot(session: E2ESession): string | undefined {
+  const base = path.join(session.paths.userDataDir, 'User', 'workspaceStorage');
+  if (!fs.existsSync(base)) return undefined;
+  const found = fs
+    .readdirSync(base)
+    .map((d) => path.join(base, d, 'strata-dev.strata'))
+    .filter((d) => fs.existsSync(path.join(d, 'chats')));
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/** The extension's default tool settings (package.json): the other window runs the same Strata. */
+function defaultToolSettings(): { enabled: boolean; maxSteps: number; maxResultTokens: number; maxTurnTokens: number } {
+  const props = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } } }).contributes.configuration.properties;
+  const d = (k: string) => props[`strata.tools.${k}`].default;
+  return { enabled: d('enabled') as boolean, maxSteps: d('maxSteps') as number, maxResultTokens: d('maxResultTokens') as number, maxTurnTokens: d('maxTurnTokens') as number };
+}
+
+/** Every file of the sample workspace, by workspace-relative path (what the other window reads). */
+function workspaceFiles(root: string): [string, string][] {
+  const out: [string, string][] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push([path.relative(root, p).split(path.sep).join('/'), fs.readFileSync(p, 'utf8')]);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+describe('e2e: a 1,000-turn chat from another window', function () {
+  this.timeout(420_000);
+  let session: E2ESession;
+
+  before(async function () {
+    this.timeout(180_000);
+    session = await e2eSession();
+  });
+
+  it('lists it without a reload, opens it at its newest 50 messages, loads the rest on scroll, and continues it', async () => {
+    const steps = new Steps(session, 'long');
+    const { page, imitation } = session;
+
+    await steps.run('workbench loaded', () => waitForWorkbench(page));
+    const panel = await steps.run('chat panel open', async () => {
+      await openStrataView(page);
+      const p = new ChatPanel(page, await chatFrame(page));
+      await p.waitUntilReady();
+      return p;
+    });
+
+    const chatId = await steps.run(`another process writes a ${TURNS}-turn chat to this folder's chats`, async () => {
+      const root = await poll("the folder's chat store", TIMEOUT.ui, async () => storeRoot(session));
+      const instructions = [{ source: 'AGENTS.md', text: fs.readFileSync(path.join(session.workspace, 'AGENTS.md'), 'utf8') }];
+      const other = ChatSession.open({
+        storeRoot: root,
+        port: new MemoryWorkspace(workspaceFiles(session.workspace)),
+        tokenizer: getTokenizer,
+        // The editor's settings as another window of this folder has them: the product prompt, the
+        // folder's AGENTS.md as project instructions, the default tool settings.
+        settings: () => ({ layout: 'transcript', policy: 'append-version', tools: defaultToolSettings(), system: PRODUCT_PROMPT, instructions }),
+        store: { durable: false },
+      });
+      // A chat of its own (the session would otherwise open the folder's most recent one).
+      other.newChat();
+      other.setModel(modelInfo('openai', IMITATION_MODEL));
+      // Turns 1–999 answered in process (quick); turn 1,000 through the imitation server, as this
+      // window's turns go: its prompt cache then holds the chat's last request.
+      const scripted = new ScriptedProvider();
+      const imitated = new OpenAIProvider({ baseURL: session.imitation.url });
+      const started = Date.now();
+      for (let t = 1; t <= TURNS; t++) {
+        // Files now and then, as a person attaches them: the chat's context is not only text.
+        if (t === 1) assert.equal((await other.attach({ kind: 'file', path: 'src/invoice.ts' })).ok, true);
+        if (t === 400) assert.equal((await other.attach({ kind: 'selection', path: 'src/tax.ts', startLine: 1, endLine: 12 })).ok, true);
+        let provider: ScriptedProvider | OpenAIProvider = scripted;
+        if (t < TURNS) scripted.push(answer(t));
+        else {
+          session.imitation.queueReply(answer(t));
+          provider = imitated;
+        }
+        const outcome = await other.send(question(t), provider);
+        assert.equal(outcome.status, 'done', `turn ${t}: ${outcome.status}`);
+        if (t === 1) other.renameChat(other.activeChatId, TITLE);
+      }
+      log(`the other process wrote ${TURNS} turns in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return other.activeChatId;
+    });
+
+    const item = panel.frame.locator(`[data-testid="strata-chat-item"][data-chat-id="${chatId}"]`);
+    await steps.run('the chat list shows it without a reload', async () => {
+      await panel.byTestId('strata-chat-title').click();
+      await item.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      assert.match(normalize(await item.innerText()), new RegExp(TITLE));
+    });
+
+    const messages = panel.byTestId(TEST_ID.message);
+    await steps.run('opened from the list: its newest 50 messages, at the end', async () => {
+      const t0 = Date.now();
+      await item.click();
+      await panel.messages('assistant').filter({ hasText: `Answer ${TURNS}.` }).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      log(`the ${TURNS}-turn chat was on screen ${Date.now() - t0} ms after the click`);
+      assert.equal(await messages.count(), 50, 'messages in the panel right after opening');
+      // textContent: messages out of sight are not laid out (their innerText is empty).
+      assert.match(normalize((await messages.first().textContent()) ?? ''), new RegExp(`Question ${TURNS - 24}:`));
+      assert.equal(await panel.byTestId('strata-load-older').count() + (await panel.byTestId('strata-loading-older').count()), 1, 'a row above the messages says there are earlier ones');
+    });
+
+    await steps.run('Context Layers shows its last request, not the empty-chat message', async () => {
+      const tree = page.locator('[id="workbench.view.extension.strata"]');
+      await poll('the tree to show turn 1000', TIMEOUT.ui, async () => {
+        const names = (await tree.locator('.monaco-list-row .label-name').allInnerTexts()).map((t) => normalize(t));
+        return names.some((n) => n.startsWith(`Last request · turn ${TURNS}`)) ? true : undefined;
+      });
+      await poll('the empty-chat message gone', 5_000, async () => ((await tree.getByText('No request yet in this chat').count()) === 0 ? true : undefined));
+    });
+
+    const conversation = panel.byTestId('strata-conversation');
+    await steps.run('scrolled to the top: earlier messages load above, the one read stays in place', async () => {
+      const firstShown = panel.messages('user').filter({ hasText: `Question ${TURNS - 24}:` }).first();
+      await conversation.hover();
+      await page.mouse.wheel(0, -100_000);
+      const before = await firstShown.boundingBox();
+      await poll('earlier messages above', TIMEOUT.ui, async () => ((await messages.count()) > 50 ? true : undefined));
+      // Scroll anchoring: the message at the top when the user got there is where it was.
+      await page.waitForTimeout(300);
+      const after = await firstShown.boundingBox();
+      assert.ok(before && after, 'the message read before the load is still in the panel');
+      assert.ok(Math.abs(after.y - before.y) <= 40, `the message the user was reading moved from y=${before.y} to y=${after.y} when earlier ones loaded`);
+    });
+
+    await steps.run('scrolling on loads the rest, back to the first question', async () => {
+      const t0 = Date.now();
+      await poll('the first question', 120_000, async () => {
+        if ((await panel.messages('user').filter({ hasText: 'Question 1:' }).count()) > 0) return true;
+        await conversation.hover();
+        await page.mouse.wheel(0, -100_000);
+        return undefined;
+      }, 250);
+      const count = await messages.count();
+      log(`all ${count} messages loaded by scrolling in ${Date.now() - t0} ms`);
+      assert.equal(count, 2 * TURNS);
+      assert.equal(await panel.byTestId('strata-load-older').count(), 0, 'no "earlier messages" row once the first is shown');
+      // On up to the top, with the wheel: the first question is laid out and painted there (its
+      // innerText stays empty while the browser skips it), and the view stays at the top.
+      const first = panel.messages('user').filter({ hasText: 'Question 1:' }).first();
+      await poll('the first question painted at the top', TIMEOUT.ui, async () => {
+        await conversation.hover();
+        await page.mouse.wheel(0, -100_000);
+        await page.waitForTimeout(200);
+        const top = await conversation.evaluate((el) => el.scrollTop);
+        return top === 0 && /Question 1:/.test(await first.innerText()) ? true : undefined;
+      }, 250);
+      await page.waitForTimeout(500);
+      assert.equal(await conversation.evaluate((el) => el.scrollTop), 0, 'the view left the top by itself');
+      assert.match(normalize(await first.innerText()), /Question 1:/);
+    });
+
+    await steps.run(`a turn sent in it is saved after the ${TURNS} others`, async () => {
+      const before = imitation.chatRequests.length;
+      imitation.queueReply(LAST_ANSWER);
+      await panel.typeAndSend(LAST_QUESTION);
+      await panel.messages('assistant').filter({ hasText: LAST_ANSWER }).first().waitFor({ state: 'visible', timeout: TIMEOUT.reply });
+      const sent = imitation.chatRequests.slice(before);
+      assert.equal(sent.length, 1, `chat requests for one turn: ${sent.length}`);
+      const all = (sent[0].messages ?? []).flatMap((m) => m.content.map((b) => b.text)).join('\n');
+      assert.ok(all.includes(LAST_QUESTION) && all.includes(question(TURNS)) && all.includes(answer(TURNS)), 'the request carries the question and the turn before it');
+      // What the other window sent last is a prefix of this request: the provider serves it from its cache.
+      const usage = sent[0].usage!;
+      log(`turn ${TURNS + 1}: ${usage.input} prompt tokens, ${usage.cacheRead} served from the provider's cache (the other window's turn ${TURNS})`);
+      assert.ok(usage.cacheRead >= 0.9 * usage.input, `only ${usage.cacheRead} of ${usage.input} prompt tokens were cached: the request does not extend the other window's last one`);
+      const bar = normalize(await panel.messages('assistant').filter({ hasText: LAST_ANSWER }).first().innerText());
+      assert.match(bar, /\b(9\d|100)% cached/, `the reply's bar: ${bar}`);
+      const root = storeRoot(session)!;
+      const lines = fs.readFileSync(path.join(root, 'chats', `${chatId}.jsonl`), 'utf8').split('\n').filter((l) => l.trim());
+      assert.equal(lines.length, TURNS + 1, 'lines in the chat file after the turn');
+      assert.equal(await panel.byTestId(TEST_ID.error).filter({ visible: true }).count(), 0, 'an error banner after the turn');
+    });
+  });
+});
