@@ -14,7 +14,7 @@ import { RequestDocuments } from './host/requestDocument';
 import { MeterStatusBar } from './host/statusBar';
 import { StrataController } from './host/strataController';
 import { WorkspaceStateStore } from './host/stateStorage';
-import { treeNodes } from './host/treeSource';
+import { hasRequest, treeNodes } from './host/treeSource';
 import { PRODUCT_PROMPT } from './services/productPrompt';
 import { watchChatStore } from './services/storeWatcher';
 
@@ -78,7 +78,10 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   };
   const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices });
   chatView.setHandler(controller);
-  const tree = new LayersTreeProvider(() => treeNodes(controller, session));
+  const tree = new LayersTreeProvider(
+    () => treeNodes(controller, session),
+    () => hasRequest(controller, session),
+  );
   controller.onDidChange(() => {
     tree.refresh();
     if (memento.get('activeChatId') !== session.activeChatId) void memento.set('activeChatId', session.activeChatId);

@@ -50,7 +50,14 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   private roots: LedgerTreeNode[] | undefined;
   private readonly lazy = new Map<string, LedgerTreeNode[]>();
 
-  constructor(private readonly source: () => LedgerTreeNode[]) {
+  /**
+   * `source`: the tree's nodes (building them may count the next request: a long chat's first is
+   * slow). `hasRequest`: whether the chat has a last request to show — cheap, asked at every refresh.
+   */
+  constructor(
+    private readonly source: () => LedgerTreeNode[],
+    private readonly hasRequest: () => boolean,
+  ) {
     super();
     this.treeView = this._register(vscode.window.createTreeView(LayersTreeProvider.viewId, { treeDataProvider: this, showCollapseAll: true }));
   }
@@ -59,7 +66,20 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   refresh(): void {
     this.roots = undefined;
     this.lazy.clear();
+    // The empty-chat message goes out with the refresh, not from `getChildren`: the workbench
+    // batches a view's changes over 200 ms, so a message changed while it fetched the rows arrived
+    // that much after them (a chat switched to showed "No request yet" above its last request).
+    this.showMessage(!this.hasRequest());
     this.onDidChangeTreeDataEmitter.fire(undefined);
+  }
+
+  private message: string | undefined;
+
+  private showMessage(empty: boolean): void {
+    const message = empty ? 'No request yet in this chat. Attach files or a selection and send a message; every token of the request shows here.' : undefined;
+    if (message === this.message) return;
+    this.message = message;
+    this.treeView.message = message;
   }
 
   get view(): vscode.TreeView<LedgerTreeNode> {
@@ -92,7 +112,8 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   getChildren(node?: LedgerTreeNode): LedgerTreeNode[] {
     if (!node) {
       this.roots ??= this.source();
-      this.treeView.message = this.roots.length <= 1 && !this.roots.some((r) => r.id === 'last') ? 'No request yet in this chat. Attach files or a selection and send a message; every token of the request shows here.' : undefined;
+      // The nodes decide (a last request, or past requests, besides the next message).
+      this.showMessage(this.roots.length <= 1 && !this.roots.some((r) => r.id === 'last'));
       return this.roots;
     }
     if (node.children) return node.children;

@@ -68,6 +68,11 @@ function selectionSource(label: string): { path: string; startLine?: number; end
   return m ? { path: m[1], startLine: Number(m[2]), endLine: Number(m[3]) } : { path: label };
 }
 
+/** Whether the tree has a request to show (a last request or saved turns): what `treeNodes` decides, without counting anything. */
+export function hasRequest(controller: StrataController, session: ChatSession): boolean {
+  return session.turnMetas().length > 0 || !!controller.lastSent();
+}
+
 export function treeNodes(controller: StrataController, session: ChatSession): LedgerTreeNode[] {
   const predicted = session.predictedEnvelope();
   const budget = session.meter().budget;

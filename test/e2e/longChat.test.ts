@@ -20,7 +20,7 @@ import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { repoRoot } from './support/harness';
 import { e2eSession, IMITATION_MODEL, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { chatFrame, openStrataView, poll, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { chatFrame, openStrataView, pickColorTheme, poll, TIMEOUT, waitForWorkbench } from './support/workbench';
 
 const TURNS = 1000;
 const TITLE = 'A week of questions about the invoice module';
@@ -70,6 +70,13 @@ describe('e2e: a 1,000-turn chat from another window', function () {
     session = await e2eSession();
   });
 
+  // This test runs in a dark theme (the others in the light one the workbench starts with): the
+  // panel, the tree and the meter are seen in both in the real workbench.
+  let darkened = false;
+  after(async () => {
+    if (session && darkened) await pickColorTheme(session.page, 'Light Modern').catch(() => undefined);
+  });
+
   it('lists it without a reload, opens it at its newest 50 messages, loads the rest on scroll, and continues it', async () => {
     const steps = new Steps(session, 'long');
     const { page, imitation } = session;
@@ -80,6 +87,13 @@ describe('e2e: a 1,000-turn chat from another window', function () {
       const p = new ChatPanel(page, await chatFrame(page));
       await p.waitUntilReady();
       return p;
+    });
+
+    await steps.run('Dark Modern theme picked from the Command Palette', async () => {
+      await pickColorTheme(page, 'Dark Modern');
+      darkened = true;
+      await poll('the workbench in a dark theme', TIMEOUT.ui, async () => ((await page.locator('.monaco-workbench.vs-dark').count()) > 0 ? true : undefined));
+      await poll('the panel in a dark theme', TIMEOUT.ui, async () => ((await panel.frame.locator('body.vscode-dark').count()) > 0 ? true : undefined));
     });
 
     const chatId = await steps.run(`another process writes a ${TURNS}-turn chat to this folder's chats`, async () => {
@@ -128,6 +142,19 @@ describe('e2e: a 1,000-turn chat from another window', function () {
     });
 
     const messages = panel.byTestId(TEST_ID.message);
+    // Watches the Context Layers view from before the switch: its empty-chat message must never be on
+    // screen together with the rows of the chat's last request.
+    await page.evaluate(`(() => {
+      const view = document.querySelector('[id="workbench.view.extension.strata"]');
+      const w = window;
+      w.__strataBoth = false;
+      const check = () => {
+        const text = view ? view.textContent || '' : '';
+        if (text.includes('No request yet in this chat') && text.includes('Last request · turn ${TURNS}')) w.__strataBoth = true;
+      };
+      w.__strataBothObserver = new MutationObserver(check);
+      if (view) w.__strataBothObserver.observe(view, { subtree: true, childList: true, characterData: true });
+    })()`);
     await steps.run('opened from the list: its newest 50 messages, at the end', async () => {
       const t0 = Date.now();
       await item.click();
@@ -145,7 +172,12 @@ describe('e2e: a 1,000-turn chat from another window', function () {
         const names = (await tree.locator('.monaco-list-row .label-name').allInnerTexts()).map((t) => normalize(t));
         return names.some((n) => n.startsWith(`Last request · turn ${TURNS}`)) ? true : undefined;
       });
-      await poll('the empty-chat message gone', 5_000, async () => ((await tree.getByText('No request yet in this chat').count()) === 0 ? true : undefined));
+      // Never shown with the rows (it lingered about half a second after them while the message was
+      // set as the workbench fetched the rows: the workbench sends a view's changes 200 ms apart).
+      await page.waitForTimeout(500);
+      const both = await page.evaluate('(() => { window.__strataBothObserver?.disconnect(); return window.__strataBoth; })()');
+      assert.equal(both, false, 'the empty-chat message was shown above the last request of the chat switched to');
+      assert.equal(await tree.getByText('No request yet in this chat').count(), 0, 'the empty-chat message is shown above the last request');
     });
 
     const conversation = panel.byTestId('strata-conversation');
@@ -202,7 +234,12 @@ describe('e2e: a 1,000-turn chat from another window', function () {
       const usage = sent[0].usage!;
       log(`turn ${TURNS + 1}: ${usage.input} prompt tokens, ${usage.cacheRead} served from the provider's cache (the other window's turn ${TURNS})`);
       assert.ok(usage.cacheRead >= 0.9 * usage.input, `only ${usage.cacheRead} of ${usage.input} prompt tokens were cached: the request does not extend the other window's last one`);
-      const bar = normalize(await panel.messages('assistant').filter({ hasText: LAST_ANSWER }).first().innerText());
+      // The reply's text shows while it streams ("Working…"); its bar follows when the turn settles.
+      const reply = panel.messages('assistant').filter({ hasText: LAST_ANSWER }).first();
+      const bar = await poll("the reply's bar once the turn settled", TIMEOUT.reply, async () => {
+        const text = normalize(await reply.innerText());
+        return /Working…/.test(text) ? undefined : text;
+      });
       assert.match(bar, /\b(9\d|100)% cached/, `the reply's bar: ${bar}`);
       const root = storeRoot(session)!;
       const lines = fs.readFileSync(path.join(root, 'chats', `${chatId}.jsonl`), 'utf8').split('\n').filter((l) => l.trim());

@@ -157,6 +157,26 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await input.waitFor({ state: 'hidden', timeout: TIMEOUT.ui });
 }
 
+/**
+ * Picks a color theme as a person does: "Preferences: Color Theme" from the Command Palette, the
+ * theme's name typed into the picker, Enter. `label` is the picker's label (e.g. "Dark Modern").
+ */
+export async function pickColorTheme(page: Page, label: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+  await input.fill('>Preferences: Color Theme');
+  // Not necessarily the first row ("Browse Color Themes in Marketplace" may rank above it): clicked.
+  const command = page.locator('.quick-input-widget .quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]').first();
+  await command.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+  await command.click();
+  await poll('the theme picker', TIMEOUT.ui, async () => ((await input.inputValue()) === '' ? true : undefined));
+  await input.fill(label);
+  await page.locator(`.quick-input-widget .quick-input-list .monaco-list-row.focused[aria-label^="${label}"]`).waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: TIMEOUT.ui });
+}
+
 /** Reloads the window (what "Developer: Reload Window" does in the web workbench). */
 export async function reloadWindow(page: Page): Promise<void> {
   await page.reload({ waitUntil: 'domcontentloaded', timeout: TIMEOUT.workbench });
