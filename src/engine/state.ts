@@ -92,52 +92,87 @@ export function emptyState(): ChatState {
   return { completedTurns: 0, entries: new Map(), latest: new Map(), versions: new Map(), order: [], turns: [], previousBlocks: [] };
 }
 
+const EMPTY_MAP: ReadonlyMap<unknown, unknown> = new Map();
+
+/** The one empty map every layer without frozen writes reads (never written). */
+function emptyMap<K, V>(): ReadonlyMap<K, V> {
+  return EMPTY_MAP as ReadonlyMap<K, V>;
+}
+
+/** Writes of earlier layers, frozen: shared by every clone made from the same state, never written. */
+interface FrozenLayer<K, V> {
+  base: ReadonlyMap<K, V>;
+  writes: ReadonlyMap<K, V>;
+  /** Keys written there that `base` does not have, in insertion order. */
+  added: readonly K[];
+  /** Whether `writes` holds `undefined` values (a lookup then needs `has` to tell them from a miss). */
+  undefinedWrites: boolean;
+}
+
 /**
  * A Map that reads through to a base map and keeps only its own writes: in content and in iteration
  * order it is what a copy of the base followed by the same `set` calls would be (keys in first
  * insertion order; no `delete`). A clone's maps are layers over the committed state's, so a clone
  * costs the writes of one turn, not a copy of every entry. The base is never written.
+ *
+ * Three levels: this layer's own writes, the frozen writes of the layers it was cloned from, and the
+ * base. A clone starts with an empty layer of its own over its parent's frozen writes, so a clone
+ * that writes copies nothing (the context meter builds a clone of the same committed state at every
+ * change to the next request, and each of those writes the new attachment's version). The parent's
+ * own writes join its frozen ones once, when it is first cloned, and every clone of it shares that.
  */
 export class LayeredMap<K, V> extends Map<K, V> {
   #base: ReadonlyMap<K, V>;
+  #frozen: ReadonlyMap<K, V>;
+  #frozenAdded: readonly K[];
+  #frozenUndefined: boolean;
   /** This layer's writes. */
-  #own: Map<K, V>;
-  /** Keys set here that the base does not have, in insertion order. */
-  #added: K[];
-  /** Writes of `undefined` here (a lookup then needs `has` to tell them from a miss). */
-  #undefinedWrites: number;
-  /** `#own` and `#added` are still the (frozen) parent layer's: copied on the first write. */
-  #shared: boolean;
+  #own = new Map<K, V>();
+  /** Keys set here that neither the base nor the frozen writes have, in insertion order. */
+  #added: K[] = [];
+  /** Writes of `undefined` here. */
+  #undefinedWrites = 0;
+  /** The frozen layer this map's clones start from (made by the first `relayer`, dropped by a write). */
+  #forClones: FrozenLayer<K, V> | undefined;
 
-  constructor(base: ReadonlyMap<K, V>, own?: LayeredMap<K, V>) {
+  constructor(base: ReadonlyMap<K, V>, frozen?: FrozenLayer<K, V>) {
     super();
-    this.#base = base;
-    this.#own = own ? own.#own : new Map();
-    this.#added = own ? own.#added : [];
-    this.#undefinedWrites = own ? own.#undefinedWrites : 0;
-    this.#shared = !!own;
+    this.#base = frozen ? frozen.base : base;
+    this.#frozen = frozen ? frozen.writes : emptyMap<K, V>();
+    this.#frozenAdded = frozen ? frozen.added : [];
+    this.#frozenUndefined = frozen ? frozen.undefinedWrites : false;
   }
 
   /**
-   * A new layer for a clone of the state that owns this (frozen) map: over the same base, starting
-   * with this layer's writes, so layers never stack. A clone that writes copies the layer it starts
-   * from (at every build, the context meter's too), and flattening copies the base: the layer is kept
-   * under 4·√(base size) writes, which balances the two (a fixed fraction of the base made one or the
-   * other grow with the chat). Flattening takes a flat copy of this map as its base (same content,
-   * once, not at every clone of the same state).
+   * A new layer for a clone of the state that owns this (frozen) map: an empty layer of its own over
+   * this map's writes, frozen (made once per map, shared by all its clones). The frozen writes are
+   * kept under 4·√(base size): past that they are flattened into a new base (a flat copy, once), which
+   * balances the copy of the writes at each commit against the copy of the base (a fixed fraction of
+   * the base made one or the other grow with the chat).
    */
   relayer(): LayeredMap<K, V> {
-    if (this.#own.size * this.#own.size > 16 * this.#base.size) {
-      const flat = new Map<K, V>();
-      for (const [k, v] of this.#base) flat.set(k, this.#own.has(k) ? (this.#own.get(k) as V) : v);
-      for (const k of this.#added) flat.set(k, this.#own.get(k) as V);
-      this.#base = flat;
-      this.#own = new Map();
-      this.#added = [];
-      this.#undefinedWrites = 0;
-      this.#shared = false;
+    let f = this.#forClones;
+    if (!f) {
+      let writes: ReadonlyMap<K, V> = this.#frozen;
+      let added: readonly K[] = this.#frozenAdded;
+      if (this.#own.size > 0) {
+        const merged = new Map(this.#frozen);
+        for (const [k, v] of this.#own) merged.set(k, v);
+        writes = merged;
+        added = this.#added.length > 0 ? this.#frozenAdded.concat(this.#added) : this.#frozenAdded;
+      }
+      const undefinedWrites = this.#frozenUndefined || this.#undefinedWrites > 0;
+      if (writes.size * writes.size > 16 * this.#base.size) {
+        const flat = new Map<K, V>();
+        for (const [k, v] of this.#base) flat.set(k, writes.has(k) ? (writes.get(k) as V) : v);
+        for (const k of added) flat.set(k, writes.get(k) as V);
+        f = { base: flat, writes: emptyMap<K, V>(), added: [], undefinedWrites: false };
+      } else {
+        f = { base: this.#base, writes, added, undefinedWrites };
+      }
+      this.#forClones = f;
     }
-    return new LayeredMap<K, V>(this.#base, this);
+    return new LayeredMap<K, V>(f.base, f);
   }
 
   override get(key: K): V | undefined {
@@ -146,28 +181,29 @@ export class LayeredMap<K, V> extends Map<K, V> {
       const v = own.get(key);
       if (v !== undefined || (this.#undefinedWrites > 0 && own.has(key))) return v;
     }
+    const frozen = this.#frozen;
+    if (frozen.size !== 0) {
+      const v = frozen.get(key);
+      if (v !== undefined || (this.#frozenUndefined && frozen.has(key))) return v;
+    }
     return this.#base.get(key);
   }
 
   override has(key: K): boolean {
-    return this.#own.has(key) || this.#base.has(key);
+    return this.#own.has(key) || this.#frozen.has(key) || this.#base.has(key);
   }
 
   override set(key: K, value: V): this {
-    if (this.#shared) {
-      // A clone that writes takes its own copy of the layer it started from (one that only reads never does).
-      this.#own = new Map(this.#own);
-      this.#added = this.#added.slice();
-      this.#shared = false;
-    }
-    if (!this.#own.has(key) && !this.#base.has(key)) this.#added.push(key);
+    // Clones made before this write keep what they started from.
+    this.#forClones = undefined;
+    if (!this.#own.has(key) && !this.#frozen.has(key) && !this.#base.has(key)) this.#added.push(key);
     if (value === undefined) this.#undefinedWrites++;
     this.#own.set(key, value);
     return this;
   }
 
   override get size(): number {
-    return this.#base.size + this.#added.length;
+    return this.#base.size + this.#frozenAdded.length + this.#added.length;
   }
 
   override delete(_key: K): boolean {
@@ -178,29 +214,38 @@ export class LayeredMap<K, V> extends Map<K, V> {
     throw new Error('a LayeredMap does not clear');
   }
 
-  override *entries(): MapIterator<[K, V]> {
+  /** The value of a key the base or the frozen writes have, over those two and this layer's writes. */
+  #over(k: K, v: V): V {
     const own = this.#own;
-    if (own.size === 0) {
+    if (own.has(k)) return own.get(k) as V;
+    const frozen = this.#frozen;
+    return frozen.has(k) ? (frozen.get(k) as V) : v;
+  }
+
+  override *entries(): MapIterator<[K, V]> {
+    if (this.#own.size === 0 && this.#frozen.size === 0) {
       yield* this.#base.entries();
       return;
     }
-    for (const [k, v] of this.#base) yield [k, own.has(k) ? (own.get(k) as V) : v];
-    for (const k of this.#added) yield [k, own.get(k) as V];
+    for (const [k, v] of this.#base) yield [k, this.#over(k, v)];
+    for (const k of this.#frozenAdded) yield [k, this.#over(k, undefined as V)];
+    for (const k of this.#added) yield [k, this.#own.get(k) as V];
   }
 
   override *keys(): MapIterator<K> {
     yield* this.#base.keys();
+    yield* this.#frozenAdded;
     yield* this.#added;
   }
 
   override *values(): MapIterator<V> {
-    const own = this.#own;
-    if (own.size === 0) {
+    if (this.#own.size === 0 && this.#frozen.size === 0) {
       yield* this.#base.values();
       return;
     }
-    for (const [k, v] of this.#base) yield own.has(k) ? (own.get(k) as V) : v;
-    for (const k of this.#added) yield own.get(k) as V;
+    for (const [k, v] of this.#base) yield this.#over(k, v);
+    for (const k of this.#frozenAdded) yield this.#over(k, undefined as V);
+    for (const k of this.#added) yield this.#own.get(k) as V;
   }
 
   override [Symbol.iterator](): MapIterator<[K, V]> {

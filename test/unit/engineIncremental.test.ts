@@ -210,6 +210,54 @@ describe('copy-on-write chat states (issue 12)', () => {
     assert.throws(() => new LayeredMap(new Map([['a', 1]])).delete('a'), /does not delete/);
   });
 
+  it('LayeredMap clones of one map (the meter building from the committed state) keep their own writes, and none reaches the others or the map', () => {
+    const rand = ((seed) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)(11);
+    const same = (m: Map<string, number | undefined>, plain: Map<string, number | undefined>, what: string) => {
+      assert.deepEqual([...m], [...plain], what);
+      assert.deepEqual([...m.keys()], [...plain.keys()], what);
+      assert.deepEqual([...m.values()], [...plain.values()], what);
+      assert.equal(m.size, plain.size, what);
+      for (let q = 0; q < 60; q++) {
+        const k = `k${q}`;
+        assert.equal(m.get(k), plain.get(k), `${what}: get ${k}`);
+        assert.equal(m.has(k), plain.has(k), `${what}: has ${k}`);
+      }
+    };
+    const write = (a: Map<string, number | undefined>, b: Map<string, number | undefined>, n: number) => {
+      for (let i = 0; i < n; i++) {
+        const k = `k${Math.floor(rand() * 50)}`;
+        const v = rand() < 0.1 ? undefined : Math.floor(rand() * 100);
+        a.set(k, v);
+        b.set(k, v);
+      }
+    };
+    for (let trial = 0; trial < 100; trial++) {
+      let plain = new Map<string, number | undefined>();
+      write(plain, new Map(), Math.floor(rand() * 25));
+      let layered: Map<string, number | undefined> = new LayeredMap(new Map(plain));
+      for (let gen = 0; gen < 15; gen++) {
+        // Siblings: clones of the same map, each written, then checked against copies.
+        const siblings: [Map<string, number | undefined>, Map<string, number | undefined>][] = [];
+        for (let c = 0; c < 3; c++) {
+          const clone = (layered as LayeredMap<string, number | undefined>).relayer();
+          const copy = new Map(plain);
+          write(clone, copy, Math.floor(rand() * 5));
+          siblings.push([clone, copy]);
+        }
+        siblings.forEach(([clone, copy], c) => same(clone, copy, `trial ${trial} gen ${gen} sibling ${c}`));
+        same(layered, plain, `trial ${trial} gen ${gen}: the map its clones were made from`);
+        // A clone of a clone before and after that clone writes again.
+        const [clone, copy] = siblings[Math.floor(rand() * siblings.length)];
+        const grandchild = (clone as LayeredMap<string, number | undefined>).relayer();
+        const grandCopy = new Map(copy);
+        write(clone, copy, 2);
+        same(grandchild, grandCopy, `trial ${trial} gen ${gen}: a clone made before its parent wrote again`);
+        layered = clone;
+        plain = copy;
+      }
+    }
+  });
+
   it('a clone shares entries until it writes them, logs what it wrote, and never changes its parent', () => {
     const tok = getTokenizer('o200k_base');
     const e = new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
