@@ -309,7 +309,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       description: `the same turn built after ${b.afterTurns} ÷ after ${a.afterTurns} turns ≤ ${limit} (median; generated ${p.trajectory.replace(/^generated-/, '').replace('-turns', '')}-turn conversation)`,
       measured: `${rm} (${b.stats.median} ms with ${formatInt(b.blocks)} blocks vs ${a.stats.median} ms with ${formatInt(a.blocks)})`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: 'profiled at 1,000 turns, what is left grows with the request and the heap: the envelope\'s flat arrays (per-layer segments and ledger items, provider messages, block signatures) are new every request, with the garbage they make; the state\'s layered maps copy their layer at each build; lookups in memo tables of thousands of entries miss the cache.' }),
+      ...(met ? {} : { note: 'profiled at 1,000 turns, what is left grows with the request and the heap: the envelope\'s flat arrays (per-layer segments and ledger items, provider messages, block signatures) are new every request, with the garbage they make (of the same turn\'s growth from 20 to 1,000 turns, 9 of 11 µs, profiled over 20,000 builds each); lookups in memo tables of thousands of entries miss the cache.' }),
     });
   }
   if (perf.memory) {
