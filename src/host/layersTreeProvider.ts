@@ -49,6 +49,8 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   private readonly treeView: vscode.TreeView<LedgerTreeNode>;
   private roots: LedgerTreeNode[] | undefined;
   private readonly lazy = new Map<string, LedgerTreeNode[]>();
+  /** The empty-chat message as last set on the view. */
+  private message: string | undefined;
 
   /**
    * `source`: the tree's nodes (building them may count the next request: a long chat's first is
@@ -60,20 +62,20 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   ) {
     super();
     this.treeView = this._register(vscode.window.createTreeView(LayersTreeProvider.viewId, { treeDataProvider: this, showCollapseAll: true }));
+    this.showMessage(!this.hasRequest());
   }
 
   /** Rebuilds the tree from the current chat. */
   refresh(): void {
     this.roots = undefined;
     this.lazy.clear();
-    // The empty-chat message goes out with the refresh, not from `getChildren`: the workbench
-    // batches a view's changes over 200 ms, so a message changed while it fetched the rows arrived
-    // that much after them (a chat switched to showed "No request yet" above its last request).
+    // The empty-chat message goes out with the refresh (and at construction), never from
+    // `getChildren`: the workbench batches a view's changes over 200 ms, so a message changed while
+    // it fetched the rows arrived that much after them (a chat switched to showed "No request yet"
+    // above its last request). `hasRequest` is the condition `treeNodes` shows a last request on.
     this.showMessage(!this.hasRequest());
     this.onDidChangeTreeDataEmitter.fire(undefined);
   }
-
-  private message: string | undefined;
 
   private showMessage(empty: boolean): void {
     const message = empty ? 'No request yet in this chat. Attach files or a selection and send a message; every token of the request shows here.' : undefined;
@@ -112,8 +114,6 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   getChildren(node?: LedgerTreeNode): LedgerTreeNode[] {
     if (!node) {
       this.roots ??= this.source();
-      // The nodes decide (a last request, or past requests, besides the next message).
-      this.showMessage(this.roots.length <= 1 && !this.roots.some((r) => r.id === 'last'));
       return this.roots;
     }
     if (node.children) return node.children;
