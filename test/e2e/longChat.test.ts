@@ -183,15 +183,39 @@ describe('e2e: a 1,000-turn chat from another window', function () {
     const conversation = panel.byTestId('strata-conversation');
     await steps.run('scrolled to the top: earlier messages load above, the one read stays in place', async () => {
       const firstShown = panel.messages('user').filter({ hasText: `Question ${TURNS - 24}:` }).first();
+      // Where that message is on screen at each scroll while only the first 50 are in the panel: the
+      // last one is where the user was reading when the earlier messages were asked for. (The wheel
+      // returns before the view has scrolled, so a reading taken in the test could come from before
+      // the scroll, or from after the load.)
+      await conversation.evaluate((el, text) => {
+        const w = globalThis as unknown as { __strataReadAt?: number };
+        delete w.__strataReadAt;
+        const onScroll = () => {
+          const shown = el.querySelectorAll('[data-testid="strata-message"]');
+          if (shown.length !== 50) {
+            el.removeEventListener('scroll', onScroll);
+            return;
+          }
+          let msg;
+          for (let i = 0; i < shown.length && !msg; i++) if ((shown[i].textContent ?? '').includes(text)) msg = shown[i];
+          if (msg) w.__strataReadAt = msg.getBoundingClientRect().top - el.getBoundingClientRect().top;
+        };
+        el.addEventListener('scroll', onScroll, { passive: true });
+      }, `Question ${TURNS - 24}:`);
       await conversation.hover();
       await page.mouse.wheel(0, -100_000);
-      const before = await firstShown.boundingBox();
       await poll('earlier messages above', TIMEOUT.ui, async () => ((await messages.count()) > 50 ? true : undefined));
       // Scroll anchoring: the message at the top when the user got there is where it was.
       await page.waitForTimeout(300);
-      const after = await firstShown.boundingBox();
-      assert.ok(before && after, 'the message read before the load is still in the panel');
-      assert.ok(Math.abs(after.y - before.y) <= 40, `the message the user was reading moved from y=${before.y} to y=${after.y} when earlier ones loaded`);
+      const readAt = await conversation.evaluate(() => (globalThis as unknown as { __strataReadAt?: number }).__strataReadAt);
+      const now = await firstShown.evaluate((m) => {
+        const view = m.closest('[data-testid="strata-conversation"]');
+        return view ? m.getBoundingClientRect().top - view.getBoundingClientRect().top : undefined;
+      });
+      log(`the message read was ${readAt?.toFixed(0)} px below the top of the view before the load, ${now?.toFixed(0)} px after`);
+      assert.ok(readAt !== undefined, 'no scroll was seen before the earlier messages loaded');
+      assert.ok(now !== undefined, 'the message read before the load is still in the panel');
+      assert.ok(Math.abs(now - readAt) <= 40, `the message the user was reading moved from ${readAt.toFixed(0)} px to ${now.toFixed(0)} px below the top of the view when earlier ones loaded`);
     });
 
     await steps.run('scrolling on loads the rest, back to the first question', async () => {
