@@ -92,118 +92,139 @@ export function emptyState(): ChatState {
   return { completedTurns: 0, entries: new Map(), latest: new Map(), versions: new Map(), order: [], turns: [], previousBlocks: [] };
 }
 
-const EMPTY_MAP: ReadonlyMap<unknown, unknown> = new Map();
+const EMPTY_BASE: ReadonlyMap<unknown, unknown> = new Map();
 
-/** The one empty map every layer without frozen writes reads (never written). */
-function emptyMap<K, V>(): ReadonlyMap<K, V> {
-  return EMPTY_MAP as ReadonlyMap<K, V>;
+/**
+ * One version of a LayeredMap lineage. The root version's content is the lineage's one Map; any
+ * other version's content is its `next` version's content with `diff` applied (Baker's "rerooting"
+ * of persistent arrays). A diff is a flat list of (key, present, value) triples, applied last to
+ * first.
+ */
+interface Version<K, V> {
+  next: Version<K, V> | undefined;
+  diff: unknown[];
+  /**
+   * Other versions may lead here (a clone was made from it, or it became the root again): a write
+   * at it, as the root, then starts a new version instead of changing this one in place.
+   */
+  sealed: boolean;
+  /** As the root, unsealed: the one version whose `next` it is (it gets the inverse of each write). */
+  log: Version<K, V> | undefined;
 }
 
-/** Writes of earlier layers, frozen: shared by every clone made from the same state, never written. */
-interface FrozenLayer<K, V> {
-  base: ReadonlyMap<K, V>;
-  writes: ReadonlyMap<K, V>;
-  /** Keys written there that `base` does not have, in insertion order. */
-  added: readonly K[];
-  /** Whether `writes` holds `undefined` values (a lookup then needs `has` to tell them from a miss). */
-  undefinedWrites: boolean;
+/** A lineage: the Map holding the root version's content. */
+interface MapLineage<K, V> {
+  map: Map<K, V>;
+  root: Version<K, V>;
+  /** Counts reroots: an iteration that sees it change has lost its place in the Map. */
+  epoch: number;
 }
 
 /**
- * A Map that reads through to a base map and keeps only its own writes: in content and in iteration
- * order it is what a copy of the base followed by the same `set` calls would be (keys in first
- * insertion order; no `delete`). A clone's maps are layers over the committed state's, so a clone
- * costs the writes of one turn, not a copy of every entry. The base is never written.
+ * A Map whose clones (`relayer`) cost nothing, written or not, at any size (issue 12). In content and
+ * in iteration order a clone is what a copy of the map followed by the same `set` calls would be
+ * (keys in first insertion order; no `delete`), and no write reaches another clone or the map it came
+ * from.
  *
- * Three levels: this layer's own writes, the frozen writes of the layers it was cloned from, and the
- * base. A clone starts with an empty layer of its own over its parent's frozen writes, so a clone
- * that writes copies nothing (the context meter builds a clone of the same committed state at every
- * change to the next request, and each of those writes the new attachment's version). The parent's
- * own writes join its frozen ones once, when it is first cloned, and every clone of it shares that.
+ * Every map of a lineage (a map, its clones, their clones) is a version over one shared Map, which
+ * holds the content of one of them, the root; each other version knows how to get its content from
+ * a neighbour's (a few key/value pairs). Reading a version that is not the root first makes it the
+ * root: the pairs along the way are applied to the Map and the way back is recorded. The engine
+ * reads one state at a time (the committed state, then its clone for the next request; the context
+ * meter's clones of the committed state, one after another), so that costs the writes of a turn or
+ * two, once. A write at the root changes the Map in place and records its inverse for the version
+ * that leads to it. Reads at the root are plain Map reads.
  */
 export class LayeredMap<K, V> extends Map<K, V> {
-  #base: ReadonlyMap<K, V>;
-  #frozen: ReadonlyMap<K, V>;
-  #frozenAdded: readonly K[];
-  #frozenUndefined: boolean;
-  /** This layer's writes. */
-  #own = new Map<K, V>();
-  /** Keys set here that neither the base nor the frozen writes have, in insertion order. */
-  #added: K[] = [];
-  /** Writes of `undefined` here. */
-  #undefinedWrites = 0;
-  /** The frozen layer this map's clones start from (made by the first `relayer`, dropped by a write). */
-  #forClones: FrozenLayer<K, V> | undefined;
+  #lineage: MapLineage<K, V>;
+  #version: Version<K, V>;
 
-  constructor(base: ReadonlyMap<K, V>, frozen?: FrozenLayer<K, V>) {
+  /** A new lineage whose content is a copy of `base` (the base is not read again). */
+  constructor(base: ReadonlyMap<K, V>, from?: { lineage: MapLineage<K, V>; version: Version<K, V> }) {
     super();
-    this.#base = frozen ? frozen.base : base;
-    this.#frozen = frozen ? frozen.writes : emptyMap<K, V>();
-    this.#frozenAdded = frozen ? frozen.added : [];
-    this.#frozenUndefined = frozen ? frozen.undefinedWrites : false;
+    if (from) {
+      this.#lineage = from.lineage;
+      this.#version = from.version;
+    } else {
+      const root: Version<K, V> = { next: undefined, diff: [], sealed: false, log: undefined };
+      this.#lineage = { map: new Map(base), root, epoch: 0 };
+      this.#version = root;
+    }
   }
 
-  /**
-   * A new layer for a clone of the state that owns this (frozen) map: an empty layer of its own over
-   * this map's writes, frozen (made once per map, shared by all its clones). The frozen writes are
-   * kept under 4·√(base size): past that they are flattened into a new base (a flat copy, once), which
-   * balances the copy of the writes at each commit against the copy of the base (a fixed fraction of
-   * the base made one or the other grow with the chat).
-   */
+  /** A clone: a new version with this map's content, written independently of it. */
   relayer(): LayeredMap<K, V> {
-    let f = this.#forClones;
-    if (!f) {
-      let writes: ReadonlyMap<K, V> = this.#frozen;
-      let added: readonly K[] = this.#frozenAdded;
-      if (this.#own.size > 0) {
-        const merged = new Map(this.#frozen);
-        for (const [k, v] of this.#own) merged.set(k, v);
-        writes = merged;
-        added = this.#added.length > 0 ? this.#frozenAdded.concat(this.#added) : this.#frozenAdded;
+    const parent = this.#version;
+    parent.sealed = true;
+    const version: Version<K, V> = { next: parent, diff: [], sealed: false, log: undefined };
+    return new LayeredMap<K, V>(EMPTY_BASE as ReadonlyMap<K, V>, { lineage: this.#lineage, version });
+  }
+
+  /** Makes this map's version the root: the Map then holds its content. */
+  #reroot(): Map<K, V> {
+    const lin = this.#lineage;
+    const target = this.#version;
+    if (lin.root === target) return lin.map;
+    const path: Version<K, V>[] = [];
+    for (let v: Version<K, V> | undefined = target; v !== undefined && v !== lin.root; v = v.next) path.push(v);
+    const map = lin.map;
+    let root = lin.root;
+    for (let i = path.length - 1; i >= 0; i--) {
+      const v = path[i];
+      const diff = v.diff;
+      const inverse: unknown[] = [];
+      for (let j = diff.length - 3; j >= 0; j -= 3) {
+        const key = diff[j] as K;
+        const had = map.has(key);
+        inverse.push(key, had, had ? map.get(key) : undefined);
+        if (diff[j + 1] as boolean) map.set(key, diff[j + 2] as V);
+        else map.delete(key);
       }
-      const undefinedWrites = this.#frozenUndefined || this.#undefinedWrites > 0;
-      if (writes.size * writes.size > 16 * this.#base.size) {
-        const flat = new Map<K, V>();
-        for (const [k, v] of this.#base) flat.set(k, writes.has(k) ? (writes.get(k) as V) : v);
-        for (const k of added) flat.set(k, writes.get(k) as V);
-        f = { base: flat, writes: emptyMap<K, V>(), added: [], undefinedWrites: false };
-      } else {
-        f = { base: this.#base, writes, added, undefinedWrites };
-      }
-      this.#forClones = f;
+      root.next = v;
+      root.diff = inverse;
+      root.log = undefined;
+      v.next = undefined;
+      v.diff = [];
+      root = v;
     }
-    return new LayeredMap<K, V>(f.base, f);
+    // Versions that led to the old root now lead here too: a write here starts a new version.
+    root.sealed = true;
+    root.log = undefined;
+    lin.root = root;
+    lin.epoch++;
+    return map;
   }
 
   override get(key: K): V | undefined {
-    const own = this.#own;
-    if (own.size !== 0) {
-      const v = own.get(key);
-      if (v !== undefined || (this.#undefinedWrites > 0 && own.has(key))) return v;
-    }
-    const frozen = this.#frozen;
-    if (frozen.size !== 0) {
-      const v = frozen.get(key);
-      if (v !== undefined || (this.#frozenUndefined && frozen.has(key))) return v;
-    }
-    return this.#base.get(key);
+    const lin = this.#lineage;
+    return (lin.root === this.#version ? lin.map : this.#reroot()).get(key);
   }
 
   override has(key: K): boolean {
-    return this.#own.has(key) || this.#frozen.has(key) || this.#base.has(key);
+    const lin = this.#lineage;
+    return (lin.root === this.#version ? lin.map : this.#reroot()).has(key);
   }
 
   override set(key: K, value: V): this {
-    // Clones made before this write keep what they started from.
-    this.#forClones = undefined;
-    if (!this.#own.has(key) && !this.#frozen.has(key) && !this.#base.has(key)) this.#added.push(key);
-    if (value === undefined) this.#undefinedWrites++;
-    this.#own.set(key, value);
+    const map = this.#reroot();
+    const lin = this.#lineage;
+    let v = this.#version;
+    if (v.sealed) {
+      // Other versions lead to this one: it keeps its content, described from a new root.
+      const fresh: Version<K, V> = { next: undefined, diff: [], sealed: false, log: v };
+      v.next = fresh;
+      v.diff = [];
+      lin.root = fresh;
+      this.#version = v = fresh;
+    }
+    const had = map.has(key);
+    if (v.log) v.log.diff.push(key, had, had ? map.get(key) : undefined);
+    map.set(key, value);
     return this;
   }
 
   override get size(): number {
-    return this.#base.size + this.#frozenAdded.length + this.#added.length;
+    return this.#reroot().size;
   }
 
   override delete(_key: K): boolean {
@@ -214,38 +235,33 @@ export class LayeredMap<K, V> extends Map<K, V> {
     throw new Error('a LayeredMap does not clear');
   }
 
-  /** The value of a key the base or the frozen writes have, over those two and this layer's writes. */
-  #over(k: K, v: V): V {
-    const own = this.#own;
-    if (own.has(k)) return own.get(k) as V;
-    const frozen = this.#frozen;
-    return frozen.has(k) ? (frozen.get(k) as V) : v;
-  }
-
   override *entries(): MapIterator<[K, V]> {
-    if (this.#own.size === 0 && this.#frozen.size === 0) {
-      yield* this.#base.entries();
-      return;
+    const lin = this.#lineage;
+    const map = this.#reroot();
+    const epoch = lin.epoch;
+    const it = map.entries();
+    let i = 0;
+    for (;;) {
+      if (lin.epoch !== epoch) {
+        // Another version was read between two steps: the Map was changed under the iterator. This
+        // version's content, in the same order, from where it was.
+        const rest = [...this.#reroot().entries()];
+        for (let j = i; j < rest.length; j++) yield rest[j];
+        return;
+      }
+      const r = it.next();
+      if (r.done) return;
+      i++;
+      yield r.value;
     }
-    for (const [k, v] of this.#base) yield [k, this.#over(k, v)];
-    for (const k of this.#frozenAdded) yield [k, this.#over(k, undefined as V)];
-    for (const k of this.#added) yield [k, this.#own.get(k) as V];
   }
 
   override *keys(): MapIterator<K> {
-    yield* this.#base.keys();
-    yield* this.#frozenAdded;
-    yield* this.#added;
+    for (const [k] of this.entries()) yield k;
   }
 
   override *values(): MapIterator<V> {
-    if (this.#own.size === 0 && this.#frozen.size === 0) {
-      yield* this.#base.values();
-      return;
-    }
-    for (const [k, v] of this.#base) yield this.#over(k, v);
-    for (const k of this.#frozenAdded) yield this.#over(k, undefined as V);
-    for (const k of this.#added) yield this.#own.get(k) as V;
+    for (const [, v] of this.entries()) yield v;
   }
 
   override [Symbol.iterator](): MapIterator<[K, V]> {
@@ -256,7 +272,7 @@ export class LayeredMap<K, V> extends Map<K, V> {
     for (const [k, v] of this.entries()) callback.call(thisArg, v, k, this);
   }
 
-  /** How Node's inspector shows it: the entries, not the layers. */
+  /** How Node's inspector shows it: the entries, not the versions. */
   [Symbol.for('nodejs.util.inspect.custom')](): Map<K, V> {
     return new Map(this.entries());
   }

@@ -258,6 +258,60 @@ describe('copy-on-write chat states (issue 12)', () => {
     }
   });
 
+  it('LayeredMap versions of one lineage read in any order (iterating one while others are read and written, old versions after many generations) are each what their copy is', () => {
+    const rand = ((seed) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)(23);
+    type M = Map<string, number | undefined>;
+    for (let trial = 0; trial < 60; trial++) {
+      // Every version made so far, with a plain copy of what it must hold.
+      const versions: [M, M][] = [];
+      const start = new Map<string, number | undefined>();
+      for (let i = 0; i < Math.floor(rand() * 20); i++) start.set(`k${Math.floor(rand() * 40)}`, i);
+      versions.push([new LayeredMap(new Map(start)), new Map(start)]);
+      const pick = () => versions[Math.floor(rand() * versions.length)];
+      const write = ([m, copy]: [M, M]) => {
+        const k = `k${Math.floor(rand() * 60)}`;
+        const v = rand() < 0.1 ? undefined : Math.floor(rand() * 100);
+        m.set(k, v);
+        copy.set(k, v);
+      };
+      for (let step = 0; step < 120; step++) {
+        const r = rand();
+        if (r < 0.3) {
+          const [m, copy] = rand() < 0.6 ? versions[versions.length - 1] : pick();
+          versions.push([(m as LayeredMap<string, number | undefined>).relayer(), new Map(copy)]);
+        } else if (r < 0.7) {
+          write(rand() < 0.7 ? versions[versions.length - 1] : pick());
+        } else if (r < 0.85) {
+          const [m, copy] = pick();
+          const k = `k${Math.floor(rand() * 60)}`;
+          assert.equal(m.get(k), copy.get(k), `trial ${trial} step ${step}: get ${k}`);
+          assert.equal(m.has(k), copy.has(k), `trial ${trial} step ${step}: has ${k}`);
+          assert.equal(m.size, copy.size, `trial ${trial} step ${step}: size`);
+        } else {
+          // Iterate one version; between its steps, read and write others (never the one iterated).
+          const [m, copy] = pick();
+          const expected = [...copy];
+          const seen: [string, number | undefined][] = [];
+          for (const e of m) {
+            seen.push(e);
+            const other = pick();
+            if (other[0] === m) continue;
+            const k = `k${Math.floor(rand() * 60)}`;
+            assert.equal(other[0].get(k), other[1].get(k));
+            if (rand() < 0.3) write(other);
+          }
+          assert.deepEqual(seen, expected, `trial ${trial} step ${step}: iteration while other versions were read`);
+        }
+      }
+      for (const [i, [m, copy]] of versions.entries()) {
+        assert.deepEqual([...m], [...copy], `trial ${trial}: version ${i} of ${versions.length}`);
+        assert.deepEqual([...m.keys()], [...copy.keys()]);
+        assert.deepEqual([...m.values()], [...copy.values()]);
+        assert.equal(m.size, copy.size);
+      }
+    }
+  });
+
   it('a clone shares entries until it writes them, logs what it wrote, and never changes its parent', () => {
     const tok = getTokenizer('o200k_base');
     const e = new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
