@@ -17,7 +17,8 @@ import { markdownTable, svgChart } from './charts';
 import { formatInt, machineFacts, round, stats, type MachineFacts, type Stats } from './perfStats';
 import { replay, usesTools } from './replayCore';
 import { getTokenizer } from '../src/services/tokenizer';
-import { measureBuildTime, measureInterleaved, measureProbe, measureScaling, type BuildTimeResult, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
+import { measureBuildTime, type BuildTimeResult, type HasherChoice, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
+import { runIsolated, runJob, type ScalingChat } from './perfIsolated';
 import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GeneratedInfo } from './perfGenerate';
 import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile';
 import { measureTokenizerThroughput, trajectoryCorpus, type ThroughputResult } from './perfTokenizer';
@@ -84,7 +85,7 @@ export interface PerfResults {
    * sha256 through its IHasher port (as a host can), and a 1,000-turn chat with 5 MB of files — and the
    * same turn built at different lengths of one chat (the probe). `scaling.main` stays the main row.
    */
-  longChats?: { cases: { label: string; uncut?: boolean; generated: GeneratedInfo; result: ScalingResult }[]; probes: ProbeResult[]; interleaved: InterleavedResult[] };
+  longChats?: { cases: { label: string; uncut?: boolean; inProcess?: boolean; generated: GeneratedInfo; result: ScalingResult }[]; probes: ProbeResult[]; interleaved: InterleavedResult[] };
   tokenizer?: ThroughputResult;
   memory?: { replay: RssResult; engineOnly: RssResult; heap: HeapResult[] };
   promptTsx?: PromptTsxComparison;
@@ -285,7 +286,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
   }
   for (const c of perf.longChats?.cases ?? []) {
     const r = c.result;
-    if (r.turns < 1000 || r.hasher !== 'native' || r.fresh !== 'changed') continue;
+    if (r.turns < 1000 || r.hasher !== 'native' || r.fresh !== 'changed' || c.inProcess) continue;
     const met = r.ratio <= 1.5 && r.ratioP95 <= 1.5;
     const probe = perf.longChats?.probes.find((p) => p.trajectory === r.trajectory && p.hasher === 'native');
     targets.push({
@@ -356,7 +357,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
 
 /** Why a window ratio is above its target: the content the two windows add, and the probe. */
 function scalingNote(r: ScalingResult, probe: ProbeResult | undefined, inter?: InterleavedResult): string {
-  const parts = [`${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work; the other turns (the history's work alone): ${r.noNewContent.last20.median} vs ${r.noNewContent.first20.median} ms median (${r.noNewContent.ratio}×).`];
+  const parts = [`${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work; the other turns (the history's work alone): ${r.noNewContent.last20.median} vs ${r.noNewContent.first20.median} ms median (${r.noNewContent.ratio}×); the new-content turns, beyond the other turns: ${r.perNewKB.last20.us} vs ${r.perNewKB.first20.us} µs per KB of new blocks (${r.perNewKB.ratio}×), for ${formatInt(r.perNewKB.last20.kb)} KB against ${formatInt(r.perNewKB.first20.kb)}.`];
   if (probe && probe.points.length >= 2) {
     const [a, b] = [probe.points[0], probe.points[probe.points.length - 1]];
     parts.push(`The same turn built after ${a.afterTurns} and after ${b.afterTurns} turns: ${a.stats.median} vs ${b.stats.median} ms (${round(b.stats.median / a.stats.median)}×).`);
@@ -406,14 +407,15 @@ export function performanceMarkdown(p: PerfResults): string {
       'Same measurement, side by side: Node\'s native sha256 given through the engine\'s IHasher port (as the extension, the replay and the benchmark run) and the engine\'s own pure-JS sha256 (its default when no port is given); ' +
         `and a ${formatInt(LONG_CHAT.turns)}-turn conversation with ${formatInt(LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows; files cut then are sent again in full when attached later, so its last 20 turns send more new blocks than its first 20), ` +
         `and in a ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window, which nothing cuts (as the ${GENERATED_DEFAULTS.turns}-turn case). ` +
-        '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count); "other turns": the rest, whose work is the history\'s alone.',
+        '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count); "other turns": the rest, whose work is the history\'s alone; "beyond the others": what the new-content turns take over the other turns\' median, per KB of the new blocks (the cost of new content, apart from how much of it each window has). ' +
+        'Each case runs in a child process of its own (the chat and nothing else in its heap; the figures do not depend on the order the cases run in); the last row runs in the benchmark\'s own process, for comparison.',
       '',
     );
-    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, r.ratio, r.ratioP95, `${r.newContent.first20} / ${r.newContent.last20} (${r.newBlocks.first20} / ${r.newBlocks.last20} blocks)`, `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—'];
-    out.push(table(['case', 'sha256', 'turns 1–20 median ms', 'p95', 'last 20 median ms', 'p95', 'ratio (median)', 'ratio (p95)', 'new-content turns (first / last 20)', 'other turns: median ms first / last 20 (ratio)', 'turns that cut (median ms)'], [
+    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, r.ratio, r.ratioP95, `${r.newContent.first20} / ${r.newContent.last20} (${r.newBlocks.first20} / ${r.newBlocks.last20} blocks)`, `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`, `${r.perNewKB.first20.us} / ${r.perNewKB.last20.us} µs per KB of ${formatInt(r.perNewKB.first20.kb)} / ${formatInt(r.perNewKB.last20.kb)} KB (${r.perNewKB.ratio}×)`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—'];
+    out.push(table(['case', 'sha256', 'turns 1–20 median ms', 'p95', 'last 20 median ms', 'p95', 'ratio (median)', 'ratio (p95)', 'new-content turns (first / last 20)', 'other turns: median ms first / last 20 (ratio)', 'new-content turns beyond the others, first / last 20 (ratio)', 'turns that cut (median ms)'], [
       row(`${all.turns} turns`, all),
       ...p.longChats.cases.map((c) => row(c.label, c.result)),
-    ], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
+    ], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']));
     out.push(
       'The same turn built at different lengths of one chat (build, then abandon, as the context meter does while the user types): one new 12 KB file, the first two files attached again, the same message. ' +
         `Only the history differs. ${p.longChats.probes[0]?.runs ?? 0} builds per point.`,
@@ -574,8 +576,9 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
     }
     const { trajectory: generated, info } = generateConversation();
     perf.scaling = step(`scaling, generated ${generated.turns.length} turns`, durations, () => {
-      const main = measureScaling(generated, DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'native');
-      const allFresh = measureScaling(generated, DEFAULT_LAYOUT, runs.scalingWarm, 'all', 'native');
+      // Each in a child process of its own (perfIsolated.ts): a chat's figure does not depend on what ran before it.
+      const main = runIsolated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'changed', hasher: 'native' });
+      const allFresh = runIsolated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'all', hasher: 'native' });
       const n = generated.turns.length;
       const growth = profileGrowth(generated, new GuardedTokenizer(generated.model.encoding), [1, 20], [n - 19, n], 40).filter((g) => isProjectFunction(g.fn)).slice(0, 12);
       return { generated: info, main, allFresh, growth };
@@ -585,22 +588,22 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
       const long = generateConversation(LONG_CHAT);
       const uncut = generateConversation(LONG_CHAT_UNCUT);
       const m = long.trajectory.turns.length;
-      const cases = [
-        { label: `${n} turns, pure-JS sha256`, generated: info, result: measureScaling(generated, DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'pure-js') },
-        { label: `${m} turns`, generated: long.info, result: measureScaling(long.trajectory, DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'native') },
-        { label: `${m} turns, ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window (nothing cut)`, uncut: true, generated: uncut.info, result: measureScaling(uncut.trajectory, DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'native') },
-        { label: `${m} turns, pure-JS sha256`, generated: long.info, result: measureScaling(long.trajectory, DEFAULT_LAYOUT, runs.scalingWarm, 'changed', 'pure-js') },
+      const scaling = (chat: ScalingChat, hasher: HasherChoice) => ({ kind: 'scaling' as const, chat, layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'changed' as const, hasher });
+      const cases: { label: string; uncut?: boolean; inProcess?: boolean; generated: GeneratedInfo; result: ScalingResult }[] = [
+        { label: `${n} turns, pure-JS sha256`, generated: info, result: runIsolated(scaling('generated', 'pure-js')) },
+        { label: `${m} turns`, generated: long.info, result: runIsolated(scaling('long', 'native')) },
+        { label: `${m} turns, ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window (nothing cut)`, uncut: true, generated: uncut.info, result: runIsolated(scaling('uncut', 'native')) },
+        { label: `${m} turns, pure-JS sha256`, generated: long.info, result: runIsolated(scaling('long', 'pure-js')) },
+        // For comparison, as this section measured before: in the benchmark's own process, which holds
+        // the other sections' conversations, results and garbage.
+        { label: `${m} turns, in the benchmark's own process`, inProcess: true, generated: long.info, result: runJob(scaling('long', 'native')) },
       ];
-      const probes = [
-        measureProbe(generated, DEFAULT_LAYOUT, [20, n], runs.probe, 'native'),
-        measureProbe(generated, DEFAULT_LAYOUT, [20, n], runs.probe, 'pure-js'),
-        measureProbe(long.trajectory, DEFAULT_LAYOUT, [20, n, m], runs.probe, 'native'),
-        measureProbe(long.trajectory, DEFAULT_LAYOUT, [20, n, m], runs.probe, 'pure-js'),
-      ];
+      const probe = (chat: ScalingChat, afterTurns: number[], hasher: HasherChoice) => runIsolated({ kind: 'probe', chat, layout: DEFAULT_LAYOUT, afterTurns, runs: runs.probe, hasher });
+      const probes = [probe('generated', [20, n], 'native'), probe('generated', [20, n], 'pure-js'), probe('long', [20, n, m], 'native'), probe('long', [20, n, m], 'pure-js')];
       const interleaved = [
-        measureInterleaved(generated, DEFAULT_LAYOUT, runs.interleaved[0]),
-        measureInterleaved(long.trajectory, DEFAULT_LAYOUT, runs.interleaved[1]),
-        measureInterleaved(uncut.trajectory, DEFAULT_LAYOUT, runs.interleaved[1]),
+        runIsolated({ kind: 'interleaved', chat: 'generated', layout: DEFAULT_LAYOUT, runs: runs.interleaved[0] }),
+        runIsolated({ kind: 'interleaved', chat: 'long', layout: DEFAULT_LAYOUT, runs: runs.interleaved[1] }),
+        runIsolated({ kind: 'interleaved', chat: 'uncut', layout: DEFAULT_LAYOUT, runs: runs.interleaved[1] }),
       ];
       return { cases, probes, interleaved };
     });

@@ -47,21 +47,26 @@ export function warmTokenizer(traj: Trajectory): GuardedTokenizer {
   return new GuardedTokenizer(traj.model.encoding, { maxEntries: 500_000, maxKeyChars: 256_000_000 });
 }
 
-function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[]; newBlocks: number[] } {
+function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[]; newBlocks: number[]; newChars: number[] } {
   const tokenizer = warmTokenizer(traj);
   const h = hasherOf(hasher);
   const newContentTurns: number[] = [];
   const newBlocks: number[] = [];
+  const newChars: number[] = [];
   const first = driveEngine(traj, {
     layout, policy: 'append-version', tokenizer, fresh, hasher: h,
     onBuilt: (turn, _ms, env) => {
       newBlocks[turn] = env.newBlocks.length;
       if (env.newBlocks.length > 0) newContentTurns.push(turn);
+      const added = new Set(env.newBlocks);
+      let chars = 0;
+      for (const l of env.layers) for (const g of l.segments) if ((g.kind === 'artifact' || g.kind === 'compacted') && g.artifactKey && added.has(g.artifactKey)) chars += g.text.length;
+      newChars[turn] = chars;
     },
   });
   const warm: number[][] = [];
   for (let r = 0; r < warmRuns; r++) warm.push(driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh, hasher: h }).buildMs);
-  return { cold: first.buildMs, warm, cutTurns: first.cutTurns, newContentTurns, newBlocks };
+  return { cold: first.buildMs, warm, cutTurns: first.cutTurns, newContentTurns, newBlocks, newChars };
 }
 
 /** Blocks first sent in turns `from`..`to` (1-based), turns that cut left out. */
@@ -99,6 +104,13 @@ export interface ScalingResult {
   newBlocks: { first20: number; last20: number };
   /** The windows' other turns (nothing new to hash or count: the history's work alone), and last ÷ first medians. */
   noNewContent: { first20: Stats; last20: Stats; ratio: number };
+  /**
+   * The new-content turns per KB of new blocks: characters of the blocks each window sends for the
+   * first time, and µs per KB those turns take beyond the window's other turns (Σ their per-turn
+   * medians − their count × the other turns' median, ÷ KB): the cost of new content, apart from how
+   * much of it each window has.
+   */
+  perNewKB: { first20: { kb: number; us: number }; last20: { kb: number; us: number }; ratio: number };
   /** median(last 20) ÷ median(first 20). */
   ratio: number;
   /** p95(last 20) ÷ p95(first 20). */
@@ -107,7 +119,7 @@ export interface ScalingResult {
 }
 
 export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher: HasherChoice = 'native'): ScalingResult {
-  const { warm, cutTurns, newContentTurns, newBlocks } = buildTimes(traj, layout, warmRuns, fresh, hasher);
+  const { warm, cutTurns, newContentTurns, newBlocks, newChars } = buildTimes(traj, layout, warmRuns, fresh, hasher);
   const n = warm[0].length;
   const cut = new Set(cutTurns);
   const window = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1)));
@@ -118,6 +130,18 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
   const plain = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1) && !fresh0.has(from + j + 1)));
   const plainFirst = stats(plain(0, 20));
   const plainLast = stats(plain(Math.max(0, n - 20), n));
+  const perKB = (from: number, to: number, other: Stats): { kb: number; us: number } => {
+    let chars = 0;
+    let extra = 0;
+    for (let t = from + 1; t <= to; t++) {
+      if (cut.has(t) || !fresh0.has(t)) continue;
+      chars += newChars[t] ?? 0;
+      extra += perTurn[t - 1] - other.median;
+    }
+    return { kb: round(chars / 1000, 1), us: chars > 0 ? round((extra * 1000) / (chars / 1000), 2) : 0 };
+  };
+  const kbFirst = perKB(0, Math.min(20, n), plainFirst);
+  const kbLast = perKB(Math.max(0, n - 20), n, plainLast);
   return {
     trajectory: traj.name,
     layout,
@@ -131,6 +155,7 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
     newContent: { first20: newContentTurns.filter((t) => t <= 20 && !cut.has(t)).length, last20: newContentTurns.filter((t) => t > n - 20 && !cut.has(t)).length },
     newBlocks: { first20: blocksIn(newBlocks, 1, Math.min(20, n), cut), last20: blocksIn(newBlocks, Math.max(1, n - 19), n, cut) },
     noNewContent: { first20: plainFirst, last20: plainLast, ratio: plainFirst.median > 0 ? round(plainLast.median / plainFirst.median) : 0 },
+    perNewKB: { first20: kbFirst, last20: kbLast, ratio: kbFirst.us > 0 ? round(kbLast.us / kbFirst.us) : 0 },
     ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
     ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
     warmMedianPerTurn: perTurn,
