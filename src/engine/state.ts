@@ -278,14 +278,22 @@ export class LayeredMap<K, V> extends Map<K, V> {
   }
 }
 
-function layerOver<K, V>(m: Map<K, V>): Map<K, V> {
-  return m instanceof LayeredMap ? m.relayer() : new LayeredMap<K, V>(m);
+/**
+ * A clone of a state's map. A plain Map (a state decoded or made empty, never cloned) becomes the
+ * root of a lineage first, and the state keeps that root instead (`adopt`): its content is copied
+ * once, not at every clone (the context meter clones a freshly opened chat's state at each change).
+ */
+function layerOver<K, V>(m: Map<K, V>, adopt: (root: LayeredMap<K, V>) => void): Map<K, V> {
+  if (m instanceof LayeredMap) return m.relayer();
+  const root = new LayeredMap<K, V>(m);
+  adopt(root);
+  return root.relayer();
 }
 
 /**
- * Copy-on-write clones (issue 12). A pending turn's state reads through to the committed state's
- * maps (LayeredMap) and shares its order array and entries until it writes them, so a clone costs
- * the same at turn 1,000 as at turn 1. Every
+ * Copy-on-write clones (issue 12). A pending turn's state's maps are versions of the committed
+ * state's (LayeredMap), and it shares its order array and entries until it writes them, so a clone
+ * costs the same at turn 1,000 as at turn 1. Every
  * write to an entry or container of a state goes through the helpers below (`writableEntry`,
  * `putEntry`, `writableLatest`, `writableVersions`, `writableOrder`): they copy what is still
  * shared and log the entry keys written, so a cache can tell which entries differ between two
@@ -308,9 +316,9 @@ const lineages = new WeakMap<ChatState, Lineage>();
 export function cloneState(s: ChatState): ChatState {
   const c: ChatState = {
     completedTurns: s.completedTurns,
-    entries: layerOver(s.entries),
-    latest: layerOver(s.latest),
-    versions: layerOver(s.versions),
+    entries: layerOver(s.entries, (root) => (s.entries = root)),
+    latest: layerOver(s.latest, (root) => (s.latest = root)),
+    versions: layerOver(s.versions, (root) => (s.versions = root)),
     order: s.order,
     // Replaced, never mutated in place (HistoryManager.append).
     turns: s.turns,
@@ -351,7 +359,7 @@ export function putEntry(s: ChatState, entry: EntryState): void {
   s.entries.set(entry.key, entry);
 }
 
-/** A clone's maps are its own layers (see LayeredMap): written directly. */
+/** A clone's maps are its own versions (see LayeredMap): written directly. */
 export function writableLatest(s: ChatState): Map<string, string> {
   return s.latest;
 }

@@ -334,6 +334,34 @@ describe('copy-on-write chat states (issue 12)', () => {
     assert.equal(entryChanges(emptyState(), 0, b), undefined, 'unrelated states: unknown');
   });
 
+  it('a decoded state (plain maps) cloned again and again: its maps are copied once, and neither it nor its clones see the others\' writes', () => {
+    const tok = getTokenizer('o200k_base');
+    const e = new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
+    e.buildTurn({ userText: 'q', attachments: [{ kind: 'file', uri: 'a.md', content: 'A' }, { kind: 'file', uri: 'b.md', content: 'B' }] });
+    e.completeTurn('r');
+    const blobs = new Map(stateBlobs(e.state).map((b) => [b.hash, b.text]));
+    const decoded = decodeState(JSON.parse(JSON.stringify(encodeState(e.state))), (h) => blobs.get(h)!);
+    assert.ok(!(decoded.entries instanceof LayeredMap), 'a decoded state has plain maps');
+    const before = JSON.stringify(encodeState(decoded));
+    const a = cloneState(decoded);
+    const root = decoded.entries;
+    assert.ok(root instanceof LayeredMap, 'the state now holds the root of its maps\' lineage');
+    const b = cloneState(decoded);
+    assert.equal(decoded.entries, root, 'the second clone reuses it (no second copy)');
+    putEntry(a, { ...a.entries.get('file:a.md')!, key: 'file:a.md@v2', firstTurn: 2 });
+    a.latest.set('file:a.md', 'file:a.md@v2');
+    writableEntry(b, 'file:b.md').missing = true;
+    assert.equal(JSON.stringify(encodeState(decoded)), before, 'the decoded state is unchanged');
+    assert.equal(b.entries.has('file:a.md@v2'), false);
+    assert.equal(b.latest.get('file:a.md'), 'file:a.md');
+    assert.equal(a.entries.get('file:b.md')!.missing, false);
+    // The decoded state written after its clones were made (as a state that is not a clone is): its clones keep what they had.
+    decoded.latest.set('file:b.md', 'elsewhere');
+    assert.equal(a.latest.get('file:b.md'), 'file:b.md');
+    assert.equal(b.latest.get('file:b.md'), 'file:b.md');
+    assert.equal(decoded.latest.get('file:b.md'), 'elsewhere');
+  });
+
   it('a version made by a build abandoned for the meter is the very artifact the next build of the turn sends; requests unchanged', () => {
     const tok = getTokenizer('o200k_base');
     const make = () => new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
