@@ -90,8 +90,8 @@ describe('e2e: a 1,000-turn chat from another window', function () {
     });
 
     await steps.run('Dark Modern theme picked from the Command Palette', async () => {
-      await pickColorTheme(page, 'Dark Modern');
       darkened = true;
+      await pickColorTheme(page, 'Dark Modern', async () => (await page.locator('.monaco-workbench.vs-dark').count()) > 0);
       await poll('the workbench in a dark theme', TIMEOUT.ui, async () => ((await page.locator('.monaco-workbench.vs-dark').count()) > 0 ? true : undefined));
       await poll('the panel in a dark theme', TIMEOUT.ui, async () => ((await panel.frame.locator('body.vscode-dark').count()) > 0 ? true : undefined));
     });

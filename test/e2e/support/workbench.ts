@@ -5,6 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { log } from './session';
 
 export const TIMEOUT = {
   /** First load of the workbench (extension host start included). */
@@ -161,20 +162,31 @@ export async function runCommand(page: Page, title: string): Promise<void> {
  * Picks a color theme as a person does: "Preferences: Color Theme" from the Command Palette, the
  * theme's name typed into the picker, Enter. `label` is the picker's label (e.g. "Dark Modern").
  */
-export async function pickColorTheme(page: Page, label: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
-  await input.fill('>Preferences: Color Theme');
-  // Not necessarily the first row ("Browse Color Themes in Marketplace" may rank above it): clicked.
-  const command = page.locator('.quick-input-widget .quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]').first();
-  await command.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
-  await command.click();
-  await poll('the theme picker', TIMEOUT.ui, async () => ((await input.inputValue()) === '' ? true : undefined));
-  await input.fill(label);
-  await page.locator(`.quick-input-widget .quick-input-list .monaco-list-row.focused[aria-label^="${label}"]`).waitFor({ state: 'visible', timeout: TIMEOUT.ui });
-  await page.keyboard.press('Enter');
-  await input.waitFor({ state: 'hidden', timeout: TIMEOUT.ui });
+export async function pickColorTheme(page: Page, label: string, applied?: () => Promise<boolean>): Promise<void> {
+  // The picker previews the focused theme 200 ms after focus and applies the accepted one on a
+  // timer; a focus change while it closes can replace that timer with a preview of the theme it
+  // started from (seen in CI: dark for a moment, then back to light). So the result is checked once
+  // the picker's timers have run, and the pick made again if it did not hold.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+    await input.fill('>Preferences: Color Theme');
+    // Not necessarily the first row ("Browse Color Themes in Marketplace" may rank above it): clicked.
+    const command = page.locator('.quick-input-widget .quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]').first();
+    await command.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+    await command.click();
+    await poll('the theme picker', TIMEOUT.ui, async () => ((await input.inputValue()) === '' ? true : undefined));
+    await input.fill(label);
+    await page.locator(`.quick-input-widget .quick-input-list .monaco-list-row.focused[aria-label^="${label}"]`).waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+    await page.keyboard.press('Enter');
+    await input.waitFor({ state: 'hidden', timeout: TIMEOUT.ui });
+    if (!applied) return;
+    await page.waitForTimeout(600);
+    if (await applied()) return;
+    if (attempt === 3) throw new Error(`the theme "${label}" did not hold after ${attempt} picks`);
+    log(`the theme "${label}" did not hold after pick ${attempt} (the picker's preview timer); picking it again`);
+  }
 }
 
 /** Reloads the window (what "Developer: Reload Window" does in the web workbench). */
