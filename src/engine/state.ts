@@ -155,7 +155,10 @@ export class LayeredMap<K, V> extends Map<K, V> {
   /** A clone: a new version with this map's content, written independently of it. */
   relayer(): LayeredMap<K, V> {
     const parent = this.#version;
+    // Its content is kept from now on (a write starts a new version), so the version before it no
+    // longer needs the inverse of later writes: not kept alive through it either.
     parent.sealed = true;
+    parent.log = undefined;
     const version: Version<K, V> = { next: parent, diff: [], sealed: false, log: undefined };
     return new LayeredMap<K, V>(EMPTY_BASE as ReadonlyMap<K, V>, { lineage: this.#lineage, version });
   }
