@@ -142,6 +142,11 @@ export class Composer {
     this.showStatus(result.error);
   }
 
+  /** What the input holds. */
+  text(): string {
+    return this.input.value;
+  }
+
   setText(text: string): void {
     this.input.value = text;
     this.host.draftChanged(text);

@@ -17,7 +17,7 @@ import { Meter } from './meter';
 import { ModelMenu } from './modelMenu';
 import { PreviewCard } from './preview';
 import { Tooltips } from './tooltip';
-import { UiStateStore } from './uiState';
+import { MAX_PARKED_DRAFTS, UiStateStore, type ParkedDraft } from './uiState';
 import { vscodeApi } from './vscodeApi';
 
 /**
@@ -225,7 +225,11 @@ class App {
     this.initialized = true;
     document.body.classList.remove('strata-loading');
     const sameChat = s.chatId === this.ui.get().chatId;
+    // The chat whose draft the input holds: the one shown until now, or (a view loaded again) the
+    // one the saved draft was begun in.
+    const draftOf = first ? this.ui.get().draftChatId : this.chatId;
     this.chatId = s.chatId;
+    if (draftOf !== undefined && draftOf !== s.chatId) this.switchDraft(draftOf, s.chatId);
     this.header.update(s.chats, s.chatId, s.chatTitle);
     this.banners.setNotices(s.notices);
     this.banners.setBanners(s.banners);
@@ -254,6 +258,30 @@ class App {
     this.conversation.setMessages(s.chatId, s.messages, s.hasOlder, restore);
     if (!first || !sameChat) this.ui.update({ chatId: s.chatId, atBottom: true, anchorId: undefined, anchorOffset: undefined });
     this.setBusy(s.busy);
+  }
+
+  /**
+   * A draft belongs to its chat: the input's text is parked under the chat it was written in, and the
+   * draft left in the chat switched to (if any) comes back, so a question written for one chat is
+   * not sent in another with that chat's context.
+   */
+  private switchDraft(from: string, to: string): void {
+    const ui = this.ui.get();
+    const parked: Record<string, ParkedDraft> = { ...(ui.parked ?? {}) };
+    const text = this.composer.text();
+    delete parked[from];
+    if (text.trim().length > 0) parked[from] = ui.draftChatId === from && ui.draftAfterTurn !== undefined ? { text, afterTurn: ui.draftAfterTurn } : { text };
+    const next = parked[to];
+    delete parked[to];
+    const keys = Object.keys(parked);
+    for (const k of keys.slice(0, Math.max(0, keys.length - MAX_PARKED_DRAFTS))) delete parked[k];
+    this.composer.setText(next?.text ?? '');
+    this.ui.update({
+      parked: Object.keys(parked).length > 0 ? parked : undefined,
+      draft: next?.text ?? '',
+      draftChatId: next ? to : undefined,
+      draftAfterTurn: next?.afterTurn,
+    });
   }
 
   private setModel(model: PanelState['model']): void {

@@ -13,6 +13,12 @@ export interface UiState {
    */
   draftChatId?: string;
   draftAfterTurn?: number;
+  /**
+   * Drafts left in other chats (a draft belongs to its chat: switching chats parks the one being
+   * written and brings back the one left in the chat switched to), oldest first, at most
+   * MAX_PARKED_DRAFTS.
+   */
+  parked?: Record<string, ParkedDraft>;
   /** The chat the scroll position belongs to. */
   chatId?: string;
   /** Following the end of the conversation (the default), or anchored at a message. */
@@ -23,7 +29,27 @@ export interface UiState {
   requestCollapsed: boolean;
 }
 
+export interface ParkedDraft {
+  text: string;
+  /** The chat's last user turn when the draft was begun (see UiState.draftAfterTurn). */
+  afterTurn?: number;
+}
+
+export const MAX_PARKED_DRAFTS = 20;
+
 const DEFAULTS: UiState = { draft: '', atBottom: true, requestCollapsed: false };
+
+function parseParked(raw: unknown): Record<string, ParkedDraft> | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const out: Record<string, ParkedDraft> = {};
+  for (const [chatId, d] of Object.entries(raw as Record<string, unknown>).slice(-MAX_PARKED_DRAFTS)) {
+    if (typeof d !== 'object' || d === null) continue;
+    const r = d as Record<string, unknown>;
+    if (typeof r.text !== 'string' || r.text.length === 0) continue;
+    out[chatId] = typeof r.afterTurn === 'number' && Number.isInteger(r.afterTurn) ? { text: r.text, afterTurn: r.afterTurn } : { text: r.text };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
 
 function parse(raw: unknown): UiState {
   const s: UiState = { ...DEFAULTS };
@@ -37,6 +63,8 @@ function parse(raw: unknown): UiState {
   if (typeof r.anchorId === 'string') s.anchorId = r.anchorId;
   if (typeof r.anchorOffset === 'number' && Number.isFinite(r.anchorOffset)) s.anchorOffset = r.anchorOffset;
   if (typeof r.requestCollapsed === 'boolean') s.requestCollapsed = r.requestCollapsed;
+  const parked = parseParked(r.parked);
+  if (parked) s.parked = parked;
   return s;
 }
 

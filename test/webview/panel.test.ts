@@ -791,6 +791,51 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.ok(Math.abs(offset - (anchorBefore.anchorOffset ?? 0)) <= 2, `restored at ${offset}, saved ${anchorBefore.anchorOffset}`);
   });
 
+  it('a draft belongs to its chat: switching chats parks it and brings back the other chat\'s, also after the view is loaded again', async () => {
+    const p = await open();
+    await p.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
+    await p.page.reload();
+    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    const input = p.byTestId('strata-input');
+    const inChat = (chatId: string, turns = 0) => state({ chatId, chatTitle: chatId, messages: turns > 0 ? [userMessage(turns, `asked in ${chatId}`), assistantMessage(turns, 'answered')] : [] });
+    await p.init(inChat(CHAT_ID, 1));
+    await input.fill('A question about the tokenizer cache');
+    await p.post({ type: 'state', state: inChat('chat-2') });
+    assert.equal(await input.inputValue(), '', "the first chat's draft is not in the chat switched to");
+    assert.equal(await p.byTestId('strata-send').getAttribute('aria-disabled'), 'true', 'nothing to send');
+    await input.fill('Why does the prefix break here?');
+    await p.post({ type: 'state', state: inChat(CHAT_ID, 1) });
+    assert.equal(await input.inputValue(), 'A question about the tokenizer cache', 'back in the first chat: its draft');
+    await p.post({ type: 'state', state: inChat('chat-3') });
+    assert.equal(await input.inputValue(), '');
+    await p.post({ type: 'state', state: inChat('chat-2') });
+    assert.equal(await input.inputValue(), 'Why does the prefix break here?');
+    // Emptied in a chat: nothing is parked for it.
+    await input.fill('');
+    await p.post({ type: 'state', state: inChat(CHAT_ID, 1) });
+    await p.post({ type: 'state', state: inChat('chat-2') });
+    assert.equal(await input.inputValue(), '');
+    // The view loaded again (VS Code destroys a hidden webview): each chat keeps its own draft.
+    await p.post({ type: 'state', state: inChat(CHAT_ID, 1) });
+    assert.equal(await input.inputValue(), 'A question about the tokenizer cache');
+    await new Promise((r) => setTimeout(r, 300)); // the UI state is written within 100 ms
+    await p.page.reload();
+    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.init(inChat('chat-3'));
+    assert.equal(await input.inputValue(), '', 'the view came back in another chat than the draft was written in');
+    await p.post({ type: 'state', state: inChat(CHAT_ID, 1) });
+    assert.equal(await input.inputValue(), 'A question about the tokenizer cache');
+    // What a broken saved state holds is ignored, not shown.
+    await p.page.evaluate(() => (globalThis as WithDriver).strataTest.replaceUiState({ draft: '', atBottom: true, requestCollapsed: false, parked: { 'chat-2': { text: 42 }, 'chat-3': 'x' } }));
+    await p.page.reload();
+    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.init(inChat(CHAT_ID, 1));
+    for (const chatId of ['chat-2', 'chat-3']) {
+      await p.post({ type: 'state', state: inChat(chatId) });
+      assert.equal(await input.inputValue(), '', chatId);
+    }
+  });
+
   it('a draft saved before its own send (the window reloaded before the editor saved the view again) is not offered again', async () => {
     const p = await open();
     const reloadWith = async (messages: MessageView[]) => {
