@@ -39,6 +39,8 @@ class App {
   private readonly composer: Composer;
   private readonly models: ModelMenu;
   private chatId = '';
+  /** The chats the panel has listed (a chat switched to that is not among them was just created). */
+  private knownChats = new Set<string>();
   /** The last user turn shown in this chat (a draft begun now is newer than it). */
   private lastUserTurn = 0;
   private busy = false;
@@ -169,6 +171,7 @@ class App {
         break;
       case 'chats':
         this.header.update(m.chats, m.chatId, m.chatTitle);
+        for (const c of m.chats) this.knownChats.add(c.id);
         break;
       case 'chips':
         this.composer.setChips(m.chips);
@@ -229,7 +232,12 @@ class App {
     // one the saved draft was begun in.
     const draftOf = first ? this.ui.get().draftChatId : this.chatId;
     this.chatId = s.chatId;
-    if (draftOf !== undefined && draftOf !== s.chatId) this.switchDraft(draftOf, s.chatId);
+    if (draftOf !== undefined && draftOf !== s.chatId) {
+      // A chat just created (New Chat) takes the draft along: starting over is often why one was made.
+      const created = !first && !this.knownChats.has(s.chatId) && s.messages.length === 0 && !this.ui.get().parked?.[s.chatId];
+      this.switchDraft(draftOf, s.chatId, created);
+    }
+    this.knownChats = new Set(s.chats.map((c) => c.id));
     this.header.update(s.chats, s.chatId, s.chatTitle);
     this.banners.setNotices(s.notices);
     this.banners.setBanners(s.banners);
@@ -263,13 +271,18 @@ class App {
   /**
    * A draft belongs to its chat: the input's text is parked under the chat it was written in, and the
    * draft left in the chat switched to (if any) comes back, so a question written for one chat is
-   * not sent in another with that chat's context.
+   * not sent in another with that chat's context. A chat just created (`carry`) has no context yet:
+   * the text moves there instead.
    */
-  private switchDraft(from: string, to: string): void {
+  private switchDraft(from: string, to: string, carry: boolean): void {
     const ui = this.ui.get();
     const parked: Record<string, ParkedDraft> = { ...(ui.parked ?? {}) };
     const text = this.composer.text();
     delete parked[from];
+    if (carry) {
+      this.ui.update({ parked: Object.keys(parked).length > 0 ? parked : undefined, draftChatId: text.length > 0 ? to : undefined, draftAfterTurn: text.length > 0 ? 0 : undefined });
+      return;
+    }
     if (text.trim().length > 0) parked[from] = ui.draftChatId === from && ui.draftAfterTurn !== undefined ? { text, afterTurn: ui.draftAfterTurn } : { text };
     const next = parked[to];
     delete parked[to];

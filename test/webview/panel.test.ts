@@ -836,6 +836,28 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     }
   });
 
+  it('New Chat takes the draft along (the new chat has no context yet); an existing empty chat does not', async () => {
+    const p = await open();
+    await p.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
+    await p.page.reload();
+    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    const input = p.byTestId('strata-input');
+    const base = state();
+    const created = { id: 'chat-new', title: 'New Chat', turns: 0, updatedAt: new Date().toISOString() };
+    await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'a')] }));
+    await input.fill('Start over: how is the cache keyed?');
+    // The host answers New Chat with the new chat's state; its list now has the new chat.
+    await p.post({ type: 'state', state: state({ chatId: 'chat-new', chatTitle: 'New Chat', chats: [created, ...base.chats] }) });
+    assert.equal(await input.inputValue(), 'Start over: how is the cache keyed?', 'the text moved to the new chat');
+    await p.post({ type: 'state', state: state({ chats: [created, ...base.chats], messages: [userMessage(1, 'q'), assistantMessage(1, 'a')] }) });
+    assert.equal(await input.inputValue(), '', 'and is not left behind in the chat it was begun in');
+    await p.post({ type: 'state', state: state({ chatId: 'chat-new', chatTitle: 'New Chat', chats: [created, ...base.chats] }) });
+    assert.equal(await input.inputValue(), 'Start over: how is the cache keyed?', 'parked in the new chat when left');
+    // An empty chat already in the list is another chat: the draft stays where it was written.
+    await p.post({ type: 'state', state: state({ chatId: 'chat-3', chatTitle: 'Webview CSP review', chats: [created, ...base.chats] }) });
+    assert.equal(await input.inputValue(), '');
+  });
+
   it('a draft saved before its own send (the window reloaded before the editor saved the view again) is not offered again', async () => {
     const p = await open();
     const reloadWith = async (messages: MessageView[]) => {
