@@ -39,7 +39,8 @@ function iconFor(node: LedgerTreeNode): vscode.ThemeIcon {
 /**
  * The "Context Layers" tree (`strata.layers`). It only renders: the nodes come from
  * src/services/ledgerTree.ts through `source`, rebuilt on `refresh()` (every turn, attach, remove,
- * pin and chat switch). `getChildren` has no side effects beyond expanding lazily built requests.
+ * pin and chat switch). `getChildren` has no side effects beyond expanding lazily built requests
+ * and putting up the empty-chat message with an empty chat's rows (see `refresh`).
  */
 export class LayersTreeProvider extends Disposable implements vscode.TreeDataProvider<LedgerTreeNode> {
   static readonly viewId = VIEW_IDS.layers;
@@ -51,6 +52,8 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   private readonly lazy = new Map<string, LedgerTreeNode[]>();
   /** The empty-chat message as last set on the view. */
   private message: string | undefined;
+  /** The chat has no request since the last refresh: the message goes out with the new rows. */
+  private emptyPending = false;
 
   /**
    * `source`: the tree's nodes (building them may count the next request: a long chat's first is
@@ -69,11 +72,14 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   refresh(): void {
     this.roots = undefined;
     this.lazy.clear();
-    // The empty-chat message goes out with the refresh (and at construction), never from
-    // `getChildren`: the workbench batches a view's changes over 200 ms, so a message changed while
-    // it fetched the rows arrived that much after them (a chat switched to showed "No request yet"
-    // above its last request). `hasRequest` is the condition `treeNodes` shows a last request on.
-    this.showMessage(!this.hasRequest());
+    // The empty-chat message must never be on screen with a request's rows. The workbench shows a
+    // message change and new rows apart (it batches a view's changes over 200 ms), so the message
+    // is taken away with the refresh, before the rows of a chat with a request arrive, and put up
+    // only once the empty chat's rows were fetched (set with the refresh, it showed above the last
+    // chat's request after New Chat; set while fetching, it lingered above the request of a chat
+    // switched to). `hasRequest` is the condition `treeNodes` shows a last request on.
+    this.emptyPending = !this.hasRequest();
+    if (!this.emptyPending) this.showMessage(false);
     this.onDidChangeTreeDataEmitter.fire(undefined);
   }
 
@@ -114,6 +120,10 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   getChildren(node?: LedgerTreeNode): LedgerTreeNode[] {
     if (!node) {
       this.roots ??= this.source();
+      if (this.emptyPending) {
+        this.emptyPending = false;
+        this.showMessage(true);
+      }
       return this.roots;
     }
     if (node.children) return node.children;

@@ -20,7 +20,7 @@ import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { repoRoot } from './support/harness';
 import { e2eSession, IMITATION_MODEL, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { chatFrame, openStrataView, pickColorTheme, poll, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { chatFrame, openStrataView, pickColorTheme, poll, TIMEOUT, waitForWorkbench, watchEmptyChatMessage } from './support/workbench';
 
 const TURNS = 1000;
 const TITLE = 'A week of questions about the invoice module';
@@ -144,17 +144,7 @@ describe('e2e: a 1,000-turn chat from another window', function () {
     const messages = panel.byTestId(TEST_ID.message);
     // Watches the Context Layers view from before the switch: its empty-chat message must never be on
     // screen together with the rows of the chat's last request.
-    await page.evaluate(`(() => {
-      const view = document.querySelector('[id="workbench.view.extension.strata"]');
-      const w = window;
-      w.__strataBoth = false;
-      const check = () => {
-        const text = view ? view.textContent || '' : '';
-        if (text.includes('No request yet in this chat') && text.includes('Last request · turn ${TURNS}')) w.__strataBoth = true;
-      };
-      w.__strataBothObserver = new MutationObserver(check);
-      if (view) w.__strataBothObserver.observe(view, { subtree: true, childList: true, characterData: true });
-    })()`);
+    const watch = await watchEmptyChatMessage(page);
     await steps.run('opened from the list: its newest 50 messages, at the end', async () => {
       const t0 = Date.now();
       await item.click();
@@ -175,8 +165,7 @@ describe('e2e: a 1,000-turn chat from another window', function () {
       // Never shown with the rows (it lingered about half a second after them while the message was
       // set as the workbench fetched the rows: the workbench sends a view's changes 200 ms apart).
       await page.waitForTimeout(500);
-      const both = await page.evaluate('(() => { window.__strataBothObserver?.disconnect(); return window.__strataBoth; })()');
-      assert.equal(both, false, 'the empty-chat message was shown above the last request of the chat switched to');
+      assert.equal(await watch.stop(), false, 'the empty-chat message was shown above the last request of the chat switched to');
       assert.equal(await tree.getByText('No request yet in this chat').count(), 0, 'the empty-chat message is shown above the last request');
     });
 

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { chatFrame, openStrataView, poll, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { chatFrame, openStrataView, poll, TIMEOUT, waitForWorkbench, watchEmptyChatMessage } from './support/workbench';
 
 const FILE = 'src/tax.ts';
 const OUTSIDE = '../outside-the-workspace.txt';
@@ -41,7 +41,17 @@ describe('e2e: a tool turn in the real workbench', function () {
       await p.waitUntilReady();
       return p;
     });
-    await steps.run('new chat', () => panel.byTestId(TEST_ID.newChat).click());
+    await steps.run('new chat', async () => {
+      // Context Layers follows: the empty-chat message, never above the previous chat's last request.
+      const watch = await watchEmptyChatMessage(page);
+      await panel.byTestId(TEST_ID.newChat).click();
+      const tree = page.locator('[id="workbench.view.extension.strata"]');
+      await poll('the empty-chat message without the last chat\'s request', TIMEOUT.ui, async () =>
+        (await tree.getByText('No request yet in this chat').count()) > 0 && (await tree.locator('.monaco-list-row .label-name').filter({ hasText: 'Last request' }).count()) === 0 ? true : undefined,
+      );
+      await page.waitForTimeout(500);
+      assert.equal(await watch.stop(), false, "the empty-chat message was shown above the previous chat's last request");
+    });
 
     const before = imitation.chatRequests.length;
     imitation.queueReply(

@@ -199,3 +199,25 @@ export async function reloadWindow(page: Page): Promise<void> {
 export async function notifications(page: Page): Promise<string[]> {
   return page.locator('.notification-toast .notification-list-item-message').allInnerTexts();
 }
+
+/**
+ * Watches the Strata view container from now on: whether the Context Layers empty-chat message was
+ * ever on screen together with a last request's row (`Last request · turn …`), which contradicts it.
+ * `stop()` ends the watch and says whether that happened.
+ */
+export async function watchEmptyChatMessage(page: Page): Promise<{ stop(): Promise<boolean> }> {
+  await page.evaluate(`(() => {
+    const view = document.querySelector('[id="workbench.view.extension.strata"]');
+    const w = window;
+    w.__strataBoth = false;
+    const check = () => {
+      const text = view ? view.textContent || '' : '';
+      if (text.includes('No request yet in this chat') && text.includes('Last request · turn')) w.__strataBoth = true;
+    };
+    w.__strataBothObserver = new MutationObserver(check);
+    if (view) w.__strataBothObserver.observe(view, { subtree: true, childList: true, characterData: true });
+  })()`);
+  return {
+    stop: async () => (await page.evaluate('(() => { window.__strataBothObserver?.disconnect(); return window.__strataBoth === true; })()')) as boolean,
+  };
+}
