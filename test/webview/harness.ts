@@ -80,6 +80,16 @@ export class Panel {
     await this.page.close();
   }
 
+  /**
+   * Loads the panel again, as VS Code does with a hidden webview (its saved UI state survives,
+   * unless `clearUiState`), and waits until it is ready for `init`.
+   */
+  async reload(opts: { clearUiState?: boolean } = {}): Promise<void> {
+    if (opts.clearUiState) await this.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
+    await this.page.reload();
+    await this.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+  }
+
   /** Posts a host → webview message. */
   async post(message: HostToWebviewMessage): Promise<void> {
     await this.page.evaluate((m) => (globalThis as WithDriver).strataTest.post(m), message as unknown);

@@ -765,9 +765,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
 
   it('keeps the draft and the scroll position when the view is hidden and shown again', async () => {
     const p = await open({ height: 500 });
-    await p.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
-    await p.page.reload();
-    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.reload({ clearUiState: true });
     const s = state({ messages: longChat(40) });
     await p.init(s);
     await p.byTestId('strata-input').fill('half-written question');
@@ -781,8 +779,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.ok(anchorBefore.anchorId, 'an anchor was saved');
 
     // VS Code destroys a hidden webview and loads it again; getState() survives.
-    await p.page.reload();
-    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.reload();
     await p.init(s);
     assert.equal(await p.byTestId('strata-input').inputValue(), 'half-written question');
     const offset = await p.page
@@ -793,9 +790,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
 
   it('a draft belongs to its chat: switching chats parks it and brings back the other chat\'s, also after the view is loaded again', async () => {
     const p = await open();
-    await p.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
-    await p.page.reload();
-    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.reload({ clearUiState: true });
     const input = p.byTestId('strata-input');
     const inChat = (chatId: string, turns = 0) => state({ chatId, chatTitle: chatId, messages: turns > 0 ? [userMessage(turns, `asked in ${chatId}`), assistantMessage(turns, 'answered')] : [] });
     await p.init(inChat(CHAT_ID, 1));
@@ -819,16 +814,14 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.post({ type: 'state', state: inChat(CHAT_ID, 1) });
     assert.equal(await input.inputValue(), 'A question about the tokenizer cache');
     await new Promise((r) => setTimeout(r, 300)); // the UI state is written within 100 ms
-    await p.page.reload();
-    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.reload();
     await p.init(inChat('chat-3'));
     assert.equal(await input.inputValue(), '', 'the view came back in another chat than the draft was written in');
     await p.post({ type: 'state', state: inChat(CHAT_ID, 1) });
     assert.equal(await input.inputValue(), 'A question about the tokenizer cache');
     // What a broken saved state holds is ignored, not shown.
     await p.page.evaluate(() => (globalThis as WithDriver).strataTest.replaceUiState({ draft: '', atBottom: true, requestCollapsed: false, parked: { 'chat-2': { text: 42 }, 'chat-3': 'x' } }));
-    await p.page.reload();
-    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.reload();
     await p.init(inChat(CHAT_ID, 1));
     for (const chatId of ['chat-2', 'chat-3']) {
       await p.post({ type: 'state', state: inChat(chatId) });
@@ -838,9 +831,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
 
   it('New Chat takes the draft along (the new chat has no context yet); an existing empty chat does not', async () => {
     const p = await open();
-    await p.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
-    await p.page.reload();
-    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.reload({ clearUiState: true });
     const input = p.byTestId('strata-input');
     const base = state();
     const created = { id: 'chat-new', title: 'New Chat', turns: 0, updatedAt: new Date().toISOString() };
@@ -862,15 +853,12 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     const p = await open();
     const reloadWith = async (messages: MessageView[]) => {
       await new Promise((r) => setTimeout(r, 300)); // the UI state is written within 100 ms
-      await p.page.reload();
-      await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+      await p.reload();
       await p.init(state({ messages }));
     };
     const input = p.byTestId('strata-input');
     const asked = [userMessage(1, 'Why is the tax added per line?'), assistantMessage(1, 'Because each line has its own rate.')];
-    await p.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
-    await p.page.reload();
-    await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await p.reload({ clearUiState: true });
     await p.init(state({ messages: [] }));
     // Saved mid-typing; the message was sent after, and the view comes back with that older draft.
     await input.fill('Why is the tax adde');
@@ -888,8 +876,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     // A draft saved by an earlier version (without where it was begun): dropped only when it is the message exactly.
     for (const [draft, kept] of [['Why is the tax added per line?', ''], ['Why is the tax', 'Why is the tax']]) {
       await p.page.evaluate((d) => (globalThis as WithDriver).strataTest.replaceUiState({ draft: d, atBottom: true, requestCollapsed: false }), draft);
-      await p.page.reload();
-      await p.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+      await p.reload();
       await p.init(state({ messages: asked }));
       assert.equal(await input.inputValue(), kept, `old draft "${draft}"`);
     }
