@@ -47,17 +47,29 @@ export function warmTokenizer(traj: Trajectory): GuardedTokenizer {
   return new GuardedTokenizer(traj.model.encoding, { maxEntries: 500_000, maxKeyChars: 256_000_000 });
 }
 
-function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[]; newBlocks: number[]; newChars: number[] } {
+/** A block's file: its artifact key without the version suffix (`file:a.ts@v2` → `file:a.ts`). */
+function fileOfKey(key: string): string {
+  return key.replace(/@v\d+$/, '');
+}
+
+function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[]; newBlocks: number[]; newChars: number[]; resentTurns: number[] } {
   const tokenizer = warmTokenizer(traj);
   const h = hasherOf(hasher);
   const newContentTurns: number[] = [];
   const newBlocks: number[] = [];
   const newChars: number[] = [];
+  // Files a cut took out (pruned or compacted, any version), and the turns that send one of them in
+  // full again without the user having changed it that turn: work the cut deferred, not the chat's length.
+  const cutFiles = new Set<string>();
+  const resentTurns: number[] = [];
   const first = driveEngine(traj, {
     layout, policy: 'append-version', tokenizer, fresh, hasher: h,
     onBuilt: (turn, _ms, env) => {
       newBlocks[turn] = env.newBlocks.length;
       if (env.newBlocks.length > 0) newContentTurns.push(turn);
+      const edited = new Set(Object.keys(traj.turns[turn - 1]?.edits ?? {}).map((p) => `file:${p}`));
+      if (env.newBlocks.some((k) => cutFiles.has(fileOfKey(k)) && !edited.has(fileOfKey(k)))) resentTurns.push(turn);
+      for (const p of env.pruned) if (p.reason !== 'detached') cutFiles.add(fileOfKey(p.item));
       const added = new Set(env.newBlocks);
       let chars = 0;
       for (const l of env.layers) for (const g of l.segments) if ((g.kind === 'artifact' || g.kind === 'compacted') && g.artifactKey && added.has(g.artifactKey)) chars += g.text.length;
@@ -66,7 +78,7 @@ function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: '
   });
   const warm: number[][] = [];
   for (let r = 0; r < warmRuns; r++) warm.push(driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh, hasher: h }).buildMs);
-  return { cold: first.buildMs, warm, cutTurns: first.cutTurns, newContentTurns, newBlocks, newChars };
+  return { cold: first.buildMs, warm, cutTurns: first.cutTurns, newContentTurns, newBlocks, newChars, resentTurns: resentTurns.filter((t) => !first.cutTurns.includes(t)) };
 }
 
 /** Blocks first sent in turns `from`..`to` (1-based), turns that cut left out. */
@@ -111,6 +123,17 @@ export interface ScalingResult {
    * much of it each window has.
    */
   perNewKB: { first20: { kb: number; us: number }; last20: { kb: number; us: number }; ratio: number };
+  /**
+   * Turns (not cutting) that send in full again a file an earlier cut took out, not changed in that
+   * turn: in a window no cut reaches the same turns send a reference or nothing. The cut's deferred
+   * work, as the cut turns are its immediate work.
+   */
+  resentTurns: number[];
+  /**
+   * The windows without those turns (and without the cut turns): what the chat's length costs a
+   * turn when the turns compared do the same kind of work. The target of the cut cases.
+   */
+  sameWork: { first20: Stats; last20: Stats; ratio: number; ratioP95: number; blocks: { first20: number; last20: number } };
   /** median(last 20) ÷ median(first 20). */
   ratio: number;
   /** p95(last 20) ÷ p95(first 20). */
@@ -119,7 +142,7 @@ export interface ScalingResult {
 }
 
 export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher: HasherChoice = 'native'): ScalingResult {
-  const { warm, cutTurns, newContentTurns, newBlocks, newChars } = buildTimes(traj, layout, warmRuns, fresh, hasher);
+  const { warm, cutTurns, newContentTurns, newBlocks, newChars, resentTurns } = buildTimes(traj, layout, warmRuns, fresh, hasher);
   const n = warm[0].length;
   const cut = new Set(cutTurns);
   const window = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1)));
@@ -140,6 +163,10 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
     }
     return { kb: round(chars / 1000, 1), us: chars > 0 ? round((extra * 1000) / (chars / 1000), 2) : 0 };
   };
+  const apart = new Set([...cutTurns, ...resentTurns]);
+  const same = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !apart.has(from + j + 1)));
+  const sameFirst = stats(same(0, 20));
+  const sameLast = stats(same(Math.max(0, n - 20), n));
   const kbFirst = perKB(0, Math.min(20, n), plainFirst);
   const kbLast = perKB(Math.max(0, n - 20), n, plainLast);
   return {
@@ -156,6 +183,14 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
     newBlocks: { first20: blocksIn(newBlocks, 1, Math.min(20, n), cut), last20: blocksIn(newBlocks, Math.max(1, n - 19), n, cut) },
     noNewContent: { first20: plainFirst, last20: plainLast, ratio: plainFirst.median > 0 ? round(plainLast.median / plainFirst.median) : 0 },
     perNewKB: { first20: kbFirst, last20: kbLast, ratio: kbFirst.us > 0 ? round(kbLast.us / kbFirst.us) : 0 },
+    resentTurns,
+    sameWork: {
+      first20: sameFirst,
+      last20: sameLast,
+      ratio: sameFirst.median > 0 ? round(sameLast.median / sameFirst.median) : 0,
+      ratioP95: sameFirst.p95 > 0 ? round(sameLast.p95 / sameFirst.p95) : 0,
+      blocks: { first20: blocksIn(newBlocks, 1, Math.min(20, n), apart), last20: blocksIn(newBlocks, Math.max(1, n - 19), n, apart) },
+    },
     ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
     ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
     warmMedianPerTurn: perTurn,
