@@ -14,6 +14,10 @@ export interface ComposerHost {
   removeChip(id: string): Promise<RequestResult>;
   pinChip(id: string, pinned: boolean): Promise<RequestResult>;
   draftChanged(text: string): void;
+  /** The chat the panel shows (a send's answer may come after the user switched chats). */
+  chat(): string | undefined;
+  /** Keeps `text` as the draft of a chat the panel no longer shows. */
+  park(chatId: string, text: string): void;
   openModels(anchor: HTMLElement): void;
   error(message: string): void;
 }
@@ -134,12 +138,27 @@ export class Composer {
       this.showStatus(`The message is too long (${formatInt(text.length)} characters; at most ${formatInt(MAX_INPUT_CHARS)}).`);
       return;
     }
+    const chat = this.host.chat();
     this.setText('');
     const result = await this.host.send(text);
     if (result.ok) return;
-    // Nothing typed is lost: a refused message comes back unless the user typed something new.
-    if (this.input.value.length === 0) this.setText(text);
+    // Nothing typed is lost: a refused message comes back, to the chat it was written in.
+    if (chat !== undefined && this.host.chat() !== chat) {
+      this.host.park(chat, text);
+      this.showStatus(`${result.error} The message was kept as the draft of the chat it was written in.`);
+      return;
+    }
+    this.restoreText(text);
     this.showStatus(result.error);
+  }
+
+  /**
+   * Puts a message that was not sent back into the input; what the user typed since stays after
+   * it (a blank line between), so neither is lost.
+   */
+  restoreText(text: string): void {
+    const typed = this.input.value;
+    this.setText(typed.trim().length === 0 || typed === text ? text : `${text}\n\n${typed}`);
   }
 
   /** What the input holds. */

@@ -103,6 +103,8 @@ class App {
           const begun = draft.length > 0 && this.ui.get().draft.length === 0;
           this.ui.update(begun ? { draft, draftChatId: this.chatId, draftAfterTurn: this.lastUserTurn } : { draft });
         },
+        chat: () => this.chatId,
+        park: (chatId, text) => this.park(chatId, text),
         openModels: (anchor) => void this.models.toggle(anchor),
         error: (message) => this.composer.showStatus(message),
       },
@@ -214,7 +216,12 @@ class App {
         this.setPreview(m.preview ?? undefined, true);
         break;
       case 'setInput':
-        this.composer.setText(m.text);
+        // A failed send's text goes back to the chat it was written in (the user may have switched since).
+        if (m.chatId !== undefined && m.chatId !== this.chatId) {
+          this.park(m.chatId, m.text);
+          break;
+        }
+        this.composer.restoreText(m.text);
         this.composer.focus();
         break;
       case 'focusInput':
@@ -295,6 +302,21 @@ class App {
       draftChatId: next ? to : undefined,
       draftAfterTurn: next?.afterTurn,
     });
+  }
+
+  /**
+   * Keeps `text` as the draft of a chat not shown: it comes back when that chat is shown again,
+   * before whatever was already parked there (a blank line between).
+   */
+  private park(chatId: string, text: string): void {
+    if (text.trim().length === 0) return;
+    const parked: Record<string, ParkedDraft> = { ...(this.ui.get().parked ?? {}) };
+    const had = parked[chatId];
+    delete parked[chatId];
+    parked[chatId] = had && had.text.trim().length > 0 && had.text !== text ? { text: `${text}\n\n${had.text}` } : { text };
+    const keys = Object.keys(parked);
+    for (const k of keys.slice(0, Math.max(0, keys.length - MAX_PARKED_DRAFTS))) delete parked[k];
+    this.ui.update({ parked });
   }
 
   private setModel(model: PanelState['model']): void {

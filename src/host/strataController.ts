@@ -639,7 +639,7 @@ export class StrataController extends Disposable implements PanelHandler {
         break;
     }
     // Nothing typed is lost: the message goes back into the input.
-    if (t.text !== undefined) post({ type: 'setInput', text: t.text });
+    if (t.text !== undefined) post({ type: 'setInput', text: t.text, chatId });
     // A failed regeneration leaves the old reply: show the chat as it is.
     if (t.regenerating) void this.refreshPanel();
   }

@@ -305,8 +305,11 @@ export type HostToWebviewMessage =
   | { readonly type: 'removeTurn'; readonly chatId: string; readonly turn: number }
   | { readonly type: 'olderMessages'; readonly chatId: string; readonly messages: MessageView[]; readonly hasOlder: boolean }
   | { readonly type: 'preview'; readonly preview: RequestPreviewView | null }
-  /** Put text into the input (for example after a failed send, so nothing typed is lost). */
-  | { readonly type: 'setInput'; readonly text: string }
+  /**
+   * Put text back into the input (a failed send, so nothing typed is lost). `chatId`: the chat it was
+   * written in; when the panel shows another chat by then, it is kept as that chat's draft.
+   */
+  | { readonly type: 'setInput'; readonly text: string; readonly chatId?: string }
   | { readonly type: 'focusInput' };
 
 export type HostToWebviewType = HostToWebviewMessage['type'];
@@ -468,7 +471,7 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
     case 'preview':
       return m.preview === null || (isRecord(m.preview) && typeof m.preview.request === 'string') ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'setInput':
-      return typeof m.text === 'string' ? (m as unknown as HostToWebviewMessage) : undefined;
+      return typeof m.text === 'string' && (m.chatId === undefined || typeof m.chatId === 'string') ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'focusInput':
       return m as unknown as HostToWebviewMessage;
   }

@@ -210,6 +210,7 @@ describe('Chat panel (host) in the real editor', function () {
     assert.ok(banner, 'an error banner');
     assert.ok(banner.actions.includes('selectModel'), `actions: ${banner.actions.join(', ')}`);
     assert.equal(panel.last('setInput')?.text, 'Will fail', 'the message goes back into the input');
+    assert.equal(panel.last('setInput')?.chatId, ended.chatId, 'of the chat it was written in');
     assert.equal(api.testing.session.engine.state.completedTurns, 0);
   });
 

@@ -849,6 +849,49 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal(await input.inputValue(), '');
   });
 
+  it('a message that was not sent goes back to the chat it was written in, with what was typed since', async () => {
+    const p = await open();
+    await p.reload({ clearUiState: true });
+    const input = p.byTestId('strata-input');
+    const inChat = (chatId: string) => state({ chatId, chatTitle: chatId, messages: [userMessage(1, `asked in ${chatId}`), assistantMessage(1, 'answered')] });
+    await p.init(inChat(CHAT_ID));
+
+    // Refused by the host after the user switched chats: kept as the first chat's draft, not put in the chat shown.
+    await input.fill('Why is the prefix broken at turn 3?');
+    await input.press('Enter');
+    const send = await p.waitForRequest('send');
+    await p.post({ type: 'state', state: inChat('chat-2') });
+    await input.fill('A question for the second chat');
+    await p.respond(send.requestId, { ok: false, error: 'The model list could not be read.' });
+    await until('the refusal is shown', async () => /could not be read/.test((await p.byTestId('strata-status').textContent()) ?? ''));
+    assert.match((await p.byTestId('strata-status').textContent()) ?? '', /kept as the draft of the chat it was written in/);
+    assert.equal(await input.inputValue(), 'A question for the second chat', 'the chat shown keeps its own text');
+    await p.post({ type: 'state', state: inChat(CHAT_ID) });
+    assert.equal(await input.inputValue(), 'Why is the prefix broken at turn 3?', 'back in its chat');
+
+    // The host puts a failed turn's text back, naming its chat: another chat's draft is added after it.
+    await p.post({ type: 'state', state: inChat('chat-2') });
+    assert.equal(await input.inputValue(), 'A question for the second chat');
+    await p.post({ type: 'setInput', chatId: CHAT_ID, text: 'Summarize the failing test' });
+    await p.settle();
+    assert.equal(await input.inputValue(), 'A question for the second chat', 'not put into the chat shown');
+    await p.post({ type: 'state', state: inChat(CHAT_ID) });
+    assert.equal(await input.inputValue(), 'Summarize the failing test\n\nWhy is the prefix broken at turn 3?', 'both kept, the failed message first');
+
+    // In the chat shown: what was typed while the reply streamed stays, after the failed message.
+    await input.fill('typed while it streamed');
+    await p.post({ type: 'setInput', chatId: CHAT_ID, text: 'Explain the cache miss' });
+    await p.settle();
+    assert.equal(await input.inputValue(), 'Explain the cache miss\n\ntyped while it streamed');
+    // A refusal in the same chat with nothing typed since: the text comes back as it was.
+    await input.fill('Retry this');
+    await input.press('Enter');
+    await until('a second send', async () => (await p.requests()).filter((r) => r.request.kind === 'send').length === 2);
+    const again = await p.waitForRequest('send');
+    await p.respond(again.requestId, { ok: false, error: 'Another turn is running.' });
+    await until('the text is back', async () => (await input.inputValue()) === 'Retry this');
+  });
+
   it('a draft saved before its own send (the window reloaded before the editor saved the view again) is not offered again', async () => {
     const p = await open();
     const reloadWith = async (messages: MessageView[]) => {
