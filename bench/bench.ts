@@ -17,8 +17,8 @@ import { markdownTable, svgChart } from './charts';
 import { formatInt, machineFacts, round, stats, type MachineFacts, type Stats } from './perfStats';
 import { replay, usesTools } from './replayCore';
 import { getTokenizer } from '../src/services/tokenizer';
-import { measureBuildTime, type BuildTimeResult, type HasherChoice, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
-import { runIsolated, runJob, type ScalingChat } from './perfIsolated';
+import { measureBuildTime, medianProcess, type ProcessRatios, type BuildTimeResult, type HasherChoice, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
+import { runIsolated, runJob, type IsolatedJob, type ScalingChat } from './perfIsolated';
 import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GeneratedInfo } from './perfGenerate';
 import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile';
 import { measureTokenizerThroughput, trajectoryCorpus, type ThroughputResult } from './perfTokenizer';
@@ -279,7 +279,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
     targets.push({
       id: 'scaling:turn200/turn20',
       description: `build time of turns ${all.turns - 19}–${all.turns} ÷ turns 1–20 ≤ 1.3, medians and p95 (generated ${all.turns}-turn conversation)`,
-      measured: `median ${all.ratio} (${all.last20.median} ms vs ${all.first20.median} ms), p95 ${all.ratioP95} (${all.last20.p95} vs ${all.first20.p95} ms)`,
+      measured: `median ${all.ratio} (${all.last20.median} ms vs ${all.first20.median} ms), p95 ${all.ratioP95} (${all.last20.p95} vs ${all.first20.p95} ms)${processesNote(all, (x) => x.ratio, (x) => x.ratioP95)}`,
       status: met ? 'met' : 'missed',
       ...(met ? {} : { note: scalingNote(all, probe, perf.longChats?.interleaved.find((x) => x.turns === all.turns && x.contextWindow === GENERATED_DEFAULTS.contextWindow)) + ` Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. With every attached file passed before every turn (no watcher), the median ratio is ${allFresh.ratio}.` }),
     });
@@ -299,7 +299,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       description: c.uncut
         ? `the same in a window no cut reaches, as the ${GENERATED_DEFAULTS.turns}-turn case (${formatInt(LONG_CHAT_UNCUT.contextWindow)} tokens; nothing to report apart; the windows send ${w.blocks.first20} / ${w.blocks.last20} new blocks)`
         : `build time of turns ${r.turns - 19}–${r.turns} ÷ turns 1–20 ≤ 1.5, medians and p95 (generated ${r.turns}-turn conversation, ${formatInt(c.generated.fileBytes)} bytes of files; the cut's work reported apart: the turns that cut for the budget and the turns that send again in full a file a cut took out, unchanged since; the windows then send ${w.blocks.first20} / ${w.blocks.last20} new blocks)`,
-      measured: `median ${w.ratio} (${w.last20.median} ms vs ${w.first20.median} ms), p95 ${w.ratioP95} (${w.last20.p95} vs ${w.first20.p95} ms)${apart}`,
+      measured: `median ${w.ratio} (${w.last20.median} ms vs ${w.first20.median} ms), p95 ${w.ratioP95} (${w.last20.p95} vs ${w.first20.p95} ms)${processesNote(r, (x) => x.sameRatio, (x) => x.sameRatioP95)}${apart}${r.resentTurns.length > 0 ? processesNote(r, (x) => x.ratio, (x) => x.ratioP95) : ''}`,
       status: met ? 'met' : 'missed',
       ...(met ? {} : { note: scalingNote(r, probe, perf.longChats?.interleaved.find((x) => x.turns === r.turns && x.contextWindow === (c.uncut ? LONG_CHAT_UNCUT.contextWindow : GENERATED_DEFAULTS.contextWindow))) }),
     });
@@ -360,6 +360,13 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
   return targets;
 }
 
+/** `; N processes: median a, b, c; p95 …` when the case ran in several processes (the median one is the figure). */
+function processesNote(r: ScalingResult, median: (p: ProcessRatios) => number, p95: (p: ProcessRatios) => number): string {
+  const ps = r.processes;
+  if (!ps || ps.length < 2) return '';
+  return ` (${ps.length} processes: median ${ps.map(median).join(', ')}; p95 ${ps.map(p95).join(', ')})`;
+}
+
 /** Why a window ratio is above its target: the content the two windows add, and the probe. */
 function scalingNote(r: ScalingResult, probe: ProbeResult | undefined, inter?: InterleavedResult): string {
   const parts = [`${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work; the other turns (the history's work alone): ${r.noNewContent.last20.median} vs ${r.noNewContent.first20.median} ms median (${r.noNewContent.ratio}×); the new-content turns, beyond the other turns: ${r.perNewKB.last20.us} vs ${r.perNewKB.first20.us} µs per KB of new blocks (${r.perNewKB.ratio}×), for ${formatInt(r.perNewKB.last20.kb)} KB against ${formatInt(r.perNewKB.first20.kb)}.`];
@@ -414,17 +421,18 @@ export function performanceMarkdown(p: PerfResults): string {
         `and a ${formatInt(LONG_CHAT.turns)}-turn conversation with ${formatInt(LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows; files cut then are sent again in full when attached later, where a window no cut reaches sends a reference, so its last 20 turns send more new blocks than its first 20: those turns are the cut's deferred work and the last column compares the windows without them, the target of this case), ` +
         `and in a ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window, which nothing cuts (as the ${GENERATED_DEFAULTS.turns}-turn case). ` +
         '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count); "other turns": the rest, whose work is the history\'s alone; "beyond the others": what the new-content turns take over the other turns\' median, per KB of the new blocks (the cost of new content, apart from how much of it each window has). ' +
-        'Each case runs in a child process of its own (the chat and nothing else in its heap; the figures do not depend on the order the cases run in); the last row runs in the benchmark\'s own process, for comparison.',
+        'Each case runs in a child process of its own (the chat and nothing else in its heap; the figures do not depend on the order the cases run in); the cases with a target run in three, and the one with the median ratio is shown, every process\'s ratio in brackets; the last row runs in the benchmark\'s own process, for comparison.',
       '',
     );
-    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, r.ratio, r.ratioP95, `${r.newContent.first20} / ${r.newContent.last20} (${r.newBlocks.first20} / ${r.newBlocks.last20} blocks)`, `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`, `${r.perNewKB.first20.us} / ${r.perNewKB.last20.us} µs per KB of ${formatInt(r.perNewKB.first20.kb)} / ${formatInt(r.perNewKB.last20.kb)} KB (${r.perNewKB.ratio}×)`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—', r.resentTurns.length ? `${r.resentTurns.length} (${r.resentTurns.filter((t) => t > r.turns - 20).length} in the last 20): ${r.sameWork.ratio} / ${r.sameWork.ratioP95}` : '—'];
+    const spread = (r: ScalingResult, f: (p: ProcessRatios) => number, own: number) => (r.processes && r.processes.length > 1 ? `${own} (${r.processes.map(f).join(', ')})` : `${own}`);
+    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, spread(r, (x) => x.ratio, r.ratio), spread(r, (x) => x.ratioP95, r.ratioP95), `${r.newContent.first20} / ${r.newContent.last20} (${r.newBlocks.first20} / ${r.newBlocks.last20} blocks)`, `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`, `${r.perNewKB.first20.us} / ${r.perNewKB.last20.us} µs per KB of ${formatInt(r.perNewKB.first20.kb)} / ${formatInt(r.perNewKB.last20.kb)} KB (${r.perNewKB.ratio}×)`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—', r.resentTurns.length ? `${r.resentTurns.length} (${r.resentTurns.filter((t) => t > r.turns - 20).length} in the last 20): ${spread(r, (x) => x.sameRatio, r.sameWork.ratio)} / ${spread(r, (x) => x.sameRatioP95, r.sameWork.ratioP95)}` : '—'];
     out.push(table(['case', 'sha256', 'turns 1–20 median ms', 'p95', 'last 20 median ms', 'p95', 'ratio (median)', 'ratio (p95)', 'new-content turns (first / last 20)', 'other turns: median ms first / last 20 (ratio)', 'new-content turns beyond the others, first / last 20 (ratio)', 'turns that cut (median ms)', 'turns re-sending what a cut took out; ratio without them (median / p95)'], [
       row(`${all.turns} turns`, all),
       ...p.longChats.cases.map((c) => row(c.label, c.result)),
     ], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'l']));
     out.push(
       'The same turn built at different lengths of one chat (build, then abandon, as the context meter does while the user types): one new 12 KB file, the first two files attached again, the same message. ' +
-        `Only the history differs. ${p.longChats.probes[0]?.runs ?? 0} builds per point.`,
+        `Only the history differs. A chat is driven to each point and their builds alternate, so that what drifts on the machine falls on every point alike; ${p.longChats.probes[0]?.runs ?? 0} builds per point.`,
       '',
     );
     const probeRows = p.longChats.probes.map((pr) => {
@@ -569,7 +577,9 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
   const durations: Record<string, number> = {};
   const files = fs.readdirSync(args.trajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.trajectoriesDir, n));
   if (files.length === 0) throw new Error(`no trajectories in ${args.trajectoriesDir}`);
-  const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, tokenizer: 2, promptTsx: 2, probe: 50, interleaved: [5, 2] } : { buildWarm: 20, scalingWarm: 9, tokenizer: 5, promptTsx: 5, probe: 200, interleaved: [100, 20] };
+  const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, scalingProcesses: 1, tokenizer: 2, promptTsx: 2, probe: 50, interleaved: [5, 2] } : { buildWarm: 20, scalingWarm: 9, scalingProcesses: 3, tokenizer: 5, promptTsx: 5, probe: 200, interleaved: [100, 20] };
+  // The scaling cases with a target run in several processes; the median one is reported, with all of them.
+  const repeated = (job: Extract<IsolatedJob, { kind: 'scaling' }>): ScalingResult => medianProcess(Array.from({ length: runs.scalingProcesses }, () => runIsolated(job)));
   const econ = step('cache economics (trajectories × strategies × cache models)', durations, () => economics(files));
   const toolFiles = fs.existsSync(args.toolTrajectoriesDir) ? fs.readdirSync(args.toolTrajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.toolTrajectoriesDir, n)) : [];
   const toolResults = step('tool-heavy sessions (issue 11)', durations, () => toolEconomics(toolFiles));
@@ -583,7 +593,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
     const { trajectory: generated, info } = generateConversation();
     perf.scaling = step(`scaling, generated ${generated.turns.length} turns`, durations, () => {
       // Each in a child process of its own (perfIsolated.ts): a chat's figure does not depend on what ran before it.
-      const main = runIsolated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'changed', hasher: 'native' });
+      const main = repeated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'changed', hasher: 'native' });
       const allFresh = runIsolated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'all', hasher: 'native' });
       const n = generated.turns.length;
       const growth = profileGrowth(generated, new GuardedTokenizer(generated.model.encoding), [1, 20], [n - 19, n], 40).filter((g) => isProjectFunction(g.fn)).slice(0, 12);
@@ -597,8 +607,8 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
       const scaling = (chat: ScalingChat, hasher: HasherChoice) => ({ kind: 'scaling' as const, chat, layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'changed' as const, hasher });
       const cases: { label: string; uncut?: boolean; inProcess?: boolean; generated: GeneratedInfo; result: ScalingResult }[] = [
         { label: `${n} turns, pure-JS sha256`, generated: info, result: runIsolated(scaling('generated', 'pure-js')) },
-        { label: `${m} turns`, generated: long.info, result: runIsolated(scaling('long', 'native')) },
-        { label: `${m} turns, ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window (nothing cut)`, uncut: true, generated: uncut.info, result: runIsolated(scaling('uncut', 'native')) },
+        { label: `${m} turns`, generated: long.info, result: repeated(scaling('long', 'native')) },
+        { label: `${m} turns, ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window (nothing cut)`, uncut: true, generated: uncut.info, result: repeated(scaling('uncut', 'native')) },
         { label: `${m} turns, pure-JS sha256`, generated: long.info, result: runIsolated(scaling('long', 'pure-js')) },
         // For comparison, as this section measured before: in the benchmark's own process, which holds
         // the other sections' conversations, results and garbage.

@@ -1,6 +1,7 @@
 /**
  * A deterministic (seeded) long conversation for the scaling and memory cases: by default 200 turns
- * with ~2 MB of attached files of varied sizes, first attached evenly over the whole conversation,
+ * with ~2 MB of attached files of varied sizes, a few attached with the first message and the rest
+ * first attached evenly over the whole conversation,
  * re-attachments, an edit every few turns (a new version of an attached file) and a selection every
  * few turns. Content is real source text (the lines of the shared trajectories' files, reshuffled per
  * file), so token counts behave like code and prose, not like random bytes. The context window is
@@ -20,12 +21,27 @@ export interface GenerateOptions {
   editEvery?: number;
   /** A selection from an attached file every N turns. */
   selectionEvery?: number;
+  /**
+   * The last N turns repeat the first N turns' shapes (default 20, the scaling case's windows; 0:
+   * off): as many new files of the same sizes, as many files attached again, an edit of a file of
+   * about the same size, a selection of as many lines, messages and replies of the same lengths.
+   * The two windows the scaling case compares then do the same work and differ only in the chat
+   * before them; drawn independently, one window re-attached 30 files against the other's 18.
+   */
+  mirrorLast?: number;
+  /**
+   * Files attached with the first message (the rest are spread over the conversation). Turns
+   * re-attach 1–3 files attached before: with one new file every few turns, the first turns had
+   * fewer than that to draw from, so they re-attached 0.9 files a turn against 1.5 in the last 20,
+   * and the scaling case compared windows doing different work.
+   */
+  openingFiles?: number;
   contextWindow?: number;
   /** Folder holding the source trajectories (default: test/fixtures/trajectories). */
   sourceDir?: string;
 }
 
-export const GENERATED_DEFAULTS = { seed: 20250101, turns: 200, fileBytes: 2_000_000, editEvery: 8, selectionEvery: 5, contextWindow: 2_000_000 } as const;
+export const GENERATED_DEFAULTS = { seed: 20250101, turns: 200, fileBytes: 2_000_000, editEvery: 8, selectionEvery: 5, openingFiles: 4, mirrorLast: 20, contextWindow: 2_000_000 } as const;
 
 /** The long-chat case (issue 12): 1,000 turns, 5 MB of files, the same window (it cuts a few times near the end). */
 export const LONG_CHAT = { turns: 1000, fileBytes: 5_000_000 } as const;
@@ -89,6 +105,22 @@ export interface GeneratedInfo {
   reattachments: number;
 }
 
+/** What a turn does, apart from which files it names (the repeated window copies it). */
+interface TurnShape {
+  edit: { fileChars: number; replChars: number; removed: number } | undefined;
+  reattach: number;
+  selectionLines: number;
+  userChars: number;
+  replyChars: number;
+}
+
+/** The path among `paths` whose current text is closest in length to `chars`. */
+function closestInSize(paths: readonly string[], current: ReadonlyMap<string, string>, chars: number): string {
+  let best = paths[0];
+  for (const p of paths) if (Math.abs(current.get(p)!.length - chars) < Math.abs(current.get(best)!.length - chars)) best = p;
+  return best;
+}
+
 /** The generated trajectory plus a summary of what it contains. */
 export function generateConversation(options: GenerateOptions = {}): { trajectory: Trajectory; info: GeneratedInfo } {
   const o = { ...GENERATED_DEFAULTS, ...options };
@@ -101,65 +133,114 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
   const passage = (chars: number): string => {
     const out: string[] = [];
     let n = 0;
-    while (n < chars) {
+    // n counts a separator after each line: the joined text is n − 1 long.
+    while (n <= chars) {
       const start = int(0, lines.length - 1);
       const len = int(20, 80);
-      for (let k = start; k < Math.min(lines.length, start + len) && n < chars; k++) {
+      for (let k = start; k < Math.min(lines.length, start + len) && n <= chars; k++) {
         out.push(lines[k]);
         n += lines[k].length + 1;
       }
     }
-    return oneByte(out.join('\n'));
+    // Exactly `chars` characters: a repeated turn's texts are as long as its model's.
+    return oneByte(out.join('\n').slice(0, chars));
   };
   const prose = (chars: number): string => {
     const out: string[] = [];
     let n = 0;
-    while (n < chars) {
+    while (n <= chars) {
       const sentence = Array.from({ length: int(6, 16) }, () => pick(words)).join(' ');
       const s = sentence[0].toUpperCase() + sentence.slice(1) + '.';
       out.push(s);
       n += s.length + 1;
     }
-    return out.join(' ');
+    return out.join(' ').slice(0, chars);
   };
 
-  // Files of varied sizes (log-uniform 3–90 KB) until the total is reached.
+  // Sizes of the files (log-uniform 3–90 KB) until the total is reached, and their extensions.
+  const sizes: number[] = [];
+  const exts: ('ts' | 'md')[] = [];
+  for (let total = 0; total < o.fileBytes; ) {
+    const size = Math.round(Math.exp(Math.log(3000) + rnd() * (Math.log(90_000) - Math.log(3000))));
+    sizes.push(size);
+    exts.push(rnd() < 0.75 ? 'ts' : 'md');
+    total += size;
+  }
+
+  // A few files with the first message; the others' first attachments spread evenly over the
+  // conversation, so early and late turns add as much new content.
+  const opening = Math.min(o.openingFiles, sizes.length);
+  const firstTurnOf = sizes.map((_, k) => (k < opening ? 1 : 1 + Math.floor(((k - opening) * o.turns) / Math.max(1, sizes.length - opening))));
+  // The last window repeats the first one's turns (see `mirrorLast`): the same number of new files
+  // per turn, of the same sizes, taken from the end of the list.
+  const w = o.mirrorLast > 0 && o.turns >= 2 * o.mirrorLast ? o.mirrorLast : 0;
+  if (w > 0) {
+    const early = firstTurnOf.filter((t) => t <= w).length;
+    // The last `early` files take the first ones' sizes: more files between, until the total is reached again.
+    const mirroredTotal = () => sizes.slice(0, sizes.length - early).reduce((a, b) => a + b, 0) + sizes.slice(0, early).reduce((a, b) => a + b, 0);
+    while (sizes.length >= 2 * early + 1 && mirroredTotal() < o.fileBytes) {
+      sizes.splice(sizes.length - early, 0, Math.round(Math.exp(Math.log(3000) + rnd() * (Math.log(90_000) - Math.log(3000)))));
+      exts.splice(exts.length - early, 0, rnd() < 0.75 ? 'ts' : 'md');
+      firstTurnOf.push(o.turns);
+    }
+    const n = sizes.length;
+    if (n >= 2 * early + 1) {
+      // Files early..n-early-1 spread over the turns between the windows; the last `early` files
+      // come in the last window as the first ones came in the first.
+      const middle = n - 2 * early;
+      for (let j = 0; j < middle; j++) firstTurnOf[early + j] = w + 1 + Math.floor((j * (o.turns - 2 * w)) / middle);
+      for (let j = 0; j < early; j++) {
+        firstTurnOf[n - early + j] = o.turns - w + firstTurnOf[j];
+        sizes[n - early + j] = sizes[j];
+        exts[n - early + j] = exts[j];
+      }
+    }
+  }
+
   const files: Record<string, string> = {};
   const paths: string[] = [];
   let total = 0;
-  while (total < o.fileBytes) {
-    const i = paths.length;
-    const size = Math.round(Math.exp(Math.log(3000) + rnd() * (Math.log(90_000) - Math.log(3000))));
-    const ext = rnd() < 0.75 ? 'ts' : 'md';
+  sizes.forEach((size, i) => {
+    const ext = exts[i];
     const p = `gen/mod${i % 8}/file${String(i).padStart(3, '0')}.${ext}`;
     const header = ext === 'ts' ? `// ${p}: generated for the Strata benchmark (seed ${o.seed})\n` : `# ${p}\n\nGenerated for the Strata benchmark (seed ${o.seed}).\n\n`;
     const text = oneByte(header + passage(size - header.length));
     files[p] = text;
     paths.push(p);
     total += text.length;
-  }
-
-  // First attachments spread evenly over the conversation, so early and late turns add as much new content.
-  const firstTurn = new Map<number, string[]>();
-  paths.forEach((p, k) => {
-    const t = 1 + Math.floor((k * o.turns) / paths.length);
-    firstTurn.set(t, [...(firstTurn.get(t) ?? []), p]);
   });
+  const firstTurn = new Map<number, string[]>();
+  paths.forEach((p, k) => firstTurn.set(firstTurnOf[k], [...(firstTurn.get(firstTurnOf[k]) ?? []), p]));
 
   const current = new Map(Object.entries(files));
   const attached: string[] = [];
   const turns: TrajectoryTurn[] = [];
+  const shapes: TurnShape[] = [];
   const info: GeneratedInfo = { files: paths.length, fileBytes: total, edits: 0, selections: 0, reattachments: 0 };
   for (let t = 1; t <= o.turns; t++) {
+    const mirrored = w > 0 && t > o.turns - w ? shapes[t - (o.turns - w) - 1] : undefined;
+    const shape: TurnShape = mirrored ?? {
+      edit: t % o.editEvery === 0 && attached.length > 0 ? { fileChars: 0, replChars: int(400, 2500), removed: int(10, 40) } : undefined,
+      // 1–3 distinct files attached before. Drawn without replacement: drawing with replacement and
+      // skipping repeats made early turns (few files to draw from) attach half as many as late ones,
+      // so the scaling case compared windows doing different work.
+      reattach: attached.length > 1 && rnd() < 0.6 ? int(1, 3) : 0,
+      selectionLines: t % o.selectionEvery === 0 && attached.length > 0 ? int(10, 60) : 0,
+      userChars: int(80, 300),
+      replyChars: int(400, 1500),
+    };
     const turn: TrajectoryTurn = { user: '', reply: '' };
     const attach: NonNullable<TrajectoryTurn['attach']> = [];
-    if (t % o.editEvery === 0 && attached.length > 0) {
-      // Replace a run of lines in an attached file: a new version (sent once, in full, under append-version).
-      const p = pick(attached);
+    if (shape.edit && attached.length > 0) {
+      // Replace a run of lines in an attached file: a new version (sent once, in full, under
+      // append-version). A repeated turn edits the attached file closest in size to the one its
+      // model edited, as the new version's size is the turn's work.
+      const p = mirrored ? closestInSize(attached, current, shape.edit.fileChars) : pick(attached);
+      if (!mirrored) shape.edit.fileChars = current.get(p)!.length;
       const old = current.get(p)!.split('\n');
       const at = int(1, Math.max(1, old.length - 41));
-      const repl = passage(int(400, 2500)).split('\n');
-      const next = oneByte([...old.slice(0, at), ...repl, ...old.slice(at + int(10, 40))].join('\n'));
+      const repl = passage(shape.edit.replChars).split('\n');
+      const next = oneByte([...old.slice(0, at), ...repl, ...old.slice(at + shape.edit.removed)].join('\n'));
       current.set(p, next);
       turn.edits = { [p]: next };
       info.edits++;
@@ -168,29 +249,27 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
       attach.push({ file: p });
       attached.push(p);
     }
-    if (attached.length > 1 && rnd() < 0.6) {
-      // 1–3 distinct files attached before. Drawn without replacement: drawing with replacement and
-      // skipping repeats made early turns (few files to draw from) attach half as many as late ones,
-      // so the scaling case compared windows doing different work.
+    if (shape.reattach > 0) {
       const pool = attached.filter((p) => !attach.some((a) => a.file === p));
-      for (let r = Math.min(int(1, 3), pool.length); r > 0; r--) {
+      for (let r = Math.min(shape.reattach, pool.length); r > 0; r--) {
         const i = Math.floor(rnd() * pool.length);
         attach.push({ file: pool[i] });
         pool.splice(i, 1);
         info.reattachments++;
       }
     }
-    if (t % o.selectionEvery === 0 && attached.length > 0) {
+    if (shape.selectionLines > 0 && attached.length > 0) {
       const p = pick(attached);
       const n = current.get(p)!.split('\n').length;
       const start = int(1, Math.max(1, n - 60));
-      attach.push({ selection: { file: p, startLine: start, endLine: Math.min(n, start + int(10, 60)) } });
+      attach.push({ selection: { file: p, startLine: start, endLine: Math.min(n, start + shape.selectionLines) } });
       info.selections++;
     }
     turn.attach = attach;
-    turn.user = `Turn ${t}. ${prose(int(80, 300))}`;
-    turn.reply = prose(int(400, 1500));
+    turn.user = `Turn ${t}. ${prose(shape.userChars)}`;
+    turn.reply = prose(shape.replyChars);
     turns.push(turn);
+    shapes.push(shape);
   }
   const trajectory: Trajectory = {
     name: `generated-${o.turns}-turns`,

@@ -229,13 +229,44 @@ describe('bench: helpers', () => {
     assert.deepStrictEqual(a, b);
     assert.strictEqual(a.trajectory.turns.length, 40);
     assert.ok(a.info.fileBytes >= 200_000);
-    assert.strictEqual(a.info.edits, 5);
+    // Edits every 8 turns, selections every 5, in the first 20 turns; the last 20 repeat them.
+    assert.strictEqual(a.info.edits, 4);
     assert.strictEqual(a.info.selections, 8);
+    const off = generateConversation({ turns: 40, fileBytes: 200_000, mirrorLast: 0 });
+    assert.strictEqual(off.info.edits, 5, 'mirrorLast: 0 draws every turn');
     // Every file is attached at some turn; all text is ASCII.
     const attached = new Set(a.trajectory.turns.flatMap((t) => (t.attach ?? []).map((x) => x.file).filter(Boolean)));
     for (const p of Object.keys(a.trajectory.files)) assert.ok(attached.has(p), p);
     assert.ok(Object.values(a.trajectory.files).every((v) => typeof v === 'string' && [...v as string].every((ch) => ch.charCodeAt(0) < 0x80)));
     const r = prng(1);
     assert.deepStrictEqual([r(), r()], [prng(1)(), (() => { const q = prng(1); q(); return q(); })()]);
+  });
+
+  it('the generated conversation\'s last 20 turns do what its first 20 did', () => {
+    const { trajectory, info } = generateConversation({ turns: 100, fileBytes: 700_000 });
+    assert.ok(info.fileBytes >= 700_000, String(info.fileBytes));
+    const files = trajectory.files as Record<string, string>;
+    const versions = new Map(Object.entries(files));
+    const seen = new Set<string>();
+    // As many new files of the same sizes, as many re-attachments and selection lines, an edit of a
+    // file of about the same size, messages and replies of the same lengths.
+    const shape = (i: number) => {
+      const t = trajectory.turns[i];
+      const edited = Object.keys(t.edits ?? {}).map((p) => versions.get(p)!.length);
+      for (const [p, v] of Object.entries(t.edits ?? {})) versions.set(p, v as string);
+      const fresh = (t.attach ?? []).flatMap((x) => (x.file && !seen.has(x.file) ? [files[x.file].length] : []));
+      for (const x of t.attach ?? []) if (x.file) seen.add(x.file);
+      const sel = (t.attach ?? []).flatMap((x) => (x.selection ? [x.selection.endLine - x.selection.startLine] : []));
+      return { files: (t.attach ?? []).filter((x) => x.file).length, fresh, sel, edited, user: t.user.length - String(i + 1).length, reply: t.reply.length };
+    };
+    const all = trajectory.turns.map((_, i) => shape(i));
+    const early = all.slice(0, 20);
+    const late = all.slice(80);
+    const sizeOf = (xs: typeof all) => xs.map((x) => ({ ...x, edited: x.edited.length }));
+    assert.deepStrictEqual(sizeOf(late), sizeOf(early));
+    for (let k = 0; k < 20; k++) for (let j = 0; j < early[k].edited.length; j++) assert.ok(Math.abs(late[k].edited[j] - early[k].edited[j]) <= 0.1 * early[k].edited[j], `turn ${81 + k}: edits a file of ${late[k].edited[j]} characters against ${early[k].edited[j]}`);
+    assert.ok(early.some((x) => x.fresh.length > 0) && early.some((x) => x.files > x.fresh.length) && early.some((x) => x.edited.length > 0) && early.some((x) => x.sel.length > 0));
+    // Every file is attached at some turn.
+    for (const p of Object.keys(files)) assert.ok(seen.has(p), p);
   });
 });
