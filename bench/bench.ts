@@ -432,7 +432,8 @@ export function performanceMarkdown(p: PerfResults): string {
     ], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'l']));
     out.push(
       'The same turn built at different lengths of one chat (build, then abandon, as the context meter does while the user types): one new 12 KB file, the first two files attached again, the same message. ' +
-        `Only the history differs. A chat is driven to each point and their builds alternate, so that what drifts on the machine falls on every point alike; ${p.longChats.probes[0]?.runs ?? 0} builds per point.`,
+        `Only the history differs. A chat is driven to each point and their builds alternate, so that what drifts on the machine falls on every point alike; ${p.longChats.probes[0]?.runs ?? 0} builds per point. ` +
+        `The ${formatInt(LONG_CHAT.turns)}-turn chat is the one in the window no cut reaches: in the other, the two files the probe attaches again were cut by then, and it would send them in full late and not early.`,
       '',
     );
     const probeRows = p.longChats.probes.map((pr) => {
@@ -615,7 +616,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
         { label: `${m} turns, in the benchmark's own process`, inProcess: true, generated: long.info, result: runJob(scaling('long', 'native')) },
       ];
       const probe = (chat: ScalingChat, afterTurns: number[], hasher: HasherChoice) => runIsolated({ kind: 'probe', chat, layout: DEFAULT_LAYOUT, afterTurns, runs: runs.probe, hasher });
-      const probes = [probe('generated', [20, n], 'native'), probe('generated', [20, n], 'pure-js'), probe('long', [20, n, m], 'native'), probe('long', [20, n, m], 'pure-js')];
+      const probes = [probe('generated', [20, n], 'native'), probe('generated', [20, n], 'pure-js'), probe('uncut', [20, n, m], 'native'), probe('uncut', [20, n, m], 'pure-js')];
       const interleaved = [
         runIsolated({ kind: 'interleaved', chat: 'generated', layout: DEFAULT_LAYOUT, runs: runs.interleaved[0] }),
         runIsolated({ kind: 'interleaved', chat: 'long', layout: DEFAULT_LAYOUT, runs: runs.interleaved[1] }),
