@@ -249,11 +249,17 @@ export function measureProbe(traj: Trajectory, layout: Layout, afterTurns: numbe
     let lastInput: TurnInput | undefined;
     const { engine } = driveEngine(traj, { layout, policy: 'append-version', tokenizer, hasher: hasherOf(hasher), turns, onInput: (_turn, input) => (lastInput = input) });
     const fresh = lastInput?.fresh;
+    // The files as they are by then (edited since, some of them): attaching an older text would send
+    // it as a new version, work the early point does not do.
+    const now = (uri: string): string => {
+      const key = engine.state.latest.get(`file:${uri}`);
+      return (key !== undefined ? engine.state.entries.get(key)?.artifact.content : undefined) ?? (traj.files[uri] as string);
+    };
     const input: TurnInput = {
       userText: 'Probe: compare the new module with the two files attached at the start.',
       attachments: [
         { kind: 'file', uri: 'gen/probe/new-module.ts', content: probeText },
-        ...firstFiles.map((uri) => ({ kind: 'file' as const, uri, content: fresh?.get(`file:${uri}`) ?? (traj.files[uri] as string) })),
+        ...firstFiles.map((uri) => ({ kind: 'file' as const, uri, content: now(uri) })),
       ],
       fresh,
     };
