@@ -312,6 +312,41 @@ describe('copy-on-write chat states (issue 12)', () => {
     }
   });
 
+  it('LayeredMap: a clone written and abandoned hundreds of times (the meter), its map made again on the way, while the committed map is iterated', () => {
+    type M = Map<string, number>;
+    const start = new Map<string, number>();
+    for (let i = 0; i < 2000; i++) start.set(`file:f${i}`, i);
+    const committed = new LayeredMap(new Map(start));
+    const it = committed.entries();
+    const seen: [string, number][] = [];
+    for (let cycle = 0; cycle < 300; cycle++) {
+      // A build: a clone of the committed map, two new keys and a changed one; then abandoned.
+      const clone: M = committed.relayer();
+      clone.set(`file:new${cycle % 3}`, cycle);
+      clone.set('file:probe', cycle);
+      clone.set(`file:f${cycle}`, -cycle);
+      const copy = new Map(start);
+      copy.set(`file:new${cycle % 3}`, cycle).set('file:probe', cycle).set(`file:f${cycle}`, -cycle);
+      if (cycle % 50 === 7) assert.deepEqual([...clone], [...copy], `cycle ${cycle}`);
+      assert.equal(clone.get('file:probe'), cycle);
+      assert.equal(clone.size, copy.size);
+      // The committed map, read between builds (each read moves the lineage's Map back to it).
+      assert.equal(committed.get('file:probe'), undefined);
+      assert.equal(committed.get(`file:f${cycle}`), cycle);
+      assert.equal(committed.size, 2000);
+      // One more step of an iteration begun before the first build.
+      const r = it.next();
+      if (!r.done) seen.push(r.value);
+    }
+    for (let r = it.next(); !r.done; r = it.next()) seen.push(r.value);
+    assert.deepEqual(seen, [...start], 'the iteration begun before the builds');
+    assert.deepEqual([...committed], [...start]);
+    // A last build, kept: written after the many abandoned ones, in the order of its writes.
+    const kept: M = committed.relayer();
+    kept.set('file:probe', 1).set('file:new2', 2).set('file:new0', 0);
+    assert.deepEqual([...kept].slice(-3), [['file:probe', 1], ['file:new2', 2], ['file:new0', 0]]);
+  });
+
   it('a clone shares entries until it writes them, logs what it wrote, and never changes its parent', () => {
     const tok = getTokenizer('o200k_base');
     const e = new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
