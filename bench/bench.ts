@@ -17,7 +17,7 @@ import { markdownTable, svgChart } from './charts';
 import { formatInt, machineFacts, round, stats, type MachineFacts, type Stats } from './perfStats';
 import { replay, usesTools } from './replayCore';
 import { getTokenizer } from '../src/services/tokenizer';
-import { measureBuildTime, medianProcess, type ProcessRatios, type BuildTimeResult, type HasherChoice, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
+import { measureBuildTime, pooledProcesses, type ProcessRatios, type BuildTimeResult, type HasherChoice, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
 import { runIsolated, runJob, type IsolatedJob, type ScalingChat } from './perfIsolated';
 import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GeneratedInfo } from './perfGenerate';
 import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile';
@@ -360,7 +360,7 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
   return targets;
 }
 
-/** `; N processes: median a, b, c; p95 …` when the case ran in several processes (the median one is the figure). */
+/** `(N processes: median a, b, c; p95 …)` when the case ran in several processes (the figure pools their samples). */
 function processesNote(r: ScalingResult, median: (p: ProcessRatios) => number, p95: (p: ProcessRatios) => number): string {
   const ps = r.processes;
   if (!ps || ps.length < 2) return '';
@@ -421,7 +421,7 @@ export function performanceMarkdown(p: PerfResults): string {
         `and a ${formatInt(LONG_CHAT.turns)}-turn conversation with ${formatInt(LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows; files cut then are sent again in full when attached later, where a window no cut reaches sends a reference, so its last 20 turns send more new blocks than its first 20: those turns are the cut's deferred work and the last column compares the windows without them, the target of this case), ` +
         `and in a ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window, which nothing cuts (as the ${GENERATED_DEFAULTS.turns}-turn case). ` +
         '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count); "other turns": the rest, whose work is the history\'s alone; "beyond the others": what the new-content turns take over the other turns\' median, per KB of the new blocks (the cost of new content, apart from how much of it each window has). ' +
-        'Each case runs in a child process of its own (the chat and nothing else in its heap; the figures do not depend on the order the cases run in); the cases with a target run in three, and the one with the median ratio is shown, every process\'s ratio in brackets; the last row runs in the benchmark\'s own process, for comparison.',
+        'Each case runs in a child process of its own (the chat and nothing else in its heap; the figures do not depend on the order the cases run in); the cases with a target run in three, their samples pooled (medians, p95 and ratios over all three; the other columns from the process with the median ratio), every process\'s ratio in brackets; the last row runs in the benchmark\'s own process, for comparison.',
       '',
     );
     const spread = (r: ScalingResult, f: (p: ProcessRatios) => number, own: number) => (r.processes && r.processes.length > 1 ? `${own} (${r.processes.map(f).join(', ')})` : `${own}`);
@@ -579,8 +579,10 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
   const files = fs.readdirSync(args.trajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.trajectoriesDir, n));
   if (files.length === 0) throw new Error(`no trajectories in ${args.trajectoriesDir}`);
   const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, scalingProcesses: 1, tokenizer: 2, promptTsx: 2, probe: 50, interleaved: [5, 2] } : { buildWarm: 20, scalingWarm: 9, scalingProcesses: 3, tokenizer: 5, promptTsx: 5, probe: 200, interleaved: [100, 20] };
-  // The scaling cases with a target run in several processes; the median one is reported, with all of them.
-  const repeated = (job: Extract<IsolatedJob, { kind: 'scaling' }>): ScalingResult => medianProcess(Array.from({ length: runs.scalingProcesses }, () => runIsolated(job)));
+  // The scaling cases with a target run in several processes: their samples pooled, each process's ratios shown.
+  const repeated = (job: Extract<IsolatedJob, { kind: 'scaling' }>): ScalingResult => pooledProcesses(Array.from({ length: runs.scalingProcesses }, () => runIsolated(job)));
+  // A case measured once: its raw samples are not kept in the results.
+  const once = (r: ScalingResult): ScalingResult => pooledProcesses([r]);
   const econ = step('cache economics (trajectories × strategies × cache models)', durations, () => economics(files));
   const toolFiles = fs.existsSync(args.toolTrajectoriesDir) ? fs.readdirSync(args.toolTrajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.toolTrajectoriesDir, n)) : [];
   const toolResults = step('tool-heavy sessions (issue 11)', durations, () => toolEconomics(toolFiles));
@@ -595,7 +597,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
     perf.scaling = step(`scaling, generated ${generated.turns.length} turns`, durations, () => {
       // Each in a child process of its own (perfIsolated.ts): a chat's figure does not depend on what ran before it.
       const main = repeated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'changed', hasher: 'native' });
-      const allFresh = runIsolated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'all', hasher: 'native' });
+      const allFresh = once(runIsolated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'all', hasher: 'native' }));
       const n = generated.turns.length;
       const growth = profileGrowth(generated, new GuardedTokenizer(generated.model.encoding), [1, 20], [n - 19, n], 40).filter((g) => isProjectFunction(g.fn)).slice(0, 12);
       return { generated: info, main, allFresh, growth };
@@ -607,13 +609,13 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
       const m = long.trajectory.turns.length;
       const scaling = (chat: ScalingChat, hasher: HasherChoice) => ({ kind: 'scaling' as const, chat, layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'changed' as const, hasher });
       const cases: { label: string; uncut?: boolean; inProcess?: boolean; generated: GeneratedInfo; result: ScalingResult }[] = [
-        { label: `${n} turns, pure-JS sha256`, generated: info, result: runIsolated(scaling('generated', 'pure-js')) },
+        { label: `${n} turns, pure-JS sha256`, generated: info, result: once(runIsolated(scaling('generated', 'pure-js'))) },
         { label: `${m} turns`, generated: long.info, result: repeated(scaling('long', 'native')) },
         { label: `${m} turns, ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window (nothing cut)`, uncut: true, generated: uncut.info, result: repeated(scaling('uncut', 'native')) },
-        { label: `${m} turns, pure-JS sha256`, generated: long.info, result: runIsolated(scaling('long', 'pure-js')) },
+        { label: `${m} turns, pure-JS sha256`, generated: long.info, result: once(runIsolated(scaling('long', 'pure-js'))) },
         // For comparison, as this section measured before: in the benchmark's own process, which holds
         // the other sections' conversations, results and garbage.
-        { label: `${m} turns, in the benchmark's own process`, inProcess: true, generated: long.info, result: runJob(scaling('long', 'native')) },
+        { label: `${m} turns, in the benchmark's own process`, inProcess: true, generated: long.info, result: once(runJob(scaling('long', 'native'))) },
       ];
       const probe = (chat: ScalingChat, afterTurns: number[], hasher: HasherChoice) => runIsolated({ kind: 'probe', chat, layout: DEFAULT_LAYOUT, afterTurns, runs: runs.probe, hasher });
       const probes = [probe('generated', [20, n], 'native'), probe('generated', [20, n], 'pure-js'), probe('uncut', [20, n, m], 'native'), probe('uncut', [20, n, m], 'pure-js')];

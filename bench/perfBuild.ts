@@ -140,10 +140,13 @@ export interface ScalingResult {
   ratioP95: number;
   warmMedianPerTurn: number[];
   /**
-   * When the case ran in several processes (the benchmark picks the one with the median ratio of
-   * `sameWork` as the result): every process's ratios, this one's included.
+   * When the case ran in several processes: every process's ratios. The windows' statistics and
+   * ratios are then those of all processes' samples together; the other figures are the process's
+   * with the median ratio (of `sameWork`).
    */
   processes?: ProcessRatios[];
+  /** The windows' samples (ms), for pooling processes; dropped once pooled. */
+  samples?: { first20: number[]; last20: number[]; sameFirst20: number[]; sameLast20: number[] };
 }
 
 export interface ProcessRatios {
@@ -154,16 +157,39 @@ export interface ProcessRatios {
 }
 
 /**
- * One scaling case measured in several processes: the result with the median ratio (of the turns
- * doing the same kind of work), annotated with every process's ratios. A process's figure moves by
- * a tenth or more between runs on a 2-core machine (its heap, the JIT's choices, neighbours); the
- * median of three is steadier than any one, and all three are shown.
+ * One scaling case measured in several processes: the windows' medians, p95 and ratios over all
+ * their samples together, every process's ratios beside them. A process's figure moves by a tenth or
+ * more between runs on a 2-core machine (its heap, the JIT's choices, when a collection lands in a
+ * window: a p95 of 20 turns × 9 passes is the 9th slowest sample); pooled, three processes give a
+ * steadier figure than any one, and all three are shown.
  */
-export function medianProcess(results: ScalingResult[]): ScalingResult {
+export function pooledProcesses(results: ScalingResult[]): ScalingResult {
   if (results.length === 0) throw new Error('no results');
   const sorted = [...results].sort((a, b) => a.sameWork.ratio - b.sameWork.ratio);
   const mid = sorted[(sorted.length - 1) >> 1];
-  return { ...mid, processes: results.map((r) => ({ ratio: r.ratio, ratioP95: r.ratioP95, sameRatio: r.sameWork.ratio, sameRatioP95: r.sameWork.ratioP95 })) };
+  const processes = results.map((r) => ({ ratio: r.ratio, ratioP95: r.ratioP95, sameRatio: r.sameWork.ratio, sameRatioP95: r.sameWork.ratioP95 }));
+  const all = (f: (x: NonNullable<ScalingResult['samples']>) => number[]) => results.flatMap((r) => (r.samples ? f(r.samples) : []));
+  const first20 = stats(all((x) => x.first20));
+  const last20 = stats(all((x) => x.last20));
+  const sameFirst = stats(all((x) => x.sameFirst20));
+  const sameLast = stats(all((x) => x.sameLast20));
+  const out: ScalingResult = {
+    ...mid,
+    first20,
+    last20,
+    ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
+    ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
+    sameWork: {
+      ...mid.sameWork,
+      first20: sameFirst,
+      last20: sameLast,
+      ratio: sameFirst.median > 0 ? round(sameLast.median / sameFirst.median) : 0,
+      ratioP95: sameFirst.p95 > 0 ? round(sameLast.p95 / sameFirst.p95) : 0,
+    },
+    ...(results.length > 1 ? { processes } : {}),
+  };
+  delete out.samples;
+  return out;
 }
 
 export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher: HasherChoice = 'native'): ScalingResult {
@@ -171,8 +197,10 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
   const n = warm[0].length;
   const cut = new Set(cutTurns);
   const window = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1)));
-  const first20 = stats(window(0, 20));
-  const last20 = stats(window(Math.max(0, n - 20), n));
+  const firstSamples = window(0, 20);
+  const lastSamples = window(Math.max(0, n - 20), n);
+  const first20 = stats(firstSamples);
+  const last20 = stats(lastSamples);
   const perTurn = perTurnMedian(warm);
   const fresh0 = new Set(newContentTurns);
   const plain = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1) && !fresh0.has(from + j + 1)));
@@ -190,8 +218,10 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
   };
   const apart = new Set([...cutTurns, ...resentTurns]);
   const same = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !apart.has(from + j + 1)));
-  const sameFirst = stats(same(0, 20));
-  const sameLast = stats(same(Math.max(0, n - 20), n));
+  const sameFirstSamples = same(0, 20);
+  const sameLastSamples = same(Math.max(0, n - 20), n);
+  const sameFirst = stats(sameFirstSamples);
+  const sameLast = stats(sameLastSamples);
   const kbFirst = perKB(0, Math.min(20, n), plainFirst);
   const kbLast = perKB(Math.max(0, n - 20), n, plainLast);
   return {
@@ -219,6 +249,7 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
     ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
     ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
     warmMedianPerTurn: perTurn,
+    samples: { first20: firstSamples, last20: lastSamples, sameFirst20: sameFirstSamples, sameLast20: sameLastSamples },
   };
 }
 
