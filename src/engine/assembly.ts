@@ -102,8 +102,13 @@ export interface Assembled {
   tokens: number[];
   framing: number[];
   hashes: string[];
-  /** Block signatures of this request. */
-  sigs: string[];
+  /**
+   * Block signatures of this request, made when first asked for: only a request that is sent needs
+   * them (they become the next request's `previousBlocks`); the meter's builds, abandoned, never do,
+   * and the next call compares its own with these past the carried blocks only. Valid until the
+   * next call of this assembler (it throws after that).
+   */
+  sigs(): string[];
   /** Leading blocks equal to the previous request's. */
   common: number;
   /** Tokens of those blocks. */
@@ -528,15 +533,15 @@ export class RequestAssembler {
    * Leading blocks of `sigs` equal to `prev`. When `prev` is a request this assembler returned, the
    * carried blocks it shared with it are known equal: only the blocks after them are compared.
    */
-  private commonPrefix(prev: readonly string[], sigs: readonly string[], sys: SystemCarry, past: PastCarry): number {
-    const n = Math.min(sigs.length, prev.length);
+  private commonPrefix(prev: readonly string[], total: number, sigAt: (i: number) => string, sys: SystemCarry, past: PastCarry): number {
+    const n = Math.min(total, prev.length);
     let i = 0;
     const rec = this.outputs.get(prev);
     if (rec && rec.sys === sys && rec.past === past) {
       i = Math.min(sys.stableSince(rec.call), rec.sysLen, sys.segs.length);
       if (i === rec.sysLen && i === sys.segs.length) i += Math.min(past.stableSince(rec.call), rec.pastLen, past.segs.length);
     }
-    while (i < n && prev[i] === sigs[i]) i++;
+    while (i < n && prev[i] === sigAt(i)) i++;
     return i;
   }
 
@@ -577,9 +582,18 @@ export class RequestAssembler {
     const total = curStart + cur.segs.length;
 
     // Cache prediction: blocks equal (role, text) to the previous request's, in place.
-    const sigs = sys.sigs.concat(carry.sigs, cur.sigs);
-    const common = this.commonPrefix(input.previousBlocks, sigs, sys, carry);
-    this.outputs.set(sigs, { sys, past: carry, call, sysLen, pastLen });
+    const sigAt = (i: number): string => (i < sysLen ? sys.sigs[i] : i < curStart ? carry.sigs[i - sysLen] : cur.sigs[i - curStart]);
+    const common = this.commonPrefix(input.previousBlocks, total, sigAt, sys, carry);
+    // The flat list is made only when asked for (a request that is sent), before the next call
+    // changes the carried portions.
+    let flat: string[] | undefined;
+    const sigs = (): string[] => {
+      if (flat) return flat;
+      if (this.calls !== call) throw new Error('internal error: block signatures read after the next request was assembled');
+      flat = sys.sigs.concat(carry.sigs, cur.sigs);
+      this.outputs.set(flat, { sys, past: carry, call, sysLen, pastLen });
+      return flat;
+    };
     const blockTokens =
       common <= sysLen ? sys.cum[common] : common <= curStart ? sys.cum[sysLen] + carry.cum[common - sysLen] : sys.cum[sysLen] + carry.cum[pastLen] + cur.cum[common - curStart];
     // A provider's cache works on the request's tokens, framing included: the messages the common

@@ -470,7 +470,7 @@ export class PromptContextEngine {
     const prevCount = layerSegs.map((segs) => segs.length);
     const framing = prev.ledger.layers.map((l) => l.items.find((i) => i.id === 'framing')?.tokens ?? 0);
     let added = 0;
-    const sigs = this.pendingSigs.slice();
+    const sigs = this.pendingSigArray().slice();
     const newBlocks: string[] = [];
     for (const d of drafts) {
       const fl = LAYER_INDEX[d.framingLayer];
@@ -540,7 +540,7 @@ export class PromptContextEngine {
     if (this.pending.env.blocked) throw new Error('cannot complete a blocked turn: nothing was sent');
     const { state, record } = this.pending;
     this.history(state).append({ ...record, reply });
-    state.previousBlocks = this.pendingSigs;
+    state.previousBlocks = this.pendingSigArray();
     settleState(state);
     this.committed = state;
     this.pending = undefined;
@@ -562,6 +562,7 @@ export class PromptContextEngine {
   /** Drops the pending turn (provider failed, user cancelled). */
   abandonTurn(): void {
     this.pending = undefined;
+    this.pendingSigs = [];
   }
 
   // ---------------------------------------------------------------- state changes
@@ -1625,8 +1626,16 @@ export class PromptContextEngine {
   }
 
   private emptyHash?: string;
-  /** Block signatures of the pending request; they become `previousBlocks` when it completes. */
-  private pendingSigs: string[] = [];
+  /**
+   * Block signatures of the pending request; they become `previousBlocks` when it completes. Made
+   * when first needed (a build the meter abandons never needs them): see `Assembled.sigs`.
+   */
+  private pendingSigs: string[] | (() => string[]) = [];
+
+  private pendingSigArray(): string[] {
+    const p = this.pendingSigs;
+    return typeof p === 'function' ? (this.pendingSigs = p()) : p;
+  }
 
   /** `role:sha256(text)` of a block (the assembler keeps it with the segment's position). */
   private blockSig(role: Role, seg: Segment): string {
