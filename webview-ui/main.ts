@@ -17,7 +17,7 @@ import { Meter } from './meter';
 import { ModelMenu } from './modelMenu';
 import { PreviewCard } from './preview';
 import { Tooltips } from './tooltip';
-import { MAX_PARKED_DRAFTS, UiStateStore, type ParkedDraft } from './uiState';
+import { keptParked, UiStateStore, type ParkedDraft } from './uiState';
 import { vscodeApi } from './vscodeApi';
 
 /**
@@ -287,17 +287,15 @@ class App {
     const text = this.composer.text();
     delete parked[from];
     if (carry) {
-      this.ui.update({ parked: Object.keys(parked).length > 0 ? parked : undefined, draftChatId: text.length > 0 ? to : undefined, draftAfterTurn: text.length > 0 ? 0 : undefined });
+      this.ui.update({ parked: keptParked(parked), draftChatId: text.length > 0 ? to : undefined, draftAfterTurn: text.length > 0 ? 0 : undefined });
       return;
     }
     if (text.trim().length > 0) parked[from] = ui.draftChatId === from && ui.draftAfterTurn !== undefined ? { text, afterTurn: ui.draftAfterTurn } : { text };
     const next = parked[to];
     delete parked[to];
-    const keys = Object.keys(parked);
-    for (const k of keys.slice(0, Math.max(0, keys.length - MAX_PARKED_DRAFTS))) delete parked[k];
     this.composer.setText(next?.text ?? '');
     this.ui.update({
-      parked: Object.keys(parked).length > 0 ? parked : undefined,
+      parked: keptParked(parked),
       draft: next?.text ?? '',
       draftChatId: next ? to : undefined,
       draftAfterTurn: next?.afterTurn,
@@ -314,9 +312,7 @@ class App {
     const had = parked[chatId];
     delete parked[chatId];
     parked[chatId] = had && had.text.trim().length > 0 && had.text !== text ? { text: `${text}\n\n${had.text}` } : { text };
-    const keys = Object.keys(parked);
-    for (const k of keys.slice(0, Math.max(0, keys.length - MAX_PARKED_DRAFTS))) delete parked[k];
-    this.ui.update({ parked });
+    this.ui.update({ parked: keptParked(parked) });
   }
 
   private setModel(model: PanelState['model']): void {

@@ -37,6 +37,14 @@ export interface ParkedDraft {
 
 export const MAX_PARKED_DRAFTS = 20;
 
+/** `parked` as kept: the MAX_PARKED_DRAFTS most recent (insertion order), undefined when none. */
+export function keptParked(parked: Record<string, ParkedDraft>): Record<string, ParkedDraft> | undefined {
+  const keys = Object.keys(parked);
+  if (keys.length === 0) return undefined;
+  for (const k of keys.slice(0, Math.max(0, keys.length - MAX_PARKED_DRAFTS))) delete parked[k];
+  return parked;
+}
+
 const DEFAULTS: UiState = { draft: '', atBottom: true, requestCollapsed: false };
 
 function parseParked(raw: unknown): Record<string, ParkedDraft> | undefined {
