@@ -88,6 +88,13 @@ function blocksIn(perTurn: readonly number[], from: number, to: number, cut: Rea
   return n;
 }
 
+/** Two windows' statistics and last ÷ first, of their medians and of their p95 (0 when the first is 0). */
+function windowRatios(first: readonly number[], last: readonly number[]): { first20: Stats; last20: Stats; ratio: number; ratioP95: number } {
+  const first20 = stats(first);
+  const last20 = stats(last);
+  return { first20, last20, ratio: first20.median > 0 ? round(last20.median / first20.median) : 0, ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0 };
+}
+
 function perTurnMedian(runs: number[][]): number[] {
   return runs[0].map((_, i) => stats(runs.map((r) => r[i])).median);
 }
@@ -169,23 +176,10 @@ export function pooledProcesses(results: ScalingResult[]): ScalingResult {
   const mid = sorted[(sorted.length - 1) >> 1];
   const processes = results.map((r) => ({ ratio: r.ratio, ratioP95: r.ratioP95, sameRatio: r.sameWork.ratio, sameRatioP95: r.sameWork.ratioP95 }));
   const all = (f: (x: NonNullable<ScalingResult['samples']>) => number[]) => results.flatMap((r) => (r.samples ? f(r.samples) : []));
-  const first20 = stats(all((x) => x.first20));
-  const last20 = stats(all((x) => x.last20));
-  const sameFirst = stats(all((x) => x.sameFirst20));
-  const sameLast = stats(all((x) => x.sameLast20));
   const out: ScalingResult = {
     ...mid,
-    first20,
-    last20,
-    ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
-    ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
-    sameWork: {
-      ...mid.sameWork,
-      first20: sameFirst,
-      last20: sameLast,
-      ratio: sameFirst.median > 0 ? round(sameLast.median / sameFirst.median) : 0,
-      ratioP95: sameFirst.p95 > 0 ? round(sameLast.p95 / sameFirst.p95) : 0,
-    },
+    ...windowRatios(all((x) => x.first20), all((x) => x.last20)),
+    sameWork: { ...mid.sameWork, ...windowRatios(all((x) => x.sameFirst20), all((x) => x.sameLast20)) },
     ...(results.length > 1 ? { processes } : {}),
   };
   delete out.samples;
@@ -199,8 +193,7 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
   const window = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1)));
   const firstSamples = window(0, 20);
   const lastSamples = window(Math.max(0, n - 20), n);
-  const first20 = stats(firstSamples);
-  const last20 = stats(lastSamples);
+  const windows = windowRatios(firstSamples, lastSamples);
   const perTurn = perTurnMedian(warm);
   const fresh0 = new Set(newContentTurns);
   const plain = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1) && !fresh0.has(from + j + 1)));
@@ -220,8 +213,6 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
   const same = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !apart.has(from + j + 1)));
   const sameFirstSamples = same(0, 20);
   const sameLastSamples = same(Math.max(0, n - 20), n);
-  const sameFirst = stats(sameFirstSamples);
-  const sameLast = stats(sameLastSamples);
   const kbFirst = perKB(0, Math.min(20, n), plainFirst);
   const kbLast = perKB(Math.max(0, n - 20), n, plainLast);
   return {
@@ -231,8 +222,8 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
     warmRuns,
     fresh,
     hasher,
-    first20,
-    last20,
+    first20: windows.first20,
+    last20: windows.last20,
     cutTurns: cutTurns.map((t) => ({ turn: t, ms: perTurn[t - 1] })),
     newContent: { first20: newContentTurns.filter((t) => t <= 20 && !cut.has(t)).length, last20: newContentTurns.filter((t) => t > n - 20 && !cut.has(t)).length },
     newBlocks: { first20: blocksIn(newBlocks, 1, Math.min(20, n), cut), last20: blocksIn(newBlocks, Math.max(1, n - 19), n, cut) },
@@ -240,14 +231,11 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
     perNewKB: { first20: kbFirst, last20: kbLast, ratio: kbFirst.us > 0 ? round(kbLast.us / kbFirst.us) : 0 },
     resentTurns,
     sameWork: {
-      first20: sameFirst,
-      last20: sameLast,
-      ratio: sameFirst.median > 0 ? round(sameLast.median / sameFirst.median) : 0,
-      ratioP95: sameFirst.p95 > 0 ? round(sameLast.p95 / sameFirst.p95) : 0,
+      ...windowRatios(sameFirstSamples, sameLastSamples),
       blocks: { first20: blocksIn(newBlocks, 1, Math.min(20, n), apart), last20: blocksIn(newBlocks, Math.max(1, n - 19), n, apart) },
     },
-    ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
-    ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
+    ratio: windows.ratio,
+    ratioP95: windows.ratioP95,
     warmMedianPerTurn: perTurn,
     samples: { first20: firstSamples, last20: lastSamples, sameFirst20: sameFirstSamples, sameLast20: sameLastSamples },
   };

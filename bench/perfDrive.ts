@@ -32,8 +32,6 @@ export interface DriveOptions {
   onInput?: (turn: number, input: TurnInput) => void;
   /** The engine's hashing port (default: Node's native sha256, as the replay and the extension). */
   hasher?: IHasher;
-  /** Called after each turn is committed (not after a blocked one). */
-  afterCommit?: (turn: number, engine: PromptContextEngine) => void;
 }
 
 export interface DriveResult {
@@ -97,7 +95,6 @@ export function driveEngine(traj: Trajectory, opts: DriveOptions): DriveResult {
     opts.onInput?.(i + 1, t.input);
     buildMs.push(t.buildMs);
     run.after(i, outcome);
-    if (outcome.status === 'done') opts.afterCommit?.(i + 1, run.engine);
   }
   return { engine: run.engine, buildMs, cutTurns };
 }
