@@ -25,7 +25,10 @@ const restrict = (paths, patterns = []) => ({
 const noDynamicLoading = {
   'no-restricted-syntax': [
     'error',
-    { selector: "CallExpression[callee.name='require']", message: 'Pure code uses static imports only (checked by the import boundaries).' },
+    {
+      selector: "CallExpression[callee.name='require']",
+      message: 'Pure code uses static imports only (checked by the import boundaries).',
+    },
     { selector: 'ImportExpression', message: 'Pure code uses static imports only (checked by the import boundaries).' },
   ],
 };
@@ -73,7 +76,13 @@ export default defineConfig(
       ...noDynamicLoading,
       ...restrict(
         [noVscode, ...noNode('src/engine')],
-        [noLangChain, layer(['**/host', '**/host/**', '**/services', '**/services/**', '**/protocol', '**/protocol/**'], 'src/engine depends on src/common only.')],
+        [
+          noLangChain,
+          layer(
+            ['**/host', '**/host/**', '**/services', '**/services/**', '**/protocol', '**/protocol/**'],
+            'src/engine depends on src/common only.',
+          ),
+        ],
       ),
     },
   },
@@ -99,7 +108,10 @@ export default defineConfig(
       ...noDynamicLoading,
       ...restrict(
         [noVscode, ...noNode('src/protocol (shared with the webview)')],
-        [noLangChain, layer(['**/host', '**/host/**', '**/services', '**/services/**'], 'src/protocol may use src/common and engine types only.')],
+        [
+          noLangChain,
+          layer(['**/host', '**/host/**', '**/services', '**/services/**'], 'src/protocol may use src/common and engine types only.'),
+        ],
       ),
     },
   },
@@ -114,7 +126,10 @@ export default defineConfig(
       ...noDynamicLoading,
       ...restrict(
         [noVscode, ...noNode('webview-ui (a browser bundle)')],
-        [noLangChain, layer(['**/src/host/**', '**/src/services/**', '**/src/engine/**'], 'webview-ui imports src/protocol and src/common only.')],
+        [
+          noLangChain,
+          layer(['**/src/host/**', '**/src/services/**', '**/src/engine/**'], 'webview-ui imports src/protocol and src/common only.'),
+        ],
       ),
     },
   },

@@ -31,7 +31,6 @@ export interface BaselineTurn {
   steps?: ChatMessage[][];
 }
 
-
 /** What a tool returned, as a plain agent loop sends it: the content, then the note. */
 export function plainToolText(out: ToolOutput): string {
   if (out.kind === 'text') return out.text;
@@ -47,7 +46,11 @@ function inline(i: NewArtifactInput): string {
   return `File: ${where}\n\`\`\`\n${i.content}\n\`\`\`\n`;
 }
 
-export function* replayBaseline(traj: Trajectory, name: BaselineName, tokenizer?: { count(text: string): number }): Generator<BaselineTurn> {
+export function* replayBaseline(
+  traj: Trajectory,
+  name: BaselineName,
+  tokenizer?: { count(text: string): number },
+): Generator<BaselineTurn> {
   if (name === 'tools-plain') {
     if (!tokenizer) throw new Error('tools-plain needs a tokenizer (tool results are cut at the per-call budget)');
     yield* replayToolsPlain(traj, tokenizer);
@@ -67,7 +70,9 @@ export function* replayBaseline(traj: Trajectory, name: BaselineName, tokenizer?
     }
     for (const a of t.detach ?? []) {
       for (const [k, v] of attached) {
-        const same = a.selection ? v.kind === 'selection' && v.uri === a.selection.file && v.range!.startLine === a.selection.startLine : v.kind === 'file' && v.uri === a.file;
+        const same = a.selection
+          ? v.kind === 'selection' && v.uri === a.selection.file && v.range!.startLine === a.selection.startLine
+          : v.kind === 'file' && v.uri === a.file;
         if (same) attached.delete(k);
       }
     }
@@ -89,9 +94,16 @@ export function* replayBaseline(traj: Trajectory, name: BaselineName, tokenizer?
     user.push({ type: 'text', text: t.user });
     system[system.length - 1].cacheBreakpoint = true;
     user[user.length - 1].cacheBreakpoint = true;
-    const messages: EngineMessage[] = [{ role: 'system', content: system }, ...(history as EngineMessage[]), { role: 'user', content: user }];
+    const messages: EngineMessage[] = [
+      { role: 'system', content: system },
+      ...(history as EngineMessage[]),
+      { role: 'user', content: user },
+    ];
     yield { turn: i + 1, messages, rejections };
-    history.push({ role: 'user', content: [{ type: 'text', text: t.user }] }, { role: 'assistant', content: [{ type: 'text', text: t.reply }] });
+    history.push(
+      { role: 'user', content: [{ type: 'text', text: t.user }] },
+      { role: 'assistant', content: [{ type: 'text', text: t.reply }] },
+    );
   }
 }
 
@@ -99,7 +111,9 @@ export function* replayBaseline(traj: Trajectory, name: BaselineName, tokenizer?
 function withBreakpoints(messages: readonly ChatMessage[], at: ReadonlySet<number>): ChatMessage[] {
   let i = 0;
   return messages.map((m) => {
-    const content = m.content.map((b): TextBlock => (at.has(i++) ? { type: 'text', text: b.text, cacheBreakpoint: true } : { type: 'text', text: b.text }));
+    const content = m.content.map((b): TextBlock =>
+      at.has(i++) ? { type: 'text', text: b.text, cacheBreakpoint: true } : { type: 'text', text: b.text },
+    );
     const out: ChatMessage = { role: m.role, content };
     if (m.toolCalls) out.toolCalls = m.toolCalls;
     if (m.toolCallId !== undefined) out.toolCallId = m.toolCallId;

@@ -17,7 +17,16 @@ import { markdownTable, svgChart } from './charts';
 import { formatInt, machineFacts, round, stats, type MachineFacts, type Stats } from './perfStats';
 import { replay, usesTools } from './replayCore';
 import { getTokenizer } from '../src/services/tokenizer';
-import { measureBuildTime, pooledProcesses, type ProcessRatios, type BuildTimeResult, type HasherChoice, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
+import {
+  measureBuildTime,
+  pooledProcesses,
+  type ProcessRatios,
+  type BuildTimeResult,
+  type HasherChoice,
+  type InterleavedResult,
+  type ProbeResult,
+  type ScalingResult,
+} from './perfBuild';
 import { runIsolated, runJob, type IsolatedJob, type ScalingChat } from './perfIsolated';
 import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GeneratedInfo } from './perfGenerate';
 import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile';
@@ -40,7 +49,13 @@ export interface BenchArgs {
 }
 
 export function parseBenchArgs(argv: string[]): BenchArgs {
-  const a: BenchArgs = { quick: false, perf: true, outDir: path.join(ROOT, 'bench/results'), trajectoriesDir: path.join(ROOT, 'test/fixtures/trajectories'), toolTrajectoriesDir: path.join(ROOT, 'test/fixtures/trajectories-extra') };
+  const a: BenchArgs = {
+    quick: false,
+    perf: true,
+    outDir: path.join(ROOT, 'bench/results'),
+    trajectoriesDir: path.join(ROOT, 'test/fixtures/trajectories'),
+    toolTrajectoriesDir: path.join(ROOT, 'test/fixtures/trajectories-extra'),
+  };
   for (let i = 0; i < argv.length; i++) {
     const f = argv[i];
     const value = () => {
@@ -85,7 +100,11 @@ export interface PerfResults {
    * sha256 through its IHasher port (as a host can), and a 1,000-turn chat with 5 MB of files — and the
    * same turn built at different lengths of one chat (the probe). `scaling.main` stays the main row.
    */
-  longChats?: { cases: { label: string; uncut?: boolean; inProcess?: boolean; generated: GeneratedInfo; result: ScalingResult }[]; probes: ProbeResult[]; interleaved: InterleavedResult[] };
+  longChats?: {
+    cases: { label: string; uncut?: boolean; inProcess?: boolean; generated: GeneratedInfo; result: ScalingResult }[];
+    probes: ProbeResult[];
+    interleaved: InterleavedResult[];
+  };
   tokenizer?: ThroughputResult;
   memory?: { replay: RssResult; engineOnly: RssResult; heap: HeapResult[] };
   promptTsx?: PromptTsxComparison;
@@ -132,7 +151,13 @@ function economics(files: string[]): TrajectoryResult[] {
   return files.map((file) => {
     const traj = loadTrajectory(file);
     const report = runReplay(traj, { file, strategies: [...STRATEGIES], policy: 'append-version', cache: 'both', json: true });
-    return { name: traj.name, turns: traj.turns.length, budget: report.strategies[0]?.turns[0]?.budget ?? 0, needsPruning: needsPruning(report, DEFAULT_LAYOUT), report };
+    return {
+      name: traj.name,
+      turns: traj.turns.length,
+      budget: report.strategies[0]?.turns[0]?.budget ?? 0,
+      needsPruning: needsPruning(report, DEFAULT_LAYOUT),
+      report,
+    };
   });
 }
 
@@ -148,7 +173,10 @@ function toolEconomics(files: string[]): ToolTrajectoryResult[] {
     if (!usesTools(traj)) continue;
     const variants: [string, Trajectory][] = [
       ['as written', traj],
-      [`${TOOL_PRESSURE_WINDOW.toLocaleString('en-US')}-token window`, { ...traj, model: { ...traj.model, contextWindow: TOOL_PRESSURE_WINDOW } }],
+      [
+        `${TOOL_PRESSURE_WINDOW.toLocaleString('en-US')}-token window`,
+        { ...traj, model: { ...traj.model, contextWindow: TOOL_PRESSURE_WINDOW } },
+      ],
     ];
     for (const [variant, t] of variants) {
       const report = runReplay(t, { file, strategies: [...TOOL_STRATEGIES], policy: 'append-version', cache: 'both', json: true });
@@ -160,7 +188,15 @@ function toolEconomics(files: string[]): ToolTrajectoryResult[] {
           append.push(st.appendMs);
         }
       }
-      out.push({ name: traj.name, variant, contextWindow: t.model.contextWindow, turns: t.turns.length, toolCalls: t.turns.reduce((n, x) => n + (x.tools?.length ?? 0), 0), report, stepMs: { tools: stats(tools), append: stats(append) } });
+      out.push({
+        name: traj.name,
+        variant,
+        contextWindow: t.model.contextWindow,
+        turns: t.turns.length,
+        toolCalls: t.turns.reduce((n, x) => n + (x.tools?.length ?? 0), 0),
+        report,
+        stepMs: { tools: stats(tools), append: stats(append) },
+      });
     }
   }
   return out;
@@ -177,8 +213,13 @@ export function toolMarkdown(results: ToolTrajectoryResult[]): string {
   for (const r of results) {
     const base = r.report.strategies.find((s) => s.name === 'tools-plain');
     out.push(`### ${r.name} — ${r.variant}`, '');
-    out.push(`${r.turns} turns, ${r.toolCalls} tool calls, context window ${formatInt(r.contextWindow)} (budget ${formatInt(r.report.strategies[0]?.turns[0]?.budget ?? 0)}).`, '');
-    out.push('| strategy | requests | prompt tokens | cached (OA) | cost units OA | efficiency OA | read/write (AN) | cost units AN | efficiency AN | cuts | over budget | cost OA vs tools-plain | cost AN vs tools-plain |');
+    out.push(
+      `${r.turns} turns, ${r.toolCalls} tool calls, context window ${formatInt(r.contextWindow)} (budget ${formatInt(r.report.strategies[0]?.turns[0]?.budget ?? 0)}).`,
+      '',
+    );
+    out.push(
+      '| strategy | requests | prompt tokens | cached (OA) | cost units OA | efficiency OA | read/write (AN) | cost units AN | efficiency AN | cuts | over budget | cost OA vs tools-plain | cost AN vs tools-plain |',
+    );
     out.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
     for (const s of r.report.strategies) {
       const x = s.totals;
@@ -189,7 +230,11 @@ export function toolMarkdown(results: ToolTrajectoryResult[]): string {
         `| ${name} | ${requests} | ${formatInt(x.promptTokens)} | ${formatInt(x.cached.openai)} | ${s.costUnits.openai.toFixed(1)} | ${s.efficiency.openai.toFixed(3)} | ${formatInt(x.cached.anthropic.read)} / ${formatInt(x.cached.anthropic.write)} | ${s.costUnits.anthropic.toFixed(1)} | ${s.efficiency.anthropic.toFixed(3)} | ${x.pruned} | ${x.overBudgetTurns} | ${ratio(s.costUnits.openai, base?.costUnits.openai)} | ${ratio(s.costUnits.anthropic, base?.costUnits.anthropic)} |`,
       );
     }
-    out.push('', `Per tool step (replay, in-memory workspace, ${r.stepMs.tools.n} steps): tools ${fmtStats(r.stepMs.tools)}; appending their results to the request ${fmtStats(r.stepMs.append)}.`, '');
+    out.push(
+      '',
+      `Per tool step (replay, in-memory workspace, ${r.stepMs.tools.n} steps): tools ${fmtStats(r.stepMs.tools)}; appending their results to the request ${fmtStats(r.stepMs.append)}.`,
+      '',
+    );
   }
   return out.join('\n');
 }
@@ -231,8 +276,12 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       continue;
     }
     const met = s.efficiency.openai >= 0.98 && s.efficiency.anthropic >= 0.98;
-    const worst = s.turns.filter((x) => x.limit.openai > 0 && x.cached.openai < x.limit.openai).map((x) => `turn ${x.turn} OA ${x.cached.openai}/${x.limit.openai}`);
-    const worstAn = s.turns.filter((x) => x.limit.anthropic > 0 && x.cached.anthropic.read < x.limit.anthropic).map((x) => `turn ${x.turn} AN ${x.cached.anthropic.read}/${x.limit.anthropic}`);
+    const worst = s.turns
+      .filter((x) => x.limit.openai > 0 && x.cached.openai < x.limit.openai)
+      .map((x) => `turn ${x.turn} OA ${x.cached.openai}/${x.limit.openai}`);
+    const worstAn = s.turns
+      .filter((x) => x.limit.anthropic > 0 && x.cached.anthropic.read < x.limit.anthropic)
+      .map((x) => `turn ${x.turn} AN ${x.cached.anthropic.read}/${x.limit.anthropic}`);
     targets.push({
       id: `efficiency:${t.name}`,
       description: `${DEFAULT_LAYOUT} ≥ 0.98 of the physical limit on ${t.name}, both cache models`,
@@ -253,13 +302,18 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       description: `${DEFAULT_LAYOUT} cost units ≤ 0.35× inline-every-turn on long-session-20`,
       measured: `OA ${oa.toFixed(3)}×, AN ${an.toFixed(3)}×`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: `prefix breaks ${s.totals.prefixBreaks}, cuts ${s.totals.pruned}; Anthropic writes ${s.totals.cached.anthropic.write}` }),
+      ...(met
+        ? {}
+        : { note: `prefix breaks ${s.totals.prefixBreaks}, cuts ${s.totals.pruned}; Anthropic writes ${s.totals.cached.anthropic.write}` }),
     });
   }
   if (perf.buildLongSession) {
     const w = perf.buildLongSession.warm;
     const met = w.p95 <= 15;
-    const slowest = perf.buildLongSession.warmMedianPerTurn.map((ms, i) => ({ ms, turn: i + 1 })).sort((a, b) => b.ms - a.ms).slice(0, 3);
+    const slowest = perf.buildLongSession.warmMedianPerTurn
+      .map((ms, i) => ({ ms, turn: i + 1 }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 3);
     targets.push({
       id: 'build:long-session-20',
       description: 'warm envelope build p95 ≤ 15 ms per turn on long-session-20',
@@ -279,9 +333,23 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
     targets.push({
       id: 'scaling:turn200/turn20',
       description: `build time of turns ${all.turns - 19}–${all.turns} ÷ turns 1–20 ≤ 1.3, medians and p95 (generated ${all.turns}-turn conversation)`,
-      measured: `median ${all.ratio} (${all.last20.median} ms vs ${all.first20.median} ms), p95 ${all.ratioP95} (${all.last20.p95} vs ${all.first20.p95} ms)${processesNote(all, (x) => x.ratio, (x) => x.ratioP95)}`,
+      measured: `median ${all.ratio} (${all.last20.median} ms vs ${all.first20.median} ms), p95 ${all.ratioP95} (${all.last20.p95} vs ${all.first20.p95} ms)${processesNote(
+        all,
+        (x) => x.ratio,
+        (x) => x.ratioP95,
+      )}`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: scalingNote(all, probe, perf.longChats?.interleaved.find((x) => x.turns === all.turns && x.contextWindow === GENERATED_DEFAULTS.contextWindow)) + ` Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. With every attached file passed before every turn (no watcher), the median ratio is ${allFresh.ratio}.` }),
+      ...(met
+        ? {}
+        : {
+            note:
+              scalingNote(
+                all,
+                probe,
+                perf.longChats?.interleaved.find((x) => x.turns === all.turns && x.contextWindow === GENERATED_DEFAULTS.contextWindow),
+              ) +
+              ` Inclusive time per turn under buildTurn, turns 1–20 → last 20: ${culprits.join('; ')}. With every attached file passed before every turn (no watcher), the median ratio is ${allFresh.ratio}.`,
+          }),
     });
   }
   for (const c of perf.longChats?.cases ?? []) {
@@ -293,15 +361,41 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
     const w = r.sameWork;
     const met = w.ratio <= 1.5 && w.ratioP95 <= 1.5;
     const probe = perf.longChats?.probes.find((p) => p.trajectory === r.trajectory && p.hasher === 'native');
-    const apart = r.resentTurns.length > 0 ? `; all turns but the cuts: median ${r.ratio} (${r.last20.median} vs ${r.first20.median} ms), p95 ${r.ratioP95}, the windows then sending ${r.newBlocks.first20} / ${r.newBlocks.last20} new blocks` : '';
+    const apart =
+      r.resentTurns.length > 0
+        ? `; all turns but the cuts: median ${r.ratio} (${r.last20.median} vs ${r.first20.median} ms), p95 ${r.ratioP95}, the windows then sending ${r.newBlocks.first20} / ${r.newBlocks.last20} new blocks`
+        : '';
     targets.push({
       id: `scaling:turn${r.turns}/turn20${c.uncut ? ':uncut' : ''}`,
       description: c.uncut
         ? `the same in a window no cut reaches, as the ${GENERATED_DEFAULTS.turns}-turn case (${formatInt(LONG_CHAT_UNCUT.contextWindow)} tokens; nothing to report apart; the windows send ${w.blocks.first20} / ${w.blocks.last20} new blocks)`
         : `build time of turns ${r.turns - 19}–${r.turns} ÷ turns 1–20 ≤ 1.5, medians and p95 (generated ${r.turns}-turn conversation, ${formatInt(c.generated.fileBytes)} bytes of files; the cut's work reported apart: the turns that cut for the budget and the turns that send again in full a file a cut took out, unchanged since; the windows then send ${w.blocks.first20} / ${w.blocks.last20} new blocks)`,
-      measured: `median ${w.ratio} (${w.last20.median} ms vs ${w.first20.median} ms), p95 ${w.ratioP95} (${w.last20.p95} vs ${w.first20.p95} ms)${processesNote(r, (x) => x.sameRatio, (x) => x.sameRatioP95)}${apart}${r.resentTurns.length > 0 ? processesNote(r, (x) => x.ratio, (x) => x.ratioP95) : ''}`,
+      measured: `median ${w.ratio} (${w.last20.median} ms vs ${w.first20.median} ms), p95 ${w.ratioP95} (${w.last20.p95} vs ${w.first20.p95} ms)${processesNote(
+        r,
+        (x) => x.sameRatio,
+        (x) => x.sameRatioP95,
+      )}${apart}${
+        r.resentTurns.length > 0
+          ? processesNote(
+              r,
+              (x) => x.ratio,
+              (x) => x.ratioP95,
+            )
+          : ''
+      }`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: scalingNote(r, probe, perf.longChats?.interleaved.find((x) => x.turns === r.turns && x.contextWindow === (c.uncut ? LONG_CHAT_UNCUT.contextWindow : GENERATED_DEFAULTS.contextWindow))) }),
+      ...(met
+        ? {}
+        : {
+            note: scalingNote(
+              r,
+              probe,
+              perf.longChats?.interleaved.find(
+                (x) =>
+                  x.turns === r.turns && x.contextWindow === (c.uncut ? LONG_CHAT_UNCUT.contextWindow : GENERATED_DEFAULTS.contextWindow),
+              ),
+            ),
+          }),
     });
   }
   for (const p of perf.longChats?.probes ?? []) {
@@ -315,13 +409,22 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
       description: `the same turn built after ${b.afterTurns} ÷ after ${a.afterTurns} turns ≤ ${limit} (median; generated ${p.trajectory.replace(/^generated-/, '').replace('-turns', '')}-turn conversation)`,
       measured: `${rm} (${b.stats.median} ms with ${formatInt(b.blocks)} blocks vs ${a.stats.median} ms with ${formatInt(a.blocks)})`,
       status: met ? 'met' : 'missed',
-      ...(met ? {} : { note: 'profiled at 1,000 turns, what is left grows with the request and the heap: the envelope\'s flat arrays (per-layer segments and ledger items, provider messages, block signatures) are new every request, with the garbage they make (of the same turn\'s growth from 20 to 1,000 turns, 9 of 11 µs, profiled over 20,000 builds each); lookups in memo tables of thousands of entries miss the cache.' }),
+      ...(met
+        ? {}
+        : {
+            note: "profiled at 1,000 turns, what is left grows with the request and the heap: the envelope's flat arrays (per-layer segments and ledger items, provider messages, block signatures) are new every request, with the garbage they make (of the same turn's growth from 20 to 1,000 turns, 9 of 11 µs, profiled over 20,000 builds each); lookups in memo tables of thousands of entries miss the cache.",
+          }),
     });
   }
   if (perf.memory) {
     const m = perf.memory;
     const rssMet = m.replay.maxRssMB <= 250;
-    targets.push({ id: `memory:replay-rss-${m.replay.turns}`, description: `replay of the generated ${m.replay.turns}-turn conversation peaks at ≤ 250 MB RSS`, measured: `${m.replay.maxRssMB} MB (engine alone ${m.engineOnly.maxRssMB} MB)`, status: rssMet ? 'met' : 'missed' });
+    targets.push({
+      id: `memory:replay-rss-${m.replay.turns}`,
+      description: `replay of the generated ${m.replay.turns}-turn conversation peaks at ≤ 250 MB RSS`,
+      measured: `${m.replay.maxRssMB} MB (engine alone ${m.engineOnly.maxRssMB} MB)`,
+      status: rssMet ? 'met' : 'missed',
+    });
     const last = m.heap[m.heap.length - 1];
     if (last) {
       const met = last.ratio <= 2;
@@ -330,7 +433,11 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
         description: 'engine heap ≤ 2× the distinct content',
         measured: `${last.ratio}× after ${last.turns} turns (${formatInt(last.engineHeapBytes)} bytes for ${formatInt(last.distinctContentBytes)})`,
         status: met ? 'met' : 'missed',
-        ...(met ? {} : { note: 'a version\'s content is a slice of its rendered block (held once); what is left is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).' }),
+        ...(met
+          ? {}
+          : {
+              note: "a version's content is a slice of its rendered block (held once); what is left is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).",
+            }),
       });
     }
   }
@@ -369,14 +476,25 @@ function processesNote(r: ScalingResult, median: (p: ProcessRatios) => number, p
 
 /** Why a window ratio is above its target: the content the two windows add, and the probe. */
 function scalingNote(r: ScalingResult, probe: ProbeResult | undefined, inter?: InterleavedResult): string {
-  const parts = [`${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work; the other turns (the history's work alone): ${r.noNewContent.last20.median} vs ${r.noNewContent.first20.median} ms median (${r.noNewContent.ratio}×); the new-content turns, beyond the other turns: ${r.perNewKB.last20.us} vs ${r.perNewKB.first20.us} µs per KB of new blocks (${r.perNewKB.ratio}×), for ${formatInt(r.perNewKB.last20.kb)} KB against ${formatInt(r.perNewKB.first20.kb)}.`];
+  const parts = [
+    `${r.newContent.last20} of the last 20 turns send a new block (new files, versions, selections: content to hash and count) against ${r.newContent.first20} of turns 1–20, so the medians compare different work; the other turns (the history's work alone): ${r.noNewContent.last20.median} vs ${r.noNewContent.first20.median} ms median (${r.noNewContent.ratio}×); the new-content turns, beyond the other turns: ${r.perNewKB.last20.us} vs ${r.perNewKB.first20.us} µs per KB of new blocks (${r.perNewKB.ratio}×), for ${formatInt(r.perNewKB.last20.kb)} KB against ${formatInt(r.perNewKB.first20.kb)}.`,
+  ];
   if (probe && probe.points.length >= 2) {
     const [a, b] = [probe.points[0], probe.points[probe.points.length - 1]];
-    parts.push(`The same turn built after ${a.afterTurns} and after ${b.afterTurns} turns: ${a.stats.median} vs ${b.stats.median} ms (${round(b.stats.median / a.stats.median)}×).`);
+    parts.push(
+      `The same turn built after ${a.afterTurns} and after ${b.afterTurns} turns: ${a.stats.median} vs ${b.stats.median} ms (${round(b.stats.median / a.stats.median)}×).`,
+    );
   }
-  if (inter) parts.push(`Interleaved (${inter.runs} runs): median ${inter.ratio}×, p95 ${inter.ratioP95}×; the last 20 turns add ${inter.blocks.last20} blocks a turn against ${inter.blocks.first20}, and per block added the ratio is ${inter.perBlock.ratio}×.`);
-  if (r.cutTurns.length > 0) parts.push(`Turns that cut for the budget, left out of the windows: ${r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ')}.`);
-  if (r.resentTurns.length > 0) parts.push(`Turns that send again in full a file a cut took out: ${r.resentTurns.length} (last 20: ${r.resentTurns.filter((t) => t > r.turns - 20).join(', ') || 'none'}).`);
+  if (inter)
+    parts.push(
+      `Interleaved (${inter.runs} runs): median ${inter.ratio}×, p95 ${inter.ratioP95}×; the last 20 turns add ${inter.blocks.last20} blocks a turn against ${inter.blocks.first20}, and per block added the ratio is ${inter.perBlock.ratio}×.`,
+    );
+  if (r.cutTurns.length > 0)
+    parts.push(`Turns that cut for the budget, left out of the windows: ${r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ')}.`);
+  if (r.resentTurns.length > 0)
+    parts.push(
+      `Turns that send again in full a file a cut took out: ${r.resentTurns.length} (last 20: ${r.resentTurns.filter((t) => t > r.turns - 20).join(', ') || 'none'}).`,
+    );
   return parts.join(' ');
 }
 
@@ -394,42 +512,113 @@ export function performanceMarkdown(p: PerfResults): string {
   if (p.buildLongSession) {
     const b = p.buildLongSession;
     out.push(`### Envelope build time per turn (\`buildTurn\` only, ${b.layout}, ${b.trajectory})`, '');
-    out.push(table(['pass', 'min ms', 'median ms', 'p95 ms', 'max ms', 'samples'], [
-      ['cold (empty tokenizer memo)', b.cold.min, b.cold.median, b.cold.p95, b.cold.max, b.cold.n],
-      [`warm (${b.warmRuns} passes)`, b.warm.min, b.warm.median, b.warm.p95, b.warm.max, b.warm.n],
-    ], ['l', 'r', 'r', 'r', 'r', 'r']));
+    out.push(
+      table(
+        ['pass', 'min ms', 'median ms', 'p95 ms', 'max ms', 'samples'],
+        [
+          ['cold (empty tokenizer memo)', b.cold.min, b.cold.median, b.cold.p95, b.cold.max, b.cold.n],
+          [`warm (${b.warmRuns} passes)`, b.warm.min, b.warm.median, b.warm.p95, b.warm.max, b.warm.n],
+        ],
+        ['l', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
   }
   if (p.scaling) {
     const { generated: g, main: all, allFresh } = p.scaling;
     out.push(`### Scaling: generated ${all.turns}-turn conversation`, '');
-    out.push(`${g.files} files, ${formatInt(g.fileBytes)} bytes (log-uniform 3–90 KB), ${g.edits} edits, ${g.selections} selections, ${g.reattachments} re-attachments; context window ${formatInt(GENERATED_DEFAULTS.contextWindow)} (nothing pruned). Warm passes: ${all.warmRuns}.`, '');
-    const row = (name: string, s: ScalingResult) => [name, s.first20.median, s.first20.p95, s.last20.median, s.last20.p95, s.ratio, s.ratioP95];
-    out.push(table(['fresh files passed', 'turns 1–20 median ms', 'p95', `turns ${all.turns - 19}–${all.turns} median ms`, 'p95', 'ratio (median)', 'ratio (p95)'], [
-      row('changed only (as the replay and the extension: a file watcher)', all),
-      row('every attached file, every turn (no watcher; diagnostic)', allFresh),
-    ], ['l', 'r', 'r', 'r', 'r', 'r', 'r']));
+    out.push(
+      `${g.files} files, ${formatInt(g.fileBytes)} bytes (log-uniform 3–90 KB), ${g.edits} edits, ${g.selections} selections, ${g.reattachments} re-attachments; context window ${formatInt(GENERATED_DEFAULTS.contextWindow)} (nothing pruned). Warm passes: ${all.warmRuns}.`,
+      '',
+    );
+    const row = (name: string, s: ScalingResult) => [
+      name,
+      s.first20.median,
+      s.first20.p95,
+      s.last20.median,
+      s.last20.p95,
+      s.ratio,
+      s.ratioP95,
+    ];
+    out.push(
+      table(
+        [
+          'fresh files passed',
+          'turns 1–20 median ms',
+          'p95',
+          `turns ${all.turns - 19}–${all.turns} median ms`,
+          'p95',
+          'ratio (median)',
+          'ratio (p95)',
+        ],
+        [
+          row('changed only (as the replay and the extension: a file watcher)', all),
+          row('every attached file, every turn (no watcher; diagnostic)', allFresh),
+        ],
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
     if (p.scaling.growth.length > 0) {
       out.push('What grows (inclusive ms per turn under `buildTurn`, from the V8 sampling profiler):', '');
-      out.push(table(['function', 'turns 1–20', `turns ${all.turns - 19}–${all.turns}`, 'growth'], p.scaling.growth.map((g) => [`\`${g.fn}\``, g.earlyMsPerTurn, g.lateMsPerTurn, g.growthMsPerTurn]), ['l', 'r', 'r', 'r']));
+      out.push(
+        table(
+          ['function', 'turns 1–20', `turns ${all.turns - 19}–${all.turns}`, 'growth'],
+          p.scaling.growth.map((g) => [`\`${g.fn}\``, g.earlyMsPerTurn, g.lateMsPerTurn, g.growthMsPerTurn]),
+          ['l', 'r', 'r', 'r'],
+        ),
+      );
     }
   }
   if (p.longChats && p.scaling) {
     const { main: all } = p.scaling;
     out.push('### Long chats (issue 12)', '');
     out.push(
-      'Same measurement, side by side: Node\'s native sha256 given through the engine\'s IHasher port (as the extension, the replay and the benchmark run) and the engine\'s own pure-JS sha256 (its default when no port is given); ' +
+      "Same measurement, side by side: Node's native sha256 given through the engine's IHasher port (as the extension, the replay and the benchmark run) and the engine's own pure-JS sha256 (its default when no port is given); " +
         `and a ${formatInt(LONG_CHAT.turns)}-turn conversation with ${formatInt(LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows; files cut then are sent again in full when attached later, where a window no cut reaches sends a reference, so its last 20 turns send more new blocks than its first 20: those turns are the cut's deferred work and the last column compares the windows without them, the target of this case), ` +
         `and in a ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window, which nothing cuts (as the ${GENERATED_DEFAULTS.turns}-turn case). ` +
         '"New-content turns": turns of the window that send a block for the first time (a new file, version or selection: content to hash and count); "other turns": the rest, whose work is the history\'s alone; "beyond the others": what the new-content turns take over the other turns\' median, per KB of the new blocks (the cost of new content, apart from how much of it each window has). ' +
-        'Each case runs in a child process of its own (the chat and nothing else in its heap; the figures do not depend on the order the cases run in); the cases with a target run in three, their samples pooled (medians, p95 and ratios over all three; the other columns from the process with the median ratio), every process\'s ratio in brackets; the last row runs in the benchmark\'s own process, for comparison.',
+        "Each case runs in a child process of its own (the chat and nothing else in its heap; the figures do not depend on the order the cases run in); the cases with a target run in three, their samples pooled (medians, p95 and ratios over all three; the other columns from the process with the median ratio), every process's ratio in brackets; the last row runs in the benchmark's own process, for comparison.",
       '',
     );
-    const spread = (r: ScalingResult, f: (p: ProcessRatios) => number, own: number) => (r.processes && r.processes.length > 1 ? `${own} (${r.processes.map(f).join(', ')})` : `${own}`);
-    const row = (label: string, r: ScalingResult) => [label, r.hasher, r.first20.median, r.first20.p95, `${r.last20.median}`, r.last20.p95, spread(r, (x) => x.ratio, r.ratio), spread(r, (x) => x.ratioP95, r.ratioP95), `${r.newContent.first20} / ${r.newContent.last20} (${r.newBlocks.first20} / ${r.newBlocks.last20} blocks)`, `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`, `${r.perNewKB.first20.us} / ${r.perNewKB.last20.us} µs per KB of ${formatInt(r.perNewKB.first20.kb)} / ${formatInt(r.perNewKB.last20.kb)} KB (${r.perNewKB.ratio}×)`, r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—', r.resentTurns.length ? `${r.resentTurns.length} (${r.resentTurns.filter((t) => t > r.turns - 20).length} in the last 20): ${spread(r, (x) => x.sameRatio, r.sameWork.ratio)} / ${spread(r, (x) => x.sameRatioP95, r.sameWork.ratioP95)}` : '—'];
-    out.push(table(['case', 'sha256', 'turns 1–20 median ms', 'p95', 'last 20 median ms', 'p95', 'ratio (median)', 'ratio (p95)', 'new-content turns (first / last 20)', 'other turns: median ms first / last 20 (ratio)', 'new-content turns beyond the others, first / last 20 (ratio)', 'turns that cut (median ms)', 'turns re-sending what a cut took out; ratio without them (median / p95)'], [
-      row(`${all.turns} turns`, all),
-      ...p.longChats.cases.map((c) => row(c.label, c.result)),
-    ], ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'l']));
+    const spread = (r: ScalingResult, f: (p: ProcessRatios) => number, own: number) =>
+      r.processes && r.processes.length > 1 ? `${own} (${r.processes.map(f).join(', ')})` : `${own}`;
+    const row = (label: string, r: ScalingResult) => [
+      label,
+      r.hasher,
+      r.first20.median,
+      r.first20.p95,
+      `${r.last20.median}`,
+      r.last20.p95,
+      spread(r, (x) => x.ratio, r.ratio),
+      spread(r, (x) => x.ratioP95, r.ratioP95),
+      `${r.newContent.first20} / ${r.newContent.last20} (${r.newBlocks.first20} / ${r.newBlocks.last20} blocks)`,
+      `${r.noNewContent.first20.median} / ${r.noNewContent.last20.median} (${r.noNewContent.ratio}×)`,
+      `${r.perNewKB.first20.us} / ${r.perNewKB.last20.us} µs per KB of ${formatInt(r.perNewKB.first20.kb)} / ${formatInt(r.perNewKB.last20.kb)} KB (${r.perNewKB.ratio}×)`,
+      r.cutTurns.length ? r.cutTurns.map((c) => `${c.turn} (${c.ms} ms)`).join(', ') : '—',
+      r.resentTurns.length
+        ? `${r.resentTurns.length} (${r.resentTurns.filter((t) => t > r.turns - 20).length} in the last 20): ${spread(r, (x) => x.sameRatio, r.sameWork.ratio)} / ${spread(r, (x) => x.sameRatioP95, r.sameWork.ratioP95)}`
+        : '—',
+    ];
+    out.push(
+      table(
+        [
+          'case',
+          'sha256',
+          'turns 1–20 median ms',
+          'p95',
+          'last 20 median ms',
+          'p95',
+          'ratio (median)',
+          'ratio (p95)',
+          'new-content turns (first / last 20)',
+          'other turns: median ms first / last 20 (ratio)',
+          'new-content turns beyond the others, first / last 20 (ratio)',
+          'turns that cut (median ms)',
+          'turns re-sending what a cut took out; ratio without them (median / p95)',
+        ],
+        [row(`${all.turns} turns`, all), ...p.longChats.cases.map((c) => row(c.label, c.result))],
+        ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'l'],
+      ),
+    );
     out.push(
       'The same turn built at different lengths of one chat (build, then abandon, as the context meter does while the user types): one new 12 KB file, the first two files attached again, the same message. ' +
         `Only the history differs. A chat is driven to each point and their builds alternate, so that what drifts on the machine falls on every point alike; ${p.longChats.probes[0]?.runs ?? 0} builds per point. ` +
@@ -439,49 +628,130 @@ export function performanceMarkdown(p: PerfResults): string {
     const probeRows = p.longChats.probes.map((pr) => {
       const a = pr.points[0];
       const b = pr.points[pr.points.length - 1];
-      return [pr.trajectory.replace(/^generated-/, ''), pr.hasher, pr.points.map((pt) => `after ${formatInt(pt.afterTurns)}: ${pt.stats.median} / ${pt.stats.p95} ms (${formatInt(pt.blocks)} blocks)`).join('; '), round(b.stats.median / a.stats.median), round(b.stats.p95 / a.stats.p95)];
+      return [
+        pr.trajectory.replace(/^generated-/, ''),
+        pr.hasher,
+        pr.points
+          .map((pt) => `after ${formatInt(pt.afterTurns)}: ${pt.stats.median} / ${pt.stats.p95} ms (${formatInt(pt.blocks)} blocks)`)
+          .join('; '),
+        round(b.stats.median / a.stats.median),
+        round(b.stats.p95 / a.stats.p95),
+      ];
     });
-    out.push(table(['chat', 'sha256', 'median / p95 per point', 'last ÷ first (median)', 'last ÷ first (p95)'], probeRows, ['l', 'l', 'l', 'r', 'r']));
+    out.push(
+      table(['chat', 'sha256', 'median / p95 per point', 'last ÷ first (median)', 'last ÷ first (p95)'], probeRows, [
+        'l',
+        'l',
+        'l',
+        'r',
+        'r',
+      ]),
+    );
     if (p.longChats.interleaved.length > 0) {
       out.push(
         'The scaling cases again with the windows interleaved: per run, one chat is driven to its last 20 turns, then turn k of a new chat and turn n−20+k of the long one alternate, each timed, so that what drifts on the machine during a run falls on both windows alike. ' +
-          'The windows also differ in work: the last column divides each turn\'s time by the blocks it adds (its message\'s blocks and the reply).',
+          "The windows also differ in work: the last column divides each turn's time by the blocks it adds (its message's blocks and the reply).",
         '',
       );
-      out.push(table(['chat', 'runs', 'turns 1–20 median / p95 ms', 'last 20 median / p95 ms', 'ratio (median)', 'ratio (p95)', 'blocks per turn (first / last 20)', 'ms per block, median (first / last 20)', 'ratio per block'],
-        p.longChats.interleaved.map((r) => [`${r.turns} turns${r.contextWindow === LONG_CHAT_UNCUT.contextWindow ? `, ${formatInt(r.contextWindow)}-token window (nothing cut)` : ''}`, r.runs, `${r.first20.median} / ${r.first20.p95}`, `${r.last20.median} / ${r.last20.p95}`, r.ratio, r.ratioP95, `${r.blocks.first20} / ${r.blocks.last20}`, `${r.perBlock.first20.median} / ${r.perBlock.last20.median}`, r.perBlock.ratio]),
-        ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+      out.push(
+        table(
+          [
+            'chat',
+            'runs',
+            'turns 1–20 median / p95 ms',
+            'last 20 median / p95 ms',
+            'ratio (median)',
+            'ratio (p95)',
+            'blocks per turn (first / last 20)',
+            'ms per block, median (first / last 20)',
+            'ratio per block',
+          ],
+          p.longChats.interleaved.map((r) => [
+            `${r.turns} turns${r.contextWindow === LONG_CHAT_UNCUT.contextWindow ? `, ${formatInt(r.contextWindow)}-token window (nothing cut)` : ''}`,
+            r.runs,
+            `${r.first20.median} / ${r.first20.p95}`,
+            `${r.last20.median} / ${r.last20.p95}`,
+            r.ratio,
+            r.ratioP95,
+            `${r.blocks.first20} / ${r.blocks.last20}`,
+            `${r.perBlock.first20.median} / ${r.perBlock.last20.median}`,
+            r.perBlock.ratio,
+          ]),
+          ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+        ),
+      );
     }
   }
   if (p.tokenizer) {
     const t = p.tokenizer;
     out.push('### Token counting throughput (MB/s of UTF-8)', '');
-    out.push(`Corpus: the distinct file contents of the trajectories, ${t.corpus.texts} texts, ${formatInt(t.corpus.bytes)} bytes, ${formatInt(t.tokens)} tokens (o200k_base); ${t.corpus.excludedRuns} runs over 2,000 characters without whitespace left out (${formatInt(t.corpus.excludedChars)} chars; js-tiktoken is quadratic there). Same totals from both: ${t.tokensAgree ? 'yes' : 'NO'}. ${t.runs} runs.`, '');
+    out.push(
+      `Corpus: the distinct file contents of the trajectories, ${t.corpus.texts} texts, ${formatInt(t.corpus.bytes)} bytes, ${formatInt(t.tokens)} tokens (o200k_base); ${t.corpus.excludedRuns} runs over 2,000 characters without whitespace left out (${formatInt(t.corpus.excludedChars)} chars; js-tiktoken is quadratic there). Same totals from both: ${t.tokensAgree ? 'yes' : 'NO'}. ${t.runs} runs.`,
+      '',
+    );
     const r = (name: string, s: Stats) => [name, s.min, s.median, s.p95];
-    out.push(table(['tokenizer / pass', 'min', 'median', 'p95'], [
-      r('gpt-tokenizer (ours, `count`) cold', t.gptTokenizer.cold),
-      r('gpt-tokenizer (ours, `count`) warm (memo)', t.gptTokenizer.warm),
-      r('gpt-tokenizer (ours, `encode`) warm, no memo', t.gptTokenizer.encodeWarm),
-      r('js-tiktoken cold', t.jsTiktoken.cold),
-      r('js-tiktoken warm', t.jsTiktoken.warm),
-    ], ['l', 'r', 'r', 'r']));
+    out.push(
+      table(
+        ['tokenizer / pass', 'min', 'median', 'p95'],
+        [
+          r('gpt-tokenizer (ours, `count`) cold', t.gptTokenizer.cold),
+          r('gpt-tokenizer (ours, `count`) warm (memo)', t.gptTokenizer.warm),
+          r('gpt-tokenizer (ours, `encode`) warm, no memo', t.gptTokenizer.encodeWarm),
+          r('js-tiktoken cold', t.jsTiktoken.cold),
+          r('js-tiktoken warm', t.jsTiktoken.warm),
+        ],
+        ['l', 'r', 'r', 'r'],
+      ),
+    );
     out.push(`js-tiktoken: \`new Tiktoken(ranks)\` takes ${t.jsTiktoken.constructMs} ms (median), not counted above.`, '');
   }
   if (p.memory) {
     const m = p.memory;
     out.push('### Memory (generated conversation, child processes)', '');
-    out.push(table(['case', 'turns', 'peak RSS MB', 'time ms', 'prompt tokens, last turn'], [
-      ['replay (engine + invariant checks + both cache simulations)', m.replay.turns, m.replay.maxRssMB, m.replay.replayMs, formatInt(m.replay.promptTokensLastTurn)],
-      ['engine alone', m.engineOnly.turns, m.engineOnly.maxRssMB, m.engineOnly.replayMs, formatInt(m.engineOnly.promptTokensLastTurn)],
-    ], ['l', 'r', 'r', 'r', 'r']));
+    out.push(
+      table(
+        ['case', 'turns', 'peak RSS MB', 'time ms', 'prompt tokens, last turn'],
+        [
+          [
+            'replay (engine + invariant checks + both cache simulations)',
+            m.replay.turns,
+            m.replay.maxRssMB,
+            m.replay.replayMs,
+            formatInt(m.replay.promptTokensLastTurn),
+          ],
+          ['engine alone', m.engineOnly.turns, m.engineOnly.maxRssMB, m.engineOnly.replayMs, formatInt(m.engineOnly.promptTokensLastTurn)],
+        ],
+        ['l', 'r', 'r', 'r', 'r'],
+      ),
+    );
     out.push(
       `The cache simulation keeps one radix tree of the requests' tokens per rule; an edge holds its own compact copy (Int32Array) of the tokens it adds, so a chat whose requests extend each other keeps about one request's tokens, not all ${m.replay.turns} (up to ${formatInt(m.replay.promptTokensLastTurn)} tokens each). Before issue 12 it kept every request's token array and peaked at 740 MB.`,
       '',
     );
-    out.push(table(['turns', 'engine heap bytes', 'of which derived-block and hash memos', 'distinct content bytes', 'artifact versions', 'heap ÷ content'], m.heap.map((h) => [h.turns, formatInt(h.engineHeapBytes), formatInt(h.blockMemoBytes), formatInt(h.distinctContentBytes), h.artifactVersions, h.ratio]), ['r', 'r', 'r', 'r', 'r', 'r']));
     out.push(
-      'Engine heap = heap kept after all turns with only the engine alive (tokenizer memo cleared) minus the heap before; distinct content = every artifact version\'s content once plus the messages, replies and system prompt. ' +
-        'Each artifact version\'s text is held once: its content is a slice of its rendered full block (V8 keeps a substring of a flat string as a reference into it); the rest is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).',
+      table(
+        [
+          'turns',
+          'engine heap bytes',
+          'of which derived-block and hash memos',
+          'distinct content bytes',
+          'artifact versions',
+          'heap ÷ content',
+        ],
+        m.heap.map((h) => [
+          h.turns,
+          formatInt(h.engineHeapBytes),
+          formatInt(h.blockMemoBytes),
+          formatInt(h.distinctContentBytes),
+          h.artifactVersions,
+          h.ratio,
+        ]),
+        ['r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+    out.push(
+      "Engine heap = heap kept after all turns with only the engine alive (tokenizer memo cleared) minus the heap before; distinct content = every artifact version's content once plus the messages, replies and system prompt. " +
+        "Each artifact version's text is held once: its content is a slice of its rendered full block (V8 keeps a substring of a flat string as a reference into it); the rest is the per-segment and per-turn state (segments, ledger items, hashes, the carried request).",
       '',
     );
   }
@@ -493,41 +763,87 @@ export function performanceMarkdown(p: PerfResults): string {
         'Dangling refs: references to a block the request no longer carries (the chunk-level pruners cannot know; the engine replaces them).',
       '',
     );
-    out.push(table(['budget', 'method', 'tokens used', 'used ÷ budget', 'fits', 'artifacts full / compacted (of)', 'history turns verbatim / summarized (of)', 'dangling refs', 'ms'],
-      c.rows.map((r) => [formatInt(r.budget), r.method, formatInt(r.usedTokens), r.usedRatio.toFixed(3), r.fits ? 'yes' : 'NO', `${r.artifactsFull} / ${r.artifactsCompacted} (${r.artifactsTotal})`, `${r.historyVerbatim} / ${r.historySummarized} (${r.historyTotal})`, r.danglingRefs, r.ms]),
-      ['r', 'l', 'r', 'r', 'l', 'r', 'r', 'r', 'r']));
+    out.push(
+      table(
+        [
+          'budget',
+          'method',
+          'tokens used',
+          'used ÷ budget',
+          'fits',
+          'artifacts full / compacted (of)',
+          'history turns verbatim / summarized (of)',
+          'dangling refs',
+          'ms',
+        ],
+        c.rows.map((r) => [
+          formatInt(r.budget),
+          r.method,
+          formatInt(r.usedTokens),
+          r.usedRatio.toFixed(3),
+          r.fits ? 'yes' : 'NO',
+          `${r.artifactsFull} / ${r.artifactsCompacted} (${r.artifactsTotal})`,
+          `${r.historyVerbatim} / ${r.historySummarized} (${r.historyTotal})`,
+          r.danglingRefs,
+          r.ms,
+        ]),
+        ['r', 'l', 'r', 'r', 'l', 'r', 'r', 'r', 'r'],
+      ),
+    );
   }
   if (p.openChat) {
     const o = p.openChat;
     out.push(`### Opening a ${o.turns}-turn chat from disk`, '');
-    out.push(`The generated conversation (${formatInt(o.generated.fileBytes)} bytes of distinct files, ${o.generated.edits} edits, ${o.generated.selections} selections) saved by the chat store, one line per turn (${o.writer === 'synthetic' ? 'states built directly' : 'through the turn pipeline'}, ${formatInt(o.writeMs)} ms): chat file ${formatInt(o.chatFileBytes)} bytes, ${o.blobs} blobs, ${formatInt(o.blobBytes)} bytes. ${o.runs} runs; every snapshot is read and verified.`, '');
+    out.push(
+      `The generated conversation (${formatInt(o.generated.fileBytes)} bytes of distinct files, ${o.generated.edits} edits, ${o.generated.selections} selections) saved by the chat store, one line per turn (${o.writer === 'synthetic' ? 'states built directly' : 'through the turn pipeline'}, ${formatInt(o.writeMs)} ms): chat file ${formatInt(o.chatFileBytes)} bytes, ${o.blobs} blobs, ${formatInt(o.blobBytes)} bytes. ${o.runs} runs; every snapshot is read and verified.`,
+      '',
+    );
     const r = (name: string, s: Stats) => [name, s.min, s.median, s.p95];
-    out.push(table(['', 'min ms', 'median ms', 'p95 ms'], [
-      r('`ChatStore.open` + `loadChat`', o.loadChat),
-      r('`ChatSession.openChat` + the last 50 messages', o.openChat),
-      r('a new window: `ChatSession.open` + the last 50 messages', o.sessionOpen),
-      r('first open in a new process (cold)', o.cold),
-      r('the first meter in a new window, no counts saved (every past text counted)', o.firstMeter),
-      r('the first meter in a new window, counts saved beside the chat', o.firstMeterSaved),
-    ], ['l', 'r', 'r', 'r']));
+    out.push(
+      table(
+        ['', 'min ms', 'median ms', 'p95 ms'],
+        [
+          r('`ChatStore.open` + `loadChat`', o.loadChat),
+          r('`ChatSession.openChat` + the last 50 messages', o.openChat),
+          r('a new window: `ChatSession.open` + the last 50 messages', o.sessionOpen),
+          r('first open in a new process (cold)', o.cold),
+          r('the first meter in a new window, no counts saved (every past text counted)', o.firstMeter),
+          r('the first meter in a new window, counts saved beside the chat', o.firstMeterSaved),
+        ],
+        ['l', 'r', 'r', 'r'],
+      ),
+    );
   }
   if (p.sessionTurns) {
     const st = p.sessionTurns;
     out.push(`### Sending a ${st.turns}-turn chat through the session`, '');
     out.push(
       `The generated ${st.turns}-turn conversation (${formatInt(st.generated.fileBytes)} bytes of files) sent turn by turn as the extension does: chips attached, \`ChatSession.send\` with a scripted provider ` +
-        '(build, reply, commit, save to the chat store), then the meter and the last 50 messages (the panel\'s refresh). The workspace reports only changed files, as the host\'s watcher and stat cache do; ' +
+        "(build, reply, commit, save to the chat store), then the meter and the last 50 messages (the panel's refresh). The workspace reports only changed files, as the host's watcher and stat cache do; " +
         `the store writes without fsync, so these are CPU figures. Chat file after the last turn: ${formatInt(st.chatFileBytes)} bytes. One run, ${formatInt(st.totalMs)} ms.`,
       '',
     );
-    const w = (name: string, k: keyof SessionTurnsResult['first20']) => [name, st.first20[k].median, st.first20[k].p95, st.last20[k].median, st.last20[k].p95, `${st.ratio[k]}×`];
-    out.push(table(['per turn', 'turns 1–20 median ms', 'p95', `turns ${st.turns - 19}–${st.turns} median ms`, 'p95', 'ratio (median)'], [
-      w('`send` (to the saved turn)', 'send'),
-      w('  of which the save (`ChatStore.appendTurn`)', 'save'),
-      w('  of which the build (`buildTurn`)', 'build'),
-      w('meter + last 50 messages', 'refresh'),
-      w('Context Layers tree (its nodes; the newest 200 requests sent kept, as the host does)', 'tree'),
-    ], ['l', 'r', 'r', 'r', 'r', 'r']));
+    const w = (name: string, k: keyof SessionTurnsResult['first20']) => [
+      name,
+      st.first20[k].median,
+      st.first20[k].p95,
+      st.last20[k].median,
+      st.last20[k].p95,
+      `${st.ratio[k]}×`,
+    ];
+    out.push(
+      table(
+        ['per turn', 'turns 1–20 median ms', 'p95', `turns ${st.turns - 19}–${st.turns} median ms`, 'p95', 'ratio (median)'],
+        [
+          w('`send` (to the saved turn)', 'send'),
+          w('  of which the save (`ChatStore.appendTurn`)', 'save'),
+          w('  of which the build (`buildTurn`)', 'build'),
+          w('meter + last 50 messages', 'refresh'),
+          w('Context Layers tree (its nodes; the newest 200 requests sent kept, as the host does)', 'tree'),
+        ],
+        ['l', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
   }
   return out.join('\n');
 }
@@ -576,15 +892,28 @@ async function stepAsync<T>(label: string, durations: Record<string, number>, fn
 
 export async function runBench(args: BenchArgs): Promise<BenchResults> {
   const durations: Record<string, number> = {};
-  const files = fs.readdirSync(args.trajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.trajectoriesDir, n));
+  const files = fs
+    .readdirSync(args.trajectoriesDir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()
+    .map((n) => path.join(args.trajectoriesDir, n));
   if (files.length === 0) throw new Error(`no trajectories in ${args.trajectoriesDir}`);
-  const runs = args.quick ? { buildWarm: 5, scalingWarm: 1, scalingProcesses: 1, tokenizer: 2, promptTsx: 2, probe: 50, interleaved: [5, 2] } : { buildWarm: 20, scalingWarm: 9, scalingProcesses: 3, tokenizer: 5, promptTsx: 5, probe: 200, interleaved: [100, 20] };
+  const runs = args.quick
+    ? { buildWarm: 5, scalingWarm: 1, scalingProcesses: 1, tokenizer: 2, promptTsx: 2, probe: 50, interleaved: [5, 2] }
+    : { buildWarm: 20, scalingWarm: 9, scalingProcesses: 3, tokenizer: 5, promptTsx: 5, probe: 200, interleaved: [100, 20] };
   // The scaling cases with a target run in several processes: their samples pooled, each process's ratios shown.
-  const repeated = (job: Extract<IsolatedJob, { kind: 'scaling' }>): ScalingResult => pooledProcesses(Array.from({ length: runs.scalingProcesses }, () => runIsolated(job)));
+  const repeated = (job: Extract<IsolatedJob, { kind: 'scaling' }>): ScalingResult =>
+    pooledProcesses(Array.from({ length: runs.scalingProcesses }, () => runIsolated(job)));
   // A case measured once: its raw samples are not kept in the results.
   const once = (r: ScalingResult): ScalingResult => pooledProcesses([r]);
   const econ = step('cache economics (trajectories × strategies × cache models)', durations, () => economics(files));
-  const toolFiles = fs.existsSync(args.toolTrajectoriesDir) ? fs.readdirSync(args.toolTrajectoriesDir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(args.toolTrajectoriesDir, n)) : [];
+  const toolFiles = fs.existsSync(args.toolTrajectoriesDir)
+    ? fs
+        .readdirSync(args.toolTrajectoriesDir)
+        .filter((n) => n.endsWith('.json'))
+        .sort()
+        .map((n) => path.join(args.toolTrajectoriesDir, n))
+    : [];
   const toolResults = step('tool-heavy sessions (issue 11)', durations, () => toolEconomics(toolFiles));
   const perf: PerfResults = {};
   if (args.perf) {
@@ -596,10 +925,28 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
     const { trajectory: generated, info } = generateConversation();
     perf.scaling = step(`scaling, generated ${generated.turns.length} turns`, durations, () => {
       // Each in a child process of its own (perfIsolated.ts): a chat's figure does not depend on what ran before it.
-      const main = repeated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'changed', hasher: 'native' });
-      const allFresh = once(runIsolated({ kind: 'scaling', chat: 'generated', layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'all', hasher: 'native' }));
+      const main = repeated({
+        kind: 'scaling',
+        chat: 'generated',
+        layout: DEFAULT_LAYOUT,
+        warmRuns: runs.scalingWarm,
+        fresh: 'changed',
+        hasher: 'native',
+      });
+      const allFresh = once(
+        runIsolated({
+          kind: 'scaling',
+          chat: 'generated',
+          layout: DEFAULT_LAYOUT,
+          warmRuns: runs.scalingWarm,
+          fresh: 'all',
+          hasher: 'native',
+        }),
+      );
       const n = generated.turns.length;
-      const growth = profileGrowth(generated, new GuardedTokenizer(generated.model.encoding), [1, 20], [n - 19, n], 40).filter((g) => isProjectFunction(g.fn)).slice(0, 12);
+      const growth = profileGrowth(generated, new GuardedTokenizer(generated.model.encoding), [1, 20], [n - 19, n], 40)
+        .filter((g) => isProjectFunction(g.fn))
+        .slice(0, 12);
       return { generated: info, main, allFresh, growth };
     });
     perf.longChats = step(`long chats (native sha256, ${LONG_CHAT.turns} turns, same-turn probes)`, durations, () => {
@@ -607,18 +954,41 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
       const long = generateConversation(LONG_CHAT);
       const uncut = generateConversation(LONG_CHAT_UNCUT);
       const m = long.trajectory.turns.length;
-      const scaling = (chat: ScalingChat, hasher: HasherChoice) => ({ kind: 'scaling' as const, chat, layout: DEFAULT_LAYOUT, warmRuns: runs.scalingWarm, fresh: 'changed' as const, hasher });
+      const scaling = (chat: ScalingChat, hasher: HasherChoice) => ({
+        kind: 'scaling' as const,
+        chat,
+        layout: DEFAULT_LAYOUT,
+        warmRuns: runs.scalingWarm,
+        fresh: 'changed' as const,
+        hasher,
+      });
       const cases: { label: string; uncut?: boolean; inProcess?: boolean; generated: GeneratedInfo; result: ScalingResult }[] = [
         { label: `${n} turns, pure-JS sha256`, generated: info, result: once(runIsolated(scaling('generated', 'pure-js'))) },
         { label: `${m} turns`, generated: long.info, result: repeated(scaling('long', 'native')) },
-        { label: `${m} turns, ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window (nothing cut)`, uncut: true, generated: uncut.info, result: repeated(scaling('uncut', 'native')) },
+        {
+          label: `${m} turns, ${formatInt(LONG_CHAT_UNCUT.contextWindow)}-token window (nothing cut)`,
+          uncut: true,
+          generated: uncut.info,
+          result: repeated(scaling('uncut', 'native')),
+        },
         { label: `${m} turns, pure-JS sha256`, generated: long.info, result: once(runIsolated(scaling('long', 'pure-js'))) },
         // For comparison, as this section measured before: in the benchmark's own process, which holds
         // the other sections' conversations, results and garbage.
-        { label: `${m} turns, in the benchmark's own process`, inProcess: true, generated: long.info, result: once(runJob(scaling('long', 'native'))) },
+        {
+          label: `${m} turns, in the benchmark's own process`,
+          inProcess: true,
+          generated: long.info,
+          result: once(runJob(scaling('long', 'native'))),
+        },
       ];
-      const probe = (chat: ScalingChat, afterTurns: number[], hasher: HasherChoice) => runIsolated({ kind: 'probe', chat, layout: DEFAULT_LAYOUT, afterTurns, runs: runs.probe, hasher });
-      const probes = [probe('generated', [20, n], 'native'), probe('generated', [20, n], 'pure-js'), probe('uncut', [20, n, m], 'native'), probe('uncut', [20, n, m], 'pure-js')];
+      const probe = (chat: ScalingChat, afterTurns: number[], hasher: HasherChoice) =>
+        runIsolated({ kind: 'probe', chat, layout: DEFAULT_LAYOUT, afterTurns, runs: runs.probe, hasher });
+      const probes = [
+        probe('generated', [20, n], 'native'),
+        probe('generated', [20, n], 'pure-js'),
+        probe('uncut', [20, n, m], 'native'),
+        probe('uncut', [20, n, m], 'pure-js'),
+      ];
       const interleaved = [
         runIsolated({ kind: 'interleaved', chat: 'generated', layout: DEFAULT_LAYOUT, runs: runs.interleaved[0] }),
         runIsolated({ kind: 'interleaved', chat: 'long', layout: DEFAULT_LAYOUT, runs: runs.interleaved[1] }),
@@ -626,7 +996,9 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
       ];
       return { cases, probes, interleaved };
     });
-    perf.tokenizer = step('token counting throughput', durations, () => measureTokenizerThroughput(trajectoryCorpus(args.trajectoriesDir), runs.tokenizer));
+    perf.tokenizer = step('token counting throughput', durations, () =>
+      measureTokenizerThroughput(trajectoryCorpus(args.trajectoriesDir), runs.tokenizer),
+    );
     perf.memory = step('memory (child processes)', durations, () => {
       const n = generated.turns.length;
       return {
@@ -639,8 +1011,12 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
       const traj: Trajectory = loadTrajectory(ls);
       perf.promptTsx = await stepAsync('prompt-tsx comparison', durations, () => comparePromptTsx(traj, runs.promptTsx));
     }
-    perf.openChat = step('opening a 1,000-turn chat from disk', durations, () => measureOpenTime(args.quick ? 3 : 7, {}, 'synthetic', args.quick ? 1 : 3));
-    perf.sessionTurns = await stepAsync(`a ${LONG_CHAT.turns}-turn chat sent through ChatSession`, durations, () => measureSessionTurns(LONG_CHAT));
+    perf.openChat = step('opening a 1,000-turn chat from disk', durations, () =>
+      measureOpenTime(args.quick ? 3 : 7, {}, 'synthetic', args.quick ? 1 : 3),
+    );
+    perf.sessionTurns = await stepAsync(`a ${LONG_CHAT.turns}-turn chat sent through ChatSession`, durations, () =>
+      measureSessionTurns(LONG_CHAT),
+    );
   }
   return {
     generatedAt: new Date().toISOString(),

@@ -23,8 +23,13 @@ export function markdownTable(report: ReplayReport, defaultLayout: string): stri
   const turns = report.strategies[0]?.turns.length ?? 0;
   const lines: string[] = [];
   lines.push(`### ${report.trajectory}`, '');
-  lines.push(`${turns} turns, budget ${formatInt(budget)} tokens. OA = OpenAI cache model, AN = Anthropic cache model (DESIGN §9); ratios are cost units ÷ those of \`${BASELINE}\`.`, '');
-  lines.push('| strategy | prompt tokens | cached (OA) | uncached (OA) | cost units OA | efficiency OA | read/write (AN) | cost units AN | efficiency AN | prefix breaks | cuts | cost OA vs inline | cost AN vs inline |');
+  lines.push(
+    `${turns} turns, budget ${formatInt(budget)} tokens. OA = OpenAI cache model, AN = Anthropic cache model (DESIGN §9); ratios are cost units ÷ those of \`${BASELINE}\`.`,
+    '',
+  );
+  lines.push(
+    '| strategy | prompt tokens | cached (OA) | uncached (OA) | cost units OA | efficiency OA | read/write (AN) | cost units AN | efficiency AN | prefix breaks | cuts | cost OA vs inline | cost AN vs inline |',
+  );
   lines.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
   const notes: string[] = [];
   for (const s of report.strategies) {
@@ -35,8 +40,14 @@ export function markdownTable(report: ReplayReport, defaultLayout: string): stri
         `${formatInt(x.cached.anthropic.read)} / ${formatInt(x.cached.anthropic.write)} | ${fixed(s.costUnits.anthropic, 1)} | ${fixed(s.efficiency.anthropic, 3)} | ` +
         `${x.prefixBreaks} | ${x.pruned} | ${ratio(s.costUnits.openai, base?.costUnits.openai)} | ${ratio(s.costUnits.anthropic, base?.costUnits.anthropic)} |`,
     );
-    if (x.overBudgetTurns > 0) notes.push(`${s.name} is over the budget in ${x.overBudgetTurns} turn${x.overBudgetTurns === 1 ? '' : 's'} (baselines are never pruned).`);
-    if (x.skippedTurns > 0) notes.push(`${s.name} sent nothing in ${x.skippedTurns} turn${x.skippedTurns === 1 ? '' : 's'} (the essentials alone exceed the budget).`);
+    if (x.overBudgetTurns > 0)
+      notes.push(
+        `${s.name} is over the budget in ${x.overBudgetTurns} turn${x.overBudgetTurns === 1 ? '' : 's'} (baselines are never pruned).`,
+      );
+    if (x.skippedTurns > 0)
+      notes.push(
+        `${s.name} sent nothing in ${x.skippedTurns} turn${x.skippedTurns === 1 ? '' : 's'} (the essentials alone exceed the budget).`,
+      );
     if (x.violations > 0) notes.push(`${s.name}: ${x.violations} invariant violation${x.violations === 1 ? '' : 's'}.`);
   }
   if (notes.length > 0) lines.push('', ...notes.map((n) => `- ${n}`));
@@ -53,7 +64,11 @@ const PALETTE: Record<string, [string, string]> = {
   'inline-every-turn': ['#d62728', '#ff9896'],
   'latest-copy': ['#9467bd', '#c5b0d5'],
 };
-const EXTRA: [string, string][] = [['#8c564b', '#c49c94'], ['#e377c2', '#f7b6d2'], ['#7f7f7f', '#c7c7c7']];
+const EXTRA: [string, string][] = [
+  ['#8c564b', '#c49c94'],
+  ['#e377c2', '#f7b6d2'],
+  ['#7f7f7f', '#c7c7c7'],
+];
 
 function colors(s: StrategyReport, i: number): [string, string] {
   return PALETTE[s.name] ?? EXTRA[i % EXTRA.length];
@@ -108,7 +123,9 @@ export function svgChart(report: ReplayReport): string {
   const maxPrompt = Math.max(1, ...strategies.flatMap((s) => s.turns.map((t) => t.promptTokens)));
   const yMax = niceMax(maxPrompt);
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="12">`,
+  );
   out.push(`<title>${escapeXml(title)}</title>`);
   out.push(`<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`);
   out.push(`<text x="${left}" y="22" font-size="15" font-weight="600" fill="#222">${escapeXml(title)}</text>`);
@@ -118,25 +135,35 @@ export function svgChart(report: ReplayReport): string {
   const ly = 40;
   strategies.forEach((s, i) => {
     const [solid, light] = colors(s, i);
-    out.push(`<rect x="${lx}" y="${ly}" width="10" height="10" fill="${solid}"/><rect x="${lx + 10}" y="${ly}" width="10" height="10" fill="${light}"/>`);
+    out.push(
+      `<rect x="${lx}" y="${ly}" width="10" height="10" fill="${solid}"/><rect x="${lx + 10}" y="${ly}" width="10" height="10" fill="${light}"/>`,
+    );
     out.push(`<text x="${lx + 26}" y="${ly + 9}" fill="#222">${escapeXml(s.name)}</text>`);
     lx += 34 + s.name.length * 7;
   });
-  out.push(`<text x="${left}" y="${ly + 27}" fill="#555">solid = cached, light = uncached (OpenAI: cached tokens; Anthropic: cache read)</text>`);
+  out.push(
+    `<text x="${left}" y="${ly + 27}" fill="#555">solid = cached, light = uncached (OpenAI: cached tokens; Anthropic: cache read)</text>`,
+  );
 
   (['openai', 'anthropic'] as const).forEach((model, p) => {
     const y0 = top + p * (panelH + panelGap);
     const yBase = y0 + panelH;
     const scale = (v: number) => (v / yMax) * panelH;
     out.push(`<g class="panel" data-cache="${model}">`);
-    out.push(`<text x="${left}" y="${y0 - 8}" font-weight="600" fill="#222">${model === 'openai' ? 'OpenAI cache model' : 'Anthropic cache model'}</text>`);
+    out.push(
+      `<text x="${left}" y="${y0 - 8}" font-weight="600" fill="#222">${model === 'openai' ? 'OpenAI cache model' : 'Anthropic cache model'}</text>`,
+    );
     for (let k = 0; k <= 4; k++) {
       const v = (yMax * k) / 4;
       const y = yBase - scale(v);
-      out.push(`<line x1="${left}" y1="${fixed(y, 1)}" x2="${left + plotW}" y2="${fixed(y, 1)}" stroke="${k === 0 ? '#444' : '#e3e3e3'}" stroke-width="1"/>`);
+      out.push(
+        `<line x1="${left}" y1="${fixed(y, 1)}" x2="${left + plotW}" y2="${fixed(y, 1)}" stroke="${k === 0 ? '#444' : '#e3e3e3'}" stroke-width="1"/>`,
+      );
       out.push(`<text x="${left - 6}" y="${fixed(y + 4, 1)}" text-anchor="end" fill="#555">${tickLabel(v)}</text>`);
     }
-    out.push(`<text x="14" y="${y0 + panelH / 2}" transform="rotate(-90 14 ${y0 + panelH / 2})" text-anchor="middle" fill="#555">prompt tokens</text>`);
+    out.push(
+      `<text x="14" y="${y0 + panelH / 2}" transform="rotate(-90 14 ${y0 + panelH / 2})" text-anchor="middle" fill="#555">prompt tokens</text>`,
+    );
     const labelEvery = turns <= 30 ? 1 : 5;
     for (let t = 0; t < turns; t++) {
       const gx = left + t * slot + (slot - strategies.length * bar) / 2;
@@ -155,7 +182,9 @@ export function svgChart(report: ReplayReport): string {
         );
       });
       if ((t + 1) % labelEvery === 0 || t === 0) {
-        out.push(`<text x="${fixed(gx + (strategies.length * bar) / 2, 1)}" y="${yBase + 15}" text-anchor="middle" fill="#555">${t + 1}</text>`);
+        out.push(
+          `<text x="${fixed(gx + (strategies.length * bar) / 2, 1)}" y="${yBase + 15}" text-anchor="middle" fill="#555">${t + 1}</text>`,
+        );
       }
     }
     out.push(`<text x="${left + plotW / 2}" y="${yBase + 32}" text-anchor="middle" fill="#555">turn</text>`);

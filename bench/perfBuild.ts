@@ -52,7 +52,21 @@ function fileOfKey(key: string): string {
   return key.replace(/@v\d+$/, '');
 }
 
-function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher?: HasherChoice): { cold: number[]; warm: number[][]; cutTurns: number[]; newContentTurns: number[]; newBlocks: number[]; newChars: number[]; resentTurns: number[] } {
+function buildTimes(
+  traj: Trajectory,
+  layout: Layout,
+  warmRuns: number,
+  fresh: 'all' | 'changed' = 'changed',
+  hasher?: HasherChoice,
+): {
+  cold: number[];
+  warm: number[][];
+  cutTurns: number[];
+  newContentTurns: number[];
+  newBlocks: number[];
+  newChars: number[];
+  resentTurns: number[];
+} {
   const tokenizer = warmTokenizer(traj);
   const h = hasherOf(hasher);
   const newContentTurns: number[] = [];
@@ -63,7 +77,11 @@ function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: '
   const cutFiles = new Set<string>();
   const resentTurns: number[] = [];
   const first = driveEngine(traj, {
-    layout, policy: 'append-version', tokenizer, fresh, hasher: h,
+    layout,
+    policy: 'append-version',
+    tokenizer,
+    fresh,
+    hasher: h,
     onBuilt: (turn, _ms, env) => {
       newBlocks[turn] = env.newBlocks.length;
       if (env.newBlocks.length > 0) newContentTurns.push(turn);
@@ -72,13 +90,24 @@ function buildTimes(traj: Trajectory, layout: Layout, warmRuns: number, fresh: '
       for (const p of env.pruned) if (p.reason !== 'detached') cutFiles.add(fileOfKey(p.item));
       const added = new Set(env.newBlocks);
       let chars = 0;
-      for (const l of env.layers) for (const g of l.segments) if ((g.kind === 'artifact' || g.kind === 'compacted') && g.artifactKey && added.has(g.artifactKey)) chars += g.text.length;
+      for (const l of env.layers)
+        for (const g of l.segments)
+          if ((g.kind === 'artifact' || g.kind === 'compacted') && g.artifactKey && added.has(g.artifactKey)) chars += g.text.length;
       newChars[turn] = chars;
     },
   });
   const warm: number[][] = [];
-  for (let r = 0; r < warmRuns; r++) warm.push(driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh, hasher: h }).buildMs);
-  return { cold: first.buildMs, warm, cutTurns: first.cutTurns, newContentTurns, newBlocks, newChars, resentTurns: resentTurns.filter((t) => !first.cutTurns.includes(t)) };
+  for (let r = 0; r < warmRuns; r++)
+    warm.push(driveEngine(traj, { layout, policy: 'append-version', tokenizer, fresh, hasher: h }).buildMs);
+  return {
+    cold: first.buildMs,
+    warm,
+    cutTurns: first.cutTurns,
+    newContentTurns,
+    newBlocks,
+    newChars,
+    resentTurns: resentTurns.filter((t) => !first.cutTurns.includes(t)),
+  };
 }
 
 /** Blocks first sent in turns `from`..`to` (1-based), turns that cut left out. */
@@ -89,10 +118,18 @@ function blocksIn(perTurn: readonly number[], from: number, to: number, cut: Rea
 }
 
 /** Two windows' statistics and last ÷ first, of their medians and of their p95 (0 when the first is 0). */
-function windowRatios(first: readonly number[], last: readonly number[]): { first20: Stats; last20: Stats; ratio: number; ratioP95: number } {
+function windowRatios(
+  first: readonly number[],
+  last: readonly number[],
+): { first20: Stats; last20: Stats; ratio: number; ratioP95: number } {
   const first20 = stats(first);
   const last20 = stats(last);
-  return { first20, last20, ratio: first20.median > 0 ? round(last20.median / first20.median) : 0, ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0 };
+  return {
+    first20,
+    last20,
+    ratio: first20.median > 0 ? round(last20.median / first20.median) : 0,
+    ratioP95: first20.p95 > 0 ? round(last20.p95 / first20.p95) : 0,
+  };
 }
 
 function perTurnMedian(runs: number[][]): number[] {
@@ -101,7 +138,15 @@ function perTurnMedian(runs: number[][]): number[] {
 
 export function measureBuildTime(traj: Trajectory, layout: Layout, warmRuns: number): BuildTimeResult {
   const { cold, warm } = buildTimes(traj, layout, warmRuns);
-  return { trajectory: traj.name, layout, turns: cold.length, warmRuns, cold: stats(cold), warm: stats(warm.flat()), warmMedianPerTurn: perTurnMedian(warm) };
+  return {
+    trajectory: traj.name,
+    layout,
+    turns: cold.length,
+    warmRuns,
+    cold: stats(cold),
+    warm: stats(warm.flat()),
+    warmMedianPerTurn: perTurnMedian(warm),
+  };
 }
 
 export interface ScalingResult {
@@ -174,19 +219,39 @@ export function pooledProcesses(results: ScalingResult[]): ScalingResult {
   if (results.length === 0) throw new Error('no results');
   const sorted = [...results].sort((a, b) => a.sameWork.ratio - b.sameWork.ratio);
   const mid = sorted[(sorted.length - 1) >> 1];
-  const processes = results.map((r) => ({ ratio: r.ratio, ratioP95: r.ratioP95, sameRatio: r.sameWork.ratio, sameRatioP95: r.sameWork.ratioP95 }));
+  const processes = results.map((r) => ({
+    ratio: r.ratio,
+    ratioP95: r.ratioP95,
+    sameRatio: r.sameWork.ratio,
+    sameRatioP95: r.sameWork.ratioP95,
+  }));
   const all = (f: (x: NonNullable<ScalingResult['samples']>) => number[]) => results.flatMap((r) => (r.samples ? f(r.samples) : []));
   const out: ScalingResult = {
     ...mid,
-    ...windowRatios(all((x) => x.first20), all((x) => x.last20)),
-    sameWork: { ...mid.sameWork, ...windowRatios(all((x) => x.sameFirst20), all((x) => x.sameLast20)) },
+    ...windowRatios(
+      all((x) => x.first20),
+      all((x) => x.last20),
+    ),
+    sameWork: {
+      ...mid.sameWork,
+      ...windowRatios(
+        all((x) => x.sameFirst20),
+        all((x) => x.sameLast20),
+      ),
+    },
     ...(results.length > 1 ? { processes } : {}),
   };
   delete out.samples;
   return out;
 }
 
-export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: number, fresh: 'all' | 'changed' = 'changed', hasher: HasherChoice = 'native'): ScalingResult {
+export function measureScaling(
+  traj: Trajectory,
+  layout: Layout,
+  warmRuns: number,
+  fresh: 'all' | 'changed' = 'changed',
+  hasher: HasherChoice = 'native',
+): ScalingResult {
   const { warm, cutTurns, newContentTurns, newBlocks, newChars, resentTurns } = buildTimes(traj, layout, warmRuns, fresh, hasher);
   const n = warm[0].length;
   const cut = new Set(cutTurns);
@@ -196,7 +261,8 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
   const windows = windowRatios(firstSamples, lastSamples);
   const perTurn = perTurnMedian(warm);
   const fresh0 = new Set(newContentTurns);
-  const plain = (from: number, to: number) => warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1) && !fresh0.has(from + j + 1)));
+  const plain = (from: number, to: number) =>
+    warm.flatMap((r) => r.slice(from, to).filter((_, j) => !cut.has(from + j + 1) && !fresh0.has(from + j + 1)));
   const plainFirst = stats(plain(0, 20));
   const plainLast = stats(plain(Math.max(0, n - 20), n));
   const perKB = (from: number, to: number, other: Stats): { kb: number; us: number } => {
@@ -225,9 +291,16 @@ export function measureScaling(traj: Trajectory, layout: Layout, warmRuns: numbe
     first20: windows.first20,
     last20: windows.last20,
     cutTurns: cutTurns.map((t) => ({ turn: t, ms: perTurn[t - 1] })),
-    newContent: { first20: newContentTurns.filter((t) => t <= 20 && !cut.has(t)).length, last20: newContentTurns.filter((t) => t > n - 20 && !cut.has(t)).length },
+    newContent: {
+      first20: newContentTurns.filter((t) => t <= 20 && !cut.has(t)).length,
+      last20: newContentTurns.filter((t) => t > n - 20 && !cut.has(t)).length,
+    },
     newBlocks: { first20: blocksIn(newBlocks, 1, Math.min(20, n), cut), last20: blocksIn(newBlocks, Math.max(1, n - 19), n, cut) },
-    noNewContent: { first20: plainFirst, last20: plainLast, ratio: plainFirst.median > 0 ? round(plainLast.median / plainFirst.median) : 0 },
+    noNewContent: {
+      first20: plainFirst,
+      last20: plainLast,
+      ratio: plainFirst.median > 0 ? round(plainLast.median / plainFirst.median) : 0,
+    },
     perNewKB: { first20: kbFirst, last20: kbLast, ratio: kbFirst.us > 0 ? round(kbLast.us / kbFirst.us) : 0 },
     resentTurns,
     sameWork: {
@@ -260,13 +333,29 @@ export interface ProbeResult {
  * the other, a few milliseconds of builds each, the ratio moved between 0.9× and 1.7× from run to
  * run. A tenth of the rounds, untimed, warm the code and the tokenizer memo first.
  */
-export function measureProbe(traj: Trajectory, layout: Layout, afterTurns: number[], runs: number, hasher: HasherChoice = 'native'): ProbeResult {
+export function measureProbe(
+  traj: Trajectory,
+  layout: Layout,
+  afterTurns: number[],
+  runs: number,
+  hasher: HasherChoice = 'native',
+): ProbeResult {
   const tokenizer = warmTokenizer(traj);
   const firstFiles = Object.keys(traj.files).slice(0, 2);
-  const probeText = Object.values(traj.files).map((v) => (typeof v === 'string' ? v : '')).join('\n').slice(0, 12_000);
+  const probeText = Object.values(traj.files)
+    .map((v) => (typeof v === 'string' ? v : ''))
+    .join('\n')
+    .slice(0, 12_000);
   const points = afterTurns.map((turns) => {
     let lastInput: TurnInput | undefined;
-    const { engine } = driveEngine(traj, { layout, policy: 'append-version', tokenizer, hasher: hasherOf(hasher), turns, onInput: (_turn, input) => (lastInput = input) });
+    const { engine } = driveEngine(traj, {
+      layout,
+      policy: 'append-version',
+      tokenizer,
+      hasher: hasherOf(hasher),
+      turns,
+      onInput: (_turn, input) => (lastInput = input),
+    });
     const fresh = lastInput?.fresh;
     // The files as they are by then (edited since, some of them): attaching an older text would send
     // it as a new version, work the early point does not do.
@@ -296,7 +385,13 @@ export function measureProbe(traj: Trajectory, layout: Layout, afterTurns: numbe
       if (r >= warmRounds) pt.samples.push(ms);
     }
   }
-  return { trajectory: traj.name, layout, hasher, runs, points: points.map((pt) => ({ afterTurns: pt.afterTurns, blocks: pt.blocks, stats: stats(pt.samples) })) };
+  return {
+    trajectory: traj.name,
+    layout,
+    hasher,
+    runs,
+    points: points.map((pt) => ({ afterTurns: pt.afterTurns, blocks: pt.blocks, stats: stats(pt.samples) })),
+  };
 }
 
 export interface InterleavedResult {
@@ -327,7 +422,13 @@ export function measureInterleaved(traj: Trajectory, layout: Layout, runs: numbe
   const tokenizer = warmTokenizer(traj);
   const h = hasherOf(hasher);
   const blocks: number[] = [];
-  const first = driveEngine(traj, { layout, policy: 'append-version', tokenizer, hasher: h, onBuilt: (turn, _ms, env) => (blocks[turn] = (env.messages[env.messages.length - 1]?.content.length ?? 0) + 1) });
+  const first = driveEngine(traj, {
+    layout,
+    policy: 'append-version',
+    tokenizer,
+    hasher: h,
+    onBuilt: (turn, _ms, env) => (blocks[turn] = (env.messages[env.messages.length - 1]?.content.length ?? 0) + 1),
+  });
   const n = first.buildMs.length;
   const cut = new Set(first.cutTurns);
   const early: number[] = [];
@@ -353,7 +454,10 @@ export function measureInterleaved(traj: Trajectory, layout: Layout, runs: numbe
     }
   }
   const mean = (xs: number[]) => round(xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length), 2);
-  const windowBlocks = (from: number) => Array.from({ length: 20 }, (_, k) => from + k).filter((t) => !cut.has(t)).map((t) => blocks[t]);
+  const windowBlocks = (from: number) =>
+    Array.from({ length: 20 }, (_, k) => from + k)
+      .filter((t) => !cut.has(t))
+      .map((t) => blocks[t]);
   const first20 = stats(early);
   const last20 = stats(late);
   const pf = stats(earlyPer, 4);

@@ -50,7 +50,14 @@ export interface DriveResult {
 export class TurnStepper {
   readonly run: ReplayRun;
   constructor(traj: Trajectory, opts: Pick<DriveOptions, 'layout' | 'policy' | 'tokenizer' | 'fresh' | 'hasher'>) {
-    this.run = new ReplayRun(traj, { layout: opts.layout, policy: opts.policy, tokenizer: opts.tokenizer, fresh: opts.fresh ?? 'changed', ...(opts.hasher ? { hasher: opts.hasher } : {}), check: false });
+    this.run = new ReplayRun(traj, {
+      layout: opts.layout,
+      policy: opts.policy,
+      tokenizer: opts.tokenizer,
+      fresh: opts.fresh ?? 'changed',
+      ...(opts.hasher ? { hasher: opts.hasher } : {}),
+      check: false,
+    });
   }
 
   /** Runs turn `i` (0-based; turns run in order); returns its buildTurn milliseconds. */

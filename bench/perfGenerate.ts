@@ -41,7 +41,16 @@ export interface GenerateOptions {
   sourceDir?: string;
 }
 
-export const GENERATED_DEFAULTS = { seed: 20250101, turns: 200, fileBytes: 2_000_000, editEvery: 8, selectionEvery: 5, openingFiles: 4, mirrorLast: 20, contextWindow: 2_000_000 } as const;
+export const GENERATED_DEFAULTS = {
+  seed: 20250101,
+  turns: 200,
+  fileBytes: 2_000_000,
+  editEvery: 8,
+  selectionEvery: 5,
+  openingFiles: 4,
+  mirrorLast: 20,
+  contextWindow: 2_000_000,
+} as const;
 
 /** The long-chat case (issue 12): 1,000 turns, 5 MB of files, the same window (it cuts a few times near the end). */
 export const LONG_CHAT = { turns: 1000, fileBytes: 5_000_000 } as const;
@@ -75,7 +84,10 @@ export function defaultSourceDir(): string {
 function sourceLines(dir: string): string[] {
   const lines: string[] = [];
   const seen = new Set<string>();
-  for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.json') && n !== 'adversarial.json').sort()) {
+  for (const name of fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.json') && n !== 'adversarial.json')
+    .sort()) {
     const t = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Trajectory;
     for (const p of Object.keys(t.files).sort()) {
       const text = expandFileValue(t.files[p]);
@@ -128,7 +140,14 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const lines = sourceLines(o.sourceDir ?? defaultSourceDir());
-  const words = [...new Set(lines.join(' ').split(/[^A-Za-z]+/).filter((w) => w.length >= 3 && w.length <= 12))].sort();
+  const words = [
+    ...new Set(
+      lines
+        .join(' ')
+        .split(/[^A-Za-z]+/)
+        .filter((w) => w.length >= 3 && w.length <= 12),
+    ),
+  ].sort();
 
   const passage = (chars: number): string => {
     const out: string[] = [];
@@ -160,7 +179,7 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
   // Sizes of the files (log-uniform 3–90 KB) until the total is reached, and their extensions.
   const sizes: number[] = [];
   const exts: ('ts' | 'md')[] = [];
-  for (let total = 0; total < o.fileBytes; ) {
+  for (let total = 0; total < o.fileBytes;) {
     const size = Math.round(Math.exp(Math.log(3000) + rnd() * (Math.log(90_000) - Math.log(3000))));
     sizes.push(size);
     exts.push(rnd() < 0.75 ? 'ts' : 'md');
@@ -170,14 +189,17 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
   // A few files with the first message; the others' first attachments spread evenly over the
   // conversation, so early and late turns add as much new content.
   const opening = Math.min(o.openingFiles, sizes.length);
-  const firstTurnOf = sizes.map((_, k) => (k < opening ? 1 : 1 + Math.floor(((k - opening) * o.turns) / Math.max(1, sizes.length - opening))));
+  const firstTurnOf = sizes.map((_, k) =>
+    k < opening ? 1 : 1 + Math.floor(((k - opening) * o.turns) / Math.max(1, sizes.length - opening)),
+  );
   // The last window repeats the first one's turns (see `mirrorLast`): the same number of new files
   // per turn, of the same sizes, taken from the end of the list.
   const w = o.mirrorLast > 0 && o.turns >= 2 * o.mirrorLast ? o.mirrorLast : 0;
   if (w > 0) {
     const early = firstTurnOf.filter((t) => t <= w).length;
     // The last `early` files take the first ones' sizes: more files between, until the total is reached again.
-    const mirroredTotal = () => sizes.slice(0, sizes.length - early).reduce((a, b) => a + b, 0) + sizes.slice(0, early).reduce((a, b) => a + b, 0);
+    const mirroredTotal = () =>
+      sizes.slice(0, sizes.length - early).reduce((a, b) => a + b, 0) + sizes.slice(0, early).reduce((a, b) => a + b, 0);
     while (sizes.length >= 2 * early + 1 && mirroredTotal() < o.fileBytes) {
       sizes.splice(sizes.length - early, 0, Math.round(Math.exp(Math.log(3000) + rnd() * (Math.log(90_000) - Math.log(3000)))));
       exts.splice(exts.length - early, 0, rnd() < 0.75 ? 'ts' : 'md');
@@ -203,7 +225,10 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
   sizes.forEach((size, i) => {
     const ext = exts[i];
     const p = `gen/mod${i % 8}/file${String(i).padStart(3, '0')}.${ext}`;
-    const header = ext === 'ts' ? `// ${p}: generated for the Strata benchmark (seed ${o.seed})\n` : `# ${p}\n\nGenerated for the Strata benchmark (seed ${o.seed}).\n\n`;
+    const header =
+      ext === 'ts'
+        ? `// ${p}: generated for the Strata benchmark (seed ${o.seed})\n`
+        : `# ${p}\n\nGenerated for the Strata benchmark (seed ${o.seed}).\n\n`;
     const text = oneByte(header + passage(size - header.length));
     files[p] = text;
     paths.push(p);

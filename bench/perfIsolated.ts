@@ -11,7 +11,15 @@
 import { execFileSync } from 'child_process';
 import type { Layout } from '../src/engine/types';
 import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GenerateOptions } from './perfGenerate';
-import { measureInterleaved, measureProbe, measureScaling, type HasherChoice, type InterleavedResult, type ProbeResult, type ScalingResult } from './perfBuild';
+import {
+  measureInterleaved,
+  measureProbe,
+  measureScaling,
+  type HasherChoice,
+  type InterleavedResult,
+  type ProbeResult,
+  type ScalingResult,
+} from './perfBuild';
 
 /** The generated conversations the scaling cases use. */
 export type ScalingChat = 'generated' | 'long' | 'uncut';
@@ -23,7 +31,11 @@ export type IsolatedJob =
   | { kind: 'probe'; chat: ScalingChat; layout: Layout; afterTurns: number[]; runs: number; hasher: HasherChoice }
   | { kind: 'interleaved'; chat: ScalingChat; layout: Layout; runs: number };
 
-type ResultOf<J extends IsolatedJob> = J extends { kind: 'scaling' } ? ScalingResult : J extends { kind: 'probe' } ? ProbeResult : InterleavedResult;
+type ResultOf<J extends IsolatedJob> = J extends { kind: 'scaling' }
+  ? ScalingResult
+  : J extends { kind: 'probe' }
+    ? ProbeResult
+    : InterleavedResult;
 
 /** Runs one measurement in the benchmark's own process. */
 export function runJob<J extends IsolatedJob>(job: J): ResultOf<J> {
@@ -52,7 +64,9 @@ if (require.main === module) {
     job = JSON.parse(arg ?? '') as IsolatedJob;
     if (!job || !['scaling', 'probe', 'interleaved'].includes(job.kind) || !(job.chat in CHATS)) throw new Error('not a job');
   } catch {
-    process.stderr.write('usage: node out/bench/perfIsolated.js \'{"kind":"scaling"|"probe"|"interleaved","chat":"generated"|"long"|"uncut",…}\'\n');
+    process.stderr.write(
+      'usage: node out/bench/perfIsolated.js \'{"kind":"scaling"|"probe"|"interleaved","chat":"generated"|"long"|"uncut",…}\'\n',
+    );
     process.exit(2);
   }
   process.stdout.write(JSON.stringify(runJob(job)) + '\n');

@@ -58,7 +58,9 @@ function clearMergeCache(): void {
   mod.clearMergeCache?.();
 }
 
-function distinctContent(engine: PromptContextEngine): Pick<HeapResult, 'distinctContentBytes' | 'artifactContentBytes' | 'artifactVersions' | 'messageBytes'> {
+function distinctContent(
+  engine: PromptContextEngine,
+): Pick<HeapResult, 'distinctContentBytes' | 'artifactContentBytes' | 'artifactVersions' | 'messageBytes'> {
   const s = engine.state;
   const contents = new Set<string>();
   for (const e of s.entries.values()) contents.add(e.artifact.content);
@@ -66,7 +68,12 @@ function distinctContent(engine: PromptContextEngine): Pick<HeapResult, 'distinc
   for (const c of contents) artifactContentBytes += Buffer.byteLength(c, 'utf8');
   let messageBytes = Buffer.byteLength(engine.options.system, 'utf8');
   for (const t of s.turns) messageBytes += Buffer.byteLength(t.userText, 'utf8') + Buffer.byteLength(t.reply, 'utf8');
-  return { distinctContentBytes: artifactContentBytes + messageBytes, artifactContentBytes, artifactVersions: s.entries.size, messageBytes };
+  return {
+    distinctContentBytes: artifactContentBytes + messageBytes,
+    artifactContentBytes,
+    artifactVersions: s.entries.size,
+    messageBytes,
+  };
 }
 
 function heapCase(turns: number, gen: GenerateOptions): HeapResult {
@@ -74,7 +81,11 @@ function heapCase(turns: number, gen: GenerateOptions): HeapResult {
   tokenizer.encode('load the ranks'); // the encoding tables are loaded once per process: not engine state
   // A short warm-up chat (another seed), dropped: V8 compiles the engine's code during the first
   // turns, and that code (~0.6 MB) is the process's, not the chat's state.
-  driveEngine(generateConversation({ ...gen, seed: (gen.seed ?? 1) + 7, turns: 30, fileBytes: 60_000 }).trajectory, { layout: DEFAULT_LAYOUT, policy: 'append-version', tokenizer });
+  driveEngine(generateConversation({ ...gen, seed: (gen.seed ?? 1) + 7, turns: 30, fileBytes: 60_000 }).trajectory, {
+    layout: DEFAULT_LAYOUT,
+    policy: 'append-version',
+    tokenizer,
+  });
   tokenizer.clearMemo();
   clearMergeCache();
   gc();
@@ -96,7 +107,14 @@ function heapCase(turns: number, gen: GenerateOptions): HeapResult {
   memos.hashMemo?.clear();
   gc();
   const blockMemoBytes = memos.blockMemo && memos.hashMemo ? after - v8.getHeapStatistics().used_heap_size : 0;
-  const result: HeapResult = { mode: 'heap', turns, engineHeapBytes, blockMemoBytes, ...content, ratio: round(engineHeapBytes / content.distinctContentBytes) };
+  const result: HeapResult = {
+    mode: 'heap',
+    turns,
+    engineHeapBytes,
+    blockMemoBytes,
+    ...content,
+    ratio: round(engineHeapBytes / content.distinctContentBytes),
+  };
   engine = undefined;
   return result;
 }
@@ -107,11 +125,22 @@ function rssCase(mode: 'rss' | 'rss-engine', turns: number, gen: GenerateOptions
   const t0 = performance.now();
   let promptTokensLastTurn: number;
   if (mode === 'rss') {
-    const report = runReplay(trajectory, { file: trajectory.name, strategies: [DEFAULT_LAYOUT], policy: 'append-version', cache: 'both', json: true });
+    const report = runReplay(trajectory, {
+      file: trajectory.name,
+      strategies: [DEFAULT_LAYOUT],
+      policy: 'append-version',
+      cache: 'both',
+      json: true,
+    });
     promptTokensLastTurn = report.strategies[0].turns[report.strategies[0].turns.length - 1].promptTokens;
   } else {
     let total = 0;
-    driveEngine(trajectory, { layout: DEFAULT_LAYOUT, policy: 'append-version', tokenizer: new GuardedTokenizer('o200k_base'), onBuilt: (_t, _ms, env) => (total = env.totalTokens) });
+    driveEngine(trajectory, {
+      layout: DEFAULT_LAYOUT,
+      policy: 'append-version',
+      tokenizer: new GuardedTokenizer('o200k_base'),
+      onBuilt: (_t, _ms, env) => (total = env.totalTokens),
+    });
     promptTokensLastTurn = total;
   }
   const replayMs = performance.now() - t0;
@@ -130,7 +159,10 @@ export function runMemoryCase(mode: 'rss' | 'rss-engine', turns: number, gen?: G
 export function runMemoryCase(mode: 'heap', turns: number, gen?: GenerateOptions): HeapResult;
 export function runMemoryCase(mode: 'rss' | 'rss-engine' | 'heap', turns: number, gen: GenerateOptions = {}): RssResult | HeapResult {
   const flags = mode === 'heap' ? ['--expose-gc'] : [];
-  const out = execFileSync(process.execPath, [...flags, __filename, mode, String(turns), JSON.stringify(gen)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, [...flags, __filename, mode, String(turns), JSON.stringify(gen)], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(out.trim().split('\n').pop()!) as RssResult | HeapResult;
 }
 

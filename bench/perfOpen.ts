@@ -81,7 +81,13 @@ export function writeGeneratedChat(root: string, gen: GenerateOptions = {}): { c
   const chatId = 'long-chat';
   const store = ChatStore.open(root, { durable: false });
   const t0 = performance.now();
-  const run = new ReplayRun(trajectory, { layout: 'transcript', policy: 'append-version', tokenizer: new GuardedTokenizer('o200k_base'), fresh: 'changed', check: false });
+  const run = new ReplayRun(trajectory, {
+    layout: 'transcript',
+    policy: 'append-version',
+    tokenizer: new GuardedTokenizer('o200k_base'),
+    fresh: 'changed',
+    check: false,
+  });
   run.pipeline.persist = { store, chatId };
   for (let i = 0; i < trajectory.turns.length; i++) {
     const { request, send } = run.prepare(i);
@@ -104,8 +110,12 @@ export function writeSyntheticChat(root: string, gen: GenerateOptions = {}): { c
   const store = ChatStore.open(root, { durable: false });
   const t0 = performance.now();
   const meta: EngineMeta = engineMeta({
-    conversationId: chatId, layout: 'transcript', policy: 'append-version', tokenizer: { encoding: 'o200k_base', count: () => 0 },
-    limits: { contextWindow: trajectory.model.contextWindow, maxOutputTokens: trajectory.model.maxOutputTokens }, system: trajectory.system,
+    conversationId: chatId,
+    layout: 'transcript',
+    policy: 'append-version',
+    tokenizer: { encoding: 'o200k_base', count: () => 0 },
+    limits: { contextWindow: trajectory.model.contextWindow, maxOutputTokens: trajectory.model.maxOutputTokens },
+    system: trajectory.system,
   });
   const state: ChatState = emptyState();
   const current = new Map(Object.entries(trajectory.files).map(([p, v]) => [p, expandFileValue(v)]));
@@ -157,17 +167,37 @@ export function writeSyntheticChat(root: string, gen: GenerateOptions = {}): { c
     }
     state.turns = [...state.turns, { turn, userText: t.user, items, reply: t.reply }];
     state.completedTurns = turn;
-    blocks = [...blocks, ...items.filter((x) => x.mode === 'full').map((x) => `user:${state.entries.get(x.key)!.artifact.contentHash}`), `user:${h(t.user)}`, `assistant:${h(t.reply)}`];
+    blocks = [
+      ...blocks,
+      ...items.filter((x) => x.mode === 'full').map((x) => `user:${state.entries.get(x.key)!.artifact.contentHash}`),
+      `user:${h(t.user)}`,
+      `assistant:${h(t.reply)}`,
+    ];
     state.previousBlocks = blocks;
-    const layers = (['L1', 'L2', 'L3', 'L4', 'L5'] as const).map((id, k) => ({ id, hash: h(`${id}:${turn}:${k}`), tokens: 1000 * (k + 1) + turn }));
+    const layers = (['L1', 'L2', 'L3', 'L4', 'L5'] as const).map((id, k) => ({
+      id,
+      hash: h(`${id}:${turn}:${k}`),
+      tokens: 1000 * (k + 1) + turn,
+    }));
     store.appendTurn(chatId, {
       state,
       engine: meta,
-      envelope: { layers, prefixHash: h(`prefix:${turn}`), totalTokens: 15_000 + turn * 400, ledger: { cachedTokens: 14_000 + turn * 380, budget: 1_900_000 } },
+      envelope: {
+        layers,
+        prefixHash: h(`prefix:${turn}`),
+        totalTokens: 15_000 + turn * 400,
+        ledger: { cachedTokens: 14_000 + turn * 380, budget: 1_900_000 },
+      },
       usage: { input: 15_000 + turn * 400, cacheRead: 14_000 + turn * 380, cacheWrite: 0, output: 300 },
       model: 'OpenAI · gpt-4o',
       provider: 'openai',
-      request: { attachments: (t.attach ?? []).map((a) => (a.file ? { kind: 'file' as const, path: a.file } : { kind: 'selection' as const, path: a.selection!.file, startLine: a.selection!.startLine, endLine: a.selection!.endLine })) },
+      request: {
+        attachments: (t.attach ?? []).map((a) =>
+          a.file
+            ? { kind: 'file' as const, path: a.file }
+            : { kind: 'selection' as const, path: a.selection!.file, startLine: a.selection!.startLine, endLine: a.selection!.endLine },
+        ),
+      },
     });
   });
   return { chatId, info, writeMs: performance.now() - t0 };
@@ -182,7 +212,12 @@ function coldOpen(root: string, chatId: string): number {
   return ms;
 }
 
-export function measureOpenTime(runs = 7, gen: GenerateOptions = {}, writer: 'synthetic' | 'pipeline' = 'synthetic', coldRuns = 3): OpenTimeResult {
+export function measureOpenTime(
+  runs = 7,
+  gen: GenerateOptions = {},
+  writer: 'synthetic' | 'pipeline' = 'synthetic',
+  coldRuns = 3,
+): OpenTimeResult {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-open-'));
   try {
     const { chatId, info, writeMs } = (writer === 'synthetic' ? writeSyntheticChat : writeGeneratedChat)(root, gen);
@@ -196,7 +231,14 @@ export function measureOpenTime(runs = 7, gen: GenerateOptions = {}, writer: 'sy
       store: { durable: false },
     };
     // A second, small chat: the session under test has it open when it opens the long one from disk.
-    const small = new PromptContextEngine({ conversationId: 'small-chat', layout: 'transcript', policy: 'append-version', tokenizer, system: 'small', limits: { contextWindow: 128_000, maxOutputTokens: 4096 } });
+    const small = new PromptContextEngine({
+      conversationId: 'small-chat',
+      layout: 'transcript',
+      policy: 'append-version',
+      tokenizer,
+      system: 'small',
+      limits: { contextWindow: 128_000, maxOutputTokens: 4096 },
+    });
     small.buildTurn({ userText: 'a small chat' });
     small.completeTurn('ok');
     ChatStore.open(root, { durable: false }).appendTurn('small-chat', { state: small.state, engine: small.options });
@@ -239,7 +281,8 @@ export function measureOpenTime(runs = 7, gen: GenerateOptions = {}, writer: 'sy
       firstMeter.push(performance.now() - t0);
     }
     const counter = new GuardedTokenizer('o200k_base').counter;
-    if (ChatStore.open(root, { durable: false }).loadTokenCounts(chatId, counter).size === 0) throw new Error('the first meter of a long chat saved no token counts');
+    if (ChatStore.open(root, { durable: false }).loadTokenCounts(chatId, counter).size === 0)
+      throw new Error('the first meter of a long chat saved no token counts');
     const firstMeterSaved: number[] = [];
     const meterAfterChange: number[] = [];
     for (let r = 0; r < Math.min(3, runs); r++) {
@@ -250,7 +293,10 @@ export function measureOpenTime(runs = 7, gen: GenerateOptions = {}, writer: 'sy
       firstMeterSaved.push(performance.now() - t0);
       // Then the user changes what the next request holds (an item removed, then kept): each change
       // builds the predicted request again, pruning included until a turn is sent.
-      const item = s4.chatItems().filter((i) => i.status === 'present').pop();
+      const item = s4
+        .chatItems()
+        .filter((i) => i.status === 'present')
+        .pop();
       if (!item) throw new Error('no item to remove');
       for (let k = 0; k < 4; k++) {
         if (k % 2 === 0) s4.removeItem(item.id);

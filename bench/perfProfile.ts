@@ -91,7 +91,13 @@ export interface GrowthRow {
  * Profiles a warm pass (the tokenizer memo is warmed by a first pass) and returns the functions whose
  * inclusive time per turn grows the most between turns [early] and turns [late] (1-based, inclusive).
  */
-export function profileGrowth(traj: Trajectory, tokenizer: ITokenizer, early: [number, number], late: [number, number], top = 10): GrowthRow[] {
+export function profileGrowth(
+  traj: Trajectory,
+  tokenizer: ITokenizer,
+  early: [number, number],
+  late: [number, number],
+  top = 10,
+): GrowthRow[] {
   driveEngine(traj, { layout: 'transcript', policy: 'append-version', tokenizer });
   const session = new inspector.Session();
   session.connect();

@@ -54,11 +54,23 @@ export async function measureSessionTurns(gen: GenerateOptions = LONG_CHAT): Pro
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-session-'));
   const t0 = performance.now();
   try {
-    const ws = new MemoryWorkspace(Object.entries(traj.files).map(([p, v]) => [p, expandFileValue(v)] as [string, string]), { fresh: 'changed' });
+    const ws = new MemoryWorkspace(
+      Object.entries(traj.files).map(([p, v]) => [p, expandFileValue(v)] as [string, string]),
+      { fresh: 'changed' },
+    );
     const tokenizer = new GuardedTokenizer(traj.model.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base');
-    const model = modelInfo('scripted', traj.model.id, { contextWindow: traj.model.contextWindow, maxOutputTokens: traj.model.maxOutputTokens, encoding: tokenizer.encoding });
+    const model = modelInfo('scripted', traj.model.id, {
+      contextWindow: traj.model.contextWindow,
+      maxOutputTokens: traj.model.maxOutputTokens,
+      encoding: tokenizer.encoding,
+    });
     const session = ChatSession.open({
-      storeRoot: root, port: ws, tokenizer: () => tokenizer, model, store: { durable: false }, newChatId: () => 'long-chat',
+      storeRoot: root,
+      port: ws,
+      tokenizer: () => tokenizer,
+      model,
+      store: { durable: false },
+      newChatId: () => 'long-chat',
       settings: () => ({ layout: 'transcript', policy: 'append-version' }),
     });
     // The save inside each send, timed where the pipeline calls it.
@@ -84,7 +96,9 @@ export async function measureSessionTurns(gen: GenerateOptions = LONG_CHAT): Pro
     for (const [i, t] of traj.turns.entries()) {
       for (const [p, v] of Object.entries(t.edits ?? {})) if (v !== null) ws.write(p, expandFileValue(v));
       for (const a of t.attach ?? []) {
-        const spec = a.file ? { kind: 'file' as const, path: a.file } : { kind: 'selection' as const, path: a.selection!.file, startLine: a.selection!.startLine, endLine: a.selection!.endLine };
+        const spec = a.file
+          ? { kind: 'file' as const, path: a.file }
+          : { kind: 'selection' as const, path: a.selection!.file, startLine: a.selection!.startLine, endLine: a.selection!.endLine };
         const r = await session.attach(spec);
         if (!r.ok) throw new Error(`turn ${i + 1}: ${r.rejection.message}`);
       }
@@ -105,7 +119,14 @@ export async function measureSessionTurns(gen: GenerateOptions = LONG_CHAT): Pro
       session.meter();
       session.messages({ last: 50 });
       const refreshMs = performance.now() - r0;
-      sent.set(envelope!.turn, { chatId: 'long-chat', turn: envelope!.turn, envelope: envelope!, status: 'done', model: 'scripted', provider: 'openai' });
+      sent.set(envelope!.turn, {
+        chatId: 'long-chat',
+        turn: envelope!.turn,
+        envelope: envelope!,
+        status: 'done',
+        model: 'scripted',
+        provider: 'openai',
+      });
       if (sent.size > 200) sent.delete(Math.min(...sent.keys()));
       const g0 = performance.now();
       treeNodes(controller, session);
@@ -123,9 +144,13 @@ export async function measureSessionTurns(gen: GenerateOptions = LONG_CHAT): Pro
     const ratio = (k: keyof SessionWindow) => (first20[k].median > 0 ? round(last20[k].median / first20[k].median, 2) : 0);
     const chatFileBytes = fs.statSync(path.join(root, 'chats', 'long-chat.jsonl')).size;
     return {
-      turns: rows.length, generated: info, first20, last20,
+      turns: rows.length,
+      generated: info,
+      first20,
+      last20,
       ratio: { send: ratio('send'), save: ratio('save'), build: ratio('build'), refresh: ratio('refresh'), tree: ratio('tree') },
-      chatFileBytes, totalMs: round(performance.now() - t0, 0),
+      chatFileBytes,
+      totalMs: round(performance.now() - t0, 0),
     };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

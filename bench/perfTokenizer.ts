@@ -35,7 +35,10 @@ export interface TokenizerCorpus {
 /** Distinct file contents (initial and edited) of the trajectories in `dir`, cut around long runs. */
 export function trajectoryCorpus(dir: string, encoding: EncodingName = 'o200k_base'): TokenizerCorpus {
   const texts = new Set<string>();
-  for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const name of fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const t = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Trajectory;
     if (t.model.encoding !== encoding) continue;
     for (const v of Object.values(t.files)) texts.add(expandFileValue(v));
@@ -81,8 +84,11 @@ function pass(pieces: readonly string[], f: (s: string) => number): { ms: number
 }
 
 function clearMergeCache(encoding: EncodingName): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = (encoding === 'o200k_base' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base')) as { clearMergeCache?: () => void };
+  /* eslint-disable @typescript-eslint/no-require-imports -- the encoding module is chosen at run time */
+  const mod = (
+    encoding === 'o200k_base' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base')
+  ) as { clearMergeCache?: () => void };
+  /* eslint-enable @typescript-eslint/no-require-imports */
   mod.clearMergeCache?.();
 }
 
@@ -128,7 +134,12 @@ export function measureTokenizerThroughput(corpus: TokenizerCorpus, runs: number
     corpus: { texts: corpus.texts, pieces: pieces.length, bytes, excludedRuns: corpus.excludedRuns, excludedChars: corpus.excludedChars },
     runs,
     gptTokenizer: { cold: s(ours.cold), warm: s(ours.warm), encodeWarm: s(ours.encodeWarm) },
-    jsTiktoken: { cold: s(theirs.cold), warm: s(theirs.warm), constructMs: round(stats(theirs.construct).median, 1), ranksLoadMs: round(ranksLoadMs, 1) },
+    jsTiktoken: {
+      cold: s(theirs.cold),
+      warm: s(theirs.warm),
+      constructMs: round(stats(theirs.construct).median, 1),
+      ranksLoadMs: round(ranksLoadMs, 1),
+    },
     tokensAgree: oursTokens === theirTokens,
     tokens: oursTokens,
   };

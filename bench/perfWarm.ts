@@ -28,7 +28,24 @@ import { round } from './perfStats';
 /** Code-like text, different everywhere (no repeated blocks the memo could shortcut). */
 export function codeLikeText(length: number, seed: number): string {
   const rnd = prng(seed);
-  const words = ['const', 'return', 'function', 'value', 'index', 'item', 'result', 'await', 'export', 'if', 'else', 'for', 'of', 'new', 'Map', 'push'];
+  const words = [
+    'const',
+    'return',
+    'function',
+    'value',
+    'index',
+    'item',
+    'result',
+    'await',
+    'export',
+    'if',
+    'else',
+    'for',
+    'of',
+    'new',
+    'Map',
+    'push',
+  ];
   const punct = ['(', ')', ';', '{', '}', '.', ',', ' = ', ' + ', '[', ']', ': ', ' => ', '//', '"', "'"];
   const lines: string[] = [];
   let n = 0;
@@ -130,9 +147,19 @@ export async function measureWarm(megabytes = 5): Promise<WarmResult> {
   const cold = { buildMs: performance.now() - t1 };
   return {
     megabytes,
-    warm: { totalMs: round(stats.totalMs), slices: stats.slices, maxSliceMs: round(stats.maxSliceMs), maxSliceCpuMs: round(stats.maxSliceCpuMs), maxEventLoopGapMs: round(w.maxGapMs) },
+    warm: {
+      totalMs: round(stats.totalMs),
+      slices: stats.slices,
+      maxSliceMs: round(stats.maxSliceMs),
+      maxSliceCpuMs: round(stats.maxSliceCpuMs),
+      maxEventLoopGapMs: round(w.maxGapMs),
+    },
     countAfterWarmMs: round(countAfterWarmMs),
-    attachAndSend: { buildMs: round(warmed.buildMs), maxEventLoopGapMs: round(warmed.maxEventLoopGapMs), promptTokens: warmed.promptTokens },
+    attachAndSend: {
+      buildMs: round(warmed.buildMs),
+      maxEventLoopGapMs: round(warmed.maxEventLoopGapMs),
+      promptTokens: warmed.promptTokens,
+    },
     buildNotWarmedMs: round(cold.buildMs),
   };
 }

@@ -22,8 +22,19 @@
  */
 import * as path from 'path';
 import {
-  AssistantMessage, OutputMode, PromptElement, PromptRenderer, Raw, SystemMessage, TextChunk, UserMessage,
-  type BasePromptElementProps, type ITokenizer as PtsxTokenizer, type PromptElementCtor, type PromptPiece, type PromptPieceChild,
+  AssistantMessage,
+  OutputMode,
+  PromptElement,
+  PromptRenderer,
+  Raw,
+  SystemMessage,
+  TextChunk,
+  UserMessage,
+  type BasePromptElementProps,
+  type ITokenizer as PtsxTokenizer,
+  type PromptElementCtor,
+  type PromptPiece,
+  type PromptPieceChild,
 } from '@vscode/prompt-tsx';
 import type { ChatMessage, Role } from '../src/engine/types';
 import type { TurnEnvelope, TurnInput } from '../src/engine/engine';
@@ -59,7 +70,13 @@ interface ArtifactChunk {
   text: string;
   tokens: number;
   priority: number;
-  input: { kind: 'file' | 'selection' | 'diagnostics' | 'folder' | 'tool' | 'text'; uri: string; range?: { startLine: number; endLine: number }; content: string; id: string };
+  input: {
+    kind: 'file' | 'selection' | 'diagnostics' | 'folder' | 'tool' | 'text';
+    uri: string;
+    range?: { startLine: number; endLine: number };
+    content: string;
+    id: string;
+  };
 }
 
 export interface ChunkSet {
@@ -119,7 +136,8 @@ export function extractChunks(traj: Trajectory, tok: Tokenizer): { chunks: Chunk
     onInput: (_t, input) => (lastInput = input),
   });
   const last = envelopes[envelopes.length - 1];
-  if (envelopes.some((e) => e.pruned.some((p) => p.reason !== 'detached') || e.blocked)) throw new Error(`${traj.name} needs pruning already: pick a trajectory that fits its window`);
+  if (envelopes.some((e) => e.pruned.some((p) => p.reason !== 'detached') || e.blocked))
+    throw new Error(`${traj.name} needs pruning already: pick a trajectory that fits its window`);
   const state = engine.state; // committed after the last turn: superseded flags as of the last turn
   const artifacts = new Map<string, ArtifactChunk>();
   const turns: TurnChunks[] = [];
@@ -133,8 +151,19 @@ export function extractChunks(traj: Trajectory, tok: Tokenizer): { chunks: Chunk
         const a = e.artifact;
         const priority = e.essential ? 0 : e.superseded ? 10 : a.priority;
         artifacts.set(g.artifactKey, {
-          key: g.artifactKey, turn, seq: seq++, text: g.text, tokens: tok.count(g.text), priority,
-          input: { kind: a.kind, uri: a.source.uri, ...(a.source.range ? { range: { ...a.source.range } } : {}), content: a.content, id: a.id },
+          key: g.artifactKey,
+          turn,
+          seq: seq++,
+          text: g.text,
+          tokens: tok.count(g.text),
+          priority,
+          input: {
+            kind: a.kind,
+            uri: a.source.uri,
+            ...(a.source.range ? { range: { ...a.source.range } } : {}),
+            content: a.content,
+            id: a.id,
+          },
         });
         return { text: g.text, artifact: g.artifactKey };
       }
@@ -150,7 +179,16 @@ export function extractChunks(traj: Trajectory, tok: Tokenizer): { chunks: Chunk
     for (const p of t.pieces) if (!p.artifact) n += tok.count(p.text);
     historyTokens.set(t.turn, n);
   }
-  const chunks: ChunkSet = { trajectory: traj.name, system: textOf(last.messages[0]), turns, artifacts, historyTokens, lastTurn, totalTokens: 0, essentialTokens: 0 };
+  const chunks: ChunkSet = {
+    trajectory: traj.name,
+    system: textOf(last.messages[0]),
+    turns,
+    artifacts,
+    historyTokens,
+    lastTurn,
+    totalTokens: 0,
+    essentialTokens: 0,
+  };
   // The chunks put back together must be the engine's request, byte for byte.
   const all = renderKept(chunks, new Set(artifacts.keys()), new Set(historyTokens.keys()));
   const a = JSON.stringify(all);
@@ -189,7 +227,11 @@ function dangling(c: ChunkSet, keptArtifacts: ReadonlySet<string>, keptHistory: 
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
-function el<P>(ctor: PromptElementCtor<P & BasePromptElementProps, unknown>, props: P & BasePromptElementProps, ...children: PromptPieceChild[]): PromptPiece {
+function el<P>(
+  ctor: PromptElementCtor<P & BasePromptElementProps, unknown>,
+  props: P & BasePromptElementProps,
+  ...children: PromptPieceChild[]
+): PromptPiece {
   return { ctor, props, children };
 }
 
@@ -273,7 +315,16 @@ async function runPromptTsx(c: ChunkSet, budget: number, tok: Tokenizer, runs: n
 // ---------------------------------------------------------------------------------------------
 // Strata
 
-function result(method: string, c: ChunkSet, budget: number, used: number, keptArtifacts: ReadonlySet<string>, keptHistory: ReadonlySet<number>, ms: number, extra: Partial<MethodResult> = {}): MethodResult {
+function result(
+  method: string,
+  c: ChunkSet,
+  budget: number,
+  used: number,
+  keptArtifacts: ReadonlySet<string>,
+  keptHistory: ReadonlySet<number>,
+  ms: number,
+  extra: Partial<MethodResult> = {},
+): MethodResult {
   return {
     method,
     budget,
@@ -311,7 +362,11 @@ function runOptimizeForLimit(c: ChunkSet, budget: number, tok: Tokenizer, runs: 
         if (a.priority === 0) am.pin(e.key);
       }
       if (t.reply === undefined) continue;
-      const text = t.pieces.filter((p) => !p.artifact).map((p) => p.text).join('') + t.reply;
+      const text =
+        t.pieces
+          .filter((p) => !p.artifact)
+          .map((p) => p.text)
+          .join('') + t.reply;
       const e = am.addVersion({ kind: 'text', uri: `history/turn-${t.turn}`, content: text }, t.turn, `history:${t.turn}`);
       tokens.set(e.key, c.historyTokens.get(t.turn)!);
       byKey.set(e.key, { history: t.turn });
@@ -342,10 +397,24 @@ export function limitsForBudget(budget: number): ModelLimits {
   return { contextWindow: w, maxOutputTokens: 0 };
 }
 
-function runEngine(method: string, traj: Trajectory, c: ChunkSet, budget: number, thresholds: Thresholds, tok: Tokenizer, runs: number): MethodResult {
+function runEngine(
+  method: string,
+  traj: Trajectory,
+  c: ChunkSet,
+  budget: number,
+  thresholds: Thresholds,
+  tok: Tokenizer,
+  runs: number,
+): MethodResult {
   // Turns 1..n-1 as in the trajectory; the last turn rebuilt under the budget.
   let input: TurnInput | undefined;
-  const { engine } = driveEngine(traj, { layout: 'transcript', policy: 'append-version', tokenizer: tok, commitLast: false, onInput: (_t, i) => (input = i) });
+  const { engine } = driveEngine(traj, {
+    layout: 'transcript',
+    policy: 'append-version',
+    tokenizer: tok,
+    commitLast: false,
+    onInput: (_t, i) => (input = i),
+  });
   engine.updateOptions({ limits: limitsForBudget(budget), thresholds });
   const times: number[] = [];
   let env: TurnEnvelope | undefined;
@@ -373,7 +442,11 @@ function runEngine(method: string, traj: Trajectory, c: ChunkSet, budget: number
 
 export const COMPARE_FRACTIONS = [0.25, 0.5, 0.75] as const;
 
-export async function comparePromptTsx(traj: Trajectory, runs: number, fractions: readonly number[] = COMPARE_FRACTIONS): Promise<PromptTsxComparison> {
+export async function comparePromptTsx(
+  traj: Trajectory,
+  runs: number,
+  fractions: readonly number[] = COMPARE_FRACTIONS,
+): Promise<PromptTsxComparison> {
   const tok = getTokenizer(traj.model.encoding);
   const { chunks } = extractChunks(traj, tok);
   const rows: MethodResult[] = [];

@@ -18,11 +18,29 @@
  * - Replies are capped at a few tokens (`maxOutputTokens`, default 16): they are not used.
  */
 import type { WireMessage as ChatMessage } from '../src/services/tools/messages';
-import { AnthropicProvider, OpenAIProvider, ProviderError, collectReply, isLocalURL, redact, type ChatProvider, type ProviderUsage } from '../src/services/providers';
+import {
+  AnthropicProvider,
+  OpenAIProvider,
+  ProviderError,
+  collectReply,
+  isLocalURL,
+  redact,
+  type ChatProvider,
+  type ProviderUsage,
+} from '../src/services/providers';
 import { getTokenizer } from '../src/services/tokenizer';
 import type { Trajectory } from './trajectory';
 import { ReplayTurnError } from './replayCore';
-import { ArgError, isEngineStrategy, runEngineStrategyWithProvider, runStrategy, type ReplayArgs, type ReplayReport, type StrategyReport, type TurnReport } from './replay';
+import {
+  ArgError,
+  isEngineStrategy,
+  runEngineStrategyWithProvider,
+  runStrategy,
+  type ReplayArgs,
+  type ReplayReport,
+  type StrategyReport,
+  type TurnReport,
+} from './replay';
 
 export const KEY_VARIABLES = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 
@@ -71,9 +89,12 @@ export async function runAgainstProvider(traj: Trajectory, args: ReplayArgs, opt
   } catch {
     throw new ArgError(`--base-url "${target.baseUrl}" is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ArgError(`--base-url must be an http(s) URL (got "${url.protocol}")`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ArgError(`--base-url must be an http(s) URL (got "${url.protocol}")`);
   if (!apiKey && !isLocalURL(target.baseUrl)) {
-    throw new ArgError(`${variable} is not set: export your ${target.name === 'openai' ? 'OpenAI' : 'Anthropic'} API key in ${variable} to call ${url.origin} (a server on this machine needs none)`);
+    throw new ArgError(
+      `${variable} is not set: export your ${target.name === 'openai' ? 'OpenAI' : 'Anthropic'} API key in ${variable} to call ${url.origin} (a server on this machine needs none)`,
+    );
   }
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const say = (line: string) => log(apiKey ? redact(line, apiKey) : line);
@@ -83,7 +104,9 @@ export async function runAgainstProvider(traj: Trajectory, args: ReplayArgs, opt
   const maxOutputTokens = options.maxOutputTokens ?? 16;
   const strategies: StrategyReport[] = [];
   const failure = (name: string, turn: number, msg: string): Error =>
-    new Error(apiKey ? redact(`${provider.label}: ${name} turn ${turn}: ${msg}`, apiKey) : `${provider.label}: ${name} turn ${turn}: ${msg}`);
+    new Error(
+      apiKey ? redact(`${provider.label}: ${name} turn ${turn}: ${msg}`, apiKey) : `${provider.label}: ${name} turn ${turn}: ${msg}`,
+    );
   let buildMs = 0;
   let sent = 0;
   const t1 = performance.now();
@@ -92,13 +115,22 @@ export async function runAgainstProvider(traj: Trajectory, args: ReplayArgs, opt
     if (isEngineStrategy(s)) {
       // The turn pipeline, turn after turn, with the real provider.
       try {
-        const r = await runEngineStrategyWithProvider(traj, s, args, tok, provider, { conversationId, maxOutputTokens, timeoutMs: options.timeoutMs }, (turn, replayed) => {
-          const o = replayed.outcome;
-          const usage = o.status === 'done' ? o.usage : undefined;
-          if (o.status === 'done') sent++;
-          if (usage) turn.provider = { input: usage.input, cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite, output: usage.output };
-          say(turnLine(target.name, s, turn) + (o.status === 'done' && !usage ? ' (the provider reported no usage)' : ''));
-        });
+        const r = await runEngineStrategyWithProvider(
+          traj,
+          s,
+          args,
+          tok,
+          provider,
+          { conversationId, maxOutputTokens, timeoutMs: options.timeoutMs },
+          (turn, replayed) => {
+            const o = replayed.outcome;
+            const usage = o.status === 'done' ? o.usage : undefined;
+            if (o.status === 'done') sent++;
+            if (usage)
+              turn.provider = { input: usage.input, cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite, output: usage.output };
+            say(turnLine(target.name, s, turn) + (o.status === 'done' && !usage ? ' (the provider reported no usage)' : ''));
+          },
+        );
         strategies.push(r.report);
         buildMs += r.buildMs.reduce((a, b) => a + b, 0);
       } catch (e) {
@@ -119,7 +151,9 @@ export async function runAgainstProvider(traj: Trajectory, args: ReplayArgs, opt
       }
       let usage: ProviderUsage | undefined;
       try {
-        const reply = await collectReply(provider.stream({ messages: req.messages, model: target.model, conversationId, maxOutputTokens, timeoutMs: options.timeoutMs }));
+        const reply = await collectReply(
+          provider.stream({ messages: req.messages, model: target.model, conversationId, maxOutputTokens, timeoutMs: options.timeoutMs }),
+        );
         usage = reply.usage;
       } catch (e) {
         throw failure(s, req.turn, ProviderError.is(e) ? e.message : (e as Error).message);

@@ -55,7 +55,11 @@ export const reloadHook: ReloadHook = (traj, strategy, args, tok) => {
     try {
       const t0 = performance.now();
       const loaded = ChatStore.open(root!, { durable: false }).loadChat(chatId);
-      const fresh: PromptContextEngine = engineFor(traj, { layout: strategy === 'library' ? 'library' : 'transcript', policy: args.policy, tokenizer: tok });
+      const fresh: PromptContextEngine = engineFor(traj, {
+        layout: strategy === 'library' ? 'library' : 'transcript',
+        policy: args.policy,
+        tokenizer: tok,
+      });
       const next = new PromptContextEngine(fresh.options, loaded.state);
       const loadMs = performance.now() - t0;
       if (loaded.warnings.length > 0) throw new Error(`reload of ${chatId}: ${loaded.warnings.join('; ')}`);

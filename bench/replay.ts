@@ -11,7 +11,16 @@ import type { WireMessage as ChatMessage } from '../src/services/tools/messages'
 import { LAYER_IDS } from '../src/engine/types';
 import type { Rejection } from '../src/engine/isolation';
 import { getTokenizer, type Tokenizer } from '../src/services/tokenizer';
-import { AnthropicCacheModel, OpenAICacheModel, RequestTokenBuffer, anthropicCostUnits, framedCount, openaiCacheable, openaiCostUnits, MIN_CACHEABLE_TOKENS } from '../src/services/cacheModel';
+import {
+  AnthropicCacheModel,
+  OpenAICacheModel,
+  RequestTokenBuffer,
+  anthropicCostUnits,
+  framedCount,
+  openaiCacheable,
+  openaiCostUnits,
+  MIN_CACHEABLE_TOKENS,
+} from '../src/services/cacheModel';
 import { TrajectoryError, validateTrajectory, type Trajectory } from './trajectory';
 import { replay, replayAsync, type ReplayOptions, type ReplayTurn } from './replayCore';
 import type { ChatProvider } from '../src/services/providers/types';
@@ -63,8 +72,12 @@ export function parseArgs(argv: string[]): ReplayArgs {
     };
     switch (flag) {
       case '--strategy': {
-        const list = value().split(',').map((s) => s.trim()).filter(Boolean);
-        for (const s of list) if (!ALL_STRATEGIES.includes(s)) throw new ArgError(`unknown strategy "${s}" (expected ${ALL_STRATEGIES.join(', ')})`);
+        const list = value()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        for (const s of list)
+          if (!ALL_STRATEGIES.includes(s)) throw new ArgError(`unknown strategy "${s}" (expected ${ALL_STRATEGIES.join(', ')})`);
         if (list.length === 0) throw new ArgError('--strategy needs at least one strategy');
         args.strategies = [...new Set(list)] as Strategy[];
         strategyGiven = true;
@@ -79,13 +92,15 @@ export function parseArgs(argv: string[]): ReplayArgs {
       }
       case '--policy': {
         const v = value();
-        if (v !== 'append-version' && v !== 'append-diff' && v !== 'refresh-in-place') throw new ArgError(`--policy must be append-version, append-diff or refresh-in-place (got "${v}")`);
+        if (v !== 'append-version' && v !== 'append-diff' && v !== 'refresh-in-place')
+          throw new ArgError(`--policy must be append-version, append-diff or refresh-in-place (got "${v}")`);
         args.policy = v;
         break;
       }
       case '--cache': {
         const v = value();
-        if (v !== 'openai' && v !== 'anthropic' && v !== 'both') throw new ArgError(`--cache must be openai, anthropic or both (got "${v}")`);
+        if (v !== 'openai' && v !== 'anthropic' && v !== 'both')
+          throw new ArgError(`--cache must be openai, anthropic or both (got "${v}")`);
         args.cache = v;
         break;
       }
@@ -104,7 +119,8 @@ export function parseArgs(argv: string[]): ReplayArgs {
       }
       case '--provider': {
         providerName = value();
-        if (providerName !== 'openai' && providerName !== 'anthropic') throw new ArgError(`--provider must be openai or anthropic (got "${providerName}")`);
+        if (providerName !== 'openai' && providerName !== 'anthropic')
+          throw new ArgError(`--provider must be openai or anthropic (got "${providerName}")`);
         break;
       }
       case '--base-url':
@@ -119,7 +135,10 @@ export function parseArgs(argv: string[]): ReplayArgs {
         args.file = a;
     }
   }
-  if (!args.file) throw new ArgError('usage: npm run replay -- <trajectory.json> [--strategy a,b] [--layout library|transcript] [--policy p] [--cache openai|anthropic|both] [--requests DIR] [--json] [--reload-at N] [--provider openai|anthropic --base-url URL --model M]');
+  if (!args.file)
+    throw new ArgError(
+      'usage: npm run replay -- <trajectory.json> [--strategy a,b] [--layout library|transcript] [--policy p] [--cache openai|anthropic|both] [--requests DIR] [--json] [--reload-at N] [--provider openai|anthropic --base-url URL --model M]',
+    );
   if (layoutGiven && strategyGiven) throw new ArgError('use either --layout or --strategy, not both');
   if (providerName) {
     if (!baseUrl || !model) throw new ArgError('--provider needs --base-url and --model');
@@ -277,14 +296,30 @@ function isEngineStrategy(s: Strategy): s is 'library' | 'transcript' {
   return s === 'library' || s === 'transcript';
 }
 
-function* rawTurns(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer, afterTurn?: ReplayOptions['afterTurn']): Generator<RawTurn> {
+function* rawTurns(
+  traj: Trajectory,
+  strategy: Strategy,
+  args: ReplayArgs,
+  tok: Tokenizer,
+  afterTurn?: ReplayOptions['afterTurn'],
+): Generator<RawTurn> {
   if (isEngineStrategy(strategy)) {
     for (const t of replay(traj, { layout: strategy, policy: args.policy, tokenizer: tok, afterTurn })) yield engineRawTurn(t);
     return;
   }
   const budget = traj.model.contextWindow - traj.model.maxOutputTokens - Math.min(1000, Math.floor(traj.model.contextWindow * 0.02));
   for (const t of replayBaseline(traj, strategy as BaselineName, tok)) {
-    yield { turn: t.turn, messages: t.messages, ...(t.steps ? { steps: t.steps } : {}), rejections: t.rejections, pruned: [], prefixBreak: false, violations: [], budget, buildMs: 0 };
+    yield {
+      turn: t.turn,
+      messages: t.messages,
+      ...(t.steps ? { steps: t.steps } : {}),
+      rejections: t.rejections,
+      pruned: [],
+      prefixBreak: false,
+      violations: [],
+      budget,
+      buildMs: 0,
+    };
   }
 }
 
@@ -315,14 +350,31 @@ export class StrategyAccumulator {
     (raw.steps ?? []).forEach((m, k) => this.onRequest?.(raw.turn, m, undefined, k + 1));
     this.onRequest?.(raw.turn, raw.messages, raw.skipped);
     if (raw.skipped) {
-      const t: TurnReport = { turn: raw.turn, layers: { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 }, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 }, rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })), pruned: raw.pruned, prefixBreak: false, violations: raw.violations, budget: raw.budget, skipped: raw.skipped };
+      const t: TurnReport = {
+        turn: raw.turn,
+        layers: { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 },
+        promptTokens: 0,
+        cached: { openai: 0, anthropic: { read: 0, write: 0 } },
+        limit: { openai: 0, anthropic: 0 },
+        rejections: raw.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason })),
+        pruned: raw.pruned,
+        prefixBreak: false,
+        violations: raw.violations,
+        budget: raw.budget,
+        skipped: raw.skipped,
+      };
       this.turns.push(t);
       return t;
     }
     const { layers, prompt } = exactLayers(raw, tok);
     const requests = [...(raw.steps ?? []), raw.messages];
     const steps: StepReport[] = [];
-    const sum: StepReport = { step: 0, promptTokens: 0, cached: { openai: 0, anthropic: { read: 0, write: 0 } }, limit: { openai: 0, anthropic: 0 } };
+    const sum: StepReport = {
+      step: 0,
+      promptTokens: 0,
+      cached: { openai: 0, anthropic: { read: 0, write: 0 } },
+      limit: { openai: 0, anthropic: 0 },
+    };
     let previous: ChatMessage[] | undefined;
     requests.forEach((messages, j) => {
       const r = this.observe(messages, previous);
@@ -339,7 +391,9 @@ export class StrategyAccumulator {
     let prefixBreak = raw.prefixBreak;
     const n = raw.messages.length;
     if (!raw.engineLayers) {
-      const stable = raw.messages.slice(0, n - 1).map((m) => m.role + '\u0000' + m.content.map((b) => b.text).join('') + (m.toolCalls ? JSON.stringify(m.toolCalls) : ''));
+      const stable = raw.messages
+        .slice(0, n - 1)
+        .map((m) => m.role + '\u0000' + m.content.map((b) => b.text).join('') + (m.toolCalls ? JSON.stringify(m.toolCalls) : ''));
       prefixBreak = this.prevStable !== undefined && this.prevStable.some((s, i) => stable[i] !== s);
       this.prevStable = stable;
     }
@@ -396,7 +450,11 @@ export class StrategyAccumulator {
       fresh += framedCount(messages[n - 1], tok);
       skip.add(n - 1);
       const prev = n >= 2 ? messages[n - 2] : undefined;
-      const prevIsReply = prev?.role === 'assistant' && !prev.toolCalls && this.prevReply !== undefined && prev.content.map((b) => b.text).join('') === this.prevReply;
+      const prevIsReply =
+        prev?.role === 'assistant' &&
+        !prev.toolCalls &&
+        this.prevReply !== undefined &&
+        prev.content.map((b) => b.text).join('') === this.prevReply;
       if (prevIsReply) {
         fresh += framedCount(prev!, tok);
         skip.add(n - 2);
@@ -408,7 +466,11 @@ export class StrategyAccumulator {
     }
     for (const m of messages) for (const b of m.content) this.seenBlocks.add(b.text);
     const base = Math.max(0, prompt - fresh);
-    return { promptTokens: prompt, cached: { openai: oa, anthropic: { read: an.read, write: an.write } }, limit: { openai: openaiCacheable(base), anthropic: base >= MIN_CACHEABLE_TOKENS ? base : 0 } };
+    return {
+      promptTokens: prompt,
+      cached: { openai: oa, anthropic: { read: an.read, write: an.write } },
+      limit: { openai: openaiCacheable(base), anthropic: base >= MIN_CACHEABLE_TOKENS ? base : 0 },
+    };
   }
 
   report(): StrategyReport {
@@ -416,7 +478,14 @@ export class StrategyAccumulator {
   }
 }
 
-export function runStrategy(traj: Trajectory, strategy: Strategy, args: ReplayArgs, tok: Tokenizer, afterTurn?: ReplayOptions['afterTurn'], onRequest?: (turn: number, messages: ChatMessage[], skipped?: string, step?: number) => void): { report: StrategyReport; buildMs: number[] } {
+export function runStrategy(
+  traj: Trajectory,
+  strategy: Strategy,
+  args: ReplayArgs,
+  tok: Tokenizer,
+  afterTurn?: ReplayOptions['afterTurn'],
+  onRequest?: (turn: number, messages: ChatMessage[], skipped?: string, step?: number) => void,
+): { report: StrategyReport; buildMs: number[] } {
   const acc = new StrategyAccumulator(traj, strategy, args, tok, onRequest);
   for (const raw of rawTurns(traj, strategy, args, tok, afterTurn)) acc.add(raw);
   return { report: acc.report(), buildMs: acc.buildMs };
@@ -436,7 +505,8 @@ export async function runEngineStrategyWithProvider(
   onTurn: (report: TurnReport, turn: ReplayTurn) => void,
 ): Promise<{ report: StrategyReport; buildMs: number[] }> {
   const acc = new StrategyAccumulator(traj, strategy, args, tok);
-  for await (const t of replayAsync(traj, { layout: strategy, policy: args.policy, tokenizer: tok }, provider, send)) onTurn(acc.add(engineRawTurn(t)), t);
+  for await (const t of replayAsync(traj, { layout: strategy, policy: args.policy, tokenizer: tok }, provider, send))
+    onTurn(acc.add(engineRawTurn(t)), t);
   return { report: acc.report(), buildMs: acc.buildMs };
 }
 
@@ -470,7 +540,15 @@ function summarize(name: Strategy, turns: TurnReport[], overBudgetTurns: number)
     efficiency: { openai: limOA > 0 ? round(cachedOAInLimitTurns / limOA) : 1, anthropic: limAN > 0 ? round(readInLimitTurns / limAN) : 1 },
     costUnits: {
       openai: round(sum((t) => openaiCostUnits(t.promptTokens, t.cached.openai))),
-      anthropic: round(sum((t) => anthropicCostUnits({ read: t.cached.anthropic.read, write: t.cached.anthropic.write, plain: t.promptTokens - t.cached.anthropic.read - t.cached.anthropic.write }))),
+      anthropic: round(
+        sum((t) =>
+          anthropicCostUnits({
+            read: t.cached.anthropic.read,
+            write: t.cached.anthropic.write,
+            plain: t.promptTokens - t.cached.anthropic.read - t.cached.anthropic.write,
+          }),
+        ),
+      ),
     },
   };
 }
@@ -479,7 +557,9 @@ function summarize(name: Strategy, turns: TurnReport[], overBudgetTurns: number)
 function dumpMessage(m: ChatMessage): Record<string, unknown> {
   const out: Record<string, unknown> = { role: m.role };
   if (m.toolCallId !== undefined) out.toolCallId = m.toolCallId;
-  out.content = m.content.map((b) => (b.cacheBreakpoint ? { type: 'text', text: b.text, cacheBreakpoint: true } : { type: 'text', text: b.text }));
+  out.content = m.content.map((b) =>
+    b.cacheBreakpoint ? { type: 'text', text: b.text, cacheBreakpoint: true } : { type: 'text', text: b.text },
+  );
   if (m.toolCalls && m.toolCalls.length > 0) out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
   return out;
 }
@@ -487,7 +567,8 @@ function dumpMessage(m: ChatMessage): Record<string, unknown> {
 /** Writes `turn-NNN.json`, or `turn-NNN.step-K.json` for a turn's earlier (tool) steps. */
 export function dumpRequest(dir: string, turn: number, messages: ChatMessage[], skipped?: string, step?: number): void {
   fs.mkdirSync(dir, { recursive: true });
-  const obj: Record<string, unknown> = step !== undefined ? { turn, step, messages: messages.map(dumpMessage) } : { turn, messages: messages.map(dumpMessage) };
+  const obj: Record<string, unknown> =
+    step !== undefined ? { turn, step, messages: messages.map(dumpMessage) } : { turn, messages: messages.map(dumpMessage) };
   if (skipped !== undefined) obj.skipped = skipped;
   const name = `turn-${String(turn).padStart(3, '0')}${step !== undefined ? `.step-${step}` : ''}.json`;
   fs.writeFileSync(path.join(dir, name), JSON.stringify(obj, null, 2) + '\n');
@@ -521,7 +602,14 @@ export function runReplay(traj: Trajectory, args: ReplayArgs): ReplayReport {
       afterTurn = reloadHook(traj, s, args, tok);
     }
     const t1 = performance.now();
-    const { report, buildMs } = runStrategy(traj, s, args, tok, afterTurn, dir ? (turn, messages, skipped, step) => dumpRequest(dir, turn, messages, skipped, step) : undefined);
+    const { report, buildMs } = runStrategy(
+      traj,
+      s,
+      args,
+      tok,
+      afterTurn,
+      dir ? (turn, messages, skipped, step) => dumpRequest(dir, turn, messages, skipped, step) : undefined,
+    );
     strategies.push(report);
     timings[s] = { totalMs: Math.round((performance.now() - t1) * 1000) / 1000, buildMsPerTurn: stats(buildMs) };
   }
@@ -536,7 +624,9 @@ export function formatReport(r: ReplayReport): string {
   const out: string[] = [`trajectory ${r.trajectory}`];
   for (const s of r.strategies) {
     out.push('', `strategy ${s.name} (budget ${s.turns[0]?.budget ?? 0} tokens)`);
-    out.push(`${pad('turn', 4)} ${LAYER_IDS.map((l) => pad(l, 7)).join(' ')} ${pad('prompt', 7)} ${pad('oa.cached', 9)} ${pad('oa.limit', 8)} ${pad('an.read', 7)} ${pad('an.write', 8)} ${pad('an.limit', 8)}  notes`);
+    out.push(
+      `${pad('turn', 4)} ${LAYER_IDS.map((l) => pad(l, 7)).join(' ')} ${pad('prompt', 7)} ${pad('oa.cached', 9)} ${pad('oa.limit', 8)} ${pad('an.read', 7)} ${pad('an.write', 8)} ${pad('an.limit', 8)}  notes`,
+    );
     for (const t of s.turns) {
       const notes: string[] = [];
       if (t.skipped) notes.push(`SKIPPED: ${t.skipped}`);
@@ -544,10 +634,14 @@ export function formatReport(r: ReplayReport): string {
       for (const p of t.pruned) notes.push(`${p.reason} ${p.item} ${p.preTokens}→${p.postTokens}`);
       for (const j of t.rejections) notes.push(`rejected ${j.attachment} (${j.reason})`);
       for (const v of t.violations) notes.push(`VIOLATION ${v}`);
-      out.push(`${pad(t.turn, 4)} ${LAYER_IDS.map((l) => pad(t.layers[l], 7)).join(' ')} ${pad(t.promptTokens, 7)} ${pad(t.cached.openai, 9)} ${pad(t.limit.openai, 8)} ${pad(t.cached.anthropic.read, 7)} ${pad(t.cached.anthropic.write, 8)} ${pad(t.limit.anthropic, 8)}  ${notes.join('; ')}`);
+      out.push(
+        `${pad(t.turn, 4)} ${LAYER_IDS.map((l) => pad(t.layers[l], 7)).join(' ')} ${pad(t.promptTokens, 7)} ${pad(t.cached.openai, 9)} ${pad(t.limit.openai, 8)} ${pad(t.cached.anthropic.read, 7)} ${pad(t.cached.anthropic.write, 8)} ${pad(t.limit.anthropic, 8)}  ${notes.join('; ')}`,
+      );
     }
     const x = s.totals;
-    out.push(`total prompt ${x.promptTokens}, openai cached ${x.cached.openai} (efficiency ${s.efficiency.openai}, cost units ${s.costUnits.openai}), anthropic read ${x.cached.anthropic.read} write ${x.cached.anthropic.write} (efficiency ${s.efficiency.anthropic}, cost units ${s.costUnits.anthropic}); prefix breaks ${x.prefixBreaks}, cuts ${x.pruned}, violations ${x.violations}${x.overBudgetTurns ? `, over budget in ${x.overBudgetTurns} turns` : ''}`);
+    out.push(
+      `total prompt ${x.promptTokens}, openai cached ${x.cached.openai} (efficiency ${s.efficiency.openai}, cost units ${s.costUnits.openai}), anthropic read ${x.cached.anthropic.read} write ${x.cached.anthropic.write} (efficiency ${s.efficiency.anthropic}, cost units ${s.costUnits.anthropic}); prefix breaks ${x.prefixBreaks}, cuts ${x.pruned}, violations ${x.violations}${x.overBudgetTurns ? `, over budget in ${x.overBudgetTurns} turns` : ''}`,
+    );
   }
   return out.join('\n');
 }

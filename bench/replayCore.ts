@@ -107,7 +107,12 @@ export function turnRequest(traj: Trajectory, i: number, isolation: IsolationPol
     for (const a of list ?? []) {
       const ref = toRef(a, isolation);
       if (ref) out.push(ref);
-      else rejections.push({ attachment: attachmentLabel(a), reason: 'not-found', message: `${attachmentLabel(a)} is not attached in this chat.` });
+      else
+        rejections.push({
+          attachment: attachmentLabel(a),
+          reason: 'not-found',
+          message: `${attachmentLabel(a)} is not attached in this chat.`,
+        });
     }
     return out;
   };
@@ -126,7 +131,10 @@ export class ReplayRun {
 
   private readonly tools: ToolExecutor | undefined;
 
-  constructor(readonly traj: Trajectory, readonly opts: ReplayOptions) {
+  constructor(
+    readonly traj: Trajectory,
+    readonly opts: ReplayOptions,
+  ) {
     this.ws = new VirtualWorkspace(traj.files, { fresh: opts.fresh ?? 'changed' });
     this.pipeline = new TurnPipeline({ engine: engineFor(traj, opts), port: this.ws, check: opts.check ?? true });
     if (usesTools(traj)) this.tools = new ToolExecutor(this.ws, opts.tokenizer, DEFAULT_TOOL_LIMITS);
@@ -147,10 +155,21 @@ export class ReplayRun {
     if (this.tools) {
       // The scripted model calls the turn's tools one per step, then answers with the reply.
       const calls = t.tools ?? [];
-      this.scripted.push(...calls.map((c, k) => ({ text: '', toolCalls: [{ id: replayToolCallId(i + 1, k + 1), name: c.name, args: c.args }] })));
-      send.tools = { definitions: TOOL_DEFINITIONS, executor: this.tools, maxSteps: Math.max(REPLAY_TOOL_STEPS, calls.length), maxTurnTokens: REPLAY_TOOL_TURN_TOKENS };
+      this.scripted.push(
+        ...calls.map((c, k) => ({ text: '', toolCalls: [{ id: replayToolCallId(i + 1, k + 1), name: c.name, args: c.args }] })),
+      );
+      send.tools = {
+        definitions: TOOL_DEFINITIONS,
+        executor: this.tools,
+        maxSteps: Math.max(REPLAY_TOOL_STEPS, calls.length),
+        maxTurnTokens: REPLAY_TOOL_TURN_TOKENS,
+      };
     }
-    return { request: turnRequest(this.traj, i, this.ws.isolation), send, preview: !!this.opts.previewLast && i === this.traj.turns.length - 1 };
+    return {
+      request: turnRequest(this.traj, i, this.ws.isolation),
+      send,
+      preview: !!this.opts.previewLast && i === this.traj.turns.length - 1,
+    };
   }
 
   /** What the caller sees of a turn's outcome; throws on an outcome the replay cannot continue from. */
@@ -160,7 +179,17 @@ export class ReplayRun {
       throw new ReplayTurnError(i + 1, why, outcome);
     }
     const env = outcome.envelope;
-    return { turn: i + 1, envelope: env, rejections: env.rejections, pruned: env.pruned, violations: outcome.violations, buildMs: outcome.buildMs, input: outcome.input, outcome, requests: outcome.requests };
+    return {
+      turn: i + 1,
+      envelope: env,
+      rejections: env.rejections,
+      pruned: env.pruned,
+      violations: outcome.violations,
+      buildMs: outcome.buildMs,
+      input: outcome.input,
+      outcome,
+      requests: outcome.requests,
+    };
   }
 
   /** After a committed turn: the reload hook may swap the engine. */
@@ -173,7 +202,11 @@ export class ReplayRun {
 
 /** A turn the replay could not complete (a provider error in `--provider` mode). */
 export class ReplayTurnError extends Error {
-  constructor(readonly turn: number, readonly why: string, readonly outcome: TurnOutcome) {
+  constructor(
+    readonly turn: number,
+    readonly why: string,
+    readonly outcome: TurnOutcome,
+  ) {
     super(`turn ${turn}: ${why}`);
     this.name = 'ReplayTurnError';
   }
@@ -194,7 +227,12 @@ export function* replay(traj: Trajectory, opts: ReplayOptions): Generator<Replay
  * The replay through `provider` (a real endpoint): each turn's request is sent as the pipeline builds
  * it, and the scripted reply is what the chat records.
  */
-export async function* replayAsync(traj: Trajectory, opts: ReplayOptions, provider: ChatProvider, send: Partial<SendOptions> = {}): AsyncGenerator<ReplayTurn> {
+export async function* replayAsync(
+  traj: Trajectory,
+  opts: ReplayOptions,
+  provider: ChatProvider,
+  send: Partial<SendOptions> = {},
+): AsyncGenerator<ReplayTurn> {
   const run = new ReplayRun(traj, opts);
   for (let i = 0; i < traj.turns.length; i++) {
     const prepared = run.prepare(i);

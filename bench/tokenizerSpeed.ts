@@ -44,7 +44,10 @@ function corpus(): string[] {
     }
     return undefined;
   };
-  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const t = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as {
       system?: string;
       files: Record<string, unknown>;
@@ -102,7 +105,9 @@ function main(): void {
     `js-tiktoken ${encoding}`,
     () => {
       /* eslint-disable @typescript-eslint/no-require-imports */
-      const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a?: string[], d?: string[]): number[] } };
+      const { Tiktoken } = require('js-tiktoken/lite') as {
+        Tiktoken: new (r: unknown) => { encode(t: string, a?: string[], d?: string[]): number[] };
+      };
       const ranks: unknown = require(`js-tiktoken/ranks/${encoding}`);
       /* eslint-enable @typescript-eslint/no-require-imports */
       const t = new Tiktoken(ranks);
@@ -149,13 +154,25 @@ function main(): void {
   }
   const f = (n: number | undefined, d = 1): string => (n === undefined ? '' : n.toFixed(d));
   console.log(`corpus: ${texts.length} texts, ${report.corpus.chars} chars, ${(bytes / 1e6).toFixed(2)} MB (${dir})`);
-  console.log(['library'.padEnd(28), 'load ms'.padStart(9), 'cold MB/s'.padStart(10), 'warm MB/s'.padStart(10), 'tokens'.padStart(9)].join(' '));
+  console.log(
+    ['library'.padEnd(28), 'load ms'.padStart(9), 'cold MB/s'.padStart(10), 'warm MB/s'.padStart(10), 'tokens'.padStart(9)].join(' '),
+  );
   for (const r of report.libraries) {
-    console.log([r.name.padEnd(28), f(r.loadMs, 0).padStart(9), f(r.coldMBps, 2).padStart(10), f(r.warmMBps, 2).padStart(10), String(r.tokens).padStart(9)].join(' '));
+    console.log(
+      [
+        r.name.padEnd(28),
+        f(r.loadMs, 0).padStart(9),
+        f(r.coldMBps, 2).padStart(10),
+        f(r.warmMBps, 2).padStart(10),
+        String(r.tokens).padStart(9),
+      ].join(' '),
+    );
   }
   console.log('long runs (gpt-tokenizer unguarded vs strata guarded):');
   for (const p of patho) {
-    console.log(`  ${p.input.padEnd(26)} ${f(p.unguardedMs, 0).padStart(6)} ms → ${f(p.guardedMs, 0).padStart(5)} ms   tokens ${p.unguardedTokens} → ${p.guardedTokens}`);
+    console.log(
+      `  ${p.input.padEnd(26)} ${f(p.unguardedMs, 0).padStart(6)} ms → ${f(p.guardedMs, 0).padStart(5)} ms   tokens ${p.unguardedTokens} → ${p.guardedTokens}`,
+    );
   }
 }
 

@@ -98,7 +98,8 @@ function checkAttachments(v: unknown, where: string): void {
       if (!isObj(s) || typeof s.file !== 'string' || !Number.isInteger(s.startLine) || !Number.isInteger(s.endLine)) {
         fail(`${w}.selection must be {"file": string, "startLine": integer, "endLine": integer}`);
       }
-      if ((s.startLine as number) < 1 || (s.endLine as number) < (s.startLine as number)) fail(`${w}.selection needs 1 <= startLine <= endLine`);
+      if ((s.startLine as number) < 1 || (s.endLine as number) < (s.startLine as number))
+        fail(`${w}.selection needs 1 <= startLine <= endLine`);
     }
   });
 }
@@ -109,7 +110,8 @@ function checkTools(v: unknown, where: string): void {
   v.forEach((c, i) => {
     const w = `${where}[${i}]`;
     if (!isObj(c) || typeof c.name !== 'string' || !isObj(c.args)) fail(`${w} must be {"name": string, "args": object}`);
-    if (!(TOOL_NAMES as readonly string[]).includes(c.name)) fail(`${w}.name must be one of ${TOOL_NAMES.join(', ')} (got ${JSON.stringify(c.name)})`);
+    if (!(TOOL_NAMES as readonly string[]).includes(c.name))
+      fail(`${w}.name must be one of ${TOOL_NAMES.join(', ')} (got ${JSON.stringify(c.name)})`);
     for (const k of Object.keys(c)) if (k !== 'name' && k !== 'args') fail(`${w} has an unknown field "${k}"`);
     const parsed = parseToolArgs({ name: c.name, args: c.args });
     if (typeof parsed === 'string') fail(`${w}: ${parsed}`);
@@ -124,8 +126,10 @@ export function validateTrajectory(raw: unknown): Trajectory {
   if (!isObj(m)) fail('"model" must be an object');
   if (typeof m.id !== 'string') fail('"model.id" must be a string');
   if (!Number.isInteger(m.contextWindow) || (m.contextWindow as number) <= 0) fail('"model.contextWindow" must be a positive integer');
-  if (!Number.isInteger(m.maxOutputTokens) || (m.maxOutputTokens as number) < 0) fail('"model.maxOutputTokens" must be a non-negative integer');
-  if ((m.maxOutputTokens as number) >= (m.contextWindow as number)) fail('"model.maxOutputTokens" must be smaller than "model.contextWindow"');
+  if (!Number.isInteger(m.maxOutputTokens) || (m.maxOutputTokens as number) < 0)
+    fail('"model.maxOutputTokens" must be a non-negative integer');
+  if ((m.maxOutputTokens as number) >= (m.contextWindow as number))
+    fail('"model.maxOutputTokens" must be smaller than "model.contextWindow"');
   if (m.encoding !== 'o200k_base' && m.encoding !== 'cl100k_base') fail('"model.encoding" must be "o200k_base" or "cl100k_base"');
   if (typeof raw.system !== 'string') fail('"system" must be a string');
   if (!isObj(raw.files)) fail('"files" must be an object of path → content');
@@ -144,7 +148,14 @@ export function validateTrajectory(raw: unknown): Trajectory {
     checkTools(t.tools, `${w}.tools`);
     if (t.selection !== undefined && t.selection !== null) {
       const s = t.selection;
-      if (!isObj(s) || typeof s.file !== 'string' || !Number.isInteger(s.startLine) || !Number.isInteger(s.endLine) || (s.startLine as number) < 1 || (s.endLine as number) < (s.startLine as number)) {
+      if (
+        !isObj(s) ||
+        typeof s.file !== 'string' ||
+        !Number.isInteger(s.startLine) ||
+        !Number.isInteger(s.endLine) ||
+        (s.startLine as number) < 1 ||
+        (s.endLine as number) < (s.startLine as number)
+      ) {
         fail(`${w}.selection must be null or {"file": string, "startLine": integer ≥ 1, "endLine": integer ≥ startLine}`);
       }
     }
@@ -152,9 +163,12 @@ export function validateTrajectory(raw: unknown): Trajectory {
       if (!Array.isArray(t.diagnostics)) fail(`${w}.diagnostics must be an array`);
       t.diagnostics.forEach((d, j) => {
         const dw = `${w}.diagnostics[${j}]`;
-        if (!isObj(d) || typeof d.path !== 'string' || !Number.isInteger(d.line) || (d.line as number) < 1 || typeof d.message !== 'string') fail(`${dw} must be {"path": string, "line": integer ≥ 1, "severity", "message": string}`);
-        if (!['error', 'warning', 'info', 'hint'].includes(d.severity as string)) fail(`${dw}.severity must be error, warning, info or hint`);
-        if (d.column !== undefined && (!Number.isInteger(d.column) || (d.column as number) < 1)) fail(`${dw}.column must be an integer ≥ 1`);
+        if (!isObj(d) || typeof d.path !== 'string' || !Number.isInteger(d.line) || (d.line as number) < 1 || typeof d.message !== 'string')
+          fail(`${dw} must be {"path": string, "line": integer ≥ 1, "severity", "message": string}`);
+        if (!['error', 'warning', 'info', 'hint'].includes(d.severity as string))
+          fail(`${dw}.severity must be error, warning, info or hint`);
+        if (d.column !== undefined && (!Number.isInteger(d.column) || (d.column as number) < 1))
+          fail(`${dw}.column must be an integer ≥ 1`);
         if (d.source !== undefined && typeof d.source !== 'string') fail(`${dw}.source must be a string`);
       });
     }
@@ -174,12 +188,30 @@ export function expandFileValue(v: FileValue): string {
  */
 export class VirtualWorkspace extends MemoryWorkspace {
   constructor(files: Record<string, FileValue>, options: MemoryWorkspaceOptions = {}) {
-    super(Object.entries(files).map(([p, v]): [string, string] => [p, expandFileValue(v)]), options);
+    super(
+      Object.entries(files).map(([p, v]): [string, string] => [p, expandFileValue(v)]),
+      options,
+    );
   }
   /** The editor state a turn sets (`selection`, `diagnostics`), kept for the turns after it. */
   applyEditor(turn: Pick<TrajectoryTurn, 'selection' | 'diagnostics'>): void {
-    if (turn.selection !== undefined) this.setSelection(turn.selection === null ? undefined : { path: turn.selection.file, startLine: turn.selection.startLine, endLine: turn.selection.endLine });
-    if (turn.diagnostics !== undefined) this.setDiagnostics(turn.diagnostics.map((d) => ({ path: d.path, line: d.line, column: d.column ?? 1, severity: d.severity, message: d.message, ...(d.source ? { source: d.source } : {}) })));
+    if (turn.selection !== undefined)
+      this.setSelection(
+        turn.selection === null
+          ? undefined
+          : { path: turn.selection.file, startLine: turn.selection.startLine, endLine: turn.selection.endLine },
+      );
+    if (turn.diagnostics !== undefined)
+      this.setDiagnostics(
+        turn.diagnostics.map((d) => ({
+          path: d.path,
+          line: d.line,
+          column: d.column ?? 1,
+          severity: d.severity,
+          message: d.message,
+          ...(d.source ? { source: d.source } : {}),
+        })),
+      );
   }
 
   applyEdits(edits: Record<string, FileValue | null> | undefined): void {

@@ -45,7 +45,10 @@ if (stale) {
   process.stderr.write(`${stale}: running npm ci\n`);
   sh('npm', ['ci', '--no-audit', '--no-fund']);
 }
-const sources = Math.max(...['src', 'bench', 'test'].map((d) => newestMtime(path.join(root, d), ['.ts'])), mtime(path.join(root, 'tsconfig.json')));
+const sources = Math.max(
+  ...['src', 'bench', 'test'].map((d) => newestMtime(path.join(root, d), ['.ts'])),
+  mtime(path.join(root, 'tsconfig.json')),
+);
 const compiled = newestMtime(path.join(root, 'out'), ['.js']);
 if (!fs.existsSync(path.join(root, 'out', 'bench', 'replay.js')) || sources > compiled) {
   process.stderr.write('compiling (tsc)…\n');

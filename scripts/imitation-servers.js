@@ -21,7 +21,9 @@ const { spawnSync } = require('child_process');
 
 const root = path.resolve(__dirname, '..');
 const compiled = path.join(root, 'out', 'test', 'support', 'imitationServers.js');
-const sources = ['test/support/imitationServers.ts', 'src/services/cacheModel.ts', 'src/services/tokenizer.ts'].map((p) => path.join(root, p));
+const sources = ['test/support/imitationServers.ts', 'src/services/cacheModel.ts', 'src/services/tokenizer.ts'].map((p) =>
+  path.join(root, p),
+);
 
 function stale() {
   if (!fs.existsSync(compiled)) return true;
@@ -79,7 +81,9 @@ async function main() {
     if (stopping) return;
     stopping = true;
     await Promise.all([openai.close(), anthropic.close()]);
-    process.stdout.write(`Stopped (${openai.chatRequests.length} OpenAI and ${anthropic.chatRequests.length} Anthropic requests served).\n`);
+    process.stdout.write(
+      `Stopped (${openai.chatRequests.length} OpenAI and ${anthropic.chatRequests.length} Anthropic requests served).\n`,
+    );
     process.exit(0);
   };
   process.on('SIGINT', stop);

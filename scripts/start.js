@@ -116,7 +116,8 @@ function withoutEditorEnv(env) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const mode = opts.mode === 'auto' ? (onPath('code') ? 'desktop' : 'code-server') : opts.mode;
-  if (mode === 'desktop' && !onPath('code')) fail('--desktop: `code` is not on PATH (VS Code: "Shell Command: Install \'code\' command in PATH")');
+  if (mode === 'desktop' && !onPath('code'))
+    fail('--desktop: `code` is not on PATH (VS Code: "Shell Command: Install \'code\' command in PATH")');
 
   const built = spawnSync(process.execPath, [path.join(__dirname, 'ensure-built.js'), '--bundle'], { stdio: 'inherit' });
   if (built.status !== 0) process.exit(built.status || 1);

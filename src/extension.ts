@@ -44,10 +44,19 @@ function settings(): SessionSettings {
   return {
     layout: readSetting('layout'),
     policy: readSetting('context.changedFiles'),
-    thresholds: { warnPercent: readSetting('budget.warnPercent'), compactPercent: readSetting('budget.compactPercent'), targetPercent: readSetting('budget.targetPercent') },
+    thresholds: {
+      warnPercent: readSetting('budget.warnPercent'),
+      compactPercent: readSetting('budget.compactPercent'),
+      targetPercent: readSetting('budget.targetPercent'),
+    },
     reservedOutputTokens: readSetting('budget.reservedOutputTokens'),
     requestTimeoutMs: readSetting('requestTimeoutSeconds') * 1000,
-    tools: { enabled: readSetting('tools.enabled'), maxSteps: readSetting('tools.maxSteps'), maxResultTokens: readSetting('tools.maxResultTokens'), maxTurnTokens: readSetting('tools.maxTurnTokens') },
+    tools: {
+      enabled: readSetting('tools.enabled'),
+      maxSteps: readSetting('tools.maxSteps'),
+      maxResultTokens: readSetting('tools.maxResultTokens'),
+      maxTurnTokens: readSetting('tools.maxTurnTokens'),
+    },
     system: PRODUCT_PROMPT,
     instructions,
   };
@@ -61,10 +70,16 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   const noFolder = !context.storageUri;
   const storage = context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-folder');
-  const workspace = new HostWorkspace(() => ({ excludes: readSetting('context.exclude'), maxFileBytes: readSetting('context.maxFileBytes') }));
+  const workspace = new HostWorkspace(() => ({
+    excludes: readSetting('context.exclude'),
+    maxFileBytes: readSetting('context.maxFileBytes'),
+  }));
   const memento = new WorkspaceStateStore(context.workspaceState);
   // The chat that was open when the window closed (or reloaded) opens again.
-  const session = ChatSession.open({ storeRoot: storage.fsPath, port: workspace, tokenizer: getTokenizer, settings, log: (line) => log.info(line) }, memento.get('activeChatId'));
+  const session = ChatSession.open(
+    { storeRoot: storage.fsPath, port: workspace, tokenizer: getTokenizer, settings, log: (line) => log.info(line) },
+    memento.get('activeChatId'),
+  );
   const resolver = new ProviderResolver(context.secrets);
   const chatView = new ChatViewProvider(context.extensionUri, String(context.extension.packageJSON.version), log);
   const statusBar = new MeterStatusBar();
@@ -72,8 +87,17 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   const notices = (): NoticeView[] => {
     const out: NoticeView[] = [];
-    if (!vscode.workspace.isTrusted) out.push({ id: 'restricted', message: 'Restricted Mode: project instruction files (strata.instructionsFiles) are not read until you trust this workspace.' });
-    if (noFolder) out.push({ id: 'no-folder', message: 'No folder is open: chats are kept in Strata\'s global storage, shared by windows without a folder. Open a folder to keep its chats with it.' });
+    if (!vscode.workspace.isTrusted)
+      out.push({
+        id: 'restricted',
+        message: 'Restricted Mode: project instruction files (strata.instructionsFiles) are not read until you trust this workspace.',
+      });
+    if (noFolder)
+      out.push({
+        id: 'no-folder',
+        message:
+          "No folder is open: chats are kept in Strata's global storage, shared by windows without a folder. Open a folder to keep its chats with it.",
+      });
     return out;
   };
   const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices });
@@ -116,7 +140,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     tree,
     registerCommands(commandHandlers({ controller, session, resolver, documents, workspace }), log),
     onDidChangeSettings((keys) => {
-      if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k))) void controller.refreshProvider();
+      if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k)))
+        void controller.refreshProvider();
       if (keys.some((k) => k === 'instructions' || k === 'instructionsFiles')) void loadInstructions();
       if (keys.some((k) => k.startsWith('budget.') || k.startsWith('tools.') || k === 'layout' || k === 'context.changedFiles')) {
         const err = session.settingsChanged();
@@ -133,7 +158,12 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     }),
   );
   const watcher = vscode.workspace.createFileSystemWatcher('**/*', false, false, false);
-  context.subscriptions.push(watcher, watcher.onDidChange((u) => workspace.invalidate(u)), watcher.onDidDelete((u) => workspace.invalidate(u)), watcher.onDidCreate((u) => workspace.invalidate(u)));
+  context.subscriptions.push(
+    watcher,
+    watcher.onDidChange((u) => workspace.invalidate(u)),
+    watcher.onDidDelete((u) => workspace.invalidate(u)),
+    watcher.onDidCreate((u) => workspace.invalidate(u)),
+  );
 
   // Everything that reads files or loads the tokenizer runs after activation returns.
   setTimeout(() => void loadInstructions(), 0);

@@ -44,7 +44,9 @@ export class Banners {
 
   setNotices(notices: readonly NoticeView[]): void {
     this.noticeList.replaceChildren(
-      ...notices.map((n) => h('div', { class: 'notice', 'data-testid': 'strata-notice', 'data-notice-id': n.id }, icon('info'), h('span', null, n.message))),
+      ...notices.map((n) =>
+        h('div', { class: 'notice', 'data-testid': 'strata-notice', 'data-notice-id': n.id }, icon('info'), h('span', null, n.message)),
+      ),
     );
     this.noticeList.hidden = notices.length === 0;
   }
@@ -86,9 +88,10 @@ export class Banners {
           BANNER_ACTION_LABELS[a],
         ),
       );
-    const dismiss = b.actions.includes('dismiss') || b.id.startsWith('local:')
-      ? iconButton({ icon: 'close', label: 'Dismiss', testid: 'strata-banner-dismiss', action: 'dismiss', extraClass: 'banner-dismiss' })
-      : null;
+    const dismiss =
+      b.actions.includes('dismiss') || b.id.startsWith('local:')
+        ? iconButton({ icon: 'close', label: 'Dismiss', testid: 'strata-banner-dismiss', action: 'dismiss', extraClass: 'banner-dismiss' })
+        : null;
     return h(
       'div',
       {
@@ -99,7 +102,12 @@ export class Banners {
         'data-severity': b.severity,
       },
       icon(SEVERITY_ICON[b.severity], 'banner-icon'),
-      h('div', { class: 'banner-main' }, messageElement(b.message), buttons.length > 0 ? h('div', { class: 'banner-actions' }, ...buttons) : null),
+      h(
+        'div',
+        { class: 'banner-main' },
+        messageElement(b.message),
+        buttons.length > 0 ? h('div', { class: 'banner-actions' }, ...buttons) : null,
+      ),
       dismiss,
     );
   }
@@ -138,7 +146,13 @@ function messageElement(message: string): HTMLElement {
   if (message.length <= CLAMP_CHARS) return h('div', { class: 'banner-message', 'data-testid': 'strata-banner-message' }, message);
   return h(
     'div',
-    { class: 'banner-message clamped', 'data-testid': 'strata-banner-message', 'aria-expanded': 'false', tabindex: '0', title: 'Show the whole message' },
+    {
+      class: 'banner-message clamped',
+      'data-testid': 'strata-banner-message',
+      'aria-expanded': 'false',
+      tabindex: '0',
+      title: 'Show the whole message',
+    },
     message,
   );
 }

@@ -79,12 +79,25 @@ export class Composer {
     );
     this.modelButton.addEventListener('click', () => this.host.openModels(this.modelButton));
 
-    this.stopButton = h('vscode-button', { secondary: true, icon: 'debug-stop', 'icon-only': true, 'aria-label': 'Stop', title: 'Stop', 'data-testid': 'strata-stop' });
+    this.stopButton = h('vscode-button', {
+      secondary: true,
+      icon: 'debug-stop',
+      'icon-only': true,
+      'aria-label': 'Stop',
+      title: 'Stop',
+      'data-testid': 'strata-stop',
+    });
     this.stopButton.hidden = true;
     this.stopButton.addEventListener('click', () => {
       if (this.busy) this.host.stop();
     });
-    this.sendButton = h('vscode-button', { icon: 'send', 'icon-only': true, 'aria-label': 'Send', title: 'Send (Enter)', 'data-testid': 'strata-send' });
+    this.sendButton = h('vscode-button', {
+      icon: 'send',
+      'icon-only': true,
+      'aria-label': 'Send',
+      title: 'Send (Enter)',
+      'data-testid': 'strata-send',
+    });
     this.sendButton.addEventListener('click', () => void this.send());
 
     this.status = h('div', { class: 'composer-status', role: 'status', 'data-testid': 'strata-status' });
@@ -213,7 +226,9 @@ export class Composer {
   }
 
   private chipElement(chip: ChipView): HTMLElement {
-    const title = [chip.label, chip.detail, `${formatInt(chip.tokens)} tokens${chip.pinned ? ' · pinned (kept in every request)' : ''}`].filter(Boolean).join('\n');
+    const title = [chip.label, chip.detail, `${formatInt(chip.tokens)} tokens${chip.pinned ? ' · pinned (kept in every request)' : ''}`]
+      .filter(Boolean)
+      .join('\n');
     const pin = iconButton({
       icon: chip.pinned ? 'pinned' : 'pin',
       label: chip.pinned ? `Unpin ${chip.label}` : `Pin ${chip.label}`,

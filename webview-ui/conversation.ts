@@ -1,7 +1,15 @@
 import type { MessageView, ToolStepView } from '../src/protocol/messages';
 import { h, icon } from './dom';
 import { renderMarkdownBatch } from './markdown';
-import { applyToolStep, createMessage, fillDeferred, renderAssistantText, renderToolSteps, updateAssistantChrome, type MessageRecord } from './messages';
+import {
+  applyToolStep,
+  createMessage,
+  fillDeferred,
+  renderAssistantText,
+  renderToolSteps,
+  updateAssistantChrome,
+  type MessageRecord,
+} from './messages';
 import type { Tooltips } from './tooltip';
 
 export interface ConversationHost {
@@ -93,10 +101,24 @@ export class Conversation {
     this.list = h('div', { class: 'messages', role: 'feed', 'aria-label': 'Conversation' });
     this.tail = h('div', { class: 'conversation-tail' });
     this.empty = empty;
-    this.el = h('main', { class: 'conversation', 'data-testid': 'strata-conversation', tabindex: -1 }, this.olderRow, this.list, this.empty, this.tail);
+    this.el = h(
+      'main',
+      { class: 'conversation', 'data-testid': 'strata-conversation', tabindex: -1 },
+      this.olderRow,
+      this.list,
+      this.empty,
+      this.tail,
+    );
     this.regenerateButton = h(
       'button',
-      { type: 'button', class: 'icon-btn', 'aria-label': 'Regenerate Reply', title: 'Regenerate Reply', 'data-testid': 'strata-regenerate', 'data-action': 'regenerate' },
+      {
+        type: 'button',
+        class: 'icon-btn',
+        'aria-label': 'Regenerate Reply',
+        title: 'Regenerate Reply',
+        'data-testid': 'strata-regenerate',
+        'data-action': 'regenerate',
+      },
       icon('refresh'),
     );
 
@@ -118,7 +140,8 @@ export class Conversation {
       this.anchorLock = undefined;
       this.userScrollUntil = performance.now() + 1000;
     };
-    for (const type of ['wheel', 'touchstart', 'touchmove', 'mousedown', 'keydown'] as const) this.el.addEventListener(type, intent, { passive: true });
+    for (const type of ['wheel', 'touchstart', 'touchmove', 'mousedown', 'keydown'] as const)
+      this.el.addEventListener(type, intent, { passive: true });
     this.el.addEventListener('focusin', intent);
     this.nearViewport = new IntersectionObserver((entries) => this.onNearViewport(entries), { root: this.el, rootMargin: '800px 0px' });
   }
@@ -487,7 +510,14 @@ export class Conversation {
       return;
     }
     if (this.loadingOlder) {
-      row.replaceChildren(h('span', { class: 'older-loading', role: 'status', 'data-testid': 'strata-loading-older' }, icon('loading', 'codicon-modifier-spin'), 'Loading earlier messages…'));
+      row.replaceChildren(
+        h(
+          'span',
+          { class: 'older-loading', role: 'status', 'data-testid': 'strata-loading-older' },
+          icon('loading', 'codicon-modifier-spin'),
+          'Loading earlier messages…',
+        ),
+      );
       return;
     }
     row.replaceChildren(

@@ -7,7 +7,11 @@ export type Child = Node | string | null | undefined | false;
  * Creates an element. `class` sets the class name; `true` sets an empty attribute; `false`,
  * `undefined` and `null` leave an attribute out. Children that are strings become text nodes.
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Record<string, AttrValue> | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Record<string, AttrValue> | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (attrs) setAttrs(el, attrs);
   for (const child of children) {
@@ -38,7 +42,13 @@ export function icon(name: string, extraClass = ''): HTMLSpanElement {
  * A compact native icon button styled like VS Code's action bar items. Used where there are many
  * (per message, per chip, per code block): a native button costs far less than a web component.
  */
-export function iconButton(opts: { icon: string; label: string; testid?: string; action?: string; extraClass?: string }): HTMLButtonElement {
+export function iconButton(opts: {
+  icon: string;
+  label: string;
+  testid?: string;
+  action?: string;
+  extraClass?: string;
+}): HTMLButtonElement {
   return h(
     'button',
     {

@@ -25,7 +25,13 @@ export class EmptyState {
       'p',
       { class: 'empty-model' },
       icon('info'),
-      h('span', null, 'No model is configured yet: Send then shows the exact request that would go out, and sends nothing. ', selectModel, '.'),
+      h(
+        'span',
+        null,
+        'No model is configured yet: Send then shows the exact request that would go out, and sends nothing. ',
+        selectModel,
+        '.',
+      ),
     );
     this.el = h(
       'section',
@@ -50,7 +56,11 @@ export class EmptyState {
           '.',
         ),
         h('li', null, 'Type a question below and press ', h('kbd', null, 'Enter'), '.'),
-        h('li', null, 'The meter above the input shows how much of the context budget the next request uses; hover a reply’s bar to see where its tokens went.'),
+        h(
+          'li',
+          null,
+          'The meter above the input shows how much of the context budget the next request uses; hover a reply’s bar to see where its tokens went.',
+        ),
       ),
       this.modelHint,
     );

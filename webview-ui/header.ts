@@ -32,7 +32,14 @@ export class Header {
     this.titleText = h('span', { class: 'chat-title-text' }, 'New Chat');
     this.titleButton = h(
       'button',
-      { type: 'button', class: 'chat-title', 'data-testid': 'strata-chat-title', 'aria-haspopup': 'dialog', 'aria-expanded': 'false', title: 'Chats' },
+      {
+        type: 'button',
+        class: 'chat-title',
+        'data-testid': 'strata-chat-title',
+        'aria-haspopup': 'dialog',
+        'aria-expanded': 'false',
+        title: 'Chats',
+      },
       icon('comment-discussion'),
       this.titleText,
       icon('chevron-down', 'chat-title-chevron'),
@@ -82,10 +89,21 @@ export class Header {
 
   private row(chat: ChatSummaryView): HTMLElement {
     const current = chat.id === this.chatId;
-    const attrs = { class: `chat-row${current ? ' current' : ''}`, 'data-testid': 'strata-chat-item', 'data-chat-id': chat.id, 'data-current': String(current) };
+    const attrs = {
+      class: `chat-row${current ? ' current' : ''}`,
+      'data-testid': 'strata-chat-item',
+      'data-chat-id': chat.id,
+      'data-current': String(current),
+    };
     const title = chat.title.trim() || 'New Chat';
     if (this.editing?.chatId === chat.id && this.editing.mode === 'rename') {
-      const field = h('vscode-textfield', { value: title, maxlength: MAX_TITLE_CHARS, 'aria-label': 'Chat title', 'data-testid': 'strata-chat-rename-input', class: 'chat-rename' });
+      const field = h('vscode-textfield', {
+        value: title,
+        maxlength: MAX_TITLE_CHARS,
+        'aria-label': 'Chat title',
+        'data-testid': 'strata-chat-rename-input',
+        class: 'chat-rename',
+      });
       let done = false;
       const commit = (save: boolean) => {
         if (done) return;
@@ -114,7 +132,11 @@ export class Header {
     }
     if (this.editing?.chatId === chat.id && this.editing.mode === 'delete') {
       const confirm = h('vscode-button', { 'data-testid': 'strata-chat-delete-confirm', 'data-action': 'delete-confirm' }, 'Delete');
-      const cancel = h('vscode-button', { secondary: true, 'data-testid': 'strata-chat-delete-cancel', 'data-action': 'delete-cancel' }, 'Cancel');
+      const cancel = h(
+        'vscode-button',
+        { secondary: true, 'data-testid': 'strata-chat-delete-cancel', 'data-action': 'delete-cancel' },
+        'Cancel',
+      );
       requestAnimationFrame(() => cancel.focus());
       return h(
         'li',

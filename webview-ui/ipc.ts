@@ -31,7 +31,11 @@ export class HostClient {
     return new Promise<RequestResult>((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(requestId);
-        resolve({ ok: false, error: `${request.kind}: no answer from the extension within ${Math.round(this.timeoutMs / 1000)} s`, timedOut: true });
+        resolve({
+          ok: false,
+          error: `${request.kind}: no answer from the extension within ${Math.round(this.timeoutMs / 1000)} s`,
+          timedOut: true,
+        });
       }, this.timeoutMs);
       this.pending.set(requestId, { kind: request.kind, resolve, timer });
       try {

@@ -65,13 +65,28 @@ export function layerBarTooltip(view: MessageView): Node {
   box.append(h('div', { class: 'tooltip-title' }, 'Request'));
   const table = h('table', { class: 'tooltip-table' });
   const body = h('tbody');
-  for (const key of LAYER_KEYS) body.append(swatchRow(key, bar.layers[key] ?? 0, bar.total, bar.cachedByLayer ? (bar.cachedByLayer[key] ?? 0) : undefined));
+  for (const key of LAYER_KEYS)
+    body.append(swatchRow(key, bar.layers[key] ?? 0, bar.total, bar.cachedByLayer ? (bar.cachedByLayer[key] ?? 0) : undefined));
   body.append(h('tr', { class: 'sum' }, h('th', { scope: 'row' }, 'Total'), h('td', null, formatInt(bar.total)), h('td')));
-  body.append(h('tr', null, h('th', { scope: 'row' }, 'Cached'), h('td', null, formatInt(bar.cached)), h('td', { class: 'dim' }, formatPercent(bar.cached, bar.total))));
+  body.append(
+    h(
+      'tr',
+      null,
+      h('th', { scope: 'row' }, 'Cached'),
+      h('td', null, formatInt(bar.cached)),
+      h('td', { class: 'dim' }, formatPercent(bar.cached, bar.total)),
+    ),
+  );
   table.append(body);
   box.append(
     table,
-    h('div', { class: 'tooltip-note' }, bar.cachedReported ? 'Cached tokens as reported by the provider.' : 'Cached tokens as predicted by Strata (not reported by the provider).'),
+    h(
+      'div',
+      { class: 'tooltip-note' },
+      bar.cachedReported
+        ? 'Cached tokens as reported by the provider.'
+        : 'Cached tokens as predicted by Strata (not reported by the provider).',
+    ),
   );
   const u = view.usage;
   if (u) {
@@ -130,7 +145,9 @@ export function meterTooltip(m: MeterView): Node {
       ['Compact', pct(m.compactPercent)],
       ['Target after compaction', pct(m.targetPercent)],
     ]),
-    m.lastCachedShare !== undefined ? h('div', { class: 'tooltip-note' }, `Last request: ${formatPercent(m.lastCachedShare)} served from the provider's cache.`) : null,
+    m.lastCachedShare !== undefined
+      ? h('div', { class: 'tooltip-note' }, `Last request: ${formatPercent(m.lastCachedShare)} served from the provider's cache.`)
+      : null,
     m.estimated ? h('div', { class: 'tooltip-note' }, 'Token counts are estimated: this model has no exact local tokenizer.') : null,
     h('div', { class: `tooltip-note level-${m.level}` }, LEVEL_TEXT[m.level]),
   );

@@ -264,7 +264,9 @@ class App {
     if (first && draft.length > 0 && lastUser) {
       const sent = lastUser.text.trim();
       const begunHere = ui.draftChatId === s.chatId && ui.draftAfterTurn !== undefined;
-      const becameIt = begunHere ? lastUser.turn > ui.draftAfterTurn! && sent.startsWith(draft) : ui.draftAfterTurn === undefined && sent === draft;
+      const becameIt = begunHere
+        ? lastUser.turn > ui.draftAfterTurn! && sent.startsWith(draft)
+        : ui.draftAfterTurn === undefined && sent === draft;
       if (becameIt) this.composer.setText('');
     }
     this.lastUserTurn = lastUser?.turn ?? 0;
@@ -287,10 +289,15 @@ class App {
     const text = this.composer.text();
     delete parked[from];
     if (carry) {
-      this.ui.update({ parked: keptParked(parked), draftChatId: text.length > 0 ? to : undefined, draftAfterTurn: text.length > 0 ? 0 : undefined });
+      this.ui.update({
+        parked: keptParked(parked),
+        draftChatId: text.length > 0 ? to : undefined,
+        draftAfterTurn: text.length > 0 ? 0 : undefined,
+      });
       return;
     }
-    if (text.trim().length > 0) parked[from] = ui.draftChatId === from && ui.draftAfterTurn !== undefined ? { text, afterTurn: ui.draftAfterTurn } : { text };
+    if (text.trim().length > 0)
+      parked[from] = ui.draftChatId === from && ui.draftAfterTurn !== undefined ? { text, afterTurn: ui.draftAfterTurn } : { text };
     const next = parked[to];
     delete parked[to];
     this.composer.setText(next?.text ?? '');

@@ -55,7 +55,9 @@ function createUser(view: MessageView): MessageRecord {
       h(
         'ul',
         { class: 'msg-attachments', 'aria-label': 'Attached' },
-        ...view.attachments.map((label) => h('li', { class: 'msg-attachment', title: label }, icon(/:L\d/.test(label) ? 'list-selection' : 'file'), h('span', null, label))),
+        ...view.attachments.map((label) =>
+          h('li', { class: 'msg-attachment', title: label }, icon(/:L\d/.test(label) ? 'list-selection' : 'file'), h('span', null, label)),
+        ),
       ),
     );
   }
@@ -180,20 +182,72 @@ function stepIcon(step: ToolStepView): HTMLSpanElement {
 /** One tool call: a `<details>` whose summary says what was called and what came back. */
 function toolStepElement(step: ToolStepView, open: boolean): HTMLElement {
   const facts: (string | HTMLElement)[] = [];
-  if (step.reused) facts.push(h('span', { class: 'badge tool-step-reused', title: 'The result was already in the context: a reference to that block was sent, not the content again.' }, 'in context'));
-  else if (step.resultTokens !== undefined && step.status !== 'running') facts.push(h('span', { class: 'tool-step-size', 'data-testid': 'strata-tool-step-size' }, `${formatInt(step.resultTokens)} tokens`));
+  if (step.reused)
+    facts.push(
+      h(
+        'span',
+        {
+          class: 'badge tool-step-reused',
+          title: 'The result was already in the context: a reference to that block was sent, not the content again.',
+        },
+        'in context',
+      ),
+    );
+  else if (step.resultTokens !== undefined && step.status !== 'running')
+    facts.push(h('span', { class: 'tool-step-size', 'data-testid': 'strata-tool-step-size' }, `${formatInt(step.resultTokens)} tokens`));
   if (step.cachedTokens !== undefined && step.cachedTokens > 0) {
-    facts.push(h('span', { class: 'tool-step-cached', 'data-testid': 'strata-tool-step-cached', title: step.cachedReported ? 'Cached tokens the provider reported for the request that carried this result.' : 'Cached tokens predicted for the request that carried this result.' }, `${formatInt(step.cachedTokens)} cached${step.cachedReported ? '' : ' (predicted)'}`));
+    facts.push(
+      h(
+        'span',
+        {
+          class: 'tool-step-cached',
+          'data-testid': 'strata-tool-step-cached',
+          title: step.cachedReported
+            ? 'Cached tokens the provider reported for the request that carried this result.'
+            : 'Cached tokens predicted for the request that carried this result.',
+        },
+        `${formatInt(step.cachedTokens)} cached${step.cachedReported ? '' : ' (predicted)'}`,
+      ),
+    );
   }
-  const summary = h('summary', { class: 'tool-step-head' }, stepIcon(step), h('span', { class: 'tool-step-label', title: step.label }, step.label), ...facts);
+  const summary = h(
+    'summary',
+    { class: 'tool-step-head' },
+    stepIcon(step),
+    h('span', { class: 'tool-step-label', title: step.label }, step.label),
+    ...facts,
+  );
   const body = h(
     'div',
     { class: 'tool-step-body' },
-    h('div', { class: 'tool-step-row' }, h('span', { class: 'tool-step-key' }, 'Arguments'), h('code', { class: 'tool-step-args' }, step.args)),
-    h('div', { class: 'tool-step-row' }, h('span', { class: 'tool-step-key' }, 'Result'), h('span', { 'data-testid': 'strata-tool-step-summary' }, step.status === 'running' ? 'running…' : (step.summary ?? ''))),
+    h(
+      'div',
+      { class: 'tool-step-row' },
+      h('span', { class: 'tool-step-key' }, 'Arguments'),
+      h('code', { class: 'tool-step-args' }, step.args),
+    ),
+    h(
+      'div',
+      { class: 'tool-step-row' },
+      h('span', { class: 'tool-step-key' }, 'Result'),
+      h('span', { 'data-testid': 'strata-tool-step-summary' }, step.status === 'running' ? 'running…' : (step.summary ?? '')),
+    ),
   );
-  if (step.key) body.append(h('div', { class: 'tool-step-row' }, h('span', { class: 'tool-step-key' }, 'Block'), h('code', null, step.key)));
-  const el = h('details', { class: `tool-step tool-step-${step.status}`, 'data-testid': 'strata-tool-step', 'data-tool': step.name, 'data-status': step.status, 'data-step-id': step.id, 'data-reused': step.reused ? 'true' : 'false' }, summary, body);
+  if (step.key)
+    body.append(h('div', { class: 'tool-step-row' }, h('span', { class: 'tool-step-key' }, 'Block'), h('code', null, step.key)));
+  const el = h(
+    'details',
+    {
+      class: `tool-step tool-step-${step.status}`,
+      'data-testid': 'strata-tool-step',
+      'data-tool': step.name,
+      'data-status': step.status,
+      'data-step-id': step.id,
+      'data-reused': step.reused ? 'true' : 'false',
+    },
+    summary,
+    body,
+  );
   if (open) el.setAttribute('open', '');
   return el;
 }
@@ -209,7 +263,11 @@ export function renderToolSteps(record: MessageRecord): void {
   const open = new Set<string>();
   record.steps?.querySelectorAll('details[open]').forEach((d) => open.add(d.getAttribute('data-step-id') ?? ''));
   const label = steps.length === 1 ? '1 tool call' : `${steps.length} tool calls`;
-  const list = h('div', { class: 'tool-steps', 'data-testid': 'strata-tool-steps', role: 'group', 'aria-label': label }, ...steps.map((s) => toolStepElement(s, open.has(s.id))));
+  const list = h(
+    'div',
+    { class: 'tool-steps', 'data-testid': 'strata-tool-steps', role: 'group', 'aria-label': label },
+    ...steps.map((s) => toolStepElement(s, open.has(s.id))),
+  );
   if (record.steps) record.steps.replaceWith(list);
   else record.body.before(list);
   record.steps = list;

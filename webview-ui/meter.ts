@@ -33,7 +33,15 @@ export class Meter {
       h('div', { class: 'meter-text' }, this.usedText, this.levelText, this.cachedText, this.estimatedText),
     );
     this.el.hidden = true;
-    tooltips.register(this.el, () => (this.meter ? meterTooltip(this.meter) : h('span', null, 'Counting the tokens of this chat’s next request (its first build in this window); the figures follow in a moment.')));
+    tooltips.register(this.el, () =>
+      this.meter
+        ? meterTooltip(this.meter)
+        : h(
+            'span',
+            null,
+            'Counting the tokens of this chat’s next request (its first build in this window); the figures follow in a moment.',
+          ),
+    );
   }
 
   /** A long chat was just opened: its meter is being counted (a `meter` message follows). */

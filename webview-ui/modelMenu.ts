@@ -17,8 +17,14 @@ export function parseModelOptions(value: unknown): ModelOption[] | undefined {
   for (const v of value) {
     if (typeof v !== 'object' || v === null) return undefined;
     const o = v as Record<string, unknown>;
-    if (typeof o.provider !== 'string' || !PROVIDERS.has(o.provider) || typeof o.model !== 'string' || typeof o.label !== 'string') return undefined;
-    out.push({ provider: o.provider as ModelOption['provider'], model: o.model, label: o.label, detail: typeof o.detail === 'string' ? o.detail : undefined });
+    if (typeof o.provider !== 'string' || !PROVIDERS.has(o.provider) || typeof o.model !== 'string' || typeof o.label !== 'string')
+      return undefined;
+    out.push({
+      provider: o.provider as ModelOption['provider'],
+      model: o.model,
+      label: o.label,
+      detail: typeof o.detail === 'string' ? o.detail : undefined,
+    });
   }
   return out;
 }

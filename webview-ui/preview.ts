@@ -38,8 +38,20 @@ export class PreviewCard {
       this.el.remove();
       return;
     }
-    const pre = h('pre', { class: 'preview-request', tabindex: 0, 'data-testid': 'strata-preview-request', 'aria-label': 'Request that would be sent' }, preview.request);
-    const collapsible = h('vscode-collapsible', { class: 'preview-collapsible', title: `Request · ${formatInt(preview.promptTokens)} prompt tokens`, 'data-testid': 'strata-preview-toggle' }, pre);
+    const pre = h(
+      'pre',
+      { class: 'preview-request', tabindex: 0, 'data-testid': 'strata-preview-request', 'aria-label': 'Request that would be sent' },
+      preview.request,
+    );
+    const collapsible = h(
+      'vscode-collapsible',
+      {
+        class: 'preview-collapsible',
+        title: `Request · ${formatInt(preview.promptTokens)} prompt tokens`,
+        'data-testid': 'strata-preview-toggle',
+      },
+      pre,
+    );
     collapsible.open = !this.collapsed;
     collapsible.addEventListener('vsc-collapsible-toggle', () => {
       this.collapsed = !collapsible.open;
@@ -58,7 +70,12 @@ export class PreviewCard {
         'div',
         { class: 'preview-head' },
         icon('eye'),
-        h('span', null, h('strong', null, 'Nothing was sent.'), ' No model provider is configured; this is the exact request Strata would send.'),
+        h(
+          'span',
+          null,
+          h('strong', null, 'Nothing was sent.'),
+          ' No model provider is configured; this is the exact request Strata would send.',
+        ),
       ),
       collapsible,
       h('div', { class: 'preview-howto markdown', 'data-testid': 'strata-preview-howto' }, howTo.fragment),

@@ -107,6 +107,10 @@ export function tooltipTable(rows: readonly (readonly [string, string, string?])
   return h(
     'table',
     { class: 'tooltip-table' },
-    h('tbody', null, ...rows.map(([label, value, cls]) => h('tr', cls ? { class: cls } : null, h('th', { scope: 'row' }, label), h('td', null, value)))),
+    h(
+      'tbody',
+      null,
+      ...rows.map(([label, value, cls]) => h('tr', cls ? { class: cls } : null, h('th', { scope: 'row' }, label), h('td', null, value))),
+    ),
   );
 }

@@ -54,7 +54,8 @@ function parseParked(raw: unknown): Record<string, ParkedDraft> | undefined {
     if (typeof d !== 'object' || d === null) continue;
     const r = d as Record<string, unknown>;
     if (typeof r.text !== 'string' || r.text.length === 0) continue;
-    out[chatId] = typeof r.afterTurn === 'number' && Number.isInteger(r.afterTurn) ? { text: r.text, afterTurn: r.afterTurn } : { text: r.text };
+    out[chatId] =
+      typeof r.afterTurn === 'number' && Number.isInteger(r.afterTurn) ? { text: r.text, afterTurn: r.afterTurn } : { text: r.text };
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -145,7 +145,17 @@ function installVsix(vsix, { extensionsDir, userDataDir, env }) {
  * extensions dir, and waits for /healthz. Its output goes to `logFile`.
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, port: number, authority: string, url: string, stop: () => Promise<void> }>}
  */
-async function startCodeServer({ runDir, userDataDir, extensionsDir, env, logFile, port, smokeTestDriver = false, disableWorkspaceTrust = true, startupSeconds = 60 }) {
+async function startCodeServer({
+  runDir,
+  userDataDir,
+  extensionsDir,
+  env,
+  logFile,
+  port,
+  smokeTestDriver = false,
+  disableWorkspaceTrust = true,
+  startupSeconds = 60,
+}) {
   const chosenPort = port || (await freePort());
   const authority = `127.0.0.1:${chosenPort}`;
   const fd = fs.openSync(logFile, 'a');

@@ -47,7 +47,10 @@ function createFixtureWorkspace(root) {
       '',
     ].join('\n'),
   );
-  write(path.join(app, 'src', 'math.ts'), 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function mul(a: number, b: number): number {\n  return a * b;\n}\n');
+  write(
+    path.join(app, 'src', 'math.ts'),
+    'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function mul(a: number, b: number): number {\n  return a * b;\n}\n',
+  );
   write(path.join(app, 'src', 'crlf.ts'), 'const a = 1;\r\nconst b = 2;\r\nconst c = 3;\r\n');
   write(path.join(app, '.env'), 'FAKE_TOKEN=not-a-real-secret\n');
   write(path.join(app, 'keys', 'server.pem'), '-----BEGIN FAKE KEY-----\n-----END FAKE KEY-----\n');

@@ -55,7 +55,10 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
 
   // Compiled tests and bundles current (npm ci / tsc / webpack only when something changed).
-  const built = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'ensure-built.js'), '--bundle'], { cwd: repoRoot, stdio: 'inherit' });
+  const built = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'ensure-built.js'), '--bundle'], {
+    cwd: repoRoot,
+    stdio: 'inherit',
+  });
   if (built.status !== 0) return 1;
 
   let vsix = opts.vsix;

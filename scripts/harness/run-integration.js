@@ -13,7 +13,16 @@ const cfg = require('./config');
 const { setupHarness } = require('./setup');
 const { createFixtureWorkspace } = require('./fixtureWorkspace');
 const { formatSeconds } = require('../lib/proc');
-const { CHROMIUM_ARGS, QUIET_SETTINGS, isolatedEnv, linkFolderExtension, startCodeServer, tail, workbenchUrl, writeUserSettings } = require('./codeServer');
+const {
+  CHROMIUM_ARGS,
+  QUIET_SETTINGS,
+  isolatedEnv,
+  linkFolderExtension,
+  startCodeServer,
+  tail,
+  workbenchUrl,
+  writeUserSettings,
+} = require('./codeServer');
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const suiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'index.js');
@@ -142,7 +151,9 @@ async function main() {
       console.error('integration: the suite exited 0 but printed no "N passed, N failed" line');
       return 1;
     }
-    console.log(`integration: suite exited with ${code} after ${formatSeconds(Date.now() - started)} (logs: ${path.relative(repoRoot, runDir)}/)`);
+    console.log(
+      `integration: suite exited with ${code} after ${formatSeconds(Date.now() - started)} (logs: ${path.relative(repoRoot, runDir)}/)`,
+    );
     return code;
   } finally {
     await cleanup();

@@ -23,7 +23,11 @@ function checkBundleSizes(root) {
     const rel = path.relative(root, file).split(path.sep).join('/');
     const size = fs.statSync(file).size;
     const limit = LIMITS[rel];
-    const note = limit ? ` (limit ${kb(limit)}${size > limit ? ': OVER' : ''})` : rel.startsWith('dist/webview/') ? '' : ' (loaded on first use)';
+    const note = limit
+      ? ` (limit ${kb(limit)}${size > limit ? ': OVER' : ''})`
+      : rel.startsWith('dist/webview/')
+        ? ''
+        : ' (loaded on first use)';
     if (limit && size > limit) ok = false;
     console.log(`  ${rel.padEnd(32)} ${kb(size).padStart(8)}${note}`);
   }

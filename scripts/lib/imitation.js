@@ -24,7 +24,10 @@ function lastUserText(messages) {
 
 /** A workspace-relative file path the text names (`src/tax.ts`, `README.md`), if any. */
 function namedPath(text) {
-  const m = /(?:^|[\s`'"(])((?:[\w.-]+\/)*[\w-][\w.-]*\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|go|rs|java|c|h|cpp|cs|rb|php|css|html|yml|yaml|toml|txt))(?=$|[\s`'"),.:;?!])/.exec(text);
+  const m =
+    /(?:^|[\s`'"(])((?:[\w.-]+\/)*[\w-][\w.-]*\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|go|rs|java|c|h|cpp|cs|rb|php|css|html|yml|yaml|toml|txt))(?=$|[\s`'"),.:;?!])/.exec(
+      text,
+    );
   return m ? m[1] : undefined;
 }
 
@@ -59,7 +62,11 @@ function describeRequest({ model, messages, tools, promptTokens, cachedTokens })
     `- Your request had ${messages.length} messages and ${promptTokens.toLocaleString('en-US')} prompt tokens.`,
     `- The simulated prompt cache served ${cachedTokens.toLocaleString('en-US')} of them (${share}%).`,
     quoted ? `- Your message ended with: “${quoted}”` : '- Your message was empty.',
-    ...(reads.length > 0 ? [`- Before answering it called ${reads.map((c) => `\`${c.name} ${JSON.stringify(c.args)}\``).join(', ')}; the results are in the request once, as blocks of the envelope.`] : []),
+    ...(reads.length > 0
+      ? [
+          `- Before answering it called ${reads.map((c) => `\`${c.name} ${JSON.stringify(c.args)}\``).join(', ')}; the results are in the request once, as blocks of the envelope.`,
+        ]
+      : []),
     '',
     'Ask again, attach a file or a selection, or name a file (such as `src/tax.ts`) to see the model read it with a tool, and watch the context meter: each request is the previous one plus the new turn, so the cached share grows.',
   ].join('\n');

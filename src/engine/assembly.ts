@@ -331,7 +331,13 @@ class SystemCarry extends CarriedPortion {
   draft: Draft | undefined;
   message: ChatMessage | undefined;
 
-  constructor(readonly layout: Layout, readonly role: Role, readonly framingLayer: LayerId, emptyHash: string, framing: number) {
+  constructor(
+    readonly layout: Layout,
+    readonly role: Role,
+    readonly framingLayer: LayerId,
+    emptyHash: string,
+    framing: number,
+  ) {
     super([emptyHash, emptyHash, emptyHash, emptyHash, emptyHash], emptyHash);
     this.start = emptyHash;
     this.fr[LAYER_INDEX[framingLayer]] = framing;
@@ -381,7 +387,11 @@ class PastCarry extends CarriedPortion {
   /** Running `Boundary.blockFr`. */
   blockFr = 0;
 
-  constructor(readonly layout: Layout, h: readonly string[], p: string) {
+  constructor(
+    readonly layout: Layout,
+    h: readonly string[],
+    p: string,
+  ) {
     super(h, p);
     this.at = [this.boundary()];
   }
@@ -393,7 +403,15 @@ class PastCarry extends CarriedPortion {
   }
 
   boundary(): Boundary {
-    return { n: this.segs.length, ln: this.layerSegs.map((a) => a.length), tok: this.tok.slice(), fr: this.fr.slice(), h: this.h.slice(), p: this.p, blockFr: this.blockFr };
+    return {
+      n: this.segs.length,
+      ln: this.layerSegs.map((a) => a.length),
+      tok: this.tok.slice(),
+      fr: this.fr.slice(),
+      h: this.h.slice(),
+      p: this.p,
+      blockFr: this.blockFr,
+    };
   }
 
   /** Keeps the first `k` past messages. */
@@ -595,7 +613,11 @@ export class RequestAssembler {
       return flat;
     };
     const blockTokens =
-      common <= sysLen ? sys.cum[common] : common <= curStart ? sys.cum[sysLen] + carry.cum[common - sysLen] : sys.cum[sysLen] + carry.cum[pastLen] + cur.cum[common - curStart];
+      common <= sysLen
+        ? sys.cum[common]
+        : common <= curStart
+          ? sys.cum[sysLen] + carry.cum[common - sysLen]
+          : sys.cum[sysLen] + carry.cum[pastLen] + cur.cum[common - curStart];
     // A provider's cache works on the request's tokens, framing included: the messages the common
     // blocks cover whole count with their `<|role|>\n … \n` framing (a pure append covers the whole
     // previous request, so the prediction is its prompt tokens).
@@ -622,7 +644,8 @@ export class RequestAssembler {
       tokens.push(sys.tok[l] + carry.tok[l] + cur.tok[l] + fr);
     }
 
-    const segmentAt = (i: number): Segment | undefined => (i < sysLen ? sys.segs[i] : i < curStart ? carry.segs[i - sysLen] : cur.segs[i - curStart]);
+    const segmentAt = (i: number): Segment | undefined =>
+      i < sysLen ? sys.segs[i] : i < curStart ? carry.segs[i - sysLen] : cur.segs[i - curStart];
 
     // Cache breakpoints (DESIGN §4), the same positions a scan of the flat request finds.
     const bps = new Set<number>();
@@ -645,7 +668,8 @@ export class RequestAssembler {
       // before the previous reply); end of the previous turn (the reply).
       bps.add(sysLen - 1);
       const j = past.length - 2;
-      if (j >= 0 && (past[j].role === 'user' || past[j].role === 'tool') && carry.at[j + 1].n > carry.at[j].n) bps.add(sysLen + carry.at[j + 1].n - 1);
+      if (j >= 0 && (past[j].role === 'user' || past[j].role === 'tool') && carry.at[j + 1].n > carry.at[j].n)
+        bps.add(sysLen + carry.at[j + 1].n - 1);
       bps.add(curStart - 1);
     }
     bps.add(total - 1);
@@ -676,7 +700,8 @@ export class RequestAssembler {
     }
 
     const curKeys = new Set(cur.segs.map((g) => g.artifactKey).filter((x): x is string => !!x));
-    const hasKey = (key: string): boolean => (carry.keyPos.get(key)?.length ?? 0) > 0 || (sys.keyPos.get(key)?.length ?? 0) > 0 || curKeys.has(key);
+    const hasKey = (key: string): boolean =>
+      (carry.keyPos.get(key)?.length ?? 0) > 0 || (sys.keyPos.get(key)?.length ?? 0) > 0 || curKeys.has(key);
     // The previous call's current message is gone too (it became history, or was abandoned).
     const touchedKeys = this.restarted ? undefined : new Set([...sys.touched, ...carry.touched, ...curKeys, ...this.lastCurrentKeys]);
     this.lastCurrentKeys = curKeys;

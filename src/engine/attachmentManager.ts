@@ -57,7 +57,8 @@ export class AttachmentManager {
       missing: false,
       essential: prev?.essential === true && prev.presence === 'present',
     };
-    if (input.requestedEndLine !== undefined && input.range && input.requestedEndLine > input.range.endLine) entry.requestedEndLine = input.requestedEndLine;
+    if (input.requestedEndLine !== undefined && input.range && input.requestedEndLine > input.range.endLine)
+      entry.requestedEndLine = input.requestedEndLine;
     const origin = tool ?? prev?.tool;
     if (origin !== undefined) entry.tool = origin;
     if (prev) {
@@ -95,7 +96,15 @@ export class AttachmentManager {
       const w = writableEntry(this.state, v.key);
       w.presence = 'detached';
       w.essential = false;
-      reports.push({ layer: 'L2', item: v.key, preTokens: pre, postTokens: 0, kept: 'nothing (removed by the user)', lost: describeArtifact(v.artifact), reason: 'detached' });
+      reports.push({
+        layer: 'L2',
+        item: v.key,
+        preTokens: pre,
+        postTokens: 0,
+        kept: 'nothing (removed by the user)',
+        lost: describeArtifact(v.artifact),
+        reason: 'detached',
+      });
     }
     return reports;
   }
@@ -116,7 +125,10 @@ export class AttachmentManager {
     const order = new Map(this.state.order.map((k, i) => [k, i]));
     return this.present()
       .filter((e) => !e.essential)
-      .sort((a, b) => this.effectivePriority(b) - this.effectivePriority(a) || a.firstTurn - b.firstTurn || order.get(a.key)! - order.get(b.key)!);
+      .sort(
+        (a, b) =>
+          this.effectivePriority(b) - this.effectivePriority(a) || a.firstTurn - b.firstTurn || order.get(a.key)! - order.get(b.key)!,
+      );
   }
 
   /** Tokens of everything present. */
@@ -137,7 +149,11 @@ export class AttachmentManager {
       writableEntry(this.state, e.key).presence = 'pruned';
       tokens -= pre;
       dropped.push({
-        layer: e.firstTurn < turn ? 'L2' : 'L3', item: e.key, preTokens: pre, postTokens: 0, kept: 'nothing; re-attach it to send it again',
+        layer: e.firstTurn < turn ? 'L2' : 'L3',
+        item: e.key,
+        preTokens: pre,
+        postTokens: 0,
+        kept: 'nothing; re-attach it to send it again',
         lost: e.artifact.recoverable ? describeArtifact(e.artifact) : `${describeArtifact(e.artifact)} (a snapshot that cannot be re-read)`,
         reason: e.superseded ? 'superseded' : 'budget',
       });

@@ -28,7 +28,11 @@ export function computeBudget(limits: ModelLimits): number {
 /** Validates 0 < target < warn ≤ compact ≤ 100; returns a clear error or undefined. */
 export function validateThresholds(t: Thresholds): string | undefined {
   const { warnPercent: w, compactPercent: c, targetPercent: g } = t;
-  for (const [name, v] of [['warnPercent', w], ['compactPercent', c], ['targetPercent', g]] as const) {
+  for (const [name, v] of [
+    ['warnPercent', w],
+    ['compactPercent', c],
+    ['targetPercent', g],
+  ] as const) {
     if (typeof v !== 'number' || !Number.isFinite(v)) return `strata.budget.${name} must be a number (got ${String(v)}).`;
   }
   if (!(g > 0)) return `strata.budget.targetPercent must be above 0 (got ${g}).`;

@@ -46,7 +46,10 @@ function countLines(text: string): number {
  * head line or within the lead of a structural line at or before it, while fewer than `maxLines` are
  * kept. A 5 MB file is not split into lines first.
  */
-export function buildPreview(a: Artifact, opts: { leadLines?: number; maxLines?: number; headLines?: number; recovery?: 'attach' | 'read_file' } = {}): Preview {
+export function buildPreview(
+  a: Artifact,
+  opts: { leadLines?: number; maxLines?: number; headLines?: number; recovery?: 'attach' | 'read_file' } = {},
+): Preview {
   const leadLines = opts.leadLines ?? 2;
   const maxLines = opts.maxLines ?? 120;
   const headLines = opts.headLines ?? 8;
@@ -87,7 +90,10 @@ export function buildPreview(a: Artifact, opts: { leadLines?: number; maxLines?:
   }
   if (lastKept < totalLines - 1) out.push('…');
   // With workspace tools on, the model can get the rest itself (issue 11).
-  const recover = opts.recovery === 'read_file' ? `Call read_file on ${a.source.uri} (with startLine and endLine for a part) to see the rest.` : `Ask the user to re-attach ${a.source.uri} to see it in full.`;
+  const recover =
+    opts.recovery === 'read_file'
+      ? `Call read_file on ${a.source.uri} (with startLine and endLine for a part) to see the rest.`
+      : `Ask the user to re-attach ${a.source.uri} to see it in full.`;
   const hint = `[compacted to fit the context budget: ${kept} of ${totalLines} lines kept (structure and first lines of each section); the rest of ${a.source.uri} was cut. ${recover}]`;
   return { body: `${out.join('\n')}\n${hint}`, keptLines: kept, totalLines };
 }

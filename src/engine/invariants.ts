@@ -68,9 +68,11 @@ export function checkEnvelope(env: Envelope, budget: number, ctx: CheckContext):
       const json = JSON.stringify(m.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args })));
       if (!callTexts.has(json)) add('messages-segments', `the tool calls ${json.slice(0, 60)} are not a segment`);
     }
-    for (const b of blocks) if (!texts.has(b.text)) add('messages-segments', `a block is not a segment: ${JSON.stringify(b.text.slice(0, 60))}`);
+    for (const b of blocks)
+      if (!texts.has(b.text)) add('messages-segments', `a block is not a segment: ${JSON.stringify(b.text.slice(0, 60))}`);
     const flagged = blocks.map((b, i) => (b.cacheBreakpoint ? i : -1)).filter((i) => i >= 0);
-    if (flagged.join(',') !== env.cacheBreakpoints.join(',')) add('breakpoints', `flags ${flagged} != cacheBreakpoints ${env.cacheBreakpoints}`);
+    if (flagged.join(',') !== env.cacheBreakpoints.join(','))
+      add('breakpoints', `flags ${flagged} != cacheBreakpoints ${env.cacheBreakpoints}`);
   }
   if (env.cacheBreakpoints.length > 4) add('breakpoints', `${env.cacheBreakpoints.length} cache breakpoints (max 4)`);
 
@@ -83,7 +85,8 @@ export function checkEnvelope(env: Envelope, budget: number, ctx: CheckContext):
   }
   for (const [k, n] of full) if (n > 1) add('duplicate-block', `${k} is sent as a full block ${n} times`);
   for (const g of all) {
-    if (g.kind === 'reference' && (!g.artifactKey || !present.has(g.artifactKey))) add('dangling-reference', `${g.id} refers to ${g.artifactKey}, which is not in this request`);
+    if (g.kind === 'reference' && (!g.artifactKey || !present.has(g.artifactKey)))
+      add('dangling-reference', `${g.id} refers to ${g.artifactKey}, which is not in this request`);
   }
 
   // Verbatim content, and non-recoverable snapshots either byte-identical or reported dropped.
@@ -109,10 +112,17 @@ export function checkEnvelope(env: Envelope, budget: number, ctx: CheckContext):
       }
       // A tool result is exempt: a request with tool steps only grows, so a preview already in it stays
       // while the model reads the file in full (the next request drops the preview).
-      const fromTool = new Set(all.filter((g) => g.kind === 'artifact' && g.tool !== undefined && g.artifactKey).map((g) => ctx.artifacts!.get(g.artifactKey!)).filter((a): a is Artifact => !!a).map((a) => `${a.id}\u0000${a.contentHash}`));
+      const fromTool = new Set(
+        all
+          .filter((g) => g.kind === 'artifact' && g.tool !== undefined && g.artifactKey)
+          .map((g) => ctx.artifacts!.get(g.artifactKey!))
+          .filter((a): a is Artifact => !!a)
+          .map((a) => `${a.id}\u0000${a.contentHash}`),
+      );
       for (const g of all) {
         const a = g.kind === 'compacted' && g.artifactKey ? ctx.artifacts.get(g.artifactKey) : undefined;
-        if (a && fullContent.has(`${a.id}\u0000${a.contentHash}`) && !fromTool.has(`${a.id}\u0000${a.contentHash}`)) add('preview-and-full', `${g.artifactKey} is sent as a compacted preview beside a full block of the same content`);
+        if (a && fullContent.has(`${a.id}\u0000${a.contentHash}`) && !fromTool.has(`${a.id}\u0000${a.contentHash}`))
+          add('preview-and-full', `${g.artifactKey} is sent as a compacted preview beside a full block of the same content`);
       }
     }
     for (const [key, a] of ctx.artifacts) {

@@ -12,8 +12,20 @@ export interface Rejection {
 }
 
 export const DEFAULT_EXCLUDES: readonly string[] = [
-  '**/.env', '**/.env.*', '**/*.pem', '**/*.key', '**/*.p12', '**/*.pfx', '**/id_rsa*',
-  '**/id_ed25519*', '**/id_ecdsa*', '**/.ssh/**', '**/.aws/**', '**/.npmrc', '**/.netrc', '**/.git/**',
+  '**/.env',
+  '**/.env.*',
+  '**/*.pem',
+  '**/*.key',
+  '**/*.p12',
+  '**/*.pfx',
+  '**/id_rsa*',
+  '**/id_ed25519*',
+  '**/id_ecdsa*',
+  '**/.ssh/**',
+  '**/.aws/**',
+  '**/.npmrc',
+  '**/.netrc',
+  '**/.git/**',
 ];
 
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -71,7 +83,10 @@ export function looksBinary(content: string): boolean {
  */
 export class IsolationPolicy {
   private readonly excludes: GlobSet;
-  constructor(excludes: readonly string[] = DEFAULT_EXCLUDES, readonly maxFileBytes: number = DEFAULT_MAX_FILE_BYTES) {
+  constructor(
+    excludes: readonly string[] = DEFAULT_EXCLUDES,
+    readonly maxFileBytes: number = DEFAULT_MAX_FILE_BYTES,
+  ) {
     this.excludes = new GlobSet(excludes);
   }
 
@@ -79,11 +94,25 @@ export class IsolationPolicy {
   checkPath(path: string, label = path): { ok: true; path: string } | { ok: false; rejection: Rejection } {
     const norm = normalizeRelativePath(path);
     if (norm === undefined) {
-      return { ok: false, rejection: { attachment: label, reason: 'outside-workspace', message: `${label} is outside the workspace; only files inside this window's workspace folders can be attached.` } };
+      return {
+        ok: false,
+        rejection: {
+          attachment: label,
+          reason: 'outside-workspace',
+          message: `${label} is outside the workspace; only files inside this window's workspace folders can be attached.`,
+        },
+      };
     }
     const pattern = this.excludes.match(norm);
     if (pattern !== undefined) {
-      return { ok: false, rejection: { attachment: label, reason: 'excluded', message: `${label} matches the exclude pattern ${pattern} (strata.context.exclude) and was not attached.` } };
+      return {
+        ok: false,
+        rejection: {
+          attachment: label,
+          reason: 'excluded',
+          message: `${label} matches the exclude pattern ${pattern} (strata.context.exclude) and was not attached.`,
+        },
+      };
     }
     return { ok: true, path: norm };
   }
@@ -94,7 +123,11 @@ export class IsolationPolicy {
     }
     const bytes = utf8Length(content);
     if (bytes > this.maxFileBytes) {
-      return { attachment: label, reason: 'too-large', message: `${label} is ${bytes} bytes, over strata.context.maxFileBytes (${this.maxFileBytes}); nothing of it was sent.` };
+      return {
+        attachment: label,
+        reason: 'too-large',
+        message: `${label} is ${bytes} bytes, over strata.context.maxFileBytes (${this.maxFileBytes}); nothing of it was sent.`,
+      };
     }
     return undefined;
   }

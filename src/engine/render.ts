@@ -11,10 +11,18 @@ export function escapeAttribute(value: string): string {
   let out = '';
   for (const ch of value) {
     switch (ch) {
-      case '&': out += '&amp;'; break;
-      case '"': out += '&quot;'; break;
-      case '<': out += '&lt;'; break;
-      case '>': out += '&gt;'; break;
+      case '&':
+        out += '&amp;';
+        break;
+      case '"':
+        out += '&quot;';
+        break;
+      case '<':
+        out += '&lt;';
+        break;
+      case '>':
+        out += '&gt;';
+        break;
       default: {
         const c = ch.codePointAt(0)!;
         out += c < 0x20 || c === 0x7f || c === 0x2028 || c === 0x2029 ? `&#${c};` : ch;
@@ -118,7 +126,12 @@ export function renderToolReference(a: Artifact, range?: { startLine: number; en
  * byte-identical. `pruned-tool`: what a tool read, cut under budget pressure (it can be read again).
  */
 export function renderStub(a: Artifact, why: 'detached' | 'pruned' | 'pruned-tool'): string {
-  const note = why === 'detached' ? 'removed from the context by the user' : why === 'pruned-tool' ? 'dropped to fit the context budget; call the tool again to see it' : 'dropped to fit the context budget; re-attach it to send it again';
+  const note =
+    why === 'detached'
+      ? 'removed from the context by the user'
+      : why === 'pruned-tool'
+        ? 'dropped to fit the context budget; call the tool again to see it'
+        : 'dropped to fit the context budget; re-attach it to send it again';
   return `<removed id="${escapeAttribute(a.id)}" version="${a.version}"/> (${note})\n`;
 }
 

@@ -16,7 +16,17 @@
  * surrogate cannot survive UTF-8, so its blob is the JSON string literal of the content
  * (`blobEncoding: "json"`) named by that literal's hash.
  */
-import type { ChatState, EntryState, HistorySummary, Presence, StepResult, ToolStepRecord, TurnItem, TurnItemMode, TurnRecord } from './state';
+import type {
+  ChatState,
+  EntryState,
+  HistorySummary,
+  Presence,
+  StepResult,
+  ToolStepRecord,
+  TurnItem,
+  TurnItemMode,
+  TurnRecord,
+} from './state';
 import type { ArtifactKind, ChangedFilesPolicy, Layout } from './types';
 import type { EngineOptions } from './engine';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './budget';
@@ -125,7 +135,21 @@ function metaHash(text: string): string {
   return h;
 }
 
-export function engineMeta(o: Pick<EngineOptions, 'conversationId' | 'layout' | 'policy' | 'tokenizer' | 'limits' | 'thresholds' | 'keepRecentTurns' | 'system' | 'instructions' | 'summarizer'>): EngineMeta {
+export function engineMeta(
+  o: Pick<
+    EngineOptions,
+    | 'conversationId'
+    | 'layout'
+    | 'policy'
+    | 'tokenizer'
+    | 'limits'
+    | 'thresholds'
+    | 'keepRecentTurns'
+    | 'system'
+    | 'instructions'
+    | 'summarizer'
+  >,
+): EngineMeta {
   const t = o.thresholds ?? DEFAULT_THRESHOLDS;
   return {
     conversationId: o.conversationId,
@@ -151,9 +175,12 @@ export function compareEngineMeta(saved: EngineMeta, current: EngineMeta): strin
   if (saved.layout !== current.layout) out.push(`layout was ${saved.layout}, now ${current.layout}`);
   if (saved.policy !== current.policy) out.push(`changed-files policy was ${saved.policy}, now ${current.policy}`);
   if (saved.encoding !== current.encoding) out.push(`token encoding was ${saved.encoding}, now ${current.encoding}`);
-  if (!same(saved.limits, current.limits)) out.push(`model limits were ${canonicalJson(saved.limits)}, now ${canonicalJson(current.limits)}`);
-  if (!same(saved.thresholds, current.thresholds)) out.push(`budget thresholds were ${canonicalJson(saved.thresholds)}, now ${canonicalJson(current.thresholds)}`);
-  if (saved.keepRecentTurns !== current.keepRecentTurns) out.push(`verbatim history turns were ${saved.keepRecentTurns}, now ${current.keepRecentTurns}`);
+  if (!same(saved.limits, current.limits))
+    out.push(`model limits were ${canonicalJson(saved.limits)}, now ${canonicalJson(current.limits)}`);
+  if (!same(saved.thresholds, current.thresholds))
+    out.push(`budget thresholds were ${canonicalJson(saved.thresholds)}, now ${canonicalJson(current.thresholds)}`);
+  if (saved.keepRecentTurns !== current.keepRecentTurns)
+    out.push(`verbatim history turns were ${saved.keepRecentTurns}, now ${current.keepRecentTurns}`);
   if (saved.systemHash !== current.systemHash) out.push('the system prompt changed');
   if (!same(saved.instructions, current.instructions)) out.push('the instructions changed');
   if (saved.summarizer !== current.summarizer) out.push(`summarizer was ${saved.summarizer}, now ${current.summarizer}`);
@@ -188,8 +215,14 @@ function encodeEntry(e: EntryState): EncodedEntry {
     ? { uri: a.source.uri, range: { startLine: a.source.range.startLine, endLine: a.source.range.endLine } }
     : { uri: a.source.uri };
   const artifact: EncodedArtifact = {
-    id: a.id, kind: a.kind, source, recoverable: a.recoverable, contentHash: a.contentHash,
-    version: a.version, priority: a.priority, essential: a.essential,
+    id: a.id,
+    kind: a.kind,
+    source,
+    recoverable: a.recoverable,
+    contentHash: a.contentHash,
+    version: a.version,
+    priority: a.priority,
+    essential: a.essential,
   };
   if (!isWellFormed(a.content)) {
     const b = blobFor(a.content, a.contentHash);
@@ -197,8 +230,13 @@ function encodeEntry(e: EntryState): EncodedEntry {
     artifact.blobEncoding = 'json';
   }
   const out: EncodedEntry = {
-    key: e.key, artifact, firstTurn: e.firstTurn, presence: e.presence,
-    superseded: e.superseded, missing: e.missing, essential: e.essential,
+    key: e.key,
+    artifact,
+    firstTurn: e.firstTurn,
+    presence: e.presence,
+    superseded: e.superseded,
+    missing: e.missing,
+    essential: e.essential,
   };
   if (e.compacted) {
     const c: EncodedCompacted = { bodyHash: e.compacted.bodyHash, keptLines: e.compacted.keptLines, totalLines: e.compacted.totalLines };
@@ -335,7 +373,8 @@ function arr(v: unknown, where: string): unknown[] {
 }
 
 function oneOf<T extends string>(v: unknown, allowed: readonly T[], where: string): T {
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) fail(where, `must be one of ${allowed.join(', ')} (got ${describe(v)})`);
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
+    fail(where, `must be one of ${allowed.join(', ')} (got ${describe(v)})`);
   return v as T;
 }
 
@@ -435,7 +474,11 @@ function decodeStep(v: unknown, where: string): ToolStepRecord {
   if (!isObj(v)) fail(where, 'must be {text, calls, results}');
   const calls = arr(v.calls, `${where}.calls`).map((c, k) => {
     if (!isObj(c) || !isObj(c.args)) fail(`${where}.calls[${k}]`, 'must be {id, name, args}');
-    return { id: str(c.id, `${where}.calls[${k}].id`), name: str(c.name, `${where}.calls[${k}].name`), args: c.args as Record<string, unknown> };
+    return {
+      id: str(c.id, `${where}.calls[${k}].id`),
+      name: str(c.name, `${where}.calls[${k}].name`),
+      args: c.args as Record<string, unknown>,
+    };
   });
   const results = arr(v.results, `${where}.results`).map((r, k) => {
     const rw = `${where}.results[${k}]`;
@@ -450,7 +493,8 @@ function decodeStep(v: unknown, where: string): ToolStepRecord {
     if (range) out.range = range;
     return out;
   });
-  if (results.length !== calls.length || results.some((r, k) => r.callId !== calls[k].id)) fail(where, 'needs one result per call, in order');
+  if (results.length !== calls.length || results.some((r, k) => r.callId !== calls[k].id))
+    fail(where, 'needs one result per call, in order');
   return { text: str(v.text, `${where}.text`), calls, results };
 }
 
@@ -460,7 +504,12 @@ function decodeTurn(v: unknown, where: string): TurnRecord {
     if (!isObj(i)) fail(`${where}.items[${k}]`, 'must be {key, mode}');
     return { key: str(i.key, `${where}.items[${k}].key`), mode: oneOf(i.mode, MODES, `${where}.items[${k}].mode`) };
   });
-  const out: TurnRecord = { turn: int(v.turn, `${where}.turn`, 1), userText: str(v.userText, `${where}.userText`), items, reply: str(v.reply, `${where}.reply`) };
+  const out: TurnRecord = {
+    turn: int(v.turn, `${where}.turn`, 1),
+    userText: str(v.userText, `${where}.userText`),
+    items,
+    reply: str(v.reply, `${where}.reply`),
+  };
   if (v.steps !== undefined) out.steps = arr(v.steps, `${where}.steps`).map((st, k) => decodeStep(st, `${where}.steps[${k}]`));
   return out;
 }
@@ -481,8 +530,15 @@ function decodeEngineMeta(v: unknown): EngineMeta {
     layout: oneOf(v.layout, ['library', 'transcript'] as const, `${w}.layout`),
     policy: oneOf(v.policy, ['append-version', 'append-diff', 'refresh-in-place'] as const, `${w}.policy`),
     encoding: str(v.encoding, `${w}.encoding`),
-    limits: { contextWindow: int(lim.contextWindow, `${w}.limits.contextWindow`, 1), maxOutputTokens: int(lim.maxOutputTokens, `${w}.limits.maxOutputTokens`) },
-    thresholds: { warnPercent: num(th.warnPercent, `${w}.thresholds.warnPercent`), compactPercent: num(th.compactPercent, `${w}.thresholds.compactPercent`), targetPercent: num(th.targetPercent, `${w}.thresholds.targetPercent`) },
+    limits: {
+      contextWindow: int(lim.contextWindow, `${w}.limits.contextWindow`, 1),
+      maxOutputTokens: int(lim.maxOutputTokens, `${w}.limits.maxOutputTokens`),
+    },
+    thresholds: {
+      warnPercent: num(th.warnPercent, `${w}.thresholds.warnPercent`),
+      compactPercent: num(th.compactPercent, `${w}.thresholds.compactPercent`),
+      targetPercent: num(th.targetPercent, `${w}.thresholds.targetPercent`),
+    },
     keepRecentTurns: int(v.keepRecentTurns, `${w}.keepRecentTurns`),
     systemHash: hex(v.systemHash, `${w}.systemHash`),
     instructions: arr(v.instructions, `${w}.instructions`).map((i, k) => {
@@ -497,7 +553,8 @@ function decodeEngineMeta(v: unknown): EngineMeta {
 export function checkEncodedShape(obj: unknown): EncodedState {
   if (!isObj(obj)) fail('', 'must be a JSON object');
   if (obj.format !== STATE_FORMAT) fail('format', `must be ${JSON.stringify(STATE_FORMAT)} (got ${describe(obj.format)})`);
-  if (obj.version !== STATE_FORMAT_VERSION) fail('version', `${describe(obj.version)} is not supported (this build reads version ${STATE_FORMAT_VERSION})`);
+  if (obj.version !== STATE_FORMAT_VERSION)
+    fail('version', `${describe(obj.version)} is not supported (this build reads version ${STATE_FORMAT_VERSION})`);
   int(obj.completedTurns, 'completedTurns');
   arr(obj.entries, 'entries').forEach((e, i) => {
     if (!isObj(e) || !isObj(e.artifact)) fail(`entries[${i}]`, 'must be {key, artifact, …}');
@@ -531,7 +588,8 @@ export function decodeState(obj: unknown, getBlob: (hash: string) => string): Ch
   enc.entries.forEach((v, i) => {
     const e = decodeEntry(v, `entries[${i}]`, getBlob);
     if (entries.has(e.key)) fail(`entries[${i}]`, `duplicate key ${JSON.stringify(e.key)}`);
-    if (e.firstTurn > completedTurns + 1) fail(`entries[${i}] (${e.key}).firstTurn`, `${e.firstTurn} is after the last completed turn ${completedTurns}`);
+    if (e.firstTurn > completedTurns + 1)
+      fail(`entries[${i}] (${e.key}).firstTurn`, `${e.firstTurn} is after the last completed turn ${completedTurns}`);
     entries.set(e.key, e);
   });
   const has = (k: string, where: string) => {
@@ -555,7 +613,8 @@ export function decodeState(obj: unknown, getBlob: (hash: string) => string): Ch
   });
   for (const e of entries.values()) {
     const max = versions.get(e.artifact.id);
-    if (max === undefined || e.artifact.version > max) fail(`versions`, `${JSON.stringify(e.artifact.id)} has version ${e.artifact.version} above the recorded highest ${max ?? 'none'}`);
+    if (max === undefined || e.artifact.version > max)
+      fail(`versions`, `${JSON.stringify(e.artifact.id)} has version ${e.artifact.version} above the recorded highest ${max ?? 'none'}`);
   }
   const order = enc.order.slice();
   const inOrder = new Set<string>();
@@ -571,17 +630,21 @@ export function decodeState(obj: unknown, getBlob: (hash: string) => string): Ch
     if (r.turn <= prevTurn) fail(`turns[${i}].turn`, `${r.turn} does not follow turn ${prevTurn}`);
     prevTurn = r.turn;
     r.items.forEach((it, k) => has(it.key, `turns[${i}].items[${k}]`));
-    r.steps?.forEach((st, k) => st.results.forEach((res, j) => res.items.forEach((it, m) => has(it.key, `turns[${i}].steps[${k}].results[${j}].items[${m}]`))));
+    r.steps?.forEach((st, k) =>
+      st.results.forEach((res, j) => res.items.forEach((it, m) => has(it.key, `turns[${i}].steps[${k}].results[${j}].items[${m}]`))),
+    );
     return r;
   });
   if (prevTurn > completedTurns) fail('completedTurns', `${completedTurns} is below the last recorded turn ${prevTurn}`);
-  if (turns.length > 0 && prevTurn !== completedTurns) fail('completedTurns', `${completedTurns} does not match the last recorded turn ${prevTurn}`);
+  if (turns.length > 0 && prevTurn !== completedTurns)
+    fail('completedTurns', `${completedTurns} does not match the last recorded turn ${prevTurn}`);
   let summary: HistorySummary | undefined;
   if (enc.summary !== undefined) {
     const s = enc.summary as unknown;
     if (!isObj(s)) fail('summary', 'must be {throughTurn, text}');
     summary = { throughTurn: int(s.throughTurn, 'summary.throughTurn', 1), text: str(s.text, 'summary.text') };
-    if (summary.throughTurn > completedTurns) fail('summary.throughTurn', `${summary.throughTurn} is after the last completed turn ${completedTurns}`);
+    if (summary.throughTurn > completedTurns)
+      fail('summary.throughTurn', `${summary.throughTurn} is after the last completed turn ${completedTurns}`);
   }
   const previousBlocks = enc.previousBlocks.map((b, i) => {
     const s = str(b, `previousBlocks[${i}]`);
@@ -627,7 +690,13 @@ export interface StateDelta {
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === undefined || b === undefined) return false;
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i] && (x === null || typeof x !== 'object'))) return true;
+  if (
+    Array.isArray(a) &&
+    Array.isArray(b) &&
+    a.length === b.length &&
+    a.every((x, i) => x === b[i] && (x === null || typeof x !== 'object'))
+  )
+    return true;
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
@@ -703,7 +772,17 @@ const entryKey = (e: EncodedEntry) => (isObj(e) ? String(e.key) : '');
 const pairKey = (p: [string, unknown]) => (Array.isArray(p) ? String(p[0]) : '');
 
 export function emptyEncoded(): EncodedState {
-  return { format: STATE_FORMAT, version: STATE_FORMAT_VERSION, completedTurns: 0, entries: [], latest: [], versions: [], order: [], turns: [], previousBlocks: [] };
+  return {
+    format: STATE_FORMAT,
+    version: STATE_FORMAT_VERSION,
+    completedTurns: 0,
+    entries: [],
+    latest: [],
+    versions: [],
+    order: [],
+    turns: [],
+    previousBlocks: [],
+  };
 }
 
 /** The delta that turns `prev` (undefined: an empty chat) into `next`. */
@@ -742,9 +821,9 @@ export function applyDelta(prev: EncodedState | undefined, d: StateDelta): Encod
     turns: applyArray(p.turns, d.turns, 'turns'),
     previousBlocks: applyArray(p.previousBlocks, d.previousBlocks, 'previousBlocks'),
   };
-  const summary = d.summary === undefined ? p.summary : d.summary ?? undefined;
+  const summary = d.summary === undefined ? p.summary : (d.summary ?? undefined);
   if (summary !== undefined) out.summary = summary;
-  const engine = d.engine === undefined ? p.engine : d.engine ?? undefined;
+  const engine = d.engine === undefined ? p.engine : (d.engine ?? undefined);
   if (engine !== undefined) out.engine = engine;
   return out;
 }
@@ -762,7 +841,9 @@ export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
   const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+  const keys = Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }
 
@@ -778,7 +859,13 @@ export const DIGEST_LINK = 16;
  */
 export function listDigest(items: readonly unknown[]): string {
   let links = '';
-  for (let i = 0; i < items.length; i += DIGEST_LINK) links += sha256Hex(items.slice(i, i + DIGEST_LINK).map((x) => canonicalJson(x)).join(','));
+  for (let i = 0; i < items.length; i += DIGEST_LINK)
+    links += sha256Hex(
+      items
+        .slice(i, i + DIGEST_LINK)
+        .map((x) => canonicalJson(x))
+        .join(','),
+    );
   return sha256Hex(links);
 }
 
@@ -806,12 +893,14 @@ export function stateDigest(enc: EncodedState, version: 1 | 2 = 2): string {
  */
 export function withoutEntries(enc: EncodedState, drop: ReadonlySet<string>): EncodedState {
   if (drop.size === 0) return enc;
-  const entries = enc.entries.filter((e) => !drop.has(e.key)).map((e) => {
-    if (e.inPlaceOf === undefined || !drop.has(e.inPlaceOf)) return e;
-    const copy = { ...e };
-    delete copy.inPlaceOf;
-    return copy;
-  });
+  const entries = enc.entries
+    .filter((e) => !drop.has(e.key))
+    .map((e) => {
+      if (e.inPlaceOf === undefined || !drop.has(e.inPlaceOf)) return e;
+      const copy = { ...e };
+      delete copy.inPlaceOf;
+      return copy;
+    });
   const newest = new Map<string, EncodedEntry>();
   for (const e of entries) {
     const cur = newest.get(e.artifact.id);
@@ -835,7 +924,9 @@ export function withoutEntries(enc: EncodedState, drop: ReadonlySet<string>): En
           ...st,
           results: st.results.map((r) => {
             const items = r.items.filter((i) => !drop.has(i.key));
-            return items.length === r.items.length ? r : { ...r, items, note: r.note ?? `[${r.tool}: not imported: what it read is outside this workspace]` };
+            return items.length === r.items.length
+              ? r
+              : { ...r, items, note: r.note ?? `[${r.tool}: not imported: what it read is outside this workspace]` };
           }),
         }));
       }

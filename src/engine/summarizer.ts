@@ -16,7 +16,10 @@ function clip(text: string, max: number): string {
   // (a prefix's flattened form is a prefix of the whole's; past max + 1 characters, trimming the
   // whole's end cannot reach the part kept).
   if (text.length > 4 * max) {
-    const head = text.slice(0, 4 * max).replace(/\s+/g, ' ').trimStart();
+    const head = text
+      .slice(0, 4 * max)
+      .replace(/\s+/g, ' ')
+      .trimStart();
     if (head.length >= max + 2) return clipFlat(head, max);
   }
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -43,7 +46,10 @@ export class ExtractiveSummarizer implements ISummarizer {
   /** Each turn's line, kept while the turn's texts are the same: compaction summarizes turns 1..N again and again. */
   private readonly lines = new Map<number, { user: string; reply: string; line: string }>();
 
-  constructor(private readonly userChars = 200, private readonly replyChars = 300) {}
+  constructor(
+    private readonly userChars = 200,
+    private readonly replyChars = 300,
+  ) {}
 
   /**
    * Summaries made lately, by number of turns: pruning a chat far over budget probes several reaches

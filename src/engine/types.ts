@@ -49,19 +49,19 @@ export interface ToolCall {
 }
 
 export type SegmentKind =
-  | 'system'          // L1 product prompt
-  | 'instructions'    // L1 overlay (user / project instructions)
-  | 'library-header'  // L2 heading in the library layout
-  | 'artifact'        // a full artifact block
-  | 'reference'       // a reference to an artifact block present in the same request
-  | 'stub'            // a one-line stand-in for a detached or pruned block
-  | 'compacted'       // structure + preview of a recoverable artifact (DESIGN §5)
-  | 'user-text'       // what the user typed (L5 now, L4 later)
-  | 'reply'           // an assistant reply (L4)
-  | 'summary'         // a summary of older turns (L4)
-  | 'tool-call'       // the tool calls of an assistant message: their JSON, sent as the message's calls, not as a block
-  | 'step-text'       // what the model said in a tool step, before its calls
-  | 'tool-note';      // a tool message's text that is not workspace content: a refusal, a truncation note, "nothing found"
+  | 'system' // L1 product prompt
+  | 'instructions' // L1 overlay (user / project instructions)
+  | 'library-header' // L2 heading in the library layout
+  | 'artifact' // a full artifact block
+  | 'reference' // a reference to an artifact block present in the same request
+  | 'stub' // a one-line stand-in for a detached or pruned block
+  | 'compacted' // structure + preview of a recoverable artifact (DESIGN §5)
+  | 'user-text' // what the user typed (L5 now, L4 later)
+  | 'reply' // an assistant reply (L4)
+  | 'summary' // a summary of older turns (L4)
+  | 'tool-call' // the tool calls of an assistant message: their JSON, sent as the message's calls, not as a block
+  | 'step-text' // what the model said in a tool step, before its calls
+  | 'tool-note'; // a tool message's text that is not workspace content: a refusal, a truncation note, "nothing found"
 
 export interface Segment {
   /** Unique within its layer. */

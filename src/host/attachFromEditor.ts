@@ -16,7 +16,11 @@ function outside(uri: vscode.Uri): SpecOrRefusal {
   const label = HostWorkspace.labelOf(uri);
   return {
     ok: false,
-    rejection: { attachment: label, reason: 'outside-workspace', message: `${label} is outside this window's workspace folders; only files inside them can be attached.` },
+    rejection: {
+      attachment: label,
+      reason: 'outside-workspace',
+      message: `${label} is outside this window's workspace folders; only files inside them can be attached.`,
+    },
   };
 }
 

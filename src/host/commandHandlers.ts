@@ -26,11 +26,16 @@ export interface HandlerDeps {
 /** A tree node or anything else that names an attached item. */
 function refOf(arg: unknown): string | undefined {
   if (typeof arg === 'string') return arg;
-  if (arg && typeof arg === 'object' && 'ref' in arg && typeof (arg as { ref: unknown }).ref === 'string') return (arg as { ref: string }).ref;
+  if (arg && typeof arg === 'object' && 'ref' in arg && typeof (arg as { ref: unknown }).ref === 'string')
+    return (arg as { ref: string }).ref;
   return undefined;
 }
 
-async function pickItem(controller: StrataController, placeHolder: string, filter: (i: { pinned: boolean }) => boolean): Promise<string | undefined> {
+async function pickItem(
+  controller: StrataController,
+  placeHolder: string,
+  filter: (i: { pinned: boolean }) => boolean,
+): Promise<string | undefined> {
   const items = controller.attachedItems().filter(filter);
   if (items.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Strata: nothing is attached that this applies to.'));
@@ -47,7 +52,8 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
   const { controller, session } = d;
   return {
     'strata.newChat': () => controller.newChat(),
-    'strata.attachActiveFile': (arg?: unknown) => (arg instanceof vscode.Uri ? controller.attachUris([arg]) : controller.attach('activeFile')),
+    'strata.attachActiveFile': (arg?: unknown) =>
+      arg instanceof vscode.Uri ? controller.attachUris([arg]) : controller.attach('activeFile'),
     'strata.attachSelection': () => controller.attach('selection'),
     'strata.attachOpenEditors': () => controller.attach('openEditors'),
     'strata.pin': async (arg?: unknown) => {
@@ -63,22 +69,32 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       return ref ? controller.remove(ref) : false;
     },
     'strata.compactNow': () =>
-      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Strata: compacting the chat') }, async () => {
-        const before = session.meter();
-        const after = session.compactNow();
-        controller.refreshMeter();
-        controller.notifyChanged();
-        void vscode.window.showInformationMessage(
-          after.used >= before.used
-            ? vscode.l10n.t('Strata: nothing to compact now ({0} tokens).', before.used)
-            : vscode.l10n.t('Strata: the next request will be compacted to {0} tokens (from {1}), {2}% of the budget.', after.used, before.used, Math.round((after.used / Math.max(1, after.budget)) * 100)),
-        );
-        return { before: before.used, after: after.used };
-      }),
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Strata: compacting the chat') },
+        async () => {
+          const before = session.meter();
+          const after = session.compactNow();
+          controller.refreshMeter();
+          controller.notifyChanged();
+          void vscode.window.showInformationMessage(
+            after.used >= before.used
+              ? vscode.l10n.t('Strata: nothing to compact now ({0} tokens).', before.used)
+              : vscode.l10n.t(
+                  'Strata: the next request will be compacted to {0} tokens (from {1}), {2}% of the budget.',
+                  after.used,
+                  before.used,
+                  Math.round((after.used / Math.max(1, after.budget)) * 100),
+                ),
+          );
+          return { before: before.used, after: after.used };
+        },
+      ),
     'strata.showLastRequest': async () => {
       const last = controller.lastSent();
       if (!last) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('Strata: no request of this chat was sent from this window yet. Send a message first.'));
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t('Strata: no request of this chat was sent from this window yet. Send a message first.'),
+        );
         return undefined;
       }
       return d.documents.open(`strata-request-turn-${last.turn}.jsonc`, lastRequestDocument(last), 'jsonc');
@@ -87,7 +103,12 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       const options = await d.resolver.modelOptions();
       const current = controller.currentModel();
       const pick = await vscode.window.showQuickPick(
-        options.map((o) => ({ label: o.label, description: o.detail, picked: current?.provider === o.provider && current.model === o.model, option: o })),
+        options.map((o) => ({
+          label: o.label,
+          description: o.detail,
+          picked: current?.provider === o.provider && current.model === o.model,
+          option: o,
+        })),
         { placeHolder: vscode.l10n.t('Model for Strata (current: {0})', current?.label ?? 'none') },
       );
       if (!pick) return undefined;
@@ -97,7 +118,8 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
     },
     // Arguments (for scripts and keybindings): a provider id, then optionally the key itself.
     'strata.setApiKey': async (arg?: unknown, keyArg?: unknown) => {
-      let provider: KeyedProvider | undefined = typeof arg === 'string' && (KEYED_PROVIDERS as readonly string[]).includes(arg) ? (arg as KeyedProvider) : undefined;
+      let provider: KeyedProvider | undefined =
+        typeof arg === 'string' && (KEYED_PROVIDERS as readonly string[]).includes(arg) ? (arg as KeyedProvider) : undefined;
       if (!provider) {
         const pick = await vscode.window.showQuickPick(
           [
@@ -109,15 +131,23 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
         provider = pick?.provider;
       }
       if (!provider) return false;
-      const key = typeof keyArg === 'string' ? keyArg : await vscode.window.showInputBox({
-        password: true,
-        ignoreFocusOut: true,
-        prompt: vscode.l10n.t('API key for {0}. Stored in VS Code\'s secret storage, never in settings. Leave empty to delete the stored key.', provider === 'openai' ? 'OpenAI' : 'Anthropic'),
-      });
+      const key =
+        typeof keyArg === 'string'
+          ? keyArg
+          : await vscode.window.showInputBox({
+              password: true,
+              ignoreFocusOut: true,
+              prompt: vscode.l10n.t(
+                "API key for {0}. Stored in VS Code's secret storage, never in settings. Leave empty to delete the stored key.",
+                provider === 'openai' ? 'OpenAI' : 'Anthropic',
+              ),
+            });
       if (key === undefined) return false;
       await d.resolver.setApiKey(provider, key.trim() || undefined);
       await controller.refreshProvider();
-      void vscode.window.showInformationMessage(key.trim() ? vscode.l10n.t('Strata: the key is stored.') : vscode.l10n.t('Strata: the stored key was deleted.'));
+      void vscode.window.showInformationMessage(
+        key.trim() ? vscode.l10n.t('Strata: the key is stored.') : vscode.l10n.t('Strata: the stored key was deleted.'),
+      );
       return true;
     },
     'strata.exportChat': async (arg?: unknown) => {
@@ -129,14 +159,27 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
           ? arg
           : await vscode.window.showSaveDialog({
               filters: { Markdown: ['md'] },
-              defaultUri: vscode.workspace.workspaceFolders?.[0] ? vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, `${chat.title.replace(/[^A-Za-z0-9 _-]+/g, '').trim().slice(0, 40) || 'strata-chat'}.md`) : undefined,
+              defaultUri: vscode.workspace.workspaceFolders?.[0]
+                ? vscode.Uri.joinPath(
+                    vscode.workspace.workspaceFolders[0].uri,
+                    `${
+                      chat.title
+                        .replace(/[^A-Za-z0-9 _-]+/g, '')
+                        .trim()
+                        .slice(0, 40) || 'strata-chat'
+                    }.md`,
+                  )
+                : undefined,
             });
       if (!target) return undefined;
       await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(markdown));
       return target;
     },
     'strata.importChat': async (arg?: unknown) => {
-      const source = arg instanceof vscode.Uri ? arg : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Markdown: ['md'] } }))?.[0];
+      const source =
+        arg instanceof vscode.Uri
+          ? arg
+          : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Markdown: ['md'] } }))?.[0];
       if (!source) return undefined;
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(source));
       const result = session.store.importMarkdown(text, { isAllowedPath: (p) => d.workspace.isAllowedPathSync(p) });
@@ -184,7 +227,11 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       if (!chatId) {
         const chats = session.chats();
         const pick = await vscode.window.showQuickPick(
-          chats.map((c) => ({ label: c.title, description: `${c.turns} turns${c.id === session.activeChatId ? ' · open' : ''}`, id: c.id })),
+          chats.map((c) => ({
+            label: c.title,
+            description: `${c.turns} turns${c.id === session.activeChatId ? ' · open' : ''}`,
+            id: c.id,
+          })),
           { placeHolder: vscode.l10n.t('Delete which chat?') },
         );
         chatId = pick?.id;

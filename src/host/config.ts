@@ -10,7 +10,11 @@ export function readSetting<K extends SettingKey>(key: K, scope?: vscode.Configu
 }
 
 /** Writes a `strata.*` setting (user settings unless a target is given). */
-export async function writeSetting<K extends SettingKey>(key: K, value: StrataSettings[K], target: vscode.ConfigurationTarget = vscode.ConfigurationTarget.Global): Promise<void> {
+export async function writeSetting<K extends SettingKey>(
+  key: K,
+  value: StrataSettings[K],
+  target: vscode.ConfigurationTarget = vscode.ConfigurationTarget.Global,
+): Promise<void> {
   await vscode.workspace.getConfiguration(CONFIG_SECTION).update(key, value, target);
 }
 
@@ -20,9 +24,7 @@ export function onDidChangeSettings(listener: (changed: SettingKey[]) => void): 
     if (!event.affectsConfiguration(CONFIG_SECTION)) {
       return;
     }
-    const changed = (Object.keys(SETTING_DEFAULTS) as SettingKey[]).filter((key) =>
-      event.affectsConfiguration(`${CONFIG_SECTION}.${key}`),
-    );
+    const changed = (Object.keys(SETTING_DEFAULTS) as SettingKey[]).filter((key) => event.affectsConfiguration(`${CONFIG_SECTION}.${key}`));
     if (changed.length > 0) {
       listener(changed);
     }

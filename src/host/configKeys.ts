@@ -43,7 +43,6 @@ export interface StrataSettings {
 
 export type SettingKey = keyof StrataSettings;
 
-
 export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   provider: 'auto',
   model: '',

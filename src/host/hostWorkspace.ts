@@ -55,14 +55,19 @@ async function statOf(uri: vscode.Uri): Promise<{ size: number; mtime: number; t
  * with Node's native byte count: the engine's pure-JS count takes ~150 ms on 5 MB before it is optimized).
  */
 function checkText(content: string, label: string, maxFileBytes: number): Rejection | undefined {
-  if (content.includes('\u0000')) return { attachment: label, reason: 'binary', message: `${label} looks like a binary file and was not attached.` };
+  if (content.includes('\u0000'))
+    return { attachment: label, reason: 'binary', message: `${label} looks like a binary file and was not attached.` };
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes > maxFileBytes) return tooLarge(label, bytes, maxFileBytes);
   return undefined;
 }
 
 function tooLarge(label: string, bytes: number, maxFileBytes: number): Rejection {
-  return { attachment: label, reason: 'too-large', message: `${label} is ${bytes} bytes, over strata.context.maxFileBytes (${maxFileBytes}); nothing of it was sent.` };
+  return {
+    attachment: label,
+    reason: 'too-large',
+    message: `${label} is ${bytes} bytes, over strata.context.maxFileBytes (${maxFileBytes}); nothing of it was sent.`,
+  };
 }
 
 function hasNulByte(bytes: Uint8Array): boolean {
@@ -145,10 +150,19 @@ export class HostWorkspace implements ToolWorkspacePort {
    * `folderReals`: the folders' real paths, shared by the checks of one batch (a turn re-reads every
    * file the chat holds); without it each check resolves its folder's real path itself.
    */
-  private async isolate(path: string, label: string, policy: IsolationPolicy, folderReals?: Map<string, Promise<string>>): Promise<{ ok: true; located: Located } | { ok: false; rejection: Rejection; absent?: true }> {
+  private async isolate(
+    path: string,
+    label: string,
+    policy: IsolationPolicy,
+    folderReals?: Map<string, Promise<string>>,
+  ): Promise<{ ok: true; located: Located } | { ok: false; rejection: Rejection; absent?: true }> {
     const located = this.locate(path);
     if (!located) {
-      return reject(label, 'outside-workspace', `${label} is outside this window's workspace folders; only files inside them can be attached.`);
+      return reject(
+        label,
+        'outside-workspace',
+        `${label} is outside this window's workspace folders; only files inside them can be attached.`,
+      );
     }
     const checked = policy.checkPath(located.relative, label);
     if (!checked.ok) return checked;
@@ -174,20 +188,38 @@ export class HostWorkspace implements ToolWorkspacePort {
     }
     const inside = real === folderReal || real.startsWith(folderReal.endsWith('/') ? folderReal : `${folderReal}/`);
     if (!inside) {
-      return reject(label, 'outside-workspace', `${label} is a link that points outside the workspace (to ${real}); only files inside this window's workspace folders can be attached.`);
+      return reject(
+        label,
+        'outside-workspace',
+        `${label} is a link that points outside the workspace (to ${real}); only files inside this window's workspace folders can be attached.`,
+      );
     }
-    const realRelative = real === folderReal ? '' : real.slice(folderReal.length + 1).split('\\').join('/');
+    const realRelative =
+      real === folderReal
+        ? ''
+        : real
+            .slice(folderReal.length + 1)
+            .split('\\')
+            .join('/');
     if (realRelative !== located.relative && realRelative.length > 0) {
       const realChecked = policy.checkPath(realRelative, label);
       if (!realChecked.ok) {
-        return reject(label, realChecked.rejection.reason, `${label} points to ${realRelative}, which ${realChecked.rejection.reason === 'excluded' ? 'matches strata.context.exclude' : 'is not allowed'}; it was not attached.`);
+        return reject(
+          label,
+          realChecked.rejection.reason,
+          `${label} points to ${realRelative}, which ${realChecked.rejection.reason === 'excluded' ? 'matches strata.context.exclude' : 'is not allowed'}; it was not attached.`,
+        );
       }
     }
     return { ok: true, located };
   }
 
   /** Reads a located file: the open document's text (dirty or not), else the bytes on disk. */
-  private async read(located: Located, label: string, policy: IsolationPolicy): Promise<{ ok: true; content: string } | { ok: false; rejection: Rejection }> {
+  private async read(
+    located: Located,
+    label: string,
+    policy: IsolationPolicy,
+  ): Promise<{ ok: true; content: string } | { ok: false; rejection: Rejection }> {
     const doc = this.openDocument(located.uri);
     if (doc) {
       const content = doc.getText();
@@ -208,7 +240,8 @@ export class HostWorkspace implements ToolWorkspacePort {
     try {
       // Node's fs reads off the main thread; workspace.fs would carry the bytes over the host's IPC
       // in one message (measured: a 5 MB read blocked the extension host for ~100 ms).
-      bytes = located.uri.scheme === 'file' ? await fs.promises.readFile(located.uri.fsPath) : await vscode.workspace.fs.readFile(located.uri);
+      bytes =
+        located.uri.scheme === 'file' ? await fs.promises.readFile(located.uri.fsPath) : await vscode.workspace.fs.readFile(located.uri);
     } catch {
       return reject(label, 'not-found', `${label} could not be read.`);
     }
@@ -254,7 +287,8 @@ export class HostWorkspace implements ToolWorkspacePort {
       const read = await this.read(isolated.located, label, policy);
       if (!read.ok) return read;
       content = read.content;
-      path = HostWorkspace.folders().length > 1 ? `${isolated.located.folder.name}/${isolated.located.relative}` : isolated.located.relative;
+      path =
+        HostWorkspace.folders().length > 1 ? `${isolated.located.folder.name}/${isolated.located.relative}` : isolated.located.relative;
     }
     if (spec.kind === 'file') return { ok: true, input: { kind: 'file', uri: path, content } };
     const slice = sliceLines(content, { startLine: spec.startLine, endLine: spec.endLine });
@@ -317,7 +351,11 @@ export class HostWorkspace implements ToolWorkspacePort {
    * One source's current content when it differs from what the chat holds (null: gone; undefined:
    * unchanged), or why it is refused now.
    */
-  private async freshOne(src: FreshSource, policy: IsolationPolicy, folderReals: Map<string, Promise<string>>): Promise<string | null | undefined | { rejection: Rejection }> {
+  private async freshOne(
+    src: FreshSource,
+    policy: IsolationPolicy,
+    folderReals: Map<string, Promise<string>>,
+  ): Promise<string | null | undefined | { rejection: Rejection }> {
     if (src.uri.startsWith(UNTITLED_PREFIX)) {
       const doc = this.untitledDocument(src.uri);
       return doc ? this.checkedText(this.documentText(doc, src), src.uri, policy) : null;
@@ -417,7 +455,13 @@ export class HostWorkspace implements ToolWorkspacePort {
 
   diagnostics(path?: string): DiagnosticInfo[] {
     const severity = (s: vscode.DiagnosticSeverity): DiagnosticSeverity =>
-      s === vscode.DiagnosticSeverity.Error ? 'error' : s === vscode.DiagnosticSeverity.Warning ? 'warning' : s === vscode.DiagnosticSeverity.Information ? 'info' : 'hint';
+      s === vscode.DiagnosticSeverity.Error
+        ? 'error'
+        : s === vscode.DiagnosticSeverity.Warning
+          ? 'warning'
+          : s === vscode.DiagnosticSeverity.Information
+            ? 'info'
+            : 'hint';
     const entries: [vscode.Uri, readonly vscode.Diagnostic[]][] = [];
     if (path !== undefined) {
       const uri = this.uriOf(path);
@@ -428,7 +472,13 @@ export class HostWorkspace implements ToolWorkspacePort {
       const p = HostWorkspace.pathOf(uri);
       if (!p) continue;
       for (const d of list) {
-        const info: DiagnosticInfo = { path: p, line: d.range.start.line + 1, column: d.range.start.character + 1, severity: severity(d.severity), message: d.message };
+        const info: DiagnosticInfo = {
+          path: p,
+          line: d.range.start.line + 1,
+          column: d.range.start.character + 1,
+          severity: severity(d.severity),
+          message: d.message,
+        };
         if (d.source) info.source = d.source;
         const code = typeof d.code === 'object' && d.code !== null ? d.code.value : d.code;
         if (code !== undefined) info.code = String(code);
@@ -471,7 +521,10 @@ export class HostWorkspace implements ToolWorkspacePort {
       const folderReal = fs.realpathSync(located.folder.uri.fsPath);
       const real = fs.existsSync(located.uri.fsPath) ? fs.realpathSync(located.uri.fsPath) : located.uri.fsPath;
       if (real !== folderReal && !real.startsWith(`${folderReal}/`)) return false;
-      const realRelative = real.slice(folderReal.length + 1).split('\\').join('/');
+      const realRelative = real
+        .slice(folderReal.length + 1)
+        .split('\\')
+        .join('/');
       return realRelative.length === 0 || policy.checkPath(realRelative).ok;
     } catch {
       return false;

@@ -11,7 +11,9 @@ import type { WholeRequest } from './strataController';
 export function lastRequestDocument(r: WholeRequest): string {
   const env = r.envelope;
   const layers = LAYER_IDS.map((id, i) => `${id} ${fmt(env.layers[i]?.tokens ?? 0)}`).join(' · ');
-  const reported = r.usage ? `${fmt(r.usage.cacheRead)} reported by the provider (input ${fmt(r.usage.input)}, cache write ${fmt(r.usage.cacheWrite)}, output ${fmt(r.usage.output)})` : 'not reported';
+  const reported = r.usage
+    ? `${fmt(r.usage.cacheRead)} reported by the provider (input ${fmt(r.usage.input)}, cache write ${fmt(r.usage.cacheWrite)}, output ${fmt(r.usage.output)})`
+    : 'not reported';
   const lines = [
     `// Strata — the exact request of turn ${env.turn} (read-only)`,
     `// Provider: ${r.status === 'preview' ? 'none (preview: nothing was sent)' : r.model}`,
@@ -21,7 +23,10 @@ export function lastRequestDocument(r: WholeRequest): string {
     `// Cached: ${fmt(env.ledger.cachedTokens)} predicted; ${reported}`,
     `// Prefix: ${env.prefixBreak ? `changed (${env.prefixBreakReason ?? 'unknown'})` : 'the previous request is kept as a prefix'}`,
   ];
-  for (const p of env.pruned) lines.push(`// Cut: ${p.item} (${p.layer}) ${p.reason}: ${fmt(p.preTokens)} → ${fmt(p.postTokens)} tokens; kept ${p.kept}; lost ${p.lost}`);
+  for (const p of env.pruned)
+    lines.push(
+      `// Cut: ${p.item} (${p.layer}) ${p.reason}: ${fmt(p.preTokens)} → ${fmt(p.postTokens)} tokens; kept ${p.kept}; lost ${p.lost}`,
+    );
   lines.push('// Below: the messages byte for byte (JSON strings); "cacheBreakpoint": true ends a prefix the provider may cache.', '');
   const body = { turn: env.turn, layout: env.layout, provider: r.provider, model: r.model, messages: env.messages };
   return `${lines.join('\n')}${JSON.stringify(body, null, 2)}\n`;

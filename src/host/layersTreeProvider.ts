@@ -64,7 +64,9 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
     private readonly hasRequest: () => boolean,
   ) {
     super();
-    this.treeView = this._register(vscode.window.createTreeView(LayersTreeProvider.viewId, { treeDataProvider: this, showCollapseAll: true }));
+    this.treeView = this._register(
+      vscode.window.createTreeView(LayersTreeProvider.viewId, { treeDataProvider: this, showCollapseAll: true }),
+    );
     this.showMessage(!this.hasRequest());
   }
 
@@ -84,7 +86,9 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   }
 
   private showMessage(empty: boolean): void {
-    const message = empty ? 'No request yet in this chat. Attach files or a selection and send a message; every token of the request shows here.' : undefined;
+    const message = empty
+      ? 'No request yet in this chat. Attach files or a selection and send a message; every token of the request shows here.'
+      : undefined;
     if (message === this.message) return;
     this.message = message;
     this.treeView.message = message;
@@ -98,7 +102,11 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
     const hasChildren = (node.children && node.children.length > 0) || !!node.lazyChildren;
     const item = new vscode.TreeItem(
       node.label,
-      hasChildren ? (node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed) : vscode.TreeItemCollapsibleState.None,
+      hasChildren
+        ? node.expanded
+          ? vscode.TreeItemCollapsibleState.Expanded
+          : vscode.TreeItemCollapsibleState.Collapsed
+        : vscode.TreeItemCollapsibleState.None,
     );
     item.id = node.id;
     item.description = node.description;
@@ -111,7 +119,10 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
     item.iconPath = iconFor(node);
     item.contextValue = node.contextValue;
     item.accessibilityInformation = { label: node.accessibility, role: hasChildren ? 'treeitem' : undefined };
-    if (node.source && (node.contextValue.startsWith('attachment') || node.contextValue.startsWith('chip') || node.contextValue.startsWith('pruned'))) {
+    if (
+      node.source &&
+      (node.contextValue.startsWith('attachment') || node.contextValue.startsWith('chip') || node.contextValue.startsWith('pruned'))
+    ) {
       item.command = { title: 'Open Source', command: 'strata.openSource', arguments: [node] };
     }
     return item;

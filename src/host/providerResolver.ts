@@ -107,7 +107,8 @@ export class ProviderResolver {
       info,
       view: { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false },
       problem: {
-        message: 'No model is available: the editor offers no chat model and no Ollama answers on 127.0.0.1:11434. Choose a provider and model, or set an API key.',
+        message:
+          'No model is available: the editor offers no chat model and no Ollama answers on 127.0.0.1:11434. Choose a provider and model, or set an API key.',
         action: 'selectModel',
       },
     };
@@ -128,7 +129,13 @@ export class ProviderResolver {
       return {
         provider: undefined,
         info,
-        view: { provider: explicit ? 'vscode-lm' : 'none', model, label: explicit ? `VS Code · ${model || 'no model'}` : 'No model configured', configured: false, imitation: false },
+        view: {
+          provider: explicit ? 'vscode-lm' : 'none',
+          model,
+          label: explicit ? `VS Code · ${model || 'no model'}` : 'No model configured',
+          configured: false,
+          imitation: false,
+        },
         problem: {
           message: model
             ? `The editor offers no chat model "${model}". Pick one with "Strata: Select Model".`
@@ -137,8 +144,15 @@ export class ProviderResolver {
         },
       };
     }
-    const info = { ...modelInfo('vscode-lm', pick.id, { maxInputTokens: pick.maxInputTokens }), label: `${pick.name || pick.id} (VS Code)` };
-    return { provider: new VscodeLmProvider(), info, view: { provider: 'vscode-lm', model: pick.id, label: info.label, configured: true, imitation: false } };
+    const info = {
+      ...modelInfo('vscode-lm', pick.id, { maxInputTokens: pick.maxInputTokens }),
+      label: `${pick.name || pick.id} (VS Code)`,
+    };
+    return {
+      provider: new VscodeLmProvider(),
+      info,
+      view: { provider: 'vscode-lm', model: pick.id, label: info.label, configured: true, imitation: false },
+    };
   }
 
   private async keyed(kind: KeyedProvider, model: string, baseUrl: string): Promise<ResolvedProvider> {
@@ -147,11 +161,25 @@ export class ProviderResolver {
     const local = baseUrl !== '' && isLoopbackUrl(baseUrl);
     const key = await this.apiKey(kind);
     const imitation = local ? await this.isImitation(baseUrl) : false;
-    const where = imitation ? 'Local imitation server' : local ? `${PROVIDER_NAMES[kind]} at ${safeHost(baseUrl)}` : baseUrl ? `${PROVIDER_NAMES[kind]}-compatible at ${safeHost(baseUrl)}` : PROVIDER_NAMES[kind];
+    const where = imitation
+      ? 'Local imitation server'
+      : local
+        ? `${PROVIDER_NAMES[kind]} at ${safeHost(baseUrl)}`
+        : baseUrl
+          ? `${PROVIDER_NAMES[kind]}-compatible at ${safeHost(baseUrl)}`
+          : PROVIDER_NAMES[kind];
     const view: ModelView = { provider: kind, model: modelId, label: `${where} · ${modelId}`, configured: !!key || local, imitation };
     info.label = view.label;
     if (!key && !local) {
-      return { provider: undefined, info, view, problem: { message: `No API key is set for ${PROVIDER_NAMES[kind]}. Set one with "Strata: Set API Key" (or ${ENV_KEYS[kind]} in the environment).`, action: 'setApiKey' } };
+      return {
+        provider: undefined,
+        info,
+        view,
+        problem: {
+          message: `No API key is set for ${PROVIDER_NAMES[kind]}. Set one with "Strata: Set API Key" (or ${ENV_KEYS[kind]} in the environment).`,
+          action: 'setApiKey',
+        },
+      };
     }
     const providers = await loadProviders();
     const provider =
@@ -165,7 +193,8 @@ export class ProviderResolver {
   async modelOptions(): Promise<ModelOption[]> {
     const out: ModelOption[] = [];
     try {
-      for (const m of await editorModels()) out.push({ provider: 'vscode-lm', model: m.id, label: m.name ?? m.id, detail: `VS Code · ${m.vendor ?? ''}`.trim() });
+      for (const m of await editorModels())
+        out.push({ provider: 'vscode-lm', model: m.id, label: m.name ?? m.id, detail: `VS Code · ${m.vendor ?? ''}`.trim() });
     } catch {
       // no editor models
     }
@@ -175,7 +204,8 @@ export class ProviderResolver {
     const openaiModels = await this.listOpenAiModels(openaiBase).catch(() => [] as string[]);
     const imitation = openaiBase ? await this.isImitation(openaiBase) : false;
     const openaiDetail = imitation ? 'Local imitation server' : openaiBase ? `OpenAI-compatible at ${safeHost(openaiBase)}` : 'OpenAI';
-    for (const id of openaiModels.length > 0 ? openaiModels : ['gpt-4o', 'gpt-4.1', 'gpt-5', 'o4-mini']) out.push({ provider: 'openai', model: id, label: id, detail: openaiDetail });
+    for (const id of openaiModels.length > 0 ? openaiModels : ['gpt-4o', 'gpt-4.1', 'gpt-5', 'o4-mini'])
+      out.push({ provider: 'openai', model: id, label: id, detail: openaiDetail });
     for (const id of KNOWN_ANTHROPIC_MODELS) out.push({ provider: 'anthropic', model: id, label: id, detail: 'Anthropic' });
     return out;
   }

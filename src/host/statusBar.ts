@@ -35,12 +35,19 @@ export class MeterStatusBar extends Disposable {
           ? new vscode.ThemeColor('statusBarItem.errorBackground')
           : undefined;
     const md = new vscode.MarkdownString(undefined, false);
-    md.appendMarkdown(`**Strata context** — ${meter.used.toLocaleString('en-US')} of ${meter.budget.toLocaleString('en-US')} tokens (${pct}%)${meter.estimated ? ', estimated' : ''}\n\n`);
-    md.appendMarkdown(`Budget = ${meter.contextWindow.toLocaleString('en-US')} window − ${meter.reservedOutput.toLocaleString('en-US')} reserved output − ${meter.margin.toLocaleString('en-US')} margin\n\n`);
+    md.appendMarkdown(
+      `**Strata context** — ${meter.used.toLocaleString('en-US')} of ${meter.budget.toLocaleString('en-US')} tokens (${pct}%)${meter.estimated ? ', estimated' : ''}\n\n`,
+    );
+    md.appendMarkdown(
+      `Budget = ${meter.contextWindow.toLocaleString('en-US')} window − ${meter.reservedOutput.toLocaleString('en-US')} reserved output − ${meter.margin.toLocaleString('en-US')} margin\n\n`,
+    );
     md.appendMarkdown(`Warn at ${meter.warnPercent}%, compact at ${meter.compactPercent}% down to ${meter.targetPercent}%`);
-    if (meter.lastCachedShare !== undefined) md.appendMarkdown(`\n\nLast request: ${Math.round(meter.lastCachedShare * 100)}% served from the prompt cache`);
+    if (meter.lastCachedShare !== undefined)
+      md.appendMarkdown(`\n\nLast request: ${Math.round(meter.lastCachedShare * 100)}% served from the prompt cache`);
     if (meter.level === 'pruned') md.appendMarkdown('\n\nPruning ran for the last request (see Context Layers).');
     this.item.tooltip = md;
-    this.item.accessibilityInformation = { label: `Strata context: ${pct} percent of the budget used${cached ? `, ${cached.replace(' · ', '')}` : ''}` };
+    this.item.accessibilityInformation = {
+      label: `Strata context: ${pct} percent of the budget used${cached ? `, ${cached.replace(' · ', '')}` : ''}`,
+    };
   }
 }

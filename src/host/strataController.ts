@@ -9,8 +9,18 @@ import { Disposable } from '../common/lifecycle';
 import type { Rejection } from '../engine/isolation';
 import type { TurnEnvelope } from '../engine/engine';
 import type {
-  AttachWhat, BannerAction, BannerView, ChipView, HostToWebviewMessage, MessageView, ModelView, NoticeView, PanelState,
-  RequestPreviewView, ToolStepView, WebviewRequest,
+  AttachWhat,
+  BannerAction,
+  BannerView,
+  ChipView,
+  HostToWebviewMessage,
+  MessageView,
+  ModelView,
+  NoticeView,
+  PanelState,
+  RequestPreviewView,
+  ToolStepView,
+  WebviewRequest,
 } from '../protocol/messages';
 import type { ChatSession } from '../services/chatSession';
 import { callLabel } from '../services/tools/definitions';
@@ -34,7 +44,10 @@ export interface ControllerDeps {
 export const INITIAL_TURNS = 25;
 
 /** What the tree shows of a request sent earlier: its figures and ledger, not its messages. */
-export type RequestFigures = Pick<TurnEnvelope, 'turn' | 'ledger' | 'totalTokens' | 'budget' | 'prefixBreak' | 'prefixBreakReason' | 'pruned'>;
+export type RequestFigures = Pick<
+  TurnEnvelope,
+  'turn' | 'ledger' | 'totalTokens' | 'budget' | 'prefixBreak' | 'prefixBreakReason' | 'pruned'
+>;
 
 /** A request sent (or previewed) in this window, as the tree and "Show Last Request" show it. */
 export interface SentRequest {
@@ -65,7 +78,8 @@ export class StrataController extends Disposable implements PanelHandler {
   private bannerCounter = 0;
   private turnCounter = 0;
   /** The turn streaming now: its panel id and the partial reply (for a panel re-created mid-turn). */
-  private streaming: { chatId: string; turnId: string; user: MessageView; text: string; nextSeq: number; steps: ToolStepView[] } | undefined;
+  private streaming:
+    { chatId: string; turnId: string; user: MessageView; text: string; nextSeq: number; steps: ToolStepView[] } | undefined;
   private current: Promise<TurnOutcome | undefined> | undefined;
   /** The store changed on disk while a turn streamed: look again when it ends. */
   private storeChangedDuringTurn = false;
@@ -146,7 +160,15 @@ export class StrataController extends Disposable implements PanelHandler {
     const { messages, hasOlder } = this.session.messages({ last: INITIAL_TURNS });
     if (this.streaming && this.streaming.chatId === this.session.activeChatId) {
       const s = this.streaming;
-      const streamingReply: MessageView = { id: `${s.user.turn}:assistant`, turn: s.user.turn, role: 'assistant', text: s.text, status: 'streaming', turnId: s.turnId, nextSeq: s.nextSeq };
+      const streamingReply: MessageView = {
+        id: `${s.user.turn}:assistant`,
+        turn: s.user.turn,
+        role: 'assistant',
+        text: s.text,
+        status: 'streaming',
+        turnId: s.turnId,
+        nextSeq: s.nextSeq,
+      };
       if (s.steps.length > 0) streamingReply.toolSteps = s.steps.map((v) => ({ ...v }));
       messages.push(s.user, streamingReply);
     }
@@ -339,7 +361,10 @@ export class StrataController extends Disposable implements PanelHandler {
     if (sync.chat !== 'reloaded' && sync.chat !== 'removed') return false;
     await this.refreshPanel();
     if (sync.chat === 'reloaded') return false;
-    this.showBanner('warning', 'The chat you had open was deleted in another window, so the message was not sent. It is back in the input.');
+    this.showBanner(
+      'warning',
+      'The chat you had open was deleted in another window, so the message was not sent. It is back in the input.',
+    );
     if (text !== undefined) this.post({ type: 'setInput', text });
     return true;
   }
@@ -369,7 +394,11 @@ export class StrataController extends Disposable implements PanelHandler {
     if (!chat) throw new Error('That chat no longer exists.');
     if (confirm) {
       const yes = vscode.l10n.t('Delete');
-      const pick = await vscode.window.showWarningMessage(vscode.l10n.t('Delete the chat "{0}" ({1} turns)? This cannot be undone.', chat.title, chat.turns), { modal: true }, yes);
+      const pick = await vscode.window.showWarningMessage(
+        vscode.l10n.t('Delete the chat "{0}" ({1} turns)? This cannot be undone.', chat.title, chat.turns),
+        { modal: true },
+        yes,
+      );
       if (pick !== yes) return false;
     }
     if (chatId === this.session.activeChatId) {
@@ -421,7 +450,10 @@ export class StrataController extends Disposable implements PanelHandler {
       }
     };
     if (specs.length > 3) {
-      await vscode.window.withProgress({ location: { viewId: 'strata.chat' }, title: vscode.l10n.t('Attaching {0} files', specs.length) }, work);
+      await vscode.window.withProgress(
+        { location: { viewId: 'strata.chat' }, title: vscode.l10n.t('Attaching {0} files', specs.length) },
+        work,
+      );
     } else {
       await work();
     }
@@ -434,7 +466,10 @@ export class StrataController extends Disposable implements PanelHandler {
   }
 
   private reportRefusals(refused: readonly Rejection[]): void {
-    const text = refused.length === 1 ? refused[0].message : `${refused.length} attachments were refused: ${refused.map((r) => `${r.attachment} (${r.reason})`).join('; ')}.`;
+    const text =
+      refused.length === 1
+        ? refused[0].message
+        : `${refused.length} attachments were refused: ${refused.map((r) => `${r.attachment} (${r.reason})`).join('; ')}.`;
     this.showBanner('warning', text);
     for (const r of refused) this.deps.log.info(`refused ${r.attachment}: ${r.reason}`);
     if (!this.deps.view.visible) void vscode.window.showWarningMessage(`Strata: ${text}`);
@@ -442,11 +477,23 @@ export class StrataController extends Disposable implements PanelHandler {
 
   /** Everything a pin / unpin / remove command can name: the chips, then the chat's items. */
   attachedItems(): { ref: string; label: string; pinned: boolean; pending: boolean; detail: string }[] {
-    const chips = this.session.chips().map((c) => ({ ref: c.id, label: c.label, pinned: c.pinned, pending: true, detail: `${c.tokens.toLocaleString('en-US')} tokens · next message` }));
+    const chips = this.session.chips().map((c) => ({
+      ref: c.id,
+      label: c.label,
+      pinned: c.pinned,
+      pending: true,
+      detail: `${c.tokens.toLocaleString('en-US')} tokens · next message`,
+    }));
     const items = this.session
       .chatItems()
       .filter((i) => i.status !== 'detached' && (i.kind === 'file' || i.kind === 'selection'))
-      .map((i) => ({ ref: i.key, label: i.label, pinned: i.pending === 'pin' || (i.pinned && i.pending !== 'unpin'), pending: false, detail: `${i.status}${i.missing ? ', deleted' : ''}${i.pending ? ` · ${i.pending} at the next message` : ''}` }));
+      .map((i) => ({
+        ref: i.key,
+        label: i.label,
+        pinned: i.pending === 'pin' || (i.pinned && i.pending !== 'unpin'),
+        pending: false,
+        detail: `${i.status}${i.missing ? ', deleted' : ''}${i.pending ? ` · ${i.pending} at the next message` : ''}`,
+      }));
     return [...chips, ...items];
   }
 
@@ -489,7 +536,13 @@ export class StrataController extends Disposable implements PanelHandler {
     const user: MessageView = { id: `${turn}:user`, turn, role: 'user', text, status: 'complete' };
     const labels = this.session.chips().map((c) => c.label);
     if (labels.length > 0) user.attachments = labels;
-    this.startTurn(chatId, user, resolved, (signal, onEvent) => this.session.send(text, resolved.provider, resolved.info, signal, onEvent), text);
+    this.startTurn(
+      chatId,
+      user,
+      resolved,
+      (signal, onEvent) => this.session.send(text, resolved.provider, resolved.info, signal, onEvent),
+      text,
+    );
   }
 
   async regenerate(): Promise<void> {
@@ -502,7 +555,14 @@ export class StrataController extends Disposable implements PanelHandler {
     if (!user) throw new Error('There is no reply to regenerate.');
     const chatId = this.session.activeChatId;
     this.post({ type: 'removeTurn', chatId, turn: user.turn });
-    this.startTurn(chatId, user, resolved, (signal, onEvent) => this.session.regenerate(resolved.provider, resolved.info, signal, onEvent), undefined, true);
+    this.startTurn(
+      chatId,
+      user,
+      resolved,
+      (signal, onEvent) => this.session.regenerate(resolved.provider, resolved.info, signal, onEvent),
+      undefined,
+      true,
+    );
   }
 
   stop(): void {
@@ -518,7 +578,16 @@ export class StrataController extends Disposable implements PanelHandler {
     regenerating = false,
   ): void {
     const turnId = `t${++this.turnCounter}`;
-    const assistant: MessageView = { id: `${user.turn}:assistant`, turn: user.turn, role: 'assistant', text: '', status: 'streaming', turnId, nextSeq: 0, model: resolved.view.label };
+    const assistant: MessageView = {
+      id: `${user.turn}:assistant`,
+      turn: user.turn,
+      role: 'assistant',
+      text: '',
+      status: 'streaming',
+      turnId,
+      nextSeq: 0,
+      model: resolved.view.label,
+    };
     this.streaming = { chatId, turnId, user, text: '', nextSeq: 0, steps: [] };
     const showStep = (view: ToolStepView) => {
       const steps = this.streaming?.turnId === turnId ? this.streaming.steps : undefined;
@@ -541,7 +610,14 @@ export class StrataController extends Disposable implements PanelHandler {
         case 'built':
           envelope = e.envelope;
           // The tree shows the request in flight at once.
-          this.record({ chatId, turn: e.envelope.turn, envelope: e.envelope, status: 'streaming', model: resolved.view.label, provider: resolved.view.provider });
+          this.record({
+            chatId,
+            turn: e.envelope.turn,
+            envelope: e.envelope,
+            status: 'streaming',
+            model: resolved.view.label,
+            provider: resolved.view.provider,
+          });
           this.onDidChangeEmitter.fire();
           break;
         case 'text':
@@ -552,11 +628,20 @@ export class StrataController extends Disposable implements PanelHandler {
           post({ type: 'chunk', chatId, turnId, seq: e.seq, text: e.text });
           break;
         case 'toolCall':
-          showStep({ id: e.id, step: e.step, name: e.name, label: callLabel({ name: e.name, args: e.args ?? {} }), args: e.args ? JSON.stringify(e.args) : '', status: 'running' });
+          showStep({
+            id: e.id,
+            step: e.step,
+            name: e.name,
+            label: callLabel({ name: e.name, args: e.args ?? {} }),
+            args: e.args ? JSON.stringify(e.args) : '',
+            status: 'running',
+          });
           break;
         case 'toolResult':
           showStep(e.view);
-          this.deps.log.info(`[${chatId}] tool ${e.view.label}: ${e.view.summary ?? e.view.status}; ${e.outcome.mode}${e.outcome.key ? ` ${e.outcome.key}` : ''}, ${e.outcome.tokens} tokens`);
+          this.deps.log.info(
+            `[${chatId}] tool ${e.view.label}: ${e.view.summary ?? e.view.status}; ${e.outcome.mode}${e.outcome.key ? ` ${e.outcome.key}` : ''}, ${e.outcome.tokens} tokens`,
+          );
           break;
         default:
           break;
@@ -587,7 +672,16 @@ export class StrataController extends Disposable implements PanelHandler {
 
   private finishTurn(
     outcome: TurnOutcome,
-    t: { chatId: string; turnId: string; user: MessageView; resolved: ResolvedProvider; envelope: TurnEnvelope | undefined; text: string | undefined; regenerating: boolean; post: (m: HostToWebviewMessage) => void },
+    t: {
+      chatId: string;
+      turnId: string;
+      user: MessageView;
+      resolved: ResolvedProvider;
+      envelope: TurnEnvelope | undefined;
+      text: string | undefined;
+      regenerating: boolean;
+      post: (m: HostToWebviewMessage) => void;
+    },
   ): void {
     const { chatId, turnId, post } = t;
     // The turn is over: a panel state sent from here on must not show it as streaming as well.
@@ -595,19 +689,37 @@ export class StrataController extends Disposable implements PanelHandler {
     const saved = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.saved : undefined;
     if (t.envelope && outcome.status !== 'blocked') {
       const usage = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.usage : undefined;
-      this.record({ chatId, turn: saved?.turn ?? t.envelope.turn, envelope: t.envelope, status: outcome.status, usage, model: t.resolved.view.label, provider: t.resolved.view.provider });
+      this.record({
+        chatId,
+        turn: saved?.turn ?? t.envelope.turn,
+        envelope: t.envelope,
+        status: outcome.status,
+        usage,
+        model: t.resolved.view.label,
+        provider: t.resolved.view.provider,
+      });
     }
     if (outcome.rejections.length > 0) this.reportRefusals(outcome.rejections);
     const kept = outcome.status === 'done' || (outcome.status === 'stopped' && outcome.kept);
     if (kept) {
-      const last = this.session.activeChatId === chatId ? this.session.messages({ last: 1 }).messages.find((m) => m.role === 'assistant') : undefined;
-      const assistant: MessageView = last ?? { id: `${t.user.turn}:assistant`, turn: t.user.turn, role: 'assistant', text: outcome.status === 'done' || outcome.status === 'stopped' ? outcome.reply : '', status: outcome.status === 'stopped' ? 'stopped' : 'complete' };
+      const last =
+        this.session.activeChatId === chatId ? this.session.messages({ last: 1 }).messages.find((m) => m.role === 'assistant') : undefined;
+      const assistant: MessageView = last ?? {
+        id: `${t.user.turn}:assistant`,
+        turn: t.user.turn,
+        role: 'assistant',
+        text: outcome.status === 'done' || outcome.status === 'stopped' ? outcome.reply : '',
+        status: outcome.status === 'stopped' ? 'stopped' : 'complete',
+      };
       post({ type: 'turnEnded', chatId, turnId, assistant, kept: true });
       post({ type: 'chips', chips: this.session.chips() });
       if (saved?.rebased) {
         // The other window's turns go before this one: the panel shows the chat as saved.
         const n = saved.rebased.otherTurns;
-        this.showBanner('info', `Another window added ${n === 1 ? 'a turn' : `${n} turns`} to this chat while this reply streamed. Your turn was saved after ${n === 1 ? 'it' : 'them'} (turn ${saved.turn}); the reply was written without ${n === 1 ? 'it' : 'them'}.`);
+        this.showBanner(
+          'info',
+          `Another window added ${n === 1 ? 'a turn' : `${n} turns`} to this chat while this reply streamed. Your turn was saved after ${n === 1 ? 'it' : 'them'} (turn ${saved.turn}); the reply was written without ${n === 1 ? 'it' : 'them'}.`,
+        );
         void this.refreshPanel();
       }
       return;
@@ -621,7 +733,11 @@ export class StrataController extends Disposable implements PanelHandler {
         post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, error: outcome.error.message }, kept: false });
         if (outcome.error.code === 'chat-changed') {
           // The session reloaded the chat as saved; the message goes back into the input below.
-          this.showBanner('warning', `${outcome.error.message} Your message is back in the input: send it again to ask with the chat as it is now.`, ['retry']);
+          this.showBanner(
+            'warning',
+            `${outcome.error.message} Your message is back in the input: send it again to ask with the chat as it is now.`,
+            ['retry'],
+          );
           void this.refreshPanel();
         } else {
           this.showProviderError(outcome.error.message, outcome.error.code);
@@ -647,7 +763,13 @@ export class StrataController extends Disposable implements PanelHandler {
   private showProviderError(message: string, code: string): void {
     if (code === 'aborted') return;
     const actions: BannerAction[] =
-      code === 'bad-key' ? ['setApiKey', 'retry'] : code === 'unknown-model' ? ['selectModel', 'openSettings'] : code === 'not-configured' ? ['selectModel', 'openSettings'] : ['retry', 'showLog'];
+      code === 'bad-key'
+        ? ['setApiKey', 'retry']
+        : code === 'unknown-model'
+          ? ['selectModel', 'openSettings']
+          : code === 'not-configured'
+            ? ['selectModel', 'openSettings']
+            : ['retry', 'showLog'];
     this.showBanner('error', message, actions);
   }
 
@@ -662,7 +784,14 @@ export class StrataController extends Disposable implements PanelHandler {
       this.showBanner('error', 'The request could not be built.', ['showLog']);
       return;
     }
-    this.record({ chatId: this.session.activeChatId, turn: outcome.envelope.turn, envelope: outcome.envelope, status: 'preview', model: resolved.view.label, provider: 'none' });
+    this.record({
+      chatId: this.session.activeChatId,
+      turn: outcome.envelope.turn,
+      envelope: outcome.envelope,
+      status: 'preview',
+      model: resolved.view.label,
+      provider: 'none',
+    });
     const problem = resolved.problem?.message ?? 'No model is configured.';
     this.preview = {
       request: requestDump(outcome.envelope),
@@ -712,7 +841,8 @@ export class StrataController extends Disposable implements PanelHandler {
     const byTurn = this.sent.get(this.session.activeChatId);
     if (!byTurn || byTurn.size === 0) return undefined;
     let best: WholeRequest | undefined;
-    for (const r of byTurn.values()) if (r.status !== 'error' && isWhole(r.envelope) && (!best || r.turn >= best.turn)) best = r as WholeRequest;
+    for (const r of byTurn.values())
+      if (r.status !== 'error' && isWhole(r.envelope) && (!best || r.turn >= best.turn)) best = r as WholeRequest;
     return best;
   }
 }
@@ -725,7 +855,14 @@ function isWhole(e: TurnEnvelope | RequestFigures): e is TurnEnvelope {
 }
 
 function figuresOf(e: TurnEnvelope): RequestFigures {
-  const f: RequestFigures = { turn: e.turn, ledger: e.ledger, totalTokens: e.totalTokens, budget: e.budget, prefixBreak: e.prefixBreak, pruned: e.pruned };
+  const f: RequestFigures = {
+    turn: e.turn,
+    ledger: e.ledger,
+    totalTokens: e.totalTokens,
+    budget: e.budget,
+    prefixBreak: e.prefixBreak,
+    pruned: e.pruned,
+  };
   if (e.prefixBreakReason !== undefined) f.prefixBreakReason = e.prefixBreakReason;
   return f;
 }

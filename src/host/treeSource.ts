@@ -22,7 +22,12 @@ function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget:
       predictedCached: providerCachePrediction(sent.provider, env.ledger.cachedTokens),
       prefixBreak: env.prefixBreak,
       model: sent.model,
-      outcome: sent.status === 'done' ? 'complete' : sent.status === 'stopped' || sent.status === 'streaming' || sent.status === 'preview' ? sent.status : 'error',
+      outcome:
+        sent.status === 'done'
+          ? 'complete'
+          : sent.status === 'stopped' || sent.status === 'streaming' || sent.status === 'preview'
+            ? sent.status
+            : 'error',
       pruned: env.pruned,
     };
     if (env.prefixBreakReason) r.prefixBreakReason = env.prefixBreakReason;
@@ -59,7 +64,15 @@ function nextItems(session: ChatSession, predicted: TurnEnvelope | undefined): N
   return session.chips().map((c) => {
     const g = byLabel.get(c.label);
     const source = c.kind === 'selection' ? selectionSource(c.label) : { path: c.label };
-    return { chipId: c.id, kind: c.kind, label: c.label, tokens: g?.tokens ?? c.tokens, reference: g?.kind === 'reference', pinned: c.pinned, source };
+    return {
+      chipId: c.id,
+      kind: c.kind,
+      label: c.label,
+      tokens: g?.tokens ?? c.tokens,
+      reference: g?.kind === 'reference',
+      pinned: c.pinned,
+      source,
+    };
   });
 }
 
@@ -83,22 +96,29 @@ export function treeNodes(controller: StrataController, session: ChatSession): L
   // The last request: the newest sent from this window (a preview included), else the last saved turn.
   const lastSent = controller.lastSent();
   let last: RequestRecord | undefined;
-  if (lastSent && lastSent.turn >= (metas[metas.length - 1]?.turn ?? 0)) last = recordOf(metas[lastSent.turn - 1] ?? ({ turn: lastSent.turn } as TurnMeta), lastSent, budget);
+  if (lastSent && lastSent.turn >= (metas[metas.length - 1]?.turn ?? 0))
+    last = recordOf(metas[lastSent.turn - 1] ?? ({ turn: lastSent.turn } as TurnMeta), lastSent, budget);
   else if (metas.length > 0) last = recordOf(metas[metas.length - 1], sent.get(metas[metas.length - 1].turn), budget);
   return buildLedgerTree({ last, next: nextItems(session, predicted), nextTotal: predicted?.totalTokens, budget, requests });
 }
 
 /** The exact text the request sends for a tree item: its block in the last request, else its snapshot. */
-export function contentOf(controller: StrataController, session: ChatSession, node: LedgerTreeNode): { title: string; text: string } | undefined {
+export function contentOf(
+  controller: StrataController,
+  session: ChatSession,
+  node: LedgerTreeNode,
+): { title: string; text: string } | undefined {
   const ref = node.ref;
   if (!ref) return undefined;
   const chip = session.chips().find((c) => c.id === ref);
   if (chip) {
     const env = session.predictedEnvelope();
-    const seg = env?.layers.find((l) => l.id === 'L3')?.segments.find((g) => {
-      const src = sourceOfKey(g.artifactKey);
-      return src && (src.startLine !== undefined ? `${src.path}:L${src.startLine}-${src.endLine}` : src.path) === chip.label;
-    });
+    const seg = env?.layers
+      .find((l) => l.id === 'L3')
+      ?.segments.find((g) => {
+        const src = sourceOfKey(g.artifactKey);
+        return src && (src.startLine !== undefined ? `${src.path}:L${src.startLine}-${src.endLine}` : src.path) === chip.label;
+      });
     if (seg) return { title: `${chip.label} (next message)`, text: seg.text };
     return undefined;
   }

@@ -34,7 +34,9 @@ export function toLanguageModelMessages(messages: readonly ChatMessage[]): vscod
     }
     results = undefined;
     if (m.role === 'assistant' && m.toolCalls && m.toolCalls.length > 0) {
-      const parts: (vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart)[] = text ? [new vscode.LanguageModelTextPart(text)] : [];
+      const parts: (vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart)[] = text
+        ? [new vscode.LanguageModelTextPart(text)]
+        : [];
       for (const c of m.toolCalls) parts.push(new vscode.LanguageModelToolCallPart(c.id, c.name, c.args));
       out.push(vscode.LanguageModelChatMessage.Assistant(parts));
       continue;
@@ -63,7 +65,10 @@ function mapError(e: unknown, model: string): ProviderError {
   const message = e instanceof Error ? e.message : String(e);
   if (e instanceof vscode.LanguageModelError) {
     if (e.code === vscode.LanguageModelError.NotFound.name) {
-      return new ProviderError('unknown-model', `The editor no longer offers the model "${model}". Pick another one with "Strata: Select Model".`);
+      return new ProviderError(
+        'unknown-model',
+        `The editor no longer offers the model "${model}". Pick another one with "Strata: Select Model".`,
+      );
     }
     if (e.code === vscode.LanguageModelError.NoPermissions.name) {
       return new ProviderError('bad-key', `Strata is not allowed to use "${model}". Allow it when VS Code asks, or pick another model.`);
@@ -99,13 +104,21 @@ export class VscodeLmProvider implements ChatProvider {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       const [model] = await vscode.lm.selectChatModels({ id: req.model });
-      if (!model) throw new ProviderError('unknown-model', `The editor does not offer the model "${req.model}". Pick another one with "Strata: Select Model".`);
+      if (!model)
+        throw new ProviderError(
+          'unknown-model',
+          `The editor does not offer the model "${req.model}". Pick another one with "Strata: Select Model".`,
+        );
       const justification = 'Strata sends your chat message and the context you attached to the selected model.';
       const messages = toLanguageModelMessages(req.messages);
       const withTools = req.tools && req.tools.length > 0 && !noToolModels.has(model.id);
       let response: vscode.LanguageModelChatResponse;
       try {
-        response = await model.sendRequest(messages, withTools ? { justification, tools: toLanguageModelTools(req.tools!) } : { justification }, cts.token);
+        response = await model.sendRequest(
+          messages,
+          withTools ? { justification, tools: toLanguageModelTools(req.tools!) } : { justification },
+          cts.token,
+        );
       } catch (e) {
         if (!withTools || !/tool/i.test(e instanceof Error ? e.message : String(e))) throw e;
         noToolModels.add(model.id);

@@ -290,7 +290,13 @@ export type HostToWebviewMessage =
   | { readonly type: 'banners'; readonly banners: BannerView[] }
   | { readonly type: 'notices'; readonly notices: NoticeView[] }
   /** A turn began: the user's message (as it will be kept) and an empty streaming assistant message. */
-  | { readonly type: 'turnStarted'; readonly chatId: string; readonly turnId: string; readonly user: MessageView; readonly assistant: MessageView }
+  | {
+      readonly type: 'turnStarted';
+      readonly chatId: string;
+      readonly turnId: string;
+      readonly user: MessageView;
+      readonly assistant: MessageView;
+    }
   /** A piece of the streaming reply, appended to the assistant message of `turnId`. */
   | { readonly type: 'chunk'; readonly chatId: string; readonly turnId: string; readonly seq: number; readonly text: string }
   /** A tool call of the streaming turn started or got its result (added, or replaced by `step.id`). */
@@ -300,7 +306,13 @@ export type HostToWebviewMessage =
    * chat keeps). A completed or stopped turn is persisted before this is sent. `user` is absent when
    * the turn was not kept (an error before anything was streamed): the panel then removes both messages.
    */
-  | { readonly type: 'turnEnded'; readonly chatId: string; readonly turnId: string; readonly assistant: MessageView; readonly kept: boolean }
+  | {
+      readonly type: 'turnEnded';
+      readonly chatId: string;
+      readonly turnId: string;
+      readonly assistant: MessageView;
+      readonly kept: boolean;
+    }
   /** Replace the last turn's messages (regenerate starts by removing them). */
   | { readonly type: 'removeTurn'; readonly chatId: string; readonly turn: number }
   | { readonly type: 'olderMessages'; readonly chatId: string; readonly messages: MessageView[]; readonly hasOlder: boolean }
@@ -356,7 +368,8 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
   const shape = (keys: readonly string[]) => onlyKeys(value, ['kind', ...keys]);
   switch (kind) {
     case 'send':
-      if (!shape(['text']) || !str(value.text, MAX_INPUT_CHARS)) return bad(`text must be a string of at most ${MAX_INPUT_CHARS} characters`);
+      if (!shape(['text']) || !str(value.text, MAX_INPUT_CHARS))
+        return bad(`text must be a string of at most ${MAX_INPUT_CHARS} characters`);
       return { kind, text: value.text };
     case 'stop':
     case 'regenerate':
@@ -370,10 +383,12 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
       return { kind, chatId: value.chatId };
     case 'renameChat':
       if (!shape(['chatId', 'title']) || !str(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
-      if (!str(value.title, MAX_TITLE_CHARS) || value.title.trim().length === 0) return bad(`title must be 1–${MAX_TITLE_CHARS} characters`);
+      if (!str(value.title, MAX_TITLE_CHARS) || value.title.trim().length === 0)
+        return bad(`title must be 1–${MAX_TITLE_CHARS} characters`);
       return { kind, chatId: value.chatId, title: value.title };
     case 'attach':
-      if (!shape(['what']) || typeof value.what !== 'string' || !ATTACH.includes(value.what)) return bad(`what must be one of ${ATTACH.join(', ')}`);
+      if (!shape(['what']) || typeof value.what !== 'string' || !ATTACH.includes(value.what))
+        return bad(`what must be one of ${ATTACH.join(', ')}`);
       return { kind, what: value.what as AttachWhat };
     case 'removeChip':
       if (!shape(['chipId']) || !str(value.chipId, 128) || !CHIP_ID.test(value.chipId)) return bad('chipId is not a chip id');
@@ -385,7 +400,8 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
     case 'selectModel': {
       if (!shape(['provider', 'model'])) return bad('unexpected fields');
       if (value.provider === undefined && value.model === undefined) return { kind };
-      if (typeof value.provider !== 'string' || !PROVIDERS.includes(value.provider)) return bad(`provider must be one of ${PROVIDERS.join(', ')}`);
+      if (typeof value.provider !== 'string' || !PROVIDERS.includes(value.provider))
+        return bad(`provider must be one of ${PROVIDERS.join(', ')}`);
       if (!str(value.model, 200, false)) return bad('model must be a non-empty string of at most 200 characters');
       return { kind, provider: value.provider as ModelOption['provider'], model: value.model };
     }
@@ -397,7 +413,8 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
       return { kind, text: value.text };
     case 'bannerAction':
       if (!shape(['bannerId', 'action']) || !str(value.bannerId, 128, false)) return bad('bannerId must be a non-empty string');
-      if (typeof value.action !== 'string' || !(BANNER_ACTIONS as readonly string[]).includes(value.action)) return bad(`action must be one of ${BANNER_ACTIONS.join(', ')}`);
+      if (typeof value.action !== 'string' || !(BANNER_ACTIONS as readonly string[]).includes(value.action))
+        return bad(`action must be one of ${BANNER_ACTIONS.join(', ')}`);
       return { kind, bannerId: value.bannerId, action: value.action as BannerAction };
     case 'loadOlder':
       if (!shape(['chatId', 'beforeTurn']) || !str(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
@@ -426,8 +443,24 @@ export function parseWebviewToHostMessage(value: unknown): WebviewToHostMessage 
 }
 
 const HOST_TYPES: readonly HostToWebviewType[] = [
-  'init', 'response', 'state', 'chats', 'chips', 'meter', 'model', 'banners', 'notices', 'turnStarted', 'chunk', 'turnEnded',
-  'removeTurn', 'olderMessages', 'preview', 'setInput', 'focusInput', 'toolStep',
+  'init',
+  'response',
+  'state',
+  'chats',
+  'chips',
+  'meter',
+  'model',
+  'banners',
+  'notices',
+  'turnStarted',
+  'chunk',
+  'turnEnded',
+  'removeTurn',
+  'olderMessages',
+  'preview',
+  'setInput',
+  'focusInput',
+  'toolStep',
 ];
 
 /**
@@ -439,21 +472,35 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
   const m = value as Rec & { type: HostToWebviewType };
   switch (m.type) {
     case 'init':
-      return int(m.protocolVersion) && typeof m.extensionVersion === 'string' && isPanelState(m.state) ? (m as unknown as HostToWebviewMessage) : undefined;
+      return int(m.protocolVersion) && typeof m.extensionVersion === 'string' && isPanelState(m.state)
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
     case 'state':
       return isPanelState(m.state) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'response':
-      return int(m.requestId) && typeof m.ok === 'boolean' && (m.ok || typeof m.error === 'string') ? (m as unknown as HostToWebviewMessage) : undefined;
+      return int(m.requestId) && typeof m.ok === 'boolean' && (m.ok || typeof m.error === 'string')
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
     case 'chunk':
-      return typeof m.turnId === 'string' && typeof m.chatId === 'string' && int(m.seq) && typeof m.text === 'string' ? (m as unknown as HostToWebviewMessage) : undefined;
+      return typeof m.turnId === 'string' && typeof m.chatId === 'string' && int(m.seq) && typeof m.text === 'string'
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
     case 'toolStep':
-      return typeof m.turnId === 'string' && typeof m.chatId === 'string' && isToolStep(m.step) ? (m as unknown as HostToWebviewMessage) : undefined;
+      return typeof m.turnId === 'string' && typeof m.chatId === 'string' && isToolStep(m.step)
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
     case 'turnStarted':
-      return typeof m.turnId === 'string' && isMessage(m.user) && isMessage(m.assistant) ? (m as unknown as HostToWebviewMessage) : undefined;
+      return typeof m.turnId === 'string' && isMessage(m.user) && isMessage(m.assistant)
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
     case 'turnEnded':
-      return typeof m.turnId === 'string' && isMessage(m.assistant) && typeof m.kept === 'boolean' ? (m as unknown as HostToWebviewMessage) : undefined;
+      return typeof m.turnId === 'string' && isMessage(m.assistant) && typeof m.kept === 'boolean'
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
     case 'olderMessages':
-      return Array.isArray(m.messages) && m.messages.every(isMessage) && typeof m.hasOlder === 'boolean' ? (m as unknown as HostToWebviewMessage) : undefined;
+      return Array.isArray(m.messages) && m.messages.every(isMessage) && typeof m.hasOlder === 'boolean'
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
     case 'chats':
       return Array.isArray(m.chats) && typeof m.chatId === 'string' ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'chips':
@@ -469,9 +516,13 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
     case 'removeTurn':
       return int(m.turn, 1) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'preview':
-      return m.preview === null || (isRecord(m.preview) && typeof m.preview.request === 'string') ? (m as unknown as HostToWebviewMessage) : undefined;
+      return m.preview === null || (isRecord(m.preview) && typeof m.preview.request === 'string')
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
     case 'setInput':
-      return typeof m.text === 'string' && (m.chatId === undefined || typeof m.chatId === 'string') ? (m as unknown as HostToWebviewMessage) : undefined;
+      return typeof m.text === 'string' && (m.chatId === undefined || typeof m.chatId === 'string')
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
     case 'focusInput':
       return m as unknown as HostToWebviewMessage;
   }
@@ -481,7 +532,16 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
 const STEP_STATUSES: readonly string[] = ['running', 'done', 'refused', 'error'];
 
 function isToolStep(v: unknown): v is ToolStepView {
-  return isRecord(v) && typeof v.id === 'string' && int(v.step, 1) && typeof v.name === 'string' && typeof v.label === 'string' && typeof v.args === 'string' && typeof v.status === 'string' && STEP_STATUSES.includes(v.status);
+  return (
+    isRecord(v) &&
+    typeof v.id === 'string' &&
+    int(v.step, 1) &&
+    typeof v.name === 'string' &&
+    typeof v.label === 'string' &&
+    typeof v.args === 'string' &&
+    typeof v.status === 'string' &&
+    STEP_STATUSES.includes(v.status)
+  );
 }
 
 function isMessage(v: unknown): v is MessageView {

@@ -117,7 +117,10 @@ export function framedCount(m: ChatMessage, counter: { count(text: string): numb
 }
 
 /** Prefix lengths at the request's cache breakpoints, and each message's framed tokens. */
-function breakpointsOf(messages: readonly ChatMessage[], tokenizer: TokenEncoder): { parts: number[][]; breakpointOffsets: number[]; total: number } {
+function breakpointsOf(
+  messages: readonly ChatMessage[],
+  tokenizer: TokenEncoder,
+): { parts: number[][]; breakpointOffsets: number[]; total: number } {
   const parts: number[][] = [];
   const breakpointOffsets: number[] = [];
   let total = 0;
@@ -126,7 +129,17 @@ function breakpointsOf(messages: readonly ChatMessage[], tokenizer: TokenEncoder
     for (let i = 0; i < m.content.length; i++) {
       if (!m.content[i].cacheBreakpoint) continue;
       // The last block's prefix includes the trailing newline: the whole framed message.
-      const n = i === m.content.length - 1 ? toks.length : memoEncode(tokenizer, frameHeader(m.role) + m.content.slice(0, i + 1).map((b) => b.text).join('')).length;
+      const n =
+        i === m.content.length - 1
+          ? toks.length
+          : memoEncode(
+              tokenizer,
+              frameHeader(m.role) +
+                m.content
+                  .slice(0, i + 1)
+                  .map((b) => b.text)
+                  .join(''),
+            ).length;
       breakpointOffsets.push(total + n);
     }
     parts.push(toks);
@@ -317,7 +330,8 @@ export class TokenPrefixTree {
         mid.edges.set(edge.src[rest.start], rest);
         edge.end = edge.start + m;
         edge.child = mid;
-        if (matched < n) mid.edges.set(tokens[matched], { src: compactRun(tokens, matched), start: 0, end: n - matched, child: { edges: new Map() } });
+        if (matched < n)
+          mid.edges.set(tokens[matched], { src: compactRun(tokens, matched), start: 0, end: n - matched, child: { edges: new Map() } });
       }
       return matched;
     }

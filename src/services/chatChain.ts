@@ -20,8 +20,19 @@
 import * as crypto from 'crypto';
 import type { HistorySummary, TurnRecord } from '../engine/state';
 import {
-  canonicalJson, decodeEngineMetaOf, DIGEST_LINK, LISTED_ARRAYS, STATE_FORMAT, STATE_FORMAT_VERSION, StateDecodeError,
-  type ArrayDelta, type EncodedEntry, type EncodedState, type EngineMeta, type KeyedDelta, type StateDelta,
+  canonicalJson,
+  decodeEngineMetaOf,
+  DIGEST_LINK,
+  LISTED_ARRAYS,
+  STATE_FORMAT,
+  STATE_FORMAT_VERSION,
+  StateDecodeError,
+  type ArrayDelta,
+  type EncodedEntry,
+  type EncodedState,
+  type EngineMeta,
+  type KeyedDelta,
+  type StateDelta,
 } from '../engine/stateCodec';
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -165,7 +176,12 @@ export class StateChain {
     return encodedDigest(this.encoded(), version) === stateHash;
   }
 
-  private checkKeyed<T>(d: KeyedDelta<T> | undefined, current: Map<string, T>, where: string, checkItem: (item: unknown, i: number) => void): void {
+  private checkKeyed<T>(
+    d: KeyedDelta<T> | undefined,
+    current: Map<string, T>,
+    where: string,
+    checkItem: (item: unknown, i: number) => void,
+  ): void {
     if (d === undefined) return;
     if (!isObj(d) || !Array.isArray(d.set)) fail(`delta.${where}`, 'must be {set, keys?}');
     d.set.forEach((item, i) => checkItem(item, i));
@@ -206,7 +222,12 @@ export class StateChain {
   }
 }
 
-function checkArray(d: ArrayDelta<unknown> | undefined, length: number, where: string, checkItem?: (item: unknown, i: number) => void): void {
+function checkArray(
+  d: ArrayDelta<unknown> | undefined,
+  length: number,
+  where: string,
+  checkItem?: (item: unknown, i: number) => void,
+): void {
   if (d === undefined) return;
   if (!isObj(d) || !Array.isArray(d.add) || typeof d.keep !== 'number' || !Number.isInteger(d.keep) || d.keep < 0 || d.keep > length) {
     fail(`delta.${where}`, `must be {keep ≤ ${length}, add}`);
@@ -214,7 +235,12 @@ function checkArray(d: ArrayDelta<unknown> | undefined, length: number, where: s
   if (checkItem) d.add.forEach((item, i) => checkItem(item, d.keep + i));
 }
 
-function applyKeyed<T>(map: Map<string, T>, d: KeyedDelta<T> | undefined, keyOf: (t: T) => string, replace: (m: Map<string, T>) => void): void {
+function applyKeyed<T>(
+  map: Map<string, T>,
+  d: KeyedDelta<T> | undefined,
+  keyOf: (t: T) => string,
+  replace: (m: Map<string, T>) => void,
+): void {
   if (!d) return;
   for (const s of d.set) map.set(keyOf(s), s);
   if (d.keys === undefined) return;
@@ -272,7 +298,10 @@ export function canonicalize<T>(v: T, settled?: WeakSet<object>): { value: T; ca
       if (settled) seen.push(x);
       return x;
     }
-    const order = keys.map((k, i) => [k, values[i]] as const).filter(([, y]) => y !== undefined).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    const order = keys
+      .map((k, i) => [k, values[i]] as const)
+      .filter(([, y]) => y !== undefined)
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1));
     const out: Record<string, unknown> = {};
     for (const [k, y] of order) out[k] = y;
     if (settled) seen.push(out);
@@ -398,10 +427,17 @@ const LISTED = new Set<string>(LISTED_ARRAYS);
  * link whose elements were hashed before is not hashed again); version 1 streams every element. The
  * top-level keys are written in sorted order.
  */
-function streamDigest(enc: EncodedState, bytesOf: (v: unknown) => Buffer | string, version: DigestVersion, links?: (key: string) => LinkCache): string {
+function streamDigest(
+  enc: EncodedState,
+  bytesOf: (v: unknown) => Buffer | string,
+  version: DigestVersion,
+  links?: (key: string) => LinkCache,
+): string {
   const h = new StagedHash();
   const o = enc as unknown as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+  const keys = Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort();
   h.put('{');
   keys.forEach((k, i) => {
     h.put(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);

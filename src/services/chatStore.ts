@@ -40,8 +40,19 @@ import type { LayerId, PruneReport } from '../engine/types';
 import type { EngineOptions } from '../engine/engine';
 import type { ToolStepView } from '../protocol/messages';
 import {
-  checkEncodedShape, decodeEngineMetaOf, decodeState, deltaEntryKeys, diffState, encodeState, engineMeta,
-  stateBlobs, withoutEntries, type EncodedEntry, type EncodedState, type EngineMeta, type StateDelta,
+  checkEncodedShape,
+  decodeEngineMetaOf,
+  decodeState,
+  deltaEntryKeys,
+  diffState,
+  encodeState,
+  engineMeta,
+  stateBlobs,
+  withoutEntries,
+  type EncodedEntry,
+  type EncodedState,
+  type EngineMeta,
+  type StateDelta,
 } from '../engine/stateCodec';
 import { sha256Hex } from '../common/hash';
 import { canonicalize, encodedDigest, StateChain } from './chatChain';
@@ -59,7 +70,17 @@ const FORMAT_VERSION = 1;
  */
 const LINE_VERSION = 2;
 
-export type ChatStoreErrorCode = 'invalid-id' | 'invalid-title' | 'not-found' | 'corrupt' | 'missing-blob' | 'conflict' | 'invalid-import' | 'secret' | 'busy' | 'newer-format';
+export type ChatStoreErrorCode =
+  | 'invalid-id'
+  | 'invalid-title'
+  | 'not-found'
+  | 'corrupt'
+  | 'missing-blob'
+  | 'conflict'
+  | 'invalid-import'
+  | 'secret'
+  | 'busy'
+  | 'newer-format';
 
 /**
  * The saved state of a chat a caller's state was built on: its turn count and the stateHash of the
@@ -83,7 +104,12 @@ export interface ChatConflict {
 }
 
 export class ChatStoreError extends Error {
-  constructor(readonly code: ChatStoreErrorCode, message: string, readonly movedTo?: string, readonly conflict?: ChatConflict) {
+  constructor(
+    readonly code: ChatStoreErrorCode,
+    message: string,
+    readonly movedTo?: string,
+    readonly conflict?: ChatConflict,
+  ) {
     super(message);
     this.name = 'ChatStoreError';
   }
@@ -127,7 +153,14 @@ export interface StoredTurnRequest {
   attachments: (
     | { kind: 'file'; path: string }
     | { kind: 'selection'; path: string; startLine: number; endLine: number }
-    | { kind: 'snapshot'; uri: string; range?: { startLine: number; endLine: number }; contentHash: string; requestedEndLine?: number; label?: string }
+    | {
+        kind: 'snapshot';
+        uri: string;
+        range?: { startLine: number; endLine: number };
+        contentHash: string;
+        requestedEndLine?: number;
+        label?: string;
+      }
   )[];
   pin?: StoredRef[];
   unpin?: StoredRef[];
@@ -191,7 +224,11 @@ export interface EnvelopeFacts {
   pruned?: readonly PruneReport[];
   rejections?: readonly { attachment: string; reason: string }[];
   totalTokens?: number;
-  ledger?: { cachedTokens: number; budget?: number; layers?: readonly { id: LayerId; items: readonly { tokens: number; cached: boolean }[] }[] };
+  ledger?: {
+    cachedTokens: number;
+    budget?: number;
+    layers?: readonly { id: LayerId; items: readonly { tokens: number; cached: boolean }[] }[];
+  };
 }
 
 export interface AppendTurnInput {
@@ -333,7 +370,22 @@ interface ChatHead {
 }
 
 function emptyHead(): ChatHead {
-  return { chain: undefined, turns: [], warnings: [], validBytes: 0, fileBytes: 0, needsNewline: false, lastLineStart: 0, lastLineTurns: 0, lines: 0, lastHash: '', lastVersion: LINE_VERSION, lastLineSha: '', lineHashes: new Map(), ino: -1 };
+  return {
+    chain: undefined,
+    turns: [],
+    warnings: [],
+    validBytes: 0,
+    fileBytes: 0,
+    needsNewline: false,
+    lastLineStart: 0,
+    lastLineTurns: 0,
+    lines: 0,
+    lastHash: '',
+    lastVersion: LINE_VERSION,
+    lastLineSha: '',
+    lineHashes: new Map(),
+    ino: -1,
+  };
 }
 
 function baseOf(head: ChatHead): ChatBase {
@@ -364,14 +416,21 @@ const MAX_COUNTS_BYTES = 64 * 1024 * 1024;
 
 export function validateChatId(id: unknown): string {
   if (typeof id !== 'string' || !CHAT_ID.test(id) || WINDOWS_DEVICE.test(id)) {
-    throw new ChatStoreError('invalid-id', `invalid chat id ${JSON.stringify(id)}: use 1–128 lowercase letters, digits, "-" or "_", starting with a letter or digit`);
+    throw new ChatStoreError(
+      'invalid-id',
+      `invalid chat id ${JSON.stringify(id)}: use 1–128 lowercase letters, digits, "-" or "_", starting with a letter or digit`,
+    );
   }
   return id;
 }
 
 /** A valid chat id derived from any text (a trajectory name, an imported id): stable for the same text. */
 export function chatIdFor(seed: string): string {
-  const base = seed.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+/, '').slice(0, 100);
+  const base = seed
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[-_]+/, '')
+    .slice(0, 100);
   if (base.length > 0 && base === seed && !WINDOWS_DEVICE.test(base)) return base;
   const h = sha256Hex(seed).slice(0, 8);
   return base.length > 0 ? `${base.replace(/-+$/, '')}-${h}` : `chat-${h}`;
@@ -416,7 +475,10 @@ export class ChatStore {
   /** Problems found while opening (index rebuilt, stale temp files removed). */
   readonly warnings: string[] = [];
 
-  private constructor(readonly root: string, private readonly options: ChatStoreOptions) {
+  private constructor(
+    readonly root: string,
+    private readonly options: ChatStoreOptions,
+  ) {
     this.chatsDir = path.join(root, 'chats');
     this.blobsDir = path.join(root, 'blobs');
     this.countsDir = path.join(root, 'counts');
@@ -473,7 +535,9 @@ export class ChatStore {
 
   /** The chats of this workspace, most recently updated first. */
   listChats(): ChatIndexEntry[] {
-    return this.readIndex().slice().sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1));
+    return this.readIndex()
+      .slice()
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1));
   }
 
   hasChat(chatId: string): boolean {
@@ -531,7 +595,10 @@ export class ChatStore {
       },
     });
     if (headEnc && enc.completedTurns <= headEnc.completedTurns) {
-      throw new ChatStoreError('conflict', `chat ${id} already has ${headEnc.completedTurns} turns saved; cannot save turn ${enc.completedTurns} (was the chat changed in another window?)`);
+      throw new ChatStoreError(
+        'conflict',
+        `chat ${id} already has ${headEnc.completedTurns} turns saved; cannot save turn ${enc.completedTurns} (was the chat changed in another window?)`,
+      );
     }
     // Canonical key order on both sides: the delta names only what changed, and its objects keep the
     // chain canonical (its digest is then a plain JSON.stringify away; see chatChain.ts).
@@ -573,8 +640,20 @@ export class ChatStore {
     const ino = head.ino >= 0 ? head.ino : fileIno(file);
     const fileBytes = head.fileBytes + bytes;
     this.heads.set(id, {
-      chain, turns: [...head.turns, saved], warnings: [], validBytes: fileBytes, fileBytes, needsNewline: false, lastLineStart: lineStart,
-      lastLineTurns: enc.completedTurns - (headEnc?.completedTurns ?? 0), lines: head.lines + 1, lastHash: stateHash, lastVersion: LINE_VERSION, lastLineSha: sha256HexNode(json + '\n'), lineHashes, ino,
+      chain,
+      turns: [...head.turns, saved],
+      warnings: [],
+      validBytes: fileBytes,
+      fileBytes,
+      needsNewline: false,
+      lastLineStart: lineStart,
+      lastLineTurns: enc.completedTurns - (headEnc?.completedTurns ?? 0),
+      lines: head.lines + 1,
+      lastHash: stateHash,
+      lastVersion: LINE_VERSION,
+      lastLineSha: sha256HexNode(json + '\n'),
+      lineHashes,
+      ino,
     });
     const first = input.state.turns[0]?.userText ?? '';
     this.upsertIndex(id, enc.completedTurns, input.title ?? titleFrom(first));
@@ -606,7 +685,11 @@ export class ChatStore {
     const disk = baseOf(head);
     if (disk.turns === base.turns && disk.stateHash === base.stateHash) return;
     const reason: ChatConflict['reason'] =
-      !exists && base.turns > 0 ? 'missing' : base.turns === 0 || head.lineHashes.get(base.turns) === base.stateHash ? 'appended' : 'diverged';
+      !exists && base.turns > 0
+        ? 'missing'
+        : base.turns === 0 || head.lineHashes.get(base.turns) === base.stateHash
+          ? 'appended'
+          : 'diverged';
     const what =
       reason === 'missing'
         ? `chat ${id} was deleted (in another window?)`
@@ -619,7 +702,11 @@ export class ChatStore {
   /** Regenerate's first half, under the append's lock: cut the last line (it must be one turn). */
   private cutLastLine(id: string, head: ChatHead): ChatHead {
     if (!head.chain || head.chain.turnCount === 0) throw new ChatStoreError('not-found', `chat ${id} has no turn to remove`);
-    if (head.lastLineTurns !== 1) throw new ChatStoreError('conflict', `the last ${head.lastLineTurns} turns of chat ${id} were imported together and cannot be removed one by one`);
+    if (head.lastLineTurns !== 1)
+      throw new ChatStoreError(
+        'conflict',
+        `the last ${head.lastLineTurns} turns of chat ${id} were imported together and cannot be removed one by one`,
+      );
     this.truncateFile(this.chatPath(id), head.lastLineStart);
     this.heads.delete(id);
     const again = this.readHead(id);
@@ -650,7 +737,15 @@ export class ChatStore {
       at: this.now().toISOString(),
       attachments: (record?.items ?? []).map((i) => {
         const a = s.entries.get(i.key)!.artifact;
-        const m: TurnAttachmentMeta = { key: i.key, id: a.id, kind: a.kind, version: a.version, contentHash: a.contentHash, uri: a.source.uri, mode: i.mode };
+        const m: TurnAttachmentMeta = {
+          key: i.key,
+          id: a.id,
+          kind: a.kind,
+          version: a.version,
+          contentHash: a.contentHash,
+          uri: a.source.uri,
+          mode: i.mode,
+        };
         if (a.source.range) m.range = { ...a.source.range };
         return m;
       }),
@@ -669,11 +764,21 @@ export class ChatStore {
     if (env?.ledger?.budget !== undefined) meta.budget = env.ledger.budget;
     if (env?.totalTokens !== undefined) meta.predicted = { promptTokens: env.totalTokens, cachedTokens: env.ledger?.cachedTokens ?? 0 };
     if (env?.pruned && env.pruned.length > 0) meta.prunedReports = env.pruned.map((p) => ({ ...p }));
-    if (env?.rejections && env.rejections.length > 0) meta.rejections = env.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason }));
-    if (input.usage) meta.usage = { input: input.usage.input, cacheRead: input.usage.cacheRead, cacheWrite: input.usage.cacheWrite, output: input.usage.output };
-    if (env?.layers && env.layers.every((l) => typeof l.tokens === 'number')) meta.layerTokens = Object.fromEntries(env.layers.map((l) => [l.id, l.tokens as number]));
+    if (env?.rejections && env.rejections.length > 0)
+      meta.rejections = env.rejections.map((r) => ({ attachment: r.attachment, reason: r.reason }));
+    if (input.usage)
+      meta.usage = {
+        input: input.usage.input,
+        cacheRead: input.usage.cacheRead,
+        cacheWrite: input.usage.cacheWrite,
+        output: input.usage.output,
+      };
+    if (env?.layers && env.layers.every((l) => typeof l.tokens === 'number'))
+      meta.layerTokens = Object.fromEntries(env.layers.map((l) => [l.id, l.tokens as number]));
     if (env?.ledger?.layers && env.ledger.cachedTokens > 0) {
-      meta.layerCached = Object.fromEntries(env.ledger.layers.map((l) => [l.id, l.items.reduce((n, i) => n + (i.cached ? i.tokens : 0), 0)]));
+      meta.layerCached = Object.fromEntries(
+        env.ledger.layers.map((l) => [l.id, l.items.reduce((n, i) => n + (i.cached ? i.tokens : 0), 0)]),
+      );
     }
     if (input.model) meta.model = input.model;
     if (input.provider) meta.provider = input.provider;
@@ -714,7 +819,16 @@ export class ChatStore {
       }
     }
     const entry = this.readIndex().find((c) => c.id === id);
-    return { id, title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''), state, engine, turns: head.turns.slice(), warnings: head.warnings, bytes: head.fileBytes, base: baseOf(head) };
+    return {
+      id,
+      title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''),
+      state,
+      engine,
+      turns: head.turns.slice(),
+      warnings: head.warnings,
+      bytes: head.fileBytes,
+      base: baseOf(head),
+    };
   }
 
   /**
@@ -849,7 +963,14 @@ export class ChatStore {
   }
 
   /** One snapshot's text: from memory when known, else its blob (verified), decoded and checked against `hash`. */
-  private snapshot(id: string, hash: string, blob: string | undefined, encoding: string | undefined, known: Map<string, string>, where: string): string {
+  private snapshot(
+    id: string,
+    hash: string,
+    blob: string | undefined,
+    encoding: string | undefined,
+    known: Map<string, string>,
+    where: string,
+  ): string {
     if (encoding === undefined && blob === undefined) {
       const mem = known.get(hash);
       if (mem !== undefined) return mem;
@@ -872,7 +993,8 @@ export class ChatStore {
       if (typeof text !== 'string') throw new Error(`${where}: blob ${name} is not a JSON string`);
     }
     // A blob named by the content's hash was verified by readBlob; any other name needs this check.
-    if (name !== hash && sha256HexNode(text) !== hash) throw new Error(`${where}: blob ${name} does not match its sha256 ${hash.slice(0, 12)}…`);
+    if (name !== hash && sha256HexNode(text) !== hash)
+      throw new Error(`${where}: blob ${name} does not match its sha256 ${hash.slice(0, 12)}…`);
     return text;
   }
 
@@ -911,7 +1033,14 @@ export class ChatStore {
     }
   }
 
-  private parseLines(id: string, buf: Buffer, offset: number, throughTurn: number | undefined, cont: ChatHead | undefined, ino: number): ChatHead {
+  private parseLines(
+    id: string,
+    buf: Buffer,
+    offset: number,
+    throughTurn: number | undefined,
+    cont: ChatHead | undefined,
+    ino: number,
+  ): ChatHead {
     const warnings: string[] = [];
     const turns: TurnMeta[] = cont ? cont.turns.slice() : [];
     const lineHashes = cont ? new Map(cont.lineHashes) : new Map<number, string>();
@@ -942,7 +1071,10 @@ export class ChatStore {
       } catch (e) {
         if (isLast) {
           // Another window writing this line right now is not damage.
-          if (!this.lock.heldByOther()) warnings.push(`chat ${id}: the last line (${lineNo}) was cut off by an interrupted write and was ignored; the turns before it are intact`);
+          if (!this.lock.heldByOther())
+            warnings.push(
+              `chat ${id}: the last line (${lineNo}) was cut off by an interrupted write and was ignored; the turns before it are intact`,
+            );
           lineNo--;
           break;
         }
@@ -950,13 +1082,20 @@ export class ChatStore {
       }
       if (throughTurn !== undefined && isObj(parsed) && typeof parsed.turn === 'number' && parsed.turn > throughTurn) {
         const have = chain?.turnCount ?? 0;
-        if (have < throughTurn) throw new ChatStoreError('conflict', `chat ${id}: turns ${have + 1}-${parsed.turn} were saved together; there is no state after turn ${throughTurn} alone`);
+        if (have < throughTurn)
+          throw new ChatStoreError(
+            'conflict',
+            `chat ${id}: turns ${have + 1}-${parsed.turn} were saved together; there is no state after turn ${throughTurn} alone`,
+          );
         lineNo--;
         break;
       }
       if (isObj(parsed) && parsed.format === CHAT_FORMAT && typeof parsed.v === 'number' && parsed.v > LINE_VERSION) {
         // Not damage: a newer Strata wrote it (another window, before this one was updated).
-        throw new ChatStoreError('newer-format', `chat ${id} was saved by a newer version of Strata (chat line format ${parsed.v}, this version reads up to ${LINE_VERSION}); update Strata to open it. The file was not changed.`);
+        throw new ChatStoreError(
+          'newer-format',
+          `chat ${id} was saved by a newer version of Strata (chat line format ${parsed.v}, this version reads up to ${LINE_VERSION}); update Strata to open it. The file was not changed.`,
+        );
       }
       try {
         const line = checkLine(parsed);
@@ -989,9 +1128,25 @@ export class ChatStore {
       } catch (e) {
         throw new ChatCorrupt(`the state rebuilt from its lines is invalid: ${(e as Error).message}`);
       }
-      if (!chain.matches(lastHash, lastVersion)) throw new ChatCorrupt('the state rebuilt from its lines does not match the recorded digest');
+      if (!chain.matches(lastHash, lastVersion))
+        throw new ChatCorrupt('the state rebuilt from its lines does not match the recorded digest');
     }
-    return { chain, turns, warnings, validBytes, fileBytes, needsNewline, lastLineStart, lastLineTurns, lines: lineNo, lastHash, lastVersion, lastLineSha, lineHashes, ino };
+    return {
+      chain,
+      turns,
+      warnings,
+      validBytes,
+      fileBytes,
+      needsNewline,
+      lastLineStart,
+      lastLineTurns,
+      lines: lineNo,
+      lastHash,
+      lastVersion,
+      lastLineSha,
+      lineHashes,
+      ino,
+    };
   }
 
   /** Moves a corrupt chat file aside (under the lock), drops it from the index, and returns the error to throw. */
@@ -1004,7 +1159,11 @@ export class ChatStore {
       fs.renameSync(file, moved);
       this.heads.delete(id);
       this.writeIndex(this.readIndex().filter((c) => c.id !== id));
-      return new ChatStoreError('corrupt', `chat ${id} is damaged (${why}); it was moved aside to ${path.relative(this.root, moved)}`, moved);
+      return new ChatStoreError(
+        'corrupt',
+        `chat ${id} is damaged (${why}); it was moved aside to ${path.relative(this.root, moved)}`,
+        moved,
+      );
     });
   }
 
@@ -1148,9 +1307,12 @@ export class ChatStore {
     const turns = JSON.parse(scrub(JSON.stringify(loaded.turns), secrets)) as TurnMeta[];
     const payload = { format: EXPORT_FORMAT, v: FORMAT_VERSION, chat: { id: loaded.id, title }, state: enc, turns, blobs };
     const json = JSON.stringify(payload);
-    const md = renderMarkdown(loaded.id, title, state, loaded.engine, redacted) + `\n<!-- strata-chat: ${Buffer.from(json, 'utf8').toString('base64')} -->\n`;
+    const md =
+      renderMarkdown(loaded.id, title, state, loaded.engine, redacted) +
+      `\n<!-- strata-chat: ${Buffer.from(json, 'utf8').toString('base64')} -->\n`;
     for (const s of secrets) {
-      if (md.includes(s) || json.includes(s)) throw new ChatStoreError('secret', `chat ${loaded.id} was not exported: a secret would have appeared in it`);
+      if (md.includes(s) || json.includes(s))
+        throw new ChatStoreError('secret', `chat ${loaded.id} was not exported: a secret would have appeared in it`);
     }
     return md;
   }
@@ -1162,7 +1324,11 @@ export class ChatStore {
    */
   importMarkdown(text: string, opts: { isAllowedPath: (path: string) => boolean; chatId?: string }): ImportResult {
     const matches = [...text.matchAll(/<!-- strata-chat: ([A-Za-z0-9+/=]+) -->/g)];
-    if (matches.length === 0) throw new ChatStoreError('invalid-import', 'this Markdown has no Strata chat metadata (<!-- strata-chat: … -->); only chats exported by Strata can be imported');
+    if (matches.length === 0)
+      throw new ChatStoreError(
+        'invalid-import',
+        'this Markdown has no Strata chat metadata (<!-- strata-chat: … -->); only chats exported by Strata can be imported',
+      );
     let payload: unknown;
     try {
       payload = JSON.parse(Buffer.from(matches[matches.length - 1][1], 'base64').toString('utf8'));
@@ -1225,10 +1391,15 @@ export class ChatStore {
       return bad((e as Error).message);
     }
     const engine = decodeEngineMetaOf(enc);
-    const turns = (p.turns as TurnMeta[]).filter(isObj).map((t) => ({ ...t, attachments: Array.isArray(t.attachments) ? t.attachments.filter((a) => isObj(a) && !drop.has(a.key)) : [] }));
+    const turns = (p.turns as TurnMeta[])
+      .filter(isObj)
+      .map((t) => ({ ...t, attachments: Array.isArray(t.attachments) ? t.attachments.filter((a) => isObj(a) && !drop.has(a.key)) : [] }));
     const full = encodeState(state, { engine });
     const warnings: string[] = [];
-    if (dropped.length > 0) warnings.push(`${dropped.length} attachment path(s) are not allowed in this workspace and were left out: ${dropped.map((d) => d.path).join(', ')}`);
+    if (dropped.length > 0)
+      warnings.push(
+        `${dropped.length} attachment path(s) are not allowed in this workspace and were left out: ${dropped.map((d) => d.path).join(', ')}`,
+      );
     return this.locked(() => {
       const id = opts.chatId !== undefined ? validateChatId(opts.chatId) : this.freeId(chatIdFor(chat.id));
       if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
@@ -1236,7 +1407,14 @@ export class ChatStore {
         this.writeBlob(b.hash, b.text);
         this.lock.touch();
       }
-      const line: ChatLine = { format: CHAT_FORMAT, v: LINE_VERSION, turn: full.completedTurns, delta: diffState(undefined, full), stateHash: encodedDigest(full), imported: { from: chat.id, turns } };
+      const line: ChatLine = {
+        format: CHAT_FORMAT,
+        v: LINE_VERSION,
+        turn: full.completedTurns,
+        delta: diffState(undefined, full),
+        stateHash: encodedDigest(full),
+        imported: { from: chat.id, turns },
+      };
       this.lock.assertHeld();
       this.appendLine(this.chatPath(id), JSON.stringify(line) + '\n');
       this.upsertIndex(id, full.completedTurns, chat.title);
@@ -1320,7 +1498,8 @@ export class ChatStore {
       }
       if (!isObj(v) || v.counter !== counter || !Array.isArray(v.counts)) continue;
       for (const e of v.counts) {
-        if (Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && COUNT_KEY.test(e[0]) && Number.isInteger(e[1]) && e[1] >= 0) out.set(e[0], e[1]);
+        if (Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && COUNT_KEY.test(e[0]) && Number.isInteger(e[1]) && e[1] >= 0)
+          out.set(e[0], e[1]);
       }
     }
     return out;
@@ -1347,7 +1526,8 @@ export class ChatStore {
     try {
       fd = fs.openSync(this.blobPath(hash), 'r');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is missing from ${path.relative(this.root, this.blobPath(hash))}`);
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is missing from ${path.relative(this.root, this.blobPath(hash))}`);
       throw e;
     }
     let data: Buffer;
@@ -1356,7 +1536,8 @@ export class ChatStore {
     } finally {
       fs.closeSync(fd);
     }
-    if (sha256HexBytes(data) !== hash) throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is damaged (its content does not match its hash)`);
+    if (sha256HexBytes(data) !== hash)
+      throw new ChatStoreError('missing-blob', `snapshot blob ${hash} is damaged (its content does not match its hash)`);
     return data.toString('utf8');
   }
 
@@ -1397,7 +1578,16 @@ export class ChatStore {
     try {
       const obj = JSON.parse(text) as unknown;
       if (!isObj(obj) || obj.format !== INDEX_FORMAT || !Array.isArray(obj.chats)) throw new Error('not a chat index');
-      return (obj.chats as unknown[]).filter((c): c is ChatIndexEntry => isObj(c) && typeof c.id === 'string' && CHAT_ID.test(c.id) && typeof c.title === 'string' && typeof c.turns === 'number' && typeof c.createdAt === 'string' && typeof c.updatedAt === 'string');
+      return (obj.chats as unknown[]).filter(
+        (c): c is ChatIndexEntry =>
+          isObj(c) &&
+          typeof c.id === 'string' &&
+          CHAT_ID.test(c.id) &&
+          typeof c.title === 'string' &&
+          typeof c.turns === 'number' &&
+          typeof c.createdAt === 'string' &&
+          typeof c.updatedAt === 'string',
+      );
     } catch {
       this.warnings.push('index.json was unreadable and has been rebuilt from the chat files');
       return [];
@@ -1462,7 +1652,8 @@ function checkLine(v: unknown): ChatLine {
   if (!isObj(v.delta)) throw new Error('delta must be an object');
   if (typeof v.stateHash !== 'string' || !HEX64.test(v.stateHash)) throw new Error('stateHash must be a sha256');
   if (v.meta !== undefined && (!isObj(v.meta) || !Array.isArray(v.meta.attachments))) throw new Error('meta must be an object');
-  if (v.imported !== undefined && (!isObj(v.imported) || !Array.isArray(v.imported.turns))) throw new Error('imported must be {from, turns}');
+  if (v.imported !== undefined && (!isObj(v.imported) || !Array.isArray(v.imported.turns)))
+    throw new Error('imported must be {from, turns}');
   return v as unknown as ChatLine;
 }
 
@@ -1541,7 +1732,10 @@ function continues(fd: number, st: fs.Stats, from: ChatHead): boolean {
 function shadowEntry(e: EncodedEntry): EncodedEntry {
   if (!isObj(e) || !isObj(e.artifact)) return e;
   const ok = (hash: unknown, blob: unknown, encoding: unknown) =>
-    typeof hash === 'string' && HEX64.test(hash) && (blob === undefined || (typeof blob === 'string' && HEX64.test(blob))) && (encoding === undefined || encoding === 'json');
+    typeof hash === 'string' &&
+    HEX64.test(hash) &&
+    (blob === undefined || (typeof blob === 'string' && HEX64.test(blob))) &&
+    (encoding === undefined || encoding === 'json');
   const a = e.artifact;
   if (!ok(a.contentHash, a.blob, a.blobEncoding)) return e;
   const c = e.compacted;
@@ -1657,7 +1851,8 @@ function renderMarkdown(id: string, title: string, state: ChatState, engine: Eng
       out.push('**Attachments:**', '');
       for (const i of t.items) {
         const e = state.entries.get(i.key)!;
-        const how = i.mode === 'missing' ? 'file deleted, last snapshot kept' : i.mode === 'reference' ? 'referenced (sent earlier)' : 'sent in full';
+        const how =
+          i.mode === 'missing' ? 'file deleted, last snapshot kept' : i.mode === 'reference' ? 'referenced (sent earlier)' : 'sent in full';
         out.push(`- ${describeEntry(e)}: ${how}`);
       }
       out.push('');
@@ -1676,7 +1871,19 @@ function renderMarkdown(id: string, title: string, state: ChatState, engine: Eng
 }
 
 /** Every field of an entry, in one list: a field added to `EntryState` and not here fails to compile. */
-const ENTRY_FIELDS = ['artifact', 'key', 'firstTurn', 'presence', 'superseded', 'missing', 'essential', 'compacted', 'inPlaceOf', 'requestedEndLine', 'tool'] as const satisfies readonly (keyof EntryState)[];
+const ENTRY_FIELDS = [
+  'artifact',
+  'key',
+  'firstTurn',
+  'presence',
+  'superseded',
+  'missing',
+  'essential',
+  'compacted',
+  'inPlaceOf',
+  'requestedEndLine',
+  'tool',
+] as const satisfies readonly (keyof EntryState)[];
 type UnlistedEntryField = Exclude<keyof EntryState, (typeof ENTRY_FIELDS)[number]>;
 const everyEntryFieldListed: [UnlistedEntryField] extends [never] ? true : UnlistedEntryField = true;
 void everyEntryFieldListed;

@@ -15,8 +15,22 @@ import { LAYER_IDS, type LayerId, type LedgerItem, type LedgerNode, type PruneRe
 export type ItemStatus = 'full' | 'reference' | 'compacted' | 'summarized' | 'pruned' | 'superseded' | 'pinned' | 'missing';
 
 export type TreeIcon =
-  | 'request' | 'layer' | 'file' | 'selection' | 'message' | 'reply' | 'summary' | 'system' | 'instructions'
-  | 'reference' | 'pruned' | 'next' | 'history' | 'warning' | 'tool' | 'framing';
+  | 'request'
+  | 'layer'
+  | 'file'
+  | 'selection'
+  | 'message'
+  | 'reply'
+  | 'summary'
+  | 'system'
+  | 'instructions'
+  | 'reference'
+  | 'pruned'
+  | 'next'
+  | 'history'
+  | 'warning'
+  | 'tool'
+  | 'framing';
 
 export interface TreeSource {
   /** Workspace path (`<folder>/<path>` in multi-root) or `untitled:<n>`. */
@@ -216,7 +230,11 @@ function itemNode(parentId: string, item: LedgerItem, budget: number, index: num
   // What a workspace tool read (issue 11): marked with the tool, and as recoverable (it can be read again).
   const readByTool = isArtifact && item.tool !== undefined;
   const description = `${fmt(item.tokens)} tokens · ${statusText}${item.cached ? ' · cached' : ''}${readByTool ? ` · ${item.tool}${recoverable ? ' · recoverable' : ''}` : ''}`;
-  const lines: string[] = [`**${escapeMd(label)}**`, '', `${fmt(item.tokens)} tokens (${percent(item.tokens, budget)} of the budget) · ${statusText}`];
+  const lines: string[] = [
+    `**${escapeMd(label)}**`,
+    '',
+    `${fmt(item.tokens)} tokens (${percent(item.tokens, budget)} of the budget) · ${statusText}`,
+  ];
   if (item.key) lines.push('', `id: \`${item.key.replace(/@v\d+$/, '')}\``);
   if (item.version !== undefined) lines.push(`version: ${item.version}`);
   if (item.contentHash) lines.push(`content sha256: \`${item.contentHash.slice(0, 16)}…\``);
@@ -291,7 +309,14 @@ export function layerNodes(parentId: string, ledger: LedgerNode): LedgerTreeNode
 }
 
 /** A layer's row: its tokens, share of the budget and predicted cached part. */
-function layerHeader(parentId: string, layer: LayerId, tokens: number, cached: number, budget: number, extra: { count?: string; items?: number; note?: string }): LedgerTreeNode {
+function layerHeader(
+  parentId: string,
+  layer: LayerId,
+  tokens: number,
+  cached: number,
+  budget: number,
+  extra: { count?: string; items?: number; note?: string },
+): LedgerTreeNode {
   const name = `${layer} ${LAYER_NAMES[layer]}`;
   const share = percent(tokens, budget);
   return {
@@ -336,9 +361,17 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
     '',
     `Cache: ${cached}`,
   ];
-  if (r.reported) lines.push('', `Provider usage: ${fmt(r.reported.input)} in (${fmt(r.reported.cacheRead)} read from cache, ${fmt(r.reported.cacheWrite)} written), ${fmt(r.reported.output)} out`);
+  if (r.reported)
+    lines.push(
+      '',
+      `Provider usage: ${fmt(r.reported.input)} in (${fmt(r.reported.cacheRead)} read from cache, ${fmt(r.reported.cacheWrite)} written), ${fmt(r.reported.output)} out`,
+    );
   if (mismatch) lines.push('', `⚠ ${mismatch}`);
-  if (r.prefixBreak) lines.push('', `Prefix break: ${r.prefixBreakReason ?? 'the stable prefix of the previous request changed'} (the cache could not serve what followed it).`);
+  if (r.prefixBreak)
+    lines.push(
+      '',
+      `Prefix break: ${r.prefixBreakReason ?? 'the stable prefix of the previous request changed'} (the cache could not serve what followed it).`,
+    );
   if (r.model) lines.push('', `Model: ${r.model}`);
   if (r.outcome && r.outcome !== 'complete') lines.push('', `Outcome: ${r.outcome}`);
   if (r.pruned && r.pruned.length > 0) lines.push('', `Pruning: ${r.pruned.length} cut(s)`);
@@ -379,8 +412,17 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
  * L1 … L5 of a request whose ledger this window does not hold (sent before it opened, or from another
  * window): the tokens saved with the turn, without the items.
  */
-function savedLayerNodes(parentId: string, tokens: Partial<Record<LayerId, number>>, cachedBy: Partial<Record<LayerId, number>>, budget: number): LedgerTreeNode[] {
-  return LAYER_IDS.map((layer) => layerHeader(parentId, layer, tokens[layer] ?? 0, cachedBy[layer] ?? 0, budget, { note: 'Its items are listed for requests sent from this window since it opened.' }));
+function savedLayerNodes(
+  parentId: string,
+  tokens: Partial<Record<LayerId, number>>,
+  cachedBy: Partial<Record<LayerId, number>>,
+  budget: number,
+): LedgerTreeNode[] {
+  return LAYER_IDS.map((layer) =>
+    layerHeader(parentId, layer, tokens[layer] ?? 0, cachedBy[layer] ?? 0, budget, {
+      note: 'Its items are listed for requests sent from this window since it opened.',
+    }),
+  );
 }
 
 export function infoNode(id: string, label: string, tooltip?: string): LedgerTreeNode {
@@ -408,7 +450,10 @@ export function nextMessageNode(items: readonly NextItem[], predictedTotal: numb
     id: 'next',
     label: 'Next message',
     description: items.length === 0 ? 'nothing attached' : `${items.length} attached · +${fmt(cost)} tokens${total}`,
-    tooltip: items.length === 0 ? 'Attach files or selections to see their cost before you send.' : `What you attached for the next message costs ${fmt(cost)} tokens${total ? `; the whole next request is about ${fmt(predictedTotal!)} tokens of the ${fmt(budget)} budget` : ''}.`,
+    tooltip:
+      items.length === 0
+        ? 'Attach files or selections to see their cost before you send.'
+        : `What you attached for the next message costs ${fmt(cost)} tokens${total ? `; the whole next request is about ${fmt(predictedTotal!)} tokens of the ${fmt(budget)} budget` : ''}.`,
     icon: 'next',
     contextValue: 'info',
     accessibility: `Next message: ${items.length} attachments, ${fmt(cost)} tokens`,
@@ -444,7 +489,13 @@ export function requestsNode(requests: readonly RequestRecord[] | LazyRequests):
 }
 
 /** The whole tree. */
-export function buildLedgerTree(input: { last?: RequestRecord; next: readonly NextItem[]; nextTotal?: number; budget: number; requests: readonly RequestRecord[] | LazyRequests }): LedgerTreeNode[] {
+export function buildLedgerTree(input: {
+  last?: RequestRecord;
+  next: readonly NextItem[];
+  nextTotal?: number;
+  budget: number;
+  requests: readonly RequestRecord[] | LazyRequests;
+}): LedgerTreeNode[] {
   const roots: LedgerTreeNode[] = [];
   if (input.last) roots.push(requestNode('last', `Last request · turn ${input.last.turn}`, input.last, true));
   roots.push(nextMessageNode(input.next, input.nextTotal, input.budget));

@@ -35,13 +35,25 @@ export const KNOWN_MODELS: readonly KnownModel[] = [
   { match: /^chatgpt-4o/, contextWindow: 128_000, maxOutputTokens: 16_384, encoding: 'o200k_base', estimated: false },
   { match: /^o1-mini/, contextWindow: 128_000, maxOutputTokens: 65_536, encoding: 'o200k_base', estimated: false },
   { match: /^o[134](-|$)/, contextWindow: 200_000, maxOutputTokens: 100_000, encoding: 'o200k_base', estimated: false },
-  { match: /^gpt-4-turbo|^gpt-4-(0125|1106)-preview/, contextWindow: 128_000, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
+  {
+    match: /^gpt-4-turbo|^gpt-4-(0125|1106)-preview/,
+    contextWindow: 128_000,
+    maxOutputTokens: 4_096,
+    encoding: 'cl100k_base',
+    estimated: false,
+  },
   { match: /^gpt-4-32k/, contextWindow: 32_768, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
   { match: /^gpt-4(-|$)/, contextWindow: 8_192, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
   { match: /^gpt-3\.5-turbo/, contextWindow: 16_385, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
   // Anthropic does not publish its tokenizer: o200k_base is the estimate (DESIGN §4 meter shows it).
   { match: /^claude-(opus-4|4-opus)/, contextWindow: 200_000, maxOutputTokens: 32_000, encoding: 'o200k_base', estimated: true },
-  { match: /^claude-(sonnet-4|4-sonnet|3-7-sonnet)/, contextWindow: 200_000, maxOutputTokens: 64_000, encoding: 'o200k_base', estimated: true },
+  {
+    match: /^claude-(sonnet-4|4-sonnet|3-7-sonnet)/,
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+    encoding: 'o200k_base',
+    estimated: true,
+  },
   { match: /^claude-3-5-(sonnet|haiku)/, contextWindow: 200_000, maxOutputTokens: 8_192, encoding: 'o200k_base', estimated: true },
   { match: /^claude-3-(opus|sonnet|haiku)/, contextWindow: 200_000, maxOutputTokens: 4_096, encoding: 'o200k_base', estimated: true },
   { match: /^claude-/, contextWindow: 200_000, maxOutputTokens: 8_192, encoding: 'o200k_base', estimated: true },
@@ -66,12 +78,25 @@ export function modelInfo(provider: string, model: string, facts: ModelFacts = {
   let contextWindow = facts.contextWindow ?? known?.contextWindow ?? DEFAULT_MODEL_LIMITS.contextWindow;
   if (facts.maxInputTokens !== undefined && facts.contextWindow === undefined) contextWindow = facts.maxInputTokens + maxOutputTokens;
   const encoding = facts.encoding ?? known?.encoding ?? DEFAULT_MODEL_LIMITS.encoding;
-  return { provider, model, contextWindow, maxOutputTokens, encoding, tokenizerEstimated: facts.encoding ? false : known ? known.estimated : true };
+  return {
+    provider,
+    model,
+    contextWindow,
+    maxOutputTokens,
+    encoding,
+    tokenizerEstimated: facts.encoding ? false : known ? known.estimated : true,
+  };
 }
 
 /** Same provider, model, limits and encoding. */
 export function sameModel(a: ModelInfo, b: ModelInfo): boolean {
-  return a.provider === b.provider && a.model === b.model && a.contextWindow === b.contextWindow && a.maxOutputTokens === b.maxOutputTokens && a.encoding === b.encoding;
+  return (
+    a.provider === b.provider &&
+    a.model === b.model &&
+    a.contextWindow === b.contextWindow &&
+    a.maxOutputTokens === b.maxOutputTokens &&
+    a.encoding === b.encoding
+  );
 }
 
 /** The model used when a keyed provider is chosen without a model id. */
@@ -81,4 +106,10 @@ export const DEFAULT_MODELS: Readonly<Record<'openai' | 'anthropic', string>> = 
 };
 
 /** Offered in the model picker for Anthropic, which Strata does not ask for a model list. */
-export const KNOWN_ANTHROPIC_MODELS: readonly string[] = ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5', 'claude-3-7-sonnet-latest', 'claude-3-5-haiku-latest'];
+export const KNOWN_ANTHROPIC_MODELS: readonly string[] = [
+  'claude-sonnet-4-5',
+  'claude-opus-4-1',
+  'claude-haiku-4-5',
+  'claude-3-7-sonnet-latest',
+  'claude-3-5-haiku-latest',
+];

@@ -74,7 +74,8 @@ export function pidAlive(pid: number): boolean {
 function readRecord(file: string): LockRecord | undefined {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockRecord>;
-    if (typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.nonce === 'string') return { pid: v.pid, host: v.host, nonce: v.nonce, at: String(v.at ?? '') };
+    if (typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.nonce === 'string')
+      return { pid: v.pid, host: v.host, nonce: v.nonce, at: String(v.at ?? '') };
   } catch {
     // Missing, empty or half-written.
   }
@@ -89,7 +90,10 @@ export class StoreLock {
   /** Locks this instance broke (tests, the stress test's figures). */
   broken = 0;
 
-  constructor(readonly file: string, private readonly options: StoreLockOptions = {}) {
+  constructor(
+    readonly file: string,
+    private readonly options: StoreLockOptions = {},
+  ) {
     this.waitMs = options.waitMs ?? 5000;
     this.staleMs = options.staleMs ?? 10_000;
   }
@@ -121,7 +125,10 @@ export class StoreLock {
       try {
         const fd = fs.openSync(this.file, 'wx');
         try {
-          fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: os.hostname(), nonce, at: new Date().toISOString() } satisfies LockRecord));
+          fs.writeSync(
+            fd,
+            JSON.stringify({ pid: process.pid, host: os.hostname(), nonce, at: new Date().toISOString() } satisfies LockRecord),
+          );
         } finally {
           fs.closeSync(fd);
         }
@@ -134,7 +141,9 @@ export class StoreLock {
       if (this.breakIfStale()) continue;
       if (Date.now() >= deadline) {
         const rec = readRecord(this.file);
-        throw new LockBusyError(`the chat store is busy: another window (pid ${rec?.pid ?? '?'}${rec && rec.host !== os.hostname() ? ` on ${rec.host}` : ''}) has held its lock for over ${waitMs} ms`);
+        throw new LockBusyError(
+          `the chat store is busy: another window (pid ${rec?.pid ?? '?'}${rec && rec.host !== os.hostname() ? ` on ${rec.host}` : ''}) has held its lock for over ${waitMs} ms`,
+        );
       }
       sleepSync(delay + Math.floor(Math.random() * delay));
       delay = Math.min(delay * 2, 10);
@@ -163,7 +172,10 @@ export class StoreLock {
 
   /** Throws unless the lock file is still ours (a holder that hung past `staleMs` may have lost it). */
   assertHeld(): void {
-    if (this.depth === 0 || readRecord(this.file)?.nonce !== this.nonce) throw new LockBusyError('the chat store lock was taken over by another window while this one was writing (it was unresponsive for too long)');
+    if (this.depth === 0 || readRecord(this.file)?.nonce !== this.nonce)
+      throw new LockBusyError(
+        'the chat store lock was taken over by another window while this one was writing (it was unresponsive for too long)',
+      );
   }
 
   /** Another process (or another store instance) holds the lock right now. */
@@ -221,7 +233,11 @@ export class StoreLock {
       if (same) {
         fs.rmSync(this.file, { force: true });
         this.broken++;
-        this.options.onBreak?.(rec ? `broke a stale chat store lock of pid ${rec.pid}${rec.host !== os.hostname() ? ` on ${rec.host}` : ''} (taken ${rec.at})` : 'broke an empty chat store lock left by an interrupted start');
+        this.options.onBreak?.(
+          rec
+            ? `broke a stale chat store lock of pid ${rec.pid}${rec.host !== os.hostname() ? ` on ${rec.host}` : ''} (taken ${rec.at})`
+            : 'broke an empty chat store lock left by an interrupted start',
+        );
       }
     } finally {
       fs.rmSync(token, { force: true });

@@ -80,7 +80,10 @@ export function renderTurnsForSummary(turns: SummaryTurn[], budget: number, toke
     remaining -= caps[i];
     left--;
   }
-  return pieces.map((p, i) => truncateToTokens(p, caps[i], tokenizer)).filter((p) => p.length > 0).join('\n');
+  return pieces
+    .map((p, i) => truncateToTokens(p, caps[i], tokenizer))
+    .filter((p) => p.length > 0)
+    .join('\n');
 }
 
 export class LlmSummarizer implements Summarizer {

@@ -322,8 +322,15 @@ function isWhitespace(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
   if (c < 0xa0) return false;
   return (
-    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
-    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
   );
 }
 
@@ -365,7 +372,6 @@ function lastSafeCut(text: string, start: number, limit: number, o200k: boolean)
 function append(out: number[], ids: readonly number[]): void {
   for (let i = 0; i < ids.length; i++) out.push(ids[i]);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Chunk boundaries of long texts (see "Chunked counting" in the module comment)
@@ -439,7 +445,7 @@ export function chunkEnd(text: string, start: number, params: ChunkParams): numb
 /** The chunk ends of `text` (the last one is `text.length`). */
 export function chunkEnds(text: string, params: ChunkParams): number[] {
   const out: number[] = [];
-  for (let s = 0; s < text.length; ) {
+  for (let s = 0; s < text.length;) {
     s = chunkEnd(text, s, params);
     out.push(s);
   }
@@ -546,7 +552,7 @@ function syncPoint(
   // Byte offset (from tailStart) → UTF-16 offset, at character starts only.
   const charAt = new Map<number, number>();
   let bytes = 0;
-  for (let i = tailStart; i < winEnd; ) {
+  for (let i = tailStart; i < winEnd;) {
     charAt.set(bytes, i);
     const n = utf8Length(text, i);
     bytes += n;
@@ -735,7 +741,7 @@ export class GuardedTokenizer implements Tokenizer {
       stats.maxSliceBusyMs = Math.max(stats.maxSliceBusyMs, Math.min(wallMs, cpuMs));
     };
     let total = 0;
-    for (let s = 0; s < text.length; ) {
+    for (let s = 0; s < text.length;) {
       const e = chunkEnd(text, s, this.chunk);
       const chunk = text.slice(s, e);
       // Yield first when this chunk would take the slice past its budget (cost estimated from the
@@ -775,7 +781,7 @@ export class GuardedTokenizer implements Tokenizer {
     }
     this.misses++;
     let total = 0;
-    for (let s = 0; s < text.length; ) {
+    for (let s = 0; s < text.length;) {
       const e = chunkEnd(text, s, this.chunk);
       total += this.countChunk(text.slice(s, e));
       s = e;

@@ -26,7 +26,15 @@
  * or the rebuilt turn no longer fits, nothing is saved: `error` with code `chat-changed`, and the
  * caller reloads the chat and offers to send the message again.
  */
-import { PromptContextEngine, type AttachmentRef, type ToolStepInput, type ToolStepOutcome, type ToolStepResultInput, type TurnEnvelope, type TurnInput } from '../engine/engine';
+import {
+  PromptContextEngine,
+  type AttachmentRef,
+  type ToolStepInput,
+  type ToolStepOutcome,
+  type ToolStepResultInput,
+  type TurnEnvelope,
+  type TurnInput,
+} from '../engine/engine';
 import type { NewArtifactInput } from '../engine/artifacts';
 import type { Rejection } from '../engine/isolation';
 import { checkEnvelope, type Violation } from '../engine/invariants';
@@ -37,8 +45,24 @@ import type { ToolExecutor, ToolResult } from './tools/executor';
 import { sha256Hex } from '../common/hash';
 import { isThenable, mapBounded, runSteps, runStepsSync, wait, type Step } from '../common/steps';
 import { providerCachePrediction } from './cacheModel';
-import { ChatStoreError, type AppendTurnInput, type AppendTurnResult, type ChatBase, type ChatStore, type StoredRef, type StoredTurnRequest, type TurnMeta } from './chatStore';
-import { ProviderError, type ChatProvider, type ChatRequest, type ProviderErrorCode, type ProviderUsage, type StreamEvent } from './providers/types';
+import {
+  ChatStoreError,
+  type AppendTurnInput,
+  type AppendTurnResult,
+  type ChatBase,
+  type ChatStore,
+  type StoredRef,
+  type StoredTurnRequest,
+  type TurnMeta,
+} from './chatStore';
+import {
+  ProviderError,
+  type ChatProvider,
+  type ChatRequest,
+  type ProviderErrorCode,
+  type ProviderUsage,
+  type StreamEvent,
+} from './providers/types';
 import { PORT_CONCURRENCY, type AttachmentSpec, type WorkspacePort } from './workspacePort';
 
 /** An attachment of this turn: a spec read now (a file chip, a trajectory's attach), or a snapshot taken earlier (a selection chip). */
@@ -251,7 +275,10 @@ export class TurnPipeline {
    * (`MemoryWorkspace`, `ScriptedProvider`). The replay and the benchmark use it.
    */
   runSync(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions): TurnOutcome {
-    return runStepsSync(this.steps(request, provider, send, false), 'TurnPipeline.runSync: the workspace port or the provider answered with a promise; use run()');
+    return runStepsSync(
+      this.steps(request, provider, send, false),
+      'TurnPipeline.runSync: the workspace port or the provider answered with a promise; use run()',
+    );
   }
 
   private *steps(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions, async: boolean): Step<TurnOutcome> {
@@ -264,7 +291,13 @@ export class TurnPipeline {
         this.options.log?.(`turn event handler failed: ${(e as Error).message}`);
       }
     };
-    const state = { buildMs: 0, violations: [] as Violation[], prunedHarder: false, firstTokenMs: undefined as number | undefined, usage: undefined as ProviderUsage | undefined };
+    const state = {
+      buildMs: 0,
+      violations: [] as Violation[],
+      prunedHarder: false,
+      firstTokenMs: undefined as number | undefined,
+      usage: undefined as ProviderUsage | undefined,
+    };
     let envelope: TurnEnvelope | undefined;
     let input: TurnInput | undefined;
     const rejections: Rejection[] = [];
@@ -277,7 +310,17 @@ export class TurnPipeline {
         report.toolTokens = tools.views.reduce((n, v) => n + (v.resultTokens ?? 0), 0);
         report.stepMs = tools.timings;
       }
-      const outcome = { ...o, envelope, input, buildMs: state.buildMs, violations: state.violations, rejections: envelope?.rejections ?? rejections, report, requests: tools.requests, toolSteps: tools.views } as TurnOutcome;
+      const outcome = {
+        ...o,
+        envelope,
+        input,
+        buildMs: state.buildMs,
+        violations: state.violations,
+        rejections: envelope?.rejections ?? rejections,
+        report,
+        requests: tools.requests,
+        toolSteps: tools.views,
+      } as TurnOutcome;
       this.options.log?.(formatTurnReport(report));
       emit({ type: outcome.status, outcome } as TurnEvent);
       return outcome;
@@ -387,7 +430,8 @@ export class TurnPipeline {
         try {
           const stream = provider.stream(req);
           const sync = (stream as Partial<Iterable<StreamEvent>>)[Symbol.iterator];
-          const it: Iterator<StreamEvent> | AsyncIterator<StreamEvent> = typeof sync === 'function' ? sync.call(stream) : stream[Symbol.asyncIterator]();
+          const it: Iterator<StreamEvent> | AsyncIterator<StreamEvent> =
+            typeof sync === 'function' ? sync.call(stream) : stream[Symbol.asyncIterator]();
           let completed = false;
           try {
             for (;;) {
@@ -423,11 +467,28 @@ export class TurnPipeline {
           }
           if (doneText === undefined) throw new ProviderError('bad-response', `${provider.label} ended the reply without completing it.`);
         } catch (e) {
-          const pe = ProviderError.is(e) ? e : new ProviderError(send.signal?.aborted ? 'aborted' : 'bad-response', (e as Error)?.message ?? String(e));
-          if (pe.code === 'aborted' || send.signal?.aborted) return this.stopped(engine, streamed, envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
+          const pe = ProviderError.is(e)
+            ? e
+            : new ProviderError(send.signal?.aborted ? 'aborted' : 'bad-response', (e as Error)?.message ?? String(e));
+          if (pe.code === 'aborted' || send.signal?.aborted)
+            return this.stopped(
+              engine,
+              streamed,
+              envelope,
+              input,
+              { ...send, providerKind: provider?.kind },
+              state,
+              request,
+              emit,
+              finish,
+              steps,
+            );
           if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder && steps.requests.length === 0) {
             state.prunedHarder = true;
-            const harder: TurnInput = { ...input, targetPercentOverride: Math.min(PRUNE_HARDER_PERCENT, input.targetPercentOverride ?? PRUNE_HARDER_PERCENT) };
+            const harder: TurnInput = {
+              ...input,
+              targetPercentOverride: Math.min(PRUNE_HARDER_PERCENT, input.targetPercentOverride ?? PRUNE_HARDER_PERCENT),
+            };
             envelope = this.build(engine, harder, true, state, emit);
             input = harder;
             if (envelope.blocked) {
@@ -450,12 +511,28 @@ export class TurnPipeline {
         for (const call of calls) {
           emit({ type: 'toolCall', step: toolRounds, id: call.id, name: call.name, args: call.args });
           if (over) {
-            inputs.push({ callId: call.id, tool: call.name, note: `[${call.name} was not run: the limit of ${maxSteps} tool steps in one turn was reached (strata.tools.maxSteps). Answer with what you have.]` });
+            inputs.push({
+              callId: call.id,
+              tool: call.name,
+              note: `[${call.name} was not run: the limit of ${maxSteps} tool steps in one turn was reached (strata.tools.maxSteps). Answer with what you have.]`,
+            });
             results.push(undefined);
             continue;
           }
           const result = yield* loop.executor.execute(call, send.signal);
-          if (send.signal?.aborted) return this.stopped(engine, streamed, envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
+          if (send.signal?.aborted)
+            return this.stopped(
+              engine,
+              streamed,
+              envelope,
+              input,
+              { ...send, providerKind: provider?.kind },
+              state,
+              request,
+              emit,
+              finish,
+              steps,
+            );
           inputs.push(toStepInput(result));
           results.push(result);
         }
@@ -473,18 +550,28 @@ export class TurnPipeline {
           steps.views.push(view);
           emit({ type: 'toolResult', step: toolRounds, view, outcome: o });
         });
-        state.violations = this.options.check ? checkEnvelope(envelope, envelope.budget, { hasher: { sha256Hex }, ...engine.checkContext(), blocked: false }) : [];
+        state.violations = this.options.check
+          ? checkEnvelope(envelope, envelope.budget, { hasher: { sha256Hex }, ...engine.checkContext(), blocked: false })
+          : [];
         emit({ type: 'built', envelope, buildMs: 0, pruneHarder: false, violations: state.violations });
-        if (send.signal?.aborted) return this.stopped(engine, '', envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
+        if (send.signal?.aborted)
+          return this.stopped(engine, '', envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
       }
 
       // 6. Complete, persist, done.
       fillStepCache(tools, envelope, state.usage, provider.kind);
-      const reply = send.recordReply ?? (doneText && doneText.length > 0 ? doneText : steps.requests.length > 0 ? TOOL_LIMIT_REPLY : (doneText ?? ''));
+      const reply =
+        send.recordReply ?? (doneText && doneText.length > 0 ? doneText : steps.requests.length > 0 ? TOOL_LIMIT_REPLY : (doneText ?? ''));
       const saved = this.commit(engine, reply, envelope, input, { ...send, providerKind: provider?.kind }, false, state, request, steps);
       if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
       if (saved.bytes !== undefined) emit({ type: 'persisted', turn: saved.saved?.turn ?? envelope.turn, bytes: saved.bytes });
-      return finish({ status: 'done', reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}), ...(saved.saved ? { saved: saved.saved } : {}) });
+      return finish({
+        status: 'done',
+        reply,
+        ...(state.usage ? { usage: state.usage } : {}),
+        ...(saved.meta ? { meta: saved.meta } : {}),
+        ...(saved.saved ? { saved: saved.saved } : {}),
+      });
     } catch (e) {
       const aborted = (e as Error)?.name === 'AbortError' || send.signal?.aborted;
       if (aborted) {
@@ -519,14 +606,29 @@ export class TurnPipeline {
     const saved = this.commit(engine, reply, envelope, input, send, true, state, request, tools);
     if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
     if (saved.bytes !== undefined) emit({ type: 'persisted', turn: saved.saved?.turn ?? envelope.turn, bytes: saved.bytes });
-    return finish({ status: 'stopped', kept: true, reply, ...(state.usage ? { usage: state.usage } : {}), ...(saved.meta ? { meta: saved.meta } : {}), ...(saved.saved ? { saved: saved.saved } : {}) });
+    return finish({
+      status: 'stopped',
+      kept: true,
+      reply,
+      ...(state.usage ? { usage: state.usage } : {}),
+      ...(saved.meta ? { meta: saved.meta } : {}),
+      ...(saved.saved ? { saved: saved.saved } : {}),
+    });
   }
 
-  private build(engine: PromptContextEngine, input: TurnInput, pruneHarder: boolean, state: { buildMs: number; violations: Violation[] }, emit: (e: TurnEvent) => void): TurnEnvelope {
+  private build(
+    engine: PromptContextEngine,
+    input: TurnInput,
+    pruneHarder: boolean,
+    state: { buildMs: number; violations: Violation[] },
+    emit: (e: TurnEvent) => void,
+  ): TurnEnvelope {
     const t0 = now();
     const envelope = engine.buildTurn(input);
     state.buildMs = now() - t0;
-    state.violations = this.options.check ? checkEnvelope(envelope, envelope.budget, { hasher: { sha256Hex }, ...engine.checkContext(), blocked: !!envelope.blocked }) : [];
+    state.violations = this.options.check
+      ? checkEnvelope(envelope, envelope.budget, { hasher: { sha256Hex }, ...engine.checkContext(), blocked: !!envelope.blocked })
+      : [];
     emit({ type: 'built', envelope, buildMs: state.buildMs, pruneHarder, violations: state.violations });
     return envelope;
   }
@@ -584,8 +686,12 @@ export class TurnPipeline {
         return { ok: false, error: r.error };
       }
       giveBack();
-      if (conflict) return { ok: false, error: { code: 'chat-changed', message: chatChangedMessage(conflict.reason, !!target.replaceLast) } };
-      return { ok: false, error: { code: 'persist-failed', message: `The reply could not be saved, so the turn was not kept: ${(e as Error).message}` } };
+      if (conflict)
+        return { ok: false, error: { code: 'chat-changed', message: chatChangedMessage(conflict.reason, !!target.replaceLast) } };
+      return {
+        ok: false,
+        error: { code: 'persist-failed', message: `The reply could not be saved, so the turn was not kept: ${(e as Error).message}` },
+      };
     }
   }
 
@@ -611,7 +717,13 @@ export class TurnPipeline {
         const env = rebuilt.buildTurn(input);
         if (env.blocked) {
           rebuilt.abandonTurn();
-          return { ok: false as const, error: { code: 'chat-changed' as const, message: `Another window saved turns to this chat while this reply streamed, and the reply no longer fits after them (${env.blocked.message}), so it was not saved. The chat now shows what is saved.` } };
+          return {
+            ok: false as const,
+            error: {
+              code: 'chat-changed' as const,
+              message: `Another window saved turns to this chat while this reply streamed, and the reply no longer fits after them (${env.blocked.message}), so it was not saved. The chat now shows what is saved.`,
+            },
+          };
         }
         // The model's tool calls and what they returned are part of the turn: appended again on top.
         for (const a of toolSteps) rebuilt.appendToolStep(a.step, a.limits);
@@ -619,17 +731,29 @@ export class TurnPipeline {
         const result = target.store.appendTurn(target.chatId, record(rebuilt, fresh.base, { builtAfterTurn }));
         this.engine = rebuilt;
         const rebased = { builtAfterTurn, otherTurns: fresh.base.turns - builtAfterTurn };
-        this.options.log?.(`[${engine.options.conversationId}] another window saved ${rebased.otherTurns} turn(s) after turn ${builtAfterTurn} while this reply streamed; the turn was saved after them as turn ${result.turn}`);
+        this.options.log?.(
+          `[${engine.options.conversationId}] another window saved ${rebased.otherTurns} turn(s) after turn ${builtAfterTurn} while this reply streamed; the turn was saved after them as turn ${result.turn}`,
+        );
         return { ok: true as const, result, rebased };
       });
     } catch (e) {
       const c = e instanceof ChatStoreError ? e.conflict : undefined;
       if (c) return { ok: false, error: { code: 'chat-changed', message: chatChangedMessage(c.reason, false) } };
-      return { ok: false, error: { code: 'persist-failed', message: `The reply could not be saved, so the turn was not kept: ${(e as Error).message}` } };
+      return {
+        ok: false,
+        error: { code: 'persist-failed', message: `The reply could not be saved, so the turn was not kept: ${(e as Error).message}` },
+      };
     }
   }
 
-  private report(env: TurnEnvelope | undefined, status: TurnStatus, state: { buildMs: number; prunedHarder: boolean; firstTokenMs?: number; usage?: ProviderUsage }, totalMs: number, errorCode?: string, providerKind?: string): TurnReport {
+  private report(
+    env: TurnEnvelope | undefined,
+    status: TurnStatus,
+    state: { buildMs: number; prunedHarder: boolean; firstTokenMs?: number; usage?: ProviderUsage },
+    totalMs: number,
+    errorCode?: string,
+    providerKind?: string,
+  ): TurnReport {
     const r: TurnReport = {
       conversationId: this.engine.options.conversationId,
       turn: env?.turn ?? this.engine.state.completedTurns + 1,
@@ -667,12 +791,15 @@ export class TurnPipeline {
 /** What the user is told when another window's change keeps a turn from being saved. */
 function chatChangedMessage(reason: 'appended' | 'diverged' | 'missing', regenerating: boolean): string {
   if (reason === 'missing') return 'This chat was deleted in another window while the reply streamed, so the reply was not saved.';
-  if (regenerating) return 'This chat was changed in another window while the new reply streamed, so it was not saved: the turn it would have replaced is no longer the last one. The chat now shows what is saved.';
+  if (regenerating)
+    return 'This chat was changed in another window while the new reply streamed, so it was not saved: the turn it would have replaced is no longer the last one. The chat now shows what is saved.';
   return 'This chat was changed in another window while the reply streamed (a turn this one followed was regenerated or removed there), so the reply was not saved. The chat now shows what is saved.';
 }
 
 function storedRef(r: AttachmentRef): StoredRef {
-  return r.range ? { kind: r.kind, uri: r.uri, range: { startLine: r.range.startLine, endLine: r.range.endLine } } : { kind: r.kind, uri: r.uri };
+  return r.range
+    ? { kind: r.kind, uri: r.uri, range: { startLine: r.range.startLine, endLine: r.range.endLine } }
+    : { kind: r.kind, uri: r.uri };
 }
 
 /** A turn request in the chat store's form (snapshots named by content hash). */
@@ -700,17 +827,26 @@ export function storedRequest(req: TurnRequest, hasher: IHasher): StoredTurnRequ
 
 /** The turn report as one log line. */
 export function formatTurnReport(r: TurnReport): string {
-  const layers = (['L1', 'L2', 'L3', 'L4', 'L5'] as const).map((id) => `${id} ${r.layerHashes[id] ?? '-'} (${r.layerTokens[id] ?? 0})`).join(', ');
+  const layers = (['L1', 'L2', 'L3', 'L4', 'L5'] as const)
+    .map((id) => `${id} ${r.layerHashes[id] ?? '-'} (${r.layerTokens[id] ?? 0})`)
+    .join(', ');
   const cache = `cached ${r.predictedCached} predicted / ${r.reportedCached !== undefined ? `${r.reportedCached} reported` : 'not reported'}`;
   const prefix = r.prefixBreak ? `prefix changed${r.prefixBreakReason ? ` (${r.prefixBreakReason})` : ''}` : 'prefix kept';
   const times = `build ${r.buildMs.toFixed(1)} ms${r.firstTokenMs !== undefined ? `, first token ${r.firstTokenMs.toFixed(0)} ms` : ''}, total ${r.totalMs.toFixed(0)} ms`;
-  const tools = r.toolSteps ? `${r.toolSteps} tool step(s), ${r.toolTokens ?? 0} tokens of results, steps ${(r.stepMs ?? []).map((t) => `${t.toolsMs.toFixed(1)}+${t.appendMs.toFixed(1)}`).join(', ')} ms (tools+append)` : '';
-  const extra = [tools, r.prunedHarder ? 'pruned harder after a context-length error' : '', r.cuts ? `${r.cuts} cut(s)` : '', r.rejections ? `${r.rejections} rejection(s)` : '', r.errorCode ? `error ${r.errorCode}` : '']
+  const tools = r.toolSteps
+    ? `${r.toolSteps} tool step(s), ${r.toolTokens ?? 0} tokens of results, steps ${(r.stepMs ?? []).map((t) => `${t.toolsMs.toFixed(1)}+${t.appendMs.toFixed(1)}`).join(', ')} ms (tools+append)`
+    : '';
+  const extra = [
+    tools,
+    r.prunedHarder ? 'pruned harder after a context-length error' : '',
+    r.cuts ? `${r.cuts} cut(s)` : '',
+    r.rejections ? `${r.rejections} rejection(s)` : '',
+    r.errorCode ? `error ${r.errorCode}` : '',
+  ]
     .filter(Boolean)
     .join('; ');
   return `[${r.conversationId}] turn ${r.turn} ${r.status}: ${layers}; prompt ${r.promptTokens}, ${cache}; ${prefix}; ${times}${extra ? `; ${extra}` : ''}`;
 }
-
 
 /** The reply recorded when the user stopped a tool loop before the model said anything in its last call. */
 export const STOPPED_REPLY = '(Stopped by the user.)';
@@ -754,7 +890,11 @@ function stepView(step: number, call: ToolCall, result: ToolResult | undefined, 
     label: callLabel(call),
     args: JSON.stringify(call.args),
     status: invalid ? 'error' : refused || !result || outcome.mode === 'over-budget' ? 'refused' : 'done',
-    summary: !result ? 'not run: the step limit was reached' : outcome.mode === 'over-budget' ? `left out: over the budget (${result.summary})` : result.summary,
+    summary: !result
+      ? 'not run: the step limit was reached'
+      : outcome.mode === 'over-budget'
+        ? `left out: over the budget (${result.summary})`
+        : result.summary,
     resultTokens: outcome.tokens,
   };
   if (outcome.mode === 'reference') view.reused = true;

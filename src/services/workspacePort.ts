@@ -80,7 +80,11 @@ export function specLabel(spec: AttachmentSpec): string {
 export function inputFor(spec: AttachmentSpec, path: string, content: string, label = specLabel(spec)): Resolved {
   if (spec.kind === 'file') return { ok: true, input: { kind: 'file', uri: path, content } };
   const slice = sliceLines(content, { startLine: spec.startLine, endLine: spec.endLine });
-  if (!slice) return { ok: false, rejection: { attachment: label, reason: 'not-found', message: `${label}: the file has no line ${spec.startLine}.` } };
+  if (!slice)
+    return {
+      ok: false,
+      rejection: { attachment: label, reason: 'not-found', message: `${label}: the file has no line ${spec.startLine}.` },
+    };
   const input: NewArtifactInput = { kind: 'selection', uri: path, range: slice.range, content: slice.content };
   if (slice.range.endLine < spec.endLine) input.requestedEndLine = spec.endLine;
   return { ok: true, input };

@@ -26,7 +26,17 @@ import * as path from 'node:path';
 import { ChatPanel, deltaLatencies, normalize, summarizeMs, TEST_ID } from './support/chatPanel';
 import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { chatFrame, openFile, openStrataView, poll, reloadWindow, runCommand, selectLines, TIMEOUT, waitForWorkbench } from './support/workbench';
+import {
+  chatFrame,
+  openFile,
+  openStrataView,
+  poll,
+  reloadWindow,
+  runCommand,
+  selectLines,
+  TIMEOUT,
+  waitForWorkbench,
+} from './support/workbench';
 
 /** The selection: the loop of `totals()` in the sample workspace. */
 const FILE = 'src/invoice.ts';
@@ -94,7 +104,10 @@ describe('e2e: a chat turn in the real workbench', function () {
       const partial = samples.filter((k) => k > 0 && k < full);
       log(`reply seen growing through ${partial.length} partial states before the full ${full} characters`);
       assert.ok(partial.length >= 2, `the reply did not stream: prefix lengths seen ${samples.join(', ')}`);
-      assert.ok(samples.every((k, i) => i === 0 || k >= samples[i - 1]), `the shown reply shrank: ${samples.join(', ')}`);
+      assert.ok(
+        samples.every((k, i) => i === 0 || k >= samples[i - 1]),
+        `the shown reply shrank: ${samples.join(', ')}`,
+      );
     });
     await steps.run('no error banner after a successful turn', async () => {
       const shown = await panel.byTestId(TEST_ID.error).filter({ visible: true }).allInnerTexts();
@@ -107,7 +120,9 @@ describe('e2e: a chat turn in the real workbench', function () {
       });
     });
     await steps.run('model labelled as the local imitation', async () => {
-      await poll('the word "imitation" in the panel', TIMEOUT.ui, async () => (/imitation/i.test(await panel.frame.locator('body').innerText()) ? true : undefined));
+      await poll('the word "imitation" in the panel', TIMEOUT.ui, async () =>
+        /imitation/i.test(await panel.frame.locator('body').innerText()) ? true : undefined,
+      );
     });
     await steps.run('streaming latency measured', async () => {
       const shown = await panel.stopRecording();
@@ -132,7 +147,9 @@ describe('e2e: a chat turn in the real workbench', function () {
     /** Each layer row of the tree as `label: description`. */
     const layerRows = async () => {
       // Name and description read row by row (a row without a description must not shift the others).
-      const rows = await treeRows.evaluateAll((els) => els.map((el) => [el.querySelector('.label-name')?.textContent ?? '', el.querySelector('.label-description')?.textContent ?? '']));
+      const rows = await treeRows.evaluateAll((els) =>
+        els.map((el) => [el.querySelector('.label-name')?.textContent ?? '', el.querySelector('.label-description')?.textContent ?? '']),
+      );
       return rows.flatMap(([n, d]) => (/^L\d /.test(n.trim()) ? [`${n.trim()}: ${d.trim()}`] : []));
     };
     let layersBefore: string[] = [];
@@ -148,7 +165,7 @@ describe('e2e: a chat turn in the real workbench', function () {
       layersBefore = await layerRows();
       assert.equal(layersBefore.length, 5, `five layer rows: ${layersBefore.join(' | ')}`);
     });
-    await steps.run('the reply\'s layer chart shows its numbers on hover', async () => {
+    await steps.run("the reply's layer chart shows its numbers on hover", async () => {
       const bar = panel.messages('assistant').last().locator('[data-testid="strata-layer-bar"]');
       await bar.hover();
       const tip = panel.byTestId('strata-tooltip').filter({ visible: true }).first();
@@ -181,7 +198,11 @@ describe('e2e: a chat turn in the real workbench', function () {
     panel = await steps.run('chat panel open again', () => openPanel(session));
     await steps.run('chat shown again after the reload', async () => {
       await panel.messages('user').filter({ hasText: QUESTION }).first().waitFor({ state: 'visible', timeout: TIMEOUT.webview });
-      await panel.messages('assistant').filter({ hasText: normalize(REPLY) }).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await panel
+        .messages('assistant')
+        .filter({ hasText: normalize(REPLY) })
+        .first()
+        .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
     });
     await steps.run('Context Layers still breaks the last request down by layer after the reload', async () => {
       // The items were this window's; the tokens per layer are saved with the turn.

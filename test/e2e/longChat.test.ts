@@ -25,7 +25,8 @@ import { chatFrame, openStrataView, pickColorTheme, poll, TIMEOUT, waitForWorkbe
 const TURNS = 1000;
 const TITLE = 'A week of questions about the invoice module';
 const question = (t: number) => `Question ${t}: what does line ${(t % 90) + 1} of the invoice module do with the discount?`;
-const answer = (t: number) => `Answer ${t}. It applies the line's own discount before the tax, then rounds to cents; the total adds the rounded lines.`;
+const answer = (t: number) =>
+  `Answer ${t}. It applies the line's own discount before the tax, then rounds to cents; the total adds the rounded lines.`;
 const LAST_QUESTION = 'After all this: which function should I read first?';
 const LAST_ANSWER = 'Start with totals() in src/invoice.ts: every other function is called from there.';
 
@@ -42,9 +43,18 @@ function storeRoot(session: E2ESession): string | undefined {
 
 /** The extension's default tool settings (package.json): the other window runs the same Strata. */
 function defaultToolSettings(): { enabled: boolean; maxSteps: number; maxResultTokens: number; maxTurnTokens: number } {
-  const props = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } } }).contributes.configuration.properties;
+  const props = (
+    JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+    }
+  ).contributes.configuration.properties;
   const d = (k: string) => props[`strata.tools.${k}`].default;
-  return { enabled: d('enabled') as boolean, maxSteps: d('maxSteps') as number, maxResultTokens: d('maxResultTokens') as number, maxTurnTokens: d('maxTurnTokens') as number };
+  return {
+    enabled: d('enabled') as boolean,
+    maxSteps: d('maxSteps') as number,
+    maxResultTokens: d('maxResultTokens') as number,
+    maxTurnTokens: d('maxTurnTokens') as number,
+  };
 }
 
 /** Every file of the sample workspace, by workspace-relative path (what the other window reads). */
@@ -92,8 +102,12 @@ describe('e2e: a 1,000-turn chat from another window', function () {
     await steps.run('Dark Modern theme picked from the Command Palette', async () => {
       darkened = true;
       await pickColorTheme(page, 'Dark Modern', async () => (await page.locator('.monaco-workbench.vs-dark').count()) > 0);
-      await poll('the workbench in a dark theme', TIMEOUT.ui, async () => ((await page.locator('.monaco-workbench.vs-dark').count()) > 0 ? true : undefined));
-      await poll('the panel in a dark theme', TIMEOUT.ui, async () => ((await panel.frame.locator('body.vscode-dark').count()) > 0 ? true : undefined));
+      await poll('the workbench in a dark theme', TIMEOUT.ui, async () =>
+        (await page.locator('.monaco-workbench.vs-dark').count()) > 0 ? true : undefined,
+      );
+      await poll('the panel in a dark theme', TIMEOUT.ui, async () =>
+        (await panel.frame.locator('body.vscode-dark').count()) > 0 ? true : undefined,
+      );
     });
 
     const chatId = await steps.run(`another process writes a ${TURNS}-turn chat to this folder's chats`, async () => {
@@ -105,7 +119,13 @@ describe('e2e: a 1,000-turn chat from another window', function () {
         tokenizer: getTokenizer,
         // The editor's settings as another window of this folder has them: the product prompt, the
         // folder's AGENTS.md as project instructions, the default tool settings.
-        settings: () => ({ layout: 'transcript', policy: 'append-version', tools: defaultToolSettings(), system: PRODUCT_PROMPT, instructions }),
+        settings: () => ({
+          layout: 'transcript',
+          policy: 'append-version',
+          tools: defaultToolSettings(),
+          system: PRODUCT_PROMPT,
+          instructions,
+        }),
         store: { durable: false },
       });
       // A chat of its own (the session would otherwise open the folder's most recent one).
@@ -148,12 +168,20 @@ describe('e2e: a 1,000-turn chat from another window', function () {
     await steps.run('opened from the list: its newest 50 messages, at the end', async () => {
       const t0 = Date.now();
       await item.click();
-      await panel.messages('assistant').filter({ hasText: `Answer ${TURNS}.` }).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await panel
+        .messages('assistant')
+        .filter({ hasText: `Answer ${TURNS}.` })
+        .first()
+        .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
       log(`the ${TURNS}-turn chat was on screen ${Date.now() - t0} ms after the click`);
       assert.equal(await messages.count(), 50, 'messages in the panel right after opening');
       // textContent: messages out of sight are not laid out (their innerText is empty).
       assert.match(normalize((await messages.first().textContent()) ?? ''), new RegExp(`Question ${TURNS - 24}:`));
-      assert.equal(await panel.byTestId('strata-load-older').count() + (await panel.byTestId('strata-loading-older').count()), 1, 'a row above the messages says there are earlier ones');
+      assert.equal(
+        (await panel.byTestId('strata-load-older').count()) + (await panel.byTestId('strata-loading-older').count()),
+        1,
+        'a row above the messages says there are earlier ones',
+      );
     });
 
     await steps.run('Context Layers shows its last request, not the empty-chat message', async () => {
@@ -166,31 +194,41 @@ describe('e2e: a 1,000-turn chat from another window', function () {
       // set as the workbench fetched the rows: the workbench sends a view's changes 200 ms apart).
       await page.waitForTimeout(500);
       assert.equal(await watch.stop(), false, 'the empty-chat message was shown above the last request of the chat switched to');
-      assert.equal(await tree.getByText('No request yet in this chat').count(), 0, 'the empty-chat message is shown above the last request');
+      assert.equal(
+        await tree.getByText('No request yet in this chat').count(),
+        0,
+        'the empty-chat message is shown above the last request',
+      );
     });
 
     const conversation = panel.byTestId('strata-conversation');
     await steps.run('scrolled to the top: earlier messages load above, the one read stays in place', async () => {
-      const firstShown = panel.messages('user').filter({ hasText: `Question ${TURNS - 24}:` }).first();
+      const firstShown = panel
+        .messages('user')
+        .filter({ hasText: `Question ${TURNS - 24}:` })
+        .first();
       // Where that message is on screen at each scroll while only the first 50 are in the panel: the
       // last one is where the user was reading when the earlier messages were asked for. (The wheel
       // returns before the view has scrolled, so a reading taken in the test could come from before
       // the scroll, or from after the load.)
-      await conversation.evaluate((el, text) => {
-        const w = globalThis as unknown as { __strataReadAt?: number };
-        delete w.__strataReadAt;
-        const onScroll = () => {
-          const shown = el.querySelectorAll('[data-testid="strata-message"]');
-          if (shown.length !== 50) {
-            el.removeEventListener('scroll', onScroll);
-            return;
-          }
-          let msg;
-          for (let i = 0; i < shown.length && !msg; i++) if ((shown[i].textContent ?? '').includes(text)) msg = shown[i];
-          if (msg) w.__strataReadAt = msg.getBoundingClientRect().top - el.getBoundingClientRect().top;
-        };
-        el.addEventListener('scroll', onScroll, { passive: true });
-      }, `Question ${TURNS - 24}:`);
+      await conversation.evaluate(
+        (el, text) => {
+          const w = globalThis as unknown as { __strataReadAt?: number };
+          delete w.__strataReadAt;
+          const onScroll = () => {
+            const shown = el.querySelectorAll('[data-testid="strata-message"]');
+            if (shown.length !== 50) {
+              el.removeEventListener('scroll', onScroll);
+              return;
+            }
+            let msg;
+            for (let i = 0; i < shown.length && !msg; i++) if ((shown[i].textContent ?? '').includes(text)) msg = shown[i];
+            if (msg) w.__strataReadAt = msg.getBoundingClientRect().top - el.getBoundingClientRect().top;
+          };
+          el.addEventListener('scroll', onScroll, { passive: true });
+        },
+        `Question ${TURNS - 24}:`,
+      );
       await conversation.hover();
       await page.mouse.wheel(0, -100_000);
       await poll('earlier messages above', TIMEOUT.ui, async () => ((await messages.count()) > 50 ? true : undefined));
@@ -204,17 +242,25 @@ describe('e2e: a 1,000-turn chat from another window', function () {
       log(`the message read was ${readAt?.toFixed(0)} px below the top of the view before the load, ${now?.toFixed(0)} px after`);
       assert.ok(readAt !== undefined, 'no scroll was seen before the earlier messages loaded');
       assert.ok(now !== undefined, 'the message read before the load is still in the panel');
-      assert.ok(Math.abs(now - readAt) <= 40, `the message the user was reading moved from ${readAt.toFixed(0)} px to ${now.toFixed(0)} px below the top of the view when earlier ones loaded`);
+      assert.ok(
+        Math.abs(now - readAt) <= 40,
+        `the message the user was reading moved from ${readAt.toFixed(0)} px to ${now.toFixed(0)} px below the top of the view when earlier ones loaded`,
+      );
     });
 
     await steps.run('scrolling on loads the rest, back to the first question', async () => {
       const t0 = Date.now();
-      await poll('the first question', 120_000, async () => {
-        if ((await panel.messages('user').filter({ hasText: 'Question 1:' }).count()) > 0) return true;
-        await conversation.hover();
-        await page.mouse.wheel(0, -100_000);
-        return undefined;
-      }, 250);
+      await poll(
+        'the first question',
+        120_000,
+        async () => {
+          if ((await panel.messages('user').filter({ hasText: 'Question 1:' }).count()) > 0) return true;
+          await conversation.hover();
+          await page.mouse.wheel(0, -100_000);
+          return undefined;
+        },
+        250,
+      );
       const count = await messages.count();
       log(`all ${count} messages loaded by scrolling in ${Date.now() - t0} ms`);
       assert.equal(count, 2 * TURNS);
@@ -222,13 +268,18 @@ describe('e2e: a 1,000-turn chat from another window', function () {
       // On up to the top, with the wheel: the first question is laid out and painted there (its
       // innerText stays empty while the browser skips it), and the view stays at the top.
       const first = panel.messages('user').filter({ hasText: 'Question 1:' }).first();
-      await poll('the first question painted at the top', TIMEOUT.ui, async () => {
-        await conversation.hover();
-        await page.mouse.wheel(0, -100_000);
-        await page.waitForTimeout(200);
-        const top = await conversation.evaluate((el) => el.scrollTop);
-        return top === 0 && /Question 1:/.test(await first.innerText()) ? true : undefined;
-      }, 250);
+      await poll(
+        'the first question painted at the top',
+        TIMEOUT.ui,
+        async () => {
+          await conversation.hover();
+          await page.mouse.wheel(0, -100_000);
+          await page.waitForTimeout(200);
+          const top = await conversation.evaluate((el) => el.scrollTop);
+          return top === 0 && /Question 1:/.test(await first.innerText()) ? true : undefined;
+        },
+        250,
+      );
       await page.waitForTimeout(500);
       assert.equal(await conversation.evaluate((el) => el.scrollTop), 0, 'the view left the top by itself');
       assert.match(normalize(await first.innerText()), /Question 1:/);
@@ -242,11 +293,19 @@ describe('e2e: a 1,000-turn chat from another window', function () {
       const sent = imitation.chatRequests.slice(before);
       assert.equal(sent.length, 1, `chat requests for one turn: ${sent.length}`);
       const all = (sent[0].messages ?? []).flatMap((m) => m.content.map((b) => b.text)).join('\n');
-      assert.ok(all.includes(LAST_QUESTION) && all.includes(question(TURNS)) && all.includes(answer(TURNS)), 'the request carries the question and the turn before it');
+      assert.ok(
+        all.includes(LAST_QUESTION) && all.includes(question(TURNS)) && all.includes(answer(TURNS)),
+        'the request carries the question and the turn before it',
+      );
       // What the other window sent last is a prefix of this request: the provider serves it from its cache.
       const usage = sent[0].usage!;
-      log(`turn ${TURNS + 1}: ${usage.input} prompt tokens, ${usage.cacheRead} served from the provider's cache (the other window's turn ${TURNS})`);
-      assert.ok(usage.cacheRead >= 0.9 * usage.input, `only ${usage.cacheRead} of ${usage.input} prompt tokens were cached: the request does not extend the other window's last one`);
+      log(
+        `turn ${TURNS + 1}: ${usage.input} prompt tokens, ${usage.cacheRead} served from the provider's cache (the other window's turn ${TURNS})`,
+      );
+      assert.ok(
+        usage.cacheRead >= 0.9 * usage.input,
+        `only ${usage.cacheRead} of ${usage.input} prompt tokens were cached: the request does not extend the other window's last one`,
+      );
       // The reply's text shows while it streams ("Working…"); its bar follows when the turn settles.
       const reply = panel.messages('assistant').filter({ hasText: LAST_ANSWER }).first();
       const bar = await poll("the reply's bar once the turn settled", TIMEOUT.reply, async () => {
@@ -255,7 +314,10 @@ describe('e2e: a 1,000-turn chat from another window', function () {
       });
       assert.match(bar, /\b(9\d|100)% cached/, `the reply's bar: ${bar}`);
       const root = storeRoot(session)!;
-      const lines = fs.readFileSync(path.join(root, 'chats', `${chatId}.jsonl`), 'utf8').split('\n').filter((l) => l.trim());
+      const lines = fs
+        .readFileSync(path.join(root, 'chats', `${chatId}.jsonl`), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim());
       assert.equal(lines.length, TURNS + 1, 'lines in the chat file after the turn');
       assert.equal(await panel.byTestId(TEST_ID.error).filter({ visible: true }).count(), 0, 'an error banner after the turn');
     });

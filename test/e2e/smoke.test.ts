@@ -11,7 +11,11 @@ import { e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import { chatFrame, openStrataView, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
 
-const { publisher, name, version } = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+const { publisher, name, version } = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+  publisher: string;
+  name: string;
+  version: string;
+};
 
 describe('e2e smoke: Strata in the real workbench', function () {
   this.timeout(240_000);
@@ -33,17 +37,24 @@ describe('e2e smoke: Strata in the real workbench', function () {
       const src = (await frame.locator(`script[src*="${publisher}.${name}"]`).first().getAttribute('src', { timeout: TIMEOUT.ui })) ?? '';
       const installed = `${session.paths.extensionsDir}/${publisher}.${name}-${version}/`;
       assert.ok(decodeURIComponent(src).includes(installed), `the webview bundle comes from ${src}, not from ${installed}`);
-      await poll('the webview to render something', TIMEOUT.webview, async () => ((await frame.locator('body').innerText()).trim() ? true : undefined));
+      await poll('the webview to render something', TIMEOUT.webview, async () =>
+        (await frame.locator('body').innerText()).trim() ? true : undefined,
+      );
     });
     await steps.run('Context Layers view shown beside the chat', async () => {
-      await page.locator('.part.sidebar .pane-header', { hasText: 'Context Layers' }).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await page
+        .locator('.part.sidebar .pane-header', { hasText: 'Context Layers' })
+        .first()
+        .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
     });
     await steps.run('Strata commands in the Command Palette', async () => {
       await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget .quick-input-box input');
       await input.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
       await input.fill('>Strata: Attach Selection');
-      await page.locator('.quick-input-widget .quick-input-list .monaco-list-row[aria-label^="Strata: Attach Selection"]').waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await page
+        .locator('.quick-input-widget .quick-input-list .monaco-list-row[aria-label^="Strata: Attach Selection"]')
+        .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
       await page.keyboard.press('Escape');
       await input.waitFor({ state: 'hidden', timeout: TIMEOUT.ui });
     });

@@ -46,8 +46,11 @@ describe('e2e: a tool turn in the real workbench', function () {
       const watch = await watchEmptyChatMessage(page);
       await panel.byTestId(TEST_ID.newChat).click();
       const tree = page.locator('[id="workbench.view.extension.strata"]');
-      await poll('the empty-chat message without the last chat\'s request', TIMEOUT.ui, async () =>
-        (await tree.getByText('No request yet in this chat').count()) > 0 && (await tree.locator('.monaco-list-row .label-name').filter({ hasText: 'Last request' }).count()) === 0 ? true : undefined,
+      await poll("the empty-chat message without the last chat's request", TIMEOUT.ui, async () =>
+        (await tree.getByText('No request yet in this chat').count()) > 0 &&
+        (await tree.locator('.monaco-list-row .label-name').filter({ hasText: 'Last request' }).count()) === 0
+          ? true
+          : undefined,
       );
       await page.waitForTimeout(500);
       assert.equal(await watch.stop(), false, "the empty-chat message was shown above the previous chat's last request");
@@ -55,7 +58,13 @@ describe('e2e: a tool turn in the real workbench', function () {
 
     const before = imitation.chatRequests.length;
     imitation.queueReply(
-      { text: 'Let me look at the tax module.', toolCalls: [{ name: 'read_file', args: { path: FILE } }, { name: 'read_file', args: { path: OUTSIDE } }] },
+      {
+        text: 'Let me look at the tax module.',
+        toolCalls: [
+          { name: 'read_file', args: { path: FILE } },
+          { name: 'read_file', args: { path: OUTSIDE } },
+        ],
+      },
       ANSWER,
     );
     await steps.run('question sent', () => panel.typeAndSend(QUESTION));
@@ -85,7 +94,11 @@ describe('e2e: a tool turn in the real workbench', function () {
       const sent = imitation.chatRequests.slice(before);
       assert.equal(sent.length, 2, `model calls for one tool turn: ${sent.length}`);
       const [first, second] = sent.map((r) => r.messages ?? []);
-      assert.deepEqual(second.slice(0, first.length).map((m) => m.content.map((b) => b.text)), first.map((m) => m.content.map((b) => b.text)), 'the second request does not start with the first one');
+      assert.deepEqual(
+        second.slice(0, first.length).map((m) => m.content.map((b) => b.text)),
+        first.map((m) => m.content.map((b) => b.text)),
+        'the second request does not start with the first one',
+      );
       const all = second.flatMap((m) => m.content.map((b) => b.text)).join('\n');
       assert.equal(all.split(content.trimEnd()).length - 1, 1, `${FILE} is not in the second request exactly once`);
       assert.ok(!all.includes('SECRET-OUTSIDE-CONTENT'), 'the outside file reached the model');

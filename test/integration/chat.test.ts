@@ -6,7 +6,12 @@ import type { StrataApi } from '../../src/extension';
 import { ChatSession } from '../../src/services/chatSession';
 import { getTokenizer } from '../../src/services/tokenizer';
 import type { ChatMessage } from '../../src/engine/types';
-import { startAnthropicImitation, startOpenAIImitation, type AnthropicImitationServer, type OpenAIImitationServer } from '../support/imitationServers';
+import {
+  startAnthropicImitation,
+  startOpenAIImitation,
+  type AnthropicImitationServer,
+  type OpenAIImitationServer,
+} from '../support/imitationServers';
 import { configure, folderUri, PanelDriver, selectLines, strataApi, until, withTimeout } from './support/panel';
 
 /**
@@ -15,7 +20,8 @@ import { configure, folderUri, PanelDriver, selectLines, strataApi, until, withT
  * real LangChain clients), Stop, the no-provider preview, errors, reload, forged messages.
  */
 
-const MATH_TS = 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function mul(a: number, b: number): number {\n  return a * b;\n}\n';
+const MATH_TS =
+  'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function mul(a: number, b: number): number {\n  return a * b;\n}\n';
 const MATH_L1_3 = 'export function add(a: number, b: number): number {\n  return a + b;\n}';
 
 function requestText(messages: readonly ChatMessage[] | undefined): string {
@@ -66,7 +72,10 @@ describe('Chat panel (host) in the real editor', function () {
     await vscode.commands.executeCommand('strata.attachSelection');
     await vscode.commands.executeCommand('strata.attachActiveFile');
     const chips = api.testing.session.chips();
-    assert.deepEqual(chips.map((c) => c.label), ['app/src/math.ts:L1-3', 'app/src/math.ts']);
+    assert.deepEqual(
+      chips.map((c) => c.label),
+      ['app/src/math.ts:L1-3', 'app/src/math.ts'],
+    );
     assert.ok(panel.of('chips').length >= 2, 'the panel got the chips');
 
     const before = openai.chatRequests.length;
@@ -78,13 +87,23 @@ describe('Chat panel (host) in the real editor', function () {
     assert.equal(occurrences(text, MATH_TS), 1, 'the file block once');
     const user = sent.messages![sent.messages!.length - 1];
     assert.equal(user.role, 'user');
-    assert.ok(user.content.some((b) => b.text.includes(MATH_L1_3)), 'the selection is in this turn\'s user message');
+    assert.ok(
+      user.content.some((b) => b.text.includes(MATH_L1_3)),
+      "the selection is in this turn's user message",
+    );
     assert.ok(user.content[user.content.length - 1].text.includes('What does add do?'));
-    assert.deepEqual((sent.body as { prompt_cache_key?: string }).prompt_cache_key, api.testing.session.activeChatId, 'a stable prompt_cache_key per chat');
+    assert.deepEqual(
+      (sent.body as { prompt_cache_key?: string }).prompt_cache_key,
+      api.testing.session.activeChatId,
+      'a stable prompt_cache_key per chat',
+    );
 
     // Streaming: chunks in order, then the final message equal to what the server sent.
     assert.deepEqual(started.user.attachments, ['app/src/math.ts:L1-3', 'app/src/math.ts']);
-    assert.deepEqual(chunks.map((c) => c.seq), chunks.map((_, i) => i));
+    assert.deepEqual(
+      chunks.map((c) => c.seq),
+      chunks.map((_, i) => i),
+    );
     assert.equal(chunks.map((c) => c.text).join(''), sent.reply);
     assert.equal(ended.kept, true);
     assert.equal(ended.assistant.status, 'complete');
@@ -130,7 +149,10 @@ describe('Chat panel (host) in the real editor', function () {
       await panel.requestOk({ kind: 'stop' });
       await withTimeout(api.testing.controller.whenTurnDone(), 5000, 'the stopped turn to end');
       const mine = panel.posted.slice(from);
-      const shown = mine.filter((m) => m.type === 'chunk').map((m) => (m.type === 'chunk' ? m.text : '')).join('');
+      const shown = mine
+        .filter((m) => m.type === 'chunk')
+        .map((m) => (m.type === 'chunk' ? m.text : ''))
+        .join('');
       const ended = mine.find((m) => m.type === 'turnEnded');
       assert.ok(ended && ended.type === 'turnEnded');
       assert.equal(ended.kept, true);
@@ -173,7 +195,8 @@ describe('Chat panel (host) in the real editor', function () {
     const before = openai.chatRequests.length;
     await panel.sendAndWait('Anything?');
     const text = requestText(openai.chatRequests[before].messages);
-    for (const secret of ['FAKE_TOKEN', 'this file is outside every workspace folder', 'FAKE KEY']) assert.ok(!text.includes(secret), `${secret} was not sent`);
+    for (const secret of ['FAKE_TOKEN', 'this file is outside every workspace folder', 'FAKE KEY'])
+      assert.ok(!text.includes(secret), `${secret} was not sent`);
   });
 
   it('with no provider, Send shows the exact request that would go out and sends nothing', async () => {
@@ -194,7 +217,10 @@ describe('Chat panel (host) in the real editor', function () {
       assert.equal(panel.last('setInput')?.text, 'Preview this', 'the typed text stays in the input');
       assert.equal(openai.chatRequests.length, before, 'nothing was sent');
       assert.equal(api.testing.session.engine.state.completedTurns, 0, 'nothing was kept');
-      assert.ok(panel.last('banners')?.banners.some((b) => b.actions.includes('setApiKey')), 'a banner offers Set API Key');
+      assert.ok(
+        panel.last('banners')?.banners.some((b) => b.actions.includes('setApiKey')),
+        'a banner offers Set API Key',
+      );
     } finally {
       if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
       await configure(api, { baseUrl: openai.url });
@@ -240,9 +266,20 @@ describe('Chat panel (host) in the real editor', function () {
     await panel.sendAndWait('And this');
     const session = api.testing.session;
     const storeRoot = session.store.root;
-    const reopened = ChatSession.open({ storeRoot, port: api.testing.workspace, tokenizer: getTokenizer, settings: () => ({ layout: 'transcript', policy: 'append-version' }) }, session.activeChatId);
+    const reopened = ChatSession.open(
+      {
+        storeRoot,
+        port: api.testing.workspace,
+        tokenizer: getTokenizer,
+        settings: () => ({ layout: 'transcript', policy: 'append-version' }),
+      },
+      session.activeChatId,
+    );
     reopened.setModel(session.modelInfo);
-    assert.deepEqual(reopened.chats().map((c) => c.id), session.chats().map((c) => c.id));
+    assert.deepEqual(
+      reopened.chats().map((c) => c.id),
+      session.chats().map((c) => c.id),
+    );
     assert.deepEqual(reopened.messages({ last: 10 }), session.messages({ last: 10 }));
     // The live session's settings are the same as the defaults passed here, except the system prompt
     // and instructions: compare the history part, which is what the reload must keep.
@@ -260,9 +297,18 @@ describe('Chat panel (host) in the real editor', function () {
     assert.notEqual(api.testing.session.activeChatId, first);
     // attachOpenEditors
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.joinPath(app, 'src', 'math.ts')));
-    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folderUri('lib'), 'index.ts')), { preview: false, viewColumn: vscode.ViewColumn.Beside });
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folderUri('lib'), 'index.ts')), {
+      preview: false,
+      viewColumn: vscode.ViewColumn.Beside,
+    });
     await vscode.commands.executeCommand('strata.attachOpenEditors');
-    assert.deepEqual(api.testing.session.chips().map((c) => c.label).sort(), ['app/src/math.ts', 'lib/index.ts']);
+    assert.deepEqual(
+      api.testing.session
+        .chips()
+        .map((c) => c.label)
+        .sort(),
+      ['app/src/math.ts', 'lib/index.ts'],
+    );
     // pin / unpin / removeAttachment on a chip
     const chip = api.testing.session.chips()[0];
     assert.equal(await vscode.commands.executeCommand('strata.pin', chip.id), true);
@@ -285,7 +331,13 @@ describe('Chat panel (host) in the real editor', function () {
     // showLastRequest: the document equals the request the server received
     const doc = (await vscode.commands.executeCommand('strata.showLastRequest')) as vscode.TextDocument;
     assert.ok(doc, 'a document was opened');
-    const json = JSON.parse(doc.getText().split('\n').filter((l) => !l.startsWith('//')).join('\n')) as { messages: ChatMessage[] };
+    const json = JSON.parse(
+      doc
+        .getText()
+        .split('\n')
+        .filter((l) => !l.startsWith('//'))
+        .join('\n'),
+    ) as { messages: ChatMessage[] };
     assert.deepEqual(requestText(json.messages), requestText(openai.chatRequests[openai.chatRequests.length - 1].messages));
     assert.ok(!doc.getText().includes('sk-'), 'no key in the document');
     // setApiKey: stored in SecretStorage, never in settings

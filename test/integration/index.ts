@@ -26,7 +26,9 @@ export function run(): Promise<void> {
   const files = findTests(__dirname);
   files.forEach((file) => mocha.addFile(file));
   // The harness shows the extension host's output from this line on (scripts/harness/run-integration.js).
-  console.log(`Strata integration suite: ${files.length} file(s), VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'} UI)`);
+  console.log(
+    `Strata integration suite: ${files.length} file(s), VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'} UI)`,
+  );
   return new Promise((resolve, reject) => {
     try {
       const runner = mocha.run((failures) => {

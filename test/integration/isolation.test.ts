@@ -168,7 +168,10 @@ describe('Workspace isolation in the extension host', () => {
       if (maxStallMs <= 50) break;
     }
     console.log(`    5 MB attach read: longest event-loop stall ${stalls.map((m) => `${m.toFixed(1)} ms`).join(', then ')} (limit 50 ms)`);
-    assert.ok(Math.min(...stalls) <= 50, `the host was blocked for ${stalls.map((m) => m.toFixed(1)).join(', ')} ms in ${stalls.length} reads`);
+    assert.ok(
+      Math.min(...stalls) <= 50,
+      `the host was blocked for ${stalls.map((m) => m.toFixed(1)).join(', ')} ms in ${stalls.length} reads`,
+    );
   });
 
   it('a file the chat holds that is then deleted keeps its last snapshot, marked missing, and is not refused (DESIGN §1)', async () => {
@@ -178,7 +181,12 @@ describe('Workspace isolation in the extension host', () => {
     const tokenizer = new GuardedTokenizer('o200k_base');
     const model = modelInfo('scripted', 'scripted', { contextWindow: 100_000, maxOutputTokens: 1000, encoding: 'o200k_base' });
     const session = ChatSession.open({
-      storeRoot: root, port: ws, tokenizer: () => tokenizer, model, store: { durable: false }, newChatId: () => 'missing-chat',
+      storeRoot: root,
+      port: ws,
+      tokenizer: () => tokenizer,
+      model,
+      store: { durable: false },
+      newChatId: () => 'missing-chat',
       settings: () => ({ layout: 'transcript', policy: 'append-version' }),
     });
     const provider = new ScriptedProvider();
@@ -191,7 +199,11 @@ describe('Workspace isolation in the extension host', () => {
       provider.push('Second reply.');
       const second = await session.send('And now?', provider, model);
       assert.equal(second.status, 'done');
-      assert.deepEqual(second.rejections.map((r) => r.message), [], 'nothing refused');
+      assert.deepEqual(
+        second.rejections.map((r) => r.message),
+        [],
+        'nothing refused',
+      );
       const entry = session.engine.state.entries.get('file:app/deleted-later.ts');
       assert.ok(entry, 'still in the chat');
       assert.equal(entry.presence, 'present', 'not detached');
@@ -212,10 +224,19 @@ describe('Workspace isolation in the extension host', () => {
     const text = (i: number) => `file ${i}\n`;
     try {
       for (let i = 0; i < n; i++) fs.writeFileSync(path.join(dir, `f${i}.txt`), text(i));
-      const srcs = Array.from({ length: n }, (_, i) => ({ id: `file:app/many/f${i}.txt`, uri: `app/many/f${i}.txt`, contentHash: sha(text(i)), missing: false }));
+      const srcs = Array.from({ length: n }, (_, i) => ({
+        id: `file:app/many/f${i}.txt`,
+        uri: `app/many/f${i}.txt`,
+        contentHash: sha(text(i)),
+        missing: false,
+      }));
       // Read once (the port remembers what it read), then change some, remove some, swap one for a link out.
       const first = await ws.readFresh(srcs);
-      assert.deepEqual([...first.keys()], srcs.map((s) => s.id), 'files never read before are read, in the order asked');
+      assert.deepEqual(
+        [...first.keys()],
+        srcs.map((s) => s.id),
+        'files never read before are read, in the order asked',
+      );
       assert.ok(srcs.every((s, i) => first.get(s.id) === text(i)));
       assert.equal((await ws.readFresh(srcs)).size, 0, 'nothing changed since');
       for (const i of [7, 150, 299]) fs.writeFileSync(path.join(dir, `f${i}.txt`), `changed ${i}\n`);
@@ -226,26 +247,42 @@ describe('Workspace isolation in the extension host', () => {
       const t0 = performance.now();
       const fresh = await ws.readFresh(srcs);
       const ms = performance.now() - t0;
-      assert.deepEqual([...fresh.entries()], [
-        ['file:app/many/f3.txt', null],
-        ['file:app/many/f7.txt', 'changed 7\n'],
-        ['file:app/many/f42.txt', null],
-        ['file:app/many/f99.txt', null],
-        ['file:app/many/f150.txt', 'changed 150\n'],
-        ['file:app/many/f200.txt', null],
-        ['file:app/many/f299.txt', 'changed 299\n'],
-      ], 'the changed, removed, swapped and now binary files, in the order asked, each with its own content');
+      assert.deepEqual(
+        [...fresh.entries()],
+        [
+          ['file:app/many/f3.txt', null],
+          ['file:app/many/f7.txt', 'changed 7\n'],
+          ['file:app/many/f42.txt', null],
+          ['file:app/many/f99.txt', null],
+          ['file:app/many/f150.txt', 'changed 150\n'],
+          ['file:app/many/f200.txt', null],
+          ['file:app/many/f299.txt', 'changed 299\n'],
+        ],
+        'the changed, removed, swapped and now binary files, in the order asked, each with its own content',
+      );
       const t1 = performance.now();
       const checks = await Promise.all(srcs.map((s) => ws.recheck(s.uri, s.uri)));
       const recheckMs = performance.now() - t1;
       // Removed files are not refused (freshness marks them missing); the link out is.
-      assert.deepEqual(checks.flatMap((c, i) => (c ? [[i, c.reason]] : [])), [[42, 'outside-workspace']]);
+      assert.deepEqual(
+        checks.flatMap((c, i) => (c ? [[i, c.reason]] : [])),
+        [[42, 'outside-workspace']],
+      );
       // Both in one pass, as the turn pipeline asks before each turn: the link out and the binary file refused, the rest as readFresh.
       const t3 = performance.now();
       const both = await ws.refresh(srcs);
       const refreshMs = performance.now() - t3;
-      assert.deepEqual([...both.rejections.entries()].map(([id, r]) => [id, r.reason]), [['file:app/many/f42.txt', 'outside-workspace'], ['file:app/many/f99.txt', 'binary']]);
-      assert.deepEqual([...both.fresh.entries()], [...fresh.entries()].filter(([id]) => !both.rejections.has(id)));
+      assert.deepEqual(
+        [...both.rejections.entries()].map(([id, r]) => [id, r.reason]),
+        [
+          ['file:app/many/f42.txt', 'outside-workspace'],
+          ['file:app/many/f99.txt', 'binary'],
+        ],
+      );
+      assert.deepEqual(
+        [...both.fresh.entries()],
+        [...fresh.entries()].filter(([id]) => !both.rejections.has(id)),
+      );
       // The same, one file after the other (how they were read before).
       const t2 = performance.now();
       for (const src of srcs) await ws.readFresh([src]);
@@ -263,7 +300,9 @@ describe('Workspace isolation in the extension host', () => {
         onePass.push(performance.now() - b);
       }
       const ms3 = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
-      console.log(`    ${n} files held by a chat: readFresh ${ms.toFixed(1)} ms (one file after the other: ${oneByOneMs.toFixed(1)} ms), the isolation re-check of all of them ${recheckMs.toFixed(1)} ms, both in one pass ${refreshMs.toFixed(1)} ms`);
+      console.log(
+        `    ${n} files held by a chat: readFresh ${ms.toFixed(1)} ms (one file after the other: ${oneByOneMs.toFixed(1)} ms), the isolation re-check of all of them ${recheckMs.toFixed(1)} ms, both in one pass ${refreshMs.toFixed(1)} ms`,
+      );
       console.log(`    before a turn, re-check then re-read: ${ms3(twoPasses)} ms; in one pass: ${ms3(onePass)} ms`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -54,7 +54,14 @@ describe('Context Layers in the real editor', function () {
     panel = new PanelDriver(api);
     server = await startOpenAIImitation({ deltaChars: 40 });
     // The same budget and L1 as the replay: 4,096 reserved output tokens (the trajectory's), no instructions.
-    await configure(api, { provider: 'openai', baseUrl: server.url, model: 'gpt-4o', instructionsFiles: [], instructions: '', 'budget.reservedOutputTokens': 4096 });
+    await configure(api, {
+      provider: 'openai',
+      baseUrl: server.url,
+      model: 'gpt-4o',
+      instructionsFiles: [],
+      instructions: '',
+      'budget.reservedOutputTokens': 4096,
+    });
     const raw = JSON.parse(fs.readFileSync(TRAJECTORY, 'utf8')) as Trajectory;
     const app = folderUri('app').fsPath;
     for (const [p, content] of Object.entries(raw.files)) {
@@ -72,7 +79,14 @@ describe('Context Layers in the real editor', function () {
   after(async () => {
     panel?.dispose();
     await server?.close();
-    await configure(api, { provider: undefined, baseUrl: undefined, model: undefined, instructionsFiles: undefined, instructions: undefined, 'budget.reservedOutputTokens': undefined });
+    await configure(api, {
+      provider: undefined,
+      baseUrl: undefined,
+      model: undefined,
+      instructionsFiles: undefined,
+      instructions: undefined,
+      'budget.reservedOutputTokens': undefined,
+    });
     fs.rmSync(path.join(folderUri('app').fsPath, 'wt6'), { recursive: true, force: true });
   });
 
@@ -80,11 +94,18 @@ describe('Context Layers in the real editor', function () {
     await api.testing.controller.newChat();
     // The instruction files are re-read after the settings change: wait until L1 is the product prompt alone.
     await until('instructions dropped from L1', () => api.testing.session.predictedEnvelope()!.layers[0].segments.length === 1);
-    const system = api.testing.session.predictedEnvelope()!.messages[0].content.map((b) => b.text).join('');
-    const expected = [...replay({ ...traj, system }, { layout: 'transcript', policy: 'append-version', tokenizer: getTokenizer('o200k_base') })];
+    const system = api.testing.session
+      .predictedEnvelope()!
+      .messages[0].content.map((b) => b.text)
+      .join('');
+    const expected = [
+      ...replay({ ...traj, system }, { layout: 'transcript', policy: 'append-version', tokenizer: getTokenizer('o200k_base') }),
+    ];
     for (const [i, t] of traj.turns.entries()) {
       for (const a of t.attach ?? []) {
-        const added = await api.testing.controller.attachUris([vscode.Uri.joinPath(folderUri('app'), ...a.file!.slice('app/'.length).split('/'))]);
+        const added = await api.testing.controller.attachUris([
+          vscode.Uri.joinPath(folderUri('app'), ...a.file!.slice('app/'.length).split('/')),
+        ]);
         assert.equal(added.length, 1, `attach ${a.file}`);
       }
       if ((t.attach ?? []).length > 0) {
@@ -105,18 +126,31 @@ describe('Context Layers in the real editor', function () {
       const last = find(roots, `Last request · turn ${i + 1}`);
       assert.ok(last, `the tree's root is turn ${i + 1} (roots: ${roots.map((r) => r.label).join(', ')})`);
       const layers = children(api, last);
-      assert.deepEqual(layers.map((l) => l.label), ['L1 System', 'L2 Library', 'L3 This turn', 'L4 History', 'L5 Your message']);
+      assert.deepEqual(
+        layers.map((l) => l.label),
+        ['L1 System', 'L2 Library', 'L3 This turn', 'L4 History', 'L5 Your message'],
+      );
       for (const [li, layer] of layers.entries()) {
         const ledgerLayer = want.ledger.layers[li];
-        assert.ok(layer.description?.startsWith(`${ledgerLayer.tokens.toLocaleString('en-US')} tokens`), `${layer.label}: ${layer.description}`);
+        assert.ok(
+          layer.description?.startsWith(`${ledgerLayer.tokens.toLocaleString('en-US')} tokens`),
+          `${layer.label}: ${layer.description}`,
+        );
         const items = children(api, layer);
         assert.equal(items.length, ledgerLayer.items.length, `${layer.label} item count`);
         for (const [k, item] of items.entries()) {
-          assert.ok(item.description?.startsWith(`${ledgerLayer.items[k].tokens.toLocaleString('en-US')} tokens`), `${layer.label}/${item.label}`);
+          assert.ok(
+            item.description?.startsWith(`${ledgerLayer.items[k].tokens.toLocaleString('en-US')} tokens`),
+            `${layer.label}/${item.label}`,
+          );
         }
       }
       // The reported cache matches the prediction (the imitation server uses the same cache rule).
-      assert.equal(sent.usage?.cacheRead, providerCachePrediction('openai', want.ledger.cachedTokens), `turn ${i + 1}: reported cached = predicted`);
+      assert.equal(
+        sent.usage?.cacheRead,
+        providerCachePrediction('openai', want.ledger.cachedTokens),
+        `turn ${i + 1}: reported cached = predicted`,
+      );
       assert.doesNotMatch(last.description ?? '', /⚠/);
     }
     // Earlier requests stay browsable.
@@ -138,7 +172,12 @@ describe('Context Layers in the real editor', function () {
   it('the tree actions change the next request as they say, and Show Last Request is what the server received', async () => {
     const l2 = () => children(api, find(children(api, find(children(api), /^Last request/)!), 'L2 Library')!);
     const retry = find(l2(), `${PREFIX}src/p-retry.js`);
-    assert.ok(retry, `p-retry.js in L2 (items: ${l2().map((n) => n.label).join(', ')})`);
+    assert.ok(
+      retry,
+      `p-retry.js in L2 (items: ${l2()
+        .map((n) => n.label)
+        .join(', ')})`,
+    );
     assert.equal(retry.contextValue, 'attachment');
     // Pin: the next request carries it as pinned (essential).
     assert.equal(await vscode.commands.executeCommand('strata.pin', retry), true);
@@ -149,23 +188,38 @@ describe('Context Layers in the real editor', function () {
     await panel.sendAndWait('After the actions');
     const sent = api.testing.controller.lastSent()!;
     const items = sent.envelope.ledger.layers.flatMap((l) => l.items);
-    assert.ok(items.some((i) => i.key === retry.ref && i.essential), 'p-retry.js is pinned in the request');
-    assert.ok(sent.envelope.pruned.some((p) => p.item === scan.ref && p.reason === 'detached'), 'scan.js was removed, reported as detached');
+    assert.ok(
+      items.some((i) => i.key === retry.ref && i.essential),
+      'p-retry.js is pinned in the request',
+    );
+    assert.ok(
+      sent.envelope.pruned.some((p) => p.item === scan.ref && p.reason === 'detached'),
+      'scan.js was removed, reported as detached',
+    );
     const requestText = text(sent.envelope.messages);
     const scanContent = fs.readFileSync(path.join(folderUri('app').fsPath, 'wt6', 'src', 'picomatch', 'scan.js'), 'utf8');
-    assert.ok(!requestText.includes(scanContent.slice(0, 400)), 'the removed file\'s content is gone from the request');
+    assert.ok(!requestText.includes(scanContent.slice(0, 400)), "the removed file's content is gone from the request");
     // The pinned item shows as pinned, the removed one as pruned (detached), in the tree.
     const after = l2();
     assert.equal(find(after, `${PREFIX}src/p-retry.js`)?.status, 'pinned');
     // Show Content: the exact bytes the request carries for the item.
-    const shown = (await vscode.commands.executeCommand('strata.showContent', find(after, `${PREFIX}src/p-retry.js`))) as vscode.TextDocument;
+    const shown = (await vscode.commands.executeCommand(
+      'strata.showContent',
+      find(after, `${PREFIX}src/p-retry.js`),
+    )) as vscode.TextDocument;
     assert.ok(requestText.includes(shown.getText()), 'Show Content is the block as sent');
     // Open Source reveals the file.
     const opened = (await vscode.commands.executeCommand('strata.openSource', find(after, `${PREFIX}src/p-retry.js`))) as vscode.Uri;
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), opened.toString());
     // Show Last Request equals what the server received.
     const doc = (await vscode.commands.executeCommand('strata.showLastRequest')) as vscode.TextDocument;
-    const body = JSON.parse(doc.getText().split('\n').filter((l) => !l.startsWith('//')).join('\n')) as { messages: ChatMessage[] };
+    const body = JSON.parse(
+      doc
+        .getText()
+        .split('\n')
+        .filter((l) => !l.startsWith('//'))
+        .join('\n'),
+    ) as { messages: ChatMessage[] };
     assert.equal(text(body.messages), text(server.chatRequests[server.chatRequests.length - 1].messages));
     assert.match(doc.getText(), /^\/\/ Prompt: [\d,]+ tokens of the [\d,]+-token budget/m);
   });

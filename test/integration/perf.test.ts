@@ -14,7 +14,10 @@ import { PanelDriver, strataApi, until, withTimeout } from './support/panel';
  * host between the provider and the panel.
  */
 
-const REPLY = 'Here is how it works:\n\n```ts\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n```\n\nThe function is pure; call it with two numbers. '.repeat(2);
+const REPLY =
+  'Here is how it works:\n\n```ts\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n```\n\nThe function is pure; call it with two numbers. '.repeat(
+    2,
+  );
 
 describe('Speed in the real editor', function () {
   this.timeout(180_000);
@@ -33,7 +36,13 @@ describe('Speed in the real editor', function () {
   it('opens a 500-message chat in the panel: the host part within 300 ms (prints it)', async () => {
     // 250 turns written through a second session on the same store, as another window would.
     const writer = ChatSession.open(
-      { storeRoot: api.testing.session.store.root, port: api.testing.workspace, tokenizer: getTokenizer, settings: () => ({ layout: 'transcript', policy: 'append-version' }), store: { durable: false } },
+      {
+        storeRoot: api.testing.session.store.root,
+        port: api.testing.workspace,
+        tokenizer: getTokenizer,
+        settings: () => ({ layout: 'transcript', policy: 'append-version' }),
+        store: { durable: false },
+      },
       'perf-500-messages',
     );
     writer.setModel(modelInfo('scripted', 'gpt-4o'));
@@ -70,7 +79,9 @@ describe('Speed in the real editor', function () {
     console.log(`    then its meter: median ${[...meterTimes].sort((a, b) => a - b)[1].toFixed(1)} ms after the switch`);
     const best = Math.min(...times);
     const median = [...times].sort((a, b) => a - b)[1];
-    console.log(`    500-message chat, host part (load + panel state + post): median ${median.toFixed(1)} ms, best ${best.toFixed(1)} ms (target for the whole open 300 ms)`);
+    console.log(
+      `    500-message chat, host part (load + panel state + post): median ${median.toFixed(1)} ms, best ${best.toFixed(1)} ms (target for the whole open 300 ms)`,
+    );
     assert.ok(median <= 300, `opening took ${median.toFixed(1)} ms in the host alone`);
     // Older messages load on request.
     panel.clear();

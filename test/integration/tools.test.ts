@@ -15,7 +15,8 @@ import { configure, PanelDriver, strataApi, until, withTimeout } from './support
  * in the middle of the loop.
  */
 
-const MATH_TS = 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function mul(a: number, b: number): number {\n  return a * b;\n}\n';
+const MATH_TS =
+  'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function mul(a: number, b: number): number {\n  return a * b;\n}\n';
 
 function plain(m: ChatMessage): unknown {
   return { role: m.role, texts: m.content.map((b) => b.text), toolCalls: m.toolCalls, toolCallId: m.toolCallId };
@@ -59,8 +60,19 @@ describe('Workspace tools in the real editor', function () {
   it('a tool turn through the panel: the model reads a file and is refused .env and ../; each request a pure append; the steps in the panel and the tree', async () => {
     const before = openai.chatRequests.length;
     openai.queueReply(
-      { text: 'Let me read it.', toolCalls: [{ name: 'read_file', args: { path: 'app/src/math.ts' } }, { name: 'read_file', args: { path: 'app/.env' } }] },
-      { toolCalls: [{ name: 'read_file', args: { path: '../outside.txt' } }, { name: 'list_files', args: { glob: 'app/src/**' } }] },
+      {
+        text: 'Let me read it.',
+        toolCalls: [
+          { name: 'read_file', args: { path: 'app/src/math.ts' } },
+          { name: 'read_file', args: { path: 'app/.env' } },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'read_file', args: { path: '../outside.txt' } },
+          { name: 'list_files', args: { glob: 'app/src/**' } },
+        ],
+      },
       'add returns a + b.',
     );
     const { started, ended } = await panel.sendAndWait('What does add do?');
@@ -70,7 +82,10 @@ describe('Workspace tools in the real editor', function () {
       const prev = reqs[i - 1].messages!;
       assert.deepEqual(reqs[i].messages!.slice(0, prev.length).map(plain), prev.map(plain), `request ${i + 1} extends request ${i}`);
     }
-    assert.ok(reqs.every((r) => r.tools?.includes('read_file')), 'tools offered in every request');
+    assert.ok(
+      reqs.every((r) => r.tools?.includes('read_file')),
+      'tools offered in every request',
+    );
     const last = reqs[2].messages!;
     const text = last.map((m) => m.content.map((b) => b.text).join('')).join('\n');
     assert.equal(text.split(MATH_TS).length - 1, 1, 'math.ts once, verbatim');
@@ -81,12 +96,17 @@ describe('Workspace tools in the real editor', function () {
     assert.match(results[3], /app\/src\/math\.ts/, 'list_files found it');
 
     // The panel: each call as a step, running then done or refused, and the final message with them.
-    const steps = panel.posted.filter((m): m is Extract<HostToWebviewMessage, { type: 'toolStep' }> => m.type === 'toolStep' && m.turnId === started.turnId);
+    const steps = panel.posted.filter(
+      (m): m is Extract<HostToWebviewMessage, { type: 'toolStep' }> => m.type === 'toolStep' && m.turnId === started.turnId,
+    );
     const byId = new Map<string, string[]>();
     for (const s of steps) byId.set(s.step.id, [...(byId.get(s.step.id) ?? []), s.step.status]);
     assert.equal(byId.size, 4);
     for (const statuses of byId.values()) assert.equal(statuses[0], 'running');
-    assert.deepEqual(ended.assistant.toolSteps?.map((s) => `${s.name}:${s.status}`), ['read_file:done', 'read_file:refused', 'read_file:refused', 'list_files:done']);
+    assert.deepEqual(
+      ended.assistant.toolSteps?.map((s) => `${s.name}:${s.status}`),
+      ['read_file:done', 'read_file:refused', 'read_file:refused', 'list_files:done'],
+    );
     assert.ok(ended.assistant.toolSteps!.every((s) => s.resultTokens !== undefined && s.cachedTokens !== undefined));
     assert.equal(ended.assistant.text, 'Let me read it.\n\nadd returns a + b.');
     assert.equal(ended.kept, true);
@@ -101,18 +121,28 @@ describe('Workspace tools in the real editor', function () {
     assert.ok(read, `the file read is an L3 item: ${l3Items.map((n) => n.label).join(' | ')}`);
     assert.equal(read.recoverable, true);
     assert.match(read.description ?? '', /read_file · recoverable/);
-    assert.ok(l3Items.some((n) => n.icon === 'tool' && /tool call/i.test(n.label)), 'the calls are listed');
+    assert.ok(
+      l3Items.some((n) => n.icon === 'tool' && /tool call/i.test(n.label)),
+      'the calls are listed',
+    );
 
     // Reload: the chat shows the steps again.
     const { messages } = api.testing.session.messages({ last: 1 });
-    assert.deepEqual(messages.find((m) => m.role === 'assistant')?.toolSteps?.map((s) => s.name), ['read_file', 'read_file', 'read_file', 'list_files']);
+    assert.deepEqual(
+      messages.find((m) => m.role === 'assistant')?.toolSteps?.map((s) => s.name),
+      ['read_file', 'read_file', 'read_file', 'list_files'],
+    );
   });
 
   it('Stop in the middle of the tool loop ends it at once and keeps the steps done', async () => {
     const slow = await startOpenAIImitation({ deltaChars: 2, chunkDelayMs: 40 });
     try {
       await configure(api, { baseUrl: slow.url });
-      slow.queueReply({ toolCalls: [{ name: 'read_file', args: { path: 'lib/index.ts' } }] }, 'A long answer that streams slowly enough to be stopped in the middle of it.', 'never');
+      slow.queueReply(
+        { toolCalls: [{ name: 'read_file', args: { path: 'lib/index.ts' } }] },
+        'A long answer that streams slowly enough to be stopped in the middle of it.',
+        'never',
+      );
       const from = panel.posted.length;
       await panel.requestOk({ kind: 'send', text: 'Read lib' });
       await until('the answer streams after the tool step', () => panel.posted.slice(from).filter((m) => m.type === 'chunk').length >= 4);
@@ -125,7 +155,10 @@ describe('Workspace tools in the real editor', function () {
       assert.ok(ended);
       assert.equal(ended.kept, true);
       assert.equal(ended.assistant.status, 'stopped');
-      assert.deepEqual(ended.assistant.toolSteps?.map((s) => `${s.name}:${s.status}`), ['read_file:done']);
+      assert.deepEqual(
+        ended.assistant.toolSteps?.map((s) => `${s.name}:${s.status}`),
+        ['read_file:done'],
+      );
       const saved = api.testing.session.store.loadChat(api.testing.session.activeChatId);
       assert.equal(saved.state.turns[0].steps?.length, 1);
       assert.equal(saved.turns[0].stopped, true);

@@ -21,14 +21,26 @@ describe('Two windows, one workspace (host)', function () {
   let openai: OpenAIImitationServer;
 
   const otherWindow = (chatId: string): ChatSession =>
-    ChatSession.open({ storeRoot: api.testing.session.store.root, port: api.testing.workspace, tokenizer: getTokenizer, settings: () => ({ layout: 'transcript', policy: 'append-version' }) }, chatId);
+    ChatSession.open(
+      {
+        storeRoot: api.testing.session.store.root,
+        port: api.testing.workspace,
+        tokenizer: getTokenizer,
+        settings: () => ({ layout: 'transcript', policy: 'append-version' }),
+      },
+      chatId,
+    );
 
   before(async () => {
     api = await strataApi();
     await vscode.commands.executeCommand('strata.chat.focus');
     await withTimeout(api.whenChatReady(), 30_000, 'the chat webview saying ready');
     panel = new PanelDriver(api);
-    openai = await startOpenAIImitation({ defaultReply: 'A reply that streams slowly, piece by piece, so the other window can save meanwhile.', deltaChars: 4, chunkDelayMs: 40 });
+    openai = await startOpenAIImitation({
+      defaultReply: 'A reply that streams slowly, piece by piece, so the other window can save meanwhile.',
+      deltaChars: 4,
+      chunkDelayMs: 40,
+    });
     await configure(api, { provider: 'openai', baseUrl: `${openai.url}`, model: 'gpt-4o' });
   });
 
@@ -52,17 +64,31 @@ describe('Two windows, one workspace (host)', function () {
     const sub = api.testing.controller.onDidChange(() => treeChanged++);
     try {
       panel.clear();
-      const o = await other.send('From the other window', new ScriptedProvider(() => 'The other window\'s reply.'));
+      const o = await other.send('From the other window', new ScriptedProvider(() => "The other window's reply."));
       assert.equal(o.status, 'done');
-      await until('a fresh panel state with the other window\'s turn', () => panel.of('state').some((m) => m.state.chatId === chatId && m.state.messages.some((x) => x.text === 'From the other window')), 10_000);
+      await until(
+        "a fresh panel state with the other window's turn",
+        () => panel.of('state').some((m) => m.state.chatId === chatId && m.state.messages.some((x) => x.text === 'From the other window')),
+        10_000,
+      );
       assert.equal(session.engine.state.completedTurns, 2);
       assert.ok(treeChanged > 0, 'the Context Layers tree was told');
       const { started } = await panel.sendAndWait('Back in this window');
       assert.equal(started.user.turn, 3);
-      assert.deepEqual(session.messages().messages.filter((m) => m.role === 'user').map((m) => m.text), ['From this window', 'From the other window', 'Back in this window']);
+      assert.deepEqual(
+        session
+          .messages()
+          .messages.filter((m) => m.role === 'user')
+          .map((m) => m.text),
+        ['From this window', 'From the other window', 'Back in this window'],
+      );
       // Renamed in the other window: the chat list follows.
       other.renameChat(chatId, 'Renamed in the other window');
-      await until('the chat list with the new title', () => panel.of('chats').some((m) => m.chats.some((c) => c.id === chatId && c.title === 'Renamed in the other window')), 10_000);
+      await until(
+        'the chat list with the new title',
+        () => panel.of('chats').some((m) => m.chats.some((c) => c.id === chatId && c.title === 'Renamed in the other window')),
+        10_000,
+      );
     } finally {
       sub.dispose();
     }
@@ -76,7 +102,8 @@ describe('Two windows, one workspace (host)', function () {
     panel.clear();
     let otherDone: Promise<unknown> | undefined;
     const sub = api.testing.onDidPost((m) => {
-      if (m.type === 'chunk' && !otherDone) otherDone = other.send('The other window, meanwhile', new ScriptedProvider(() => 'Saved while the first window streamed.'));
+      if (m.type === 'chunk' && !otherDone)
+        otherDone = other.send('The other window, meanwhile', new ScriptedProvider(() => 'Saved while the first window streamed.'));
     });
     try {
       await panel.requestOk({ kind: 'send', text: 'This window, streaming' });
@@ -87,11 +114,32 @@ describe('Two windows, one workspace (host)', function () {
     }
     const ended = panel.last('turnEnded')!;
     assert.equal(ended.kept, true);
-    await until('the banner about the other window', () => (panel.last('banners')?.banners ?? []).some((b) => /Another window added a turn to this chat while this reply streamed\. Your turn was saved after it \(turn 3\)/.test(b.message)), 10_000);
-    await until('a fresh state with all three turns', () => panel.of('state').some((m) => m.state.messages.filter((x) => x.role === 'user').map((x) => x.text).join('|') === 'First|The other window, meanwhile|This window, streaming'), 10_000);
+    await until(
+      'the banner about the other window',
+      () =>
+        (panel.last('banners')?.banners ?? []).some((b) =>
+          /Another window added a turn to this chat while this reply streamed\. Your turn was saved after it \(turn 3\)/.test(b.message),
+        ),
+      10_000,
+    );
+    await until(
+      'a fresh state with all three turns',
+      () =>
+        panel.of('state').some(
+          (m) =>
+            m.state.messages
+              .filter((x) => x.role === 'user')
+              .map((x) => x.text)
+              .join('|') === 'First|The other window, meanwhile|This window, streaming',
+        ),
+      10_000,
+    );
     assert.equal(session.engine.state.completedTurns, 3);
     const onDisk = session.store.loadChat(chatId);
-    assert.deepEqual(onDisk.state.turns.map((t) => t.userText), ['First', 'The other window, meanwhile', 'This window, streaming']);
+    assert.deepEqual(
+      onDisk.state.turns.map((t) => t.userText),
+      ['First', 'The other window, meanwhile', 'This window, streaming'],
+    );
     assert.deepEqual(onDisk.turns[2].rebased, { builtAfterTurn: 1 });
   });
 

@@ -20,7 +20,12 @@ const CANCEL_BOUND_MS = 500;
 
 interface FakeRequest {
   modelId: string;
-  messages: { role: string; text: string; calls: { callId: string; name: string; input: unknown }[]; results: { callId: string; text: string }[] }[];
+  messages: {
+    role: string;
+    text: string;
+    calls: { callId: string; name: string; input: unknown }[];
+    results: { callId: string; text: string }[];
+  }[];
   tools: string[];
   startedAt: number;
   cancelledAt?: number;
@@ -79,11 +84,18 @@ function texts(outcome: Outcome): Extract<StreamEvent, { type: 'text' }>[] {
 
 /** What the fake model echoes for the messages it received (see the fake extension's header). */
 function expectedEcho(received: { role: string; text: string }[]): string {
-  return [`messages=${received.length}\n`, ...received.map((m, i) => `#${i} ${m.role} ${JSON.stringify(m.text.slice(0, 24))}\n`), 'end\n'].join('');
+  return [
+    `messages=${received.length}\n`,
+    ...received.map((m, i) => `#${i} ${m.role} ${JSON.stringify(m.text.slice(0, 24))}\n`),
+    'end\n',
+  ].join('');
 }
 
 function assertProviderError(error: unknown, code: ProviderError['code']): ProviderError {
-  assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+  assert.ok(
+    error instanceof ProviderError,
+    `expected a ProviderError, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+  );
   assert.equal(error.code, code, `code of "${error.message}"`);
   return error;
 }
@@ -145,14 +157,25 @@ describe('vscode-lm provider with a fake editor model', () => {
       (await vscode.lm.selectChatModels({ id: modelId })).map((m) => m.id),
       [modelId],
     );
-    assert.ok((await vscode.lm.selectChatModels()).some((m) => m.id === modelId), 'unfiltered selectChatModels() lists the fake model');
+    assert.ok(
+      (await vscode.lm.selectChatModels()).some((m) => m.id === modelId),
+      'unfiltered selectChatModels() lists the fake model',
+    );
     assert.equal(await model.countTokens('12345678'), 2, 'countTokens reaches the fake provideTokenCount');
-    assert.ok((await editorModels()).some((m) => m.id === modelId && m.vendor === fake.vendor), 'editorModels() lists it');
+    assert.ok(
+      (await editorModels()).some((m) => m.id === modelId && m.vendor === fake.vendor),
+      'editorModels() lists it',
+    );
     assert.ok((await provider.listModels()).includes(modelId), 'VscodeLmProvider.listModels() lists it');
   });
 
   it('streams the reply in order: text events with seq 0..n-1 as they arrive, then done', async () => {
-    const messages = [msg('system', 'You are Strata. Be brief.'), msg('user', 'Hello there, fake model'), msg('assistant', 'Hi!'), msg('user', 'Echo what you got')];
+    const messages = [
+      msg('system', 'You are Strata. Be brief.'),
+      msg('user', 'Hello there, fake model'),
+      msg('assistant', 'Hi!'),
+      msg('user', 'Echo what you got'),
+    ];
     const outcome = await drive(provider.stream(request(messages, modelId)));
     assert.equal(outcome.error, undefined, `stream failed: ${String(outcome.error)}`);
     const received = lastRequest(fake).messages;
@@ -219,12 +242,15 @@ describe('vscode-lm provider with a fake editor model', () => {
   it(`stops the stream within ${CANCEL_BOUND_MS} ms when the AbortSignal fires, and the model sees the cancellation`, async () => {
     const ctrl = new AbortController();
     let abortedAt = 0;
-    const outcome = await drive(provider.stream(request([msg('system', 'sys'), msg('user', 'SLOW please')], modelId, ctrl.signal)), (event, index) => {
-      if (event.type === 'text' && index === 2) {
-        abortedAt = performance.now();
-        ctrl.abort();
-      }
-    });
+    const outcome = await drive(
+      provider.stream(request([msg('system', 'sys'), msg('user', 'SLOW please')], modelId, ctrl.signal)),
+      (event, index) => {
+        if (event.type === 'text' && index === 2) {
+          abortedAt = performance.now();
+          ctrl.abort();
+        }
+      },
+    );
     assert.ok(abortedAt > 0, `the slow reply never reached 3 parts (${outcome.events.length} events, error ${String(outcome.error)})`);
     assertProviderError(outcome.error, 'aborted');
     assert.equal(
@@ -255,14 +281,21 @@ describe('vscode-lm provider with a fake editor model', () => {
     const user = msg('user', 'TOOL read_file src/a.ts');
     const first = await drive(provider.stream({ ...request([msg('system', 'You are Strata.'), user], modelId), tools: TOOL_DEFINITIONS }));
     assert.equal(first.error, undefined, `stream failed: ${String(first.error)}`);
-    assert.deepEqual(lastRequest(fake).tools, TOOL_DEFINITIONS.map((d) => d.name), 'the tools were offered');
+    assert.deepEqual(
+      lastRequest(fake).tools,
+      TOOL_DEFINITIONS.map((d) => d.name),
+      'the tools were offered',
+    );
     const events = first.events.map((t) => t.event);
     const call = events.find((e) => e.type === 'toolCall');
     assert.ok(call && call.type === 'toolCall' && call.name === 'read_file', 'a toolCall event while streaming');
     const done = events[events.length - 1];
     assert.ok(done.type === 'done');
     assert.equal(done.text, 'Reading src/a.ts.');
-    assert.deepEqual(done.toolCalls?.map((c) => ({ name: c.name, args: c.args })), [{ name: 'read_file', args: { path: 'src/a.ts' } }]);
+    assert.deepEqual(
+      done.toolCalls?.map((c) => ({ name: c.name, args: c.args })),
+      [{ name: 'read_file', args: { path: 'src/a.ts' } }],
+    );
     const id = done.toolCalls![0].id;
 
     const result = 'export const a = 1;\n';
@@ -279,7 +312,11 @@ describe('vscode-lm provider with a fake editor model', () => {
     assert.equal(final.text, `Read ${result.length} characters: ${JSON.stringify(result.slice(0, 24))}`);
     assert.equal(final.toolCalls, undefined);
     const received = lastRequest(fake).messages;
-    assert.deepEqual(received.map((m) => m.role), ['user', 'user', 'assistant', 'user'], 'the tool result travels in a user message');
+    assert.deepEqual(
+      received.map((m) => m.role),
+      ['user', 'user', 'assistant', 'user'],
+      'the tool result travels in a user message',
+    );
     assert.deepEqual(received[2].calls, [{ callId: id, name: 'read_file', input: { path: 'src/a.ts' } }]);
     assert.deepEqual(received[3].results, [{ callId: id, text: result }]);
   });
@@ -348,7 +385,10 @@ describe('vscode-lm provider with a fake editor model', () => {
     fake.disable();
     try {
       const without = await resolveAutoProvider(probes);
-      assert.ok(!(without.kind === 'vscode-lm' && without.model.vendor === fake.vendor), `still resolved to the withdrawn model: ${JSON.stringify(without)}`);
+      assert.ok(
+        !(without.kind === 'vscode-lm' && without.model.vendor === fake.vendor),
+        `still resolved to the withdrawn model: ${JSON.stringify(without)}`,
+      );
       if ((await editorModels()).length === 0) {
         assert.equal(without.kind, 'not-configured');
         assert.equal(ollamaProbed, true);

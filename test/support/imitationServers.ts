@@ -174,9 +174,15 @@ abstract class ImitationServerBase {
   }
 
   /** A scripted response with every call given an id (`prefix` + a per-server counter when absent). */
-  protected scripted(r: ScriptedResponse, prefix: string): { text: string; toolCalls: { id: string; name: string; args: Record<string, unknown> }[] } {
+  protected scripted(
+    r: ScriptedResponse,
+    prefix: string,
+  ): { text: string; toolCalls: { id: string; name: string; args: Record<string, unknown> }[] } {
     if (typeof r === 'string') return { text: r, toolCalls: [] };
-    return { text: r.text ?? '', toolCalls: (r.toolCalls ?? []).map((c) => ({ id: c.id ?? `${prefix}${++this.toolCallCount}`, name: c.name, args: c.args })) };
+    return {
+      text: r.text ?? '',
+      toolCalls: (r.toolCalls ?? []).map((c) => ({ id: c.id ?? `${prefix}${++this.toolCallCount}`, name: c.name, args: c.args })),
+    };
   }
 
   injectFault(fault: Fault, times = 1): void {
@@ -232,12 +238,22 @@ abstract class ImitationServerBase {
 
   protected json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const s = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(s), [IMITATION_HEADER]: '1', ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(s),
+      [IMITATION_HEADER]: '1',
+      ...headers,
+    });
     res.end(s);
   }
 
   protected sse(res: http.ServerResponse): void {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', [IMITATION_HEADER]: '1' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      [IMITATION_HEADER]: '1',
+    });
     res.flushHeaders();
   }
 
@@ -246,7 +262,11 @@ abstract class ImitationServerBase {
    * Pieces `deltas.first` … `deltas.first + deltas.texts.length - 1` are text deltas: each one's
    * send time is recorded in `rec.deltas` (for latency measurements).
    */
-  protected async writeAll(res: http.ServerResponse, pieces: string[], deltas?: { rec: RecordedRequest; first: number; texts: string[] }): Promise<boolean> {
+  protected async writeAll(
+    res: http.ServerResponse,
+    pieces: string[],
+    deltas?: { rec: RecordedRequest; first: number; texts: string[] },
+  ): Promise<boolean> {
     for (const [i, p] of pieces.entries()) {
       if (res.destroyed || res.writableEnded) return false;
       res.write(p);
@@ -331,7 +351,14 @@ export class OpenAIImitationServer extends ImitationServerBase {
     this.json(res, 400, { error: { message, type: 'invalid_request_error', param: null, code: null } });
   }
 
-  private error(res: http.ServerResponse, status: number, message: string, type: string, code: string | null, headers: Record<string, string> = {}): void {
+  private error(
+    res: http.ServerResponse,
+    status: number,
+    message: string,
+    type: string,
+    code: string | null,
+    headers: Record<string, string> = {},
+  ): void {
     this.json(res, status, { error: { message, type, param: null, code } }, headers);
   }
 
@@ -339,23 +366,48 @@ export class OpenAIImitationServer extends ImitationServerBase {
     const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
     if (req.method === 'GET' && path === '/v1/models') {
       const ids = this.opts.models ?? ['imitation-gpt'];
-      return this.json(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: IMITATION_OWNER })) });
+      return this.json(res, 200, {
+        object: 'list',
+        data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: IMITATION_OWNER })),
+      });
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return this.error(res, 404, `Unknown request URL: ${req.method} ${path}.`, 'invalid_request_error', 'unknown_url');
     }
     const auth = req.headers.authorization ?? '';
-    const body = rec.body as { model?: unknown; messages?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown }; prompt_cache_key?: unknown; tools?: unknown } | undefined;
-    if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages)) return this.badRequest(res, "Missing required parameter: 'model' or 'messages'.");
+    const body = rec.body as
+      | {
+          model?: unknown;
+          messages?: unknown;
+          stream?: unknown;
+          stream_options?: { include_usage?: unknown };
+          prompt_cache_key?: unknown;
+          tools?: unknown;
+        }
+      | undefined;
+    if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages))
+      return this.badRequest(res, "Missing required parameter: 'model' or 'messages'.");
     const fault = this.nextFault();
     rec.fault = fault?.kind;
     const presented = auth.replace(/^Bearer\s+/i, '');
     if (fault?.kind === 'bad-key' || (this.opts.apiKey !== undefined && presented !== this.opts.apiKey)) {
       // Like a careless server, this one echoes the key it was given: the client must not show it.
-      return this.error(res, 401, `Incorrect API key provided: ${presented}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
+      return this.error(
+        res,
+        401,
+        `Incorrect API key provided: ${presented}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        'invalid_request_error',
+        'invalid_api_key',
+      );
     }
     if (fault?.kind === 'unknown-model' || (this.opts.models && !this.opts.models.includes(body.model))) {
-      return this.error(res, 404, `The model \`${body.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
+      return this.error(
+        res,
+        404,
+        `The model \`${body.model}\` does not exist or you do not have access to it.`,
+        'invalid_request_error',
+        'model_not_found',
+      );
     }
     if (fault?.kind === 'rate-limit') {
       const h: Record<string, string> = {};
@@ -365,7 +417,13 @@ export class OpenAIImitationServer extends ImitationServerBase {
       return this.error(res, 429, 'Rate limit reached for requests per min. Please try again later.', 'requests', 'rate_limit_exceeded', h);
     }
     if (fault?.kind === 'server-error' || fault?.kind === 'overloaded') {
-      return this.error(res, fault.kind === 'overloaded' ? 503 : fault.status ?? 500, 'The server had an error while processing your request.', 'server_error', null);
+      return this.error(
+        res,
+        fault.kind === 'overloaded' ? 503 : (fault.status ?? 500),
+        'The server had an error while processing your request.',
+        'server_error',
+        null,
+      );
     }
     let messages: ChatMessage[];
     let tools: string[] | undefined;
@@ -391,14 +449,28 @@ export class OpenAIImitationServer extends ImitationServerBase {
     let cache = this.caches.get(key);
     if (!cache) this.caches.set(key, (cache = new OpenAICacheModel()));
     const { cached } = cache.observe(tokens);
-    const scripted = this.scripted(this.nextReply(req, { model: body.model, messages, tools: tools ?? [], promptTokens: tokens.length, cachedTokens: cached }), 'call_');
-    if (scripted.toolCalls.length > 0 && !tools) return this.badRequest(res, 'The imitation model was scripted to call a tool, but the request offers no tools.');
+    const scripted = this.scripted(
+      this.nextReply(req, { model: body.model, messages, tools: tools ?? [], promptTokens: tokens.length, cachedTokens: cached }),
+      'call_',
+    );
+    if (scripted.toolCalls.length > 0 && !tools)
+      return this.badRequest(res, 'The imitation model was scripted to call a tool, but the request offers no tools.');
     const reply = scripted.text;
     rec.reply = reply;
     if (scripted.toolCalls.length > 0) rec.toolCalls = scripted.toolCalls;
-    const wireCalls = scripted.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+    const wireCalls = scripted.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: JSON.stringify(c.args) },
+    }));
     const output = this.countText(reply + (scripted.toolCalls.length > 0 ? JSON.stringify(scripted.toolCalls) : ''));
-    const usage = { prompt_tokens: tokens.length, completion_tokens: output, total_tokens: tokens.length + output, prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } };
+    const usage = {
+      prompt_tokens: tokens.length,
+      completion_tokens: output,
+      total_tokens: tokens.length + output,
+      prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
+    };
     rec.usage = { input: tokens.length, cacheRead: cached, cacheWrite: 0, output };
     const id = `chatcmpl-imitation-${this.requests.length}`;
     const base = { id, object: 'chat.completion.chunk', created: 0, model: body.model, system_fingerprint: 'fp_imitation' };
@@ -407,17 +479,29 @@ export class OpenAIImitationServer extends ImitationServerBase {
     if (body.stream !== true) {
       const message: Record<string, unknown> = { role: 'assistant', content: wireCalls.length > 0 && reply === '' ? null : reply };
       if (wireCalls.length > 0) message.tool_calls = wireCalls;
-      return this.json(res, 200, { id, object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }], usage });
+      return this.json(res, 200, {
+        id,
+        object: 'chat.completion',
+        created: 0,
+        model: body.model,
+        choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
+        usage,
+      });
     }
 
     const deltas = splitDeltas(reply, this.opts.deltaChars ?? 6);
     const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
-    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ev({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      ev({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
     this.sse(res);
     const head = [chunk({ role: 'assistant', content: wireCalls.length > 0 && reply === '' ? null : '' })];
     if (fault?.kind === 'reset' || fault?.kind === 'malformed' || fault?.kind === 'stall') {
       const n = fault.afterChunks ?? (fault.kind === 'reset' ? 2 : fault.kind === 'malformed' ? 1 : 0);
-      await this.writeAll(res, [...head, ...deltas.slice(0, n).map((d) => chunk({ content: d }))], { rec, first: head.length, texts: deltas.slice(0, n) });
+      await this.writeAll(res, [...head, ...deltas.slice(0, n).map((d) => chunk({ content: d }))], {
+        rec,
+        first: head.length,
+        texts: deltas.slice(0, n),
+      });
       if (fault.kind === 'reset') return this.reset(res);
       if (fault.kind === 'malformed') {
         res.end(`data: {"id":"${id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"tru\n\n`);
@@ -429,7 +513,8 @@ export class OpenAIImitationServer extends ImitationServerBase {
     const callChunks: string[] = [];
     wireCalls.forEach((c, index) => {
       callChunks.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }] }));
-      for (const piece of splitDeltas(c.function.arguments, this.opts.deltaChars ?? 6)) callChunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      for (const piece of splitDeltas(c.function.arguments, this.opts.deltaChars ?? 6))
+        callChunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     });
     const body2 = [...head, ...deltas.map((d) => chunk({ content: d })), ...callChunks, chunk({}, finishReason)];
     if (body.stream_options?.include_usage) body2.push(ev({ ...base, choices: [], usage }));
@@ -443,7 +528,8 @@ function openaiTools(tools: unknown): string[] | undefined {
   if (tools === undefined) return undefined;
   if (!Array.isArray(tools)) throw new Error('tools: must be an array.');
   return tools.map((t: { type?: unknown; function?: { name?: unknown; parameters?: unknown } }, i) => {
-    if (!t || t.type !== 'function' || !t.function || typeof t.function.name !== 'string') throw new Error(`tools[${i}]: expected {"type": "function", "function": {"name", …}}.`);
+    if (!t || t.type !== 'function' || !t.function || typeof t.function.name !== 'string')
+      throw new Error(`tools[${i}]: expected {"type": "function", "function": {"name", …}}.`);
     return t.function.name;
   });
 }
@@ -453,7 +539,8 @@ function textOfContent(content: unknown, where: string): TextBlock[] {
   if (content === null || content === undefined) return [];
   if (!Array.isArray(content)) throw new Error(`${where}: content must be a string or an array of content parts.`);
   return content.map((p: { type?: unknown; text?: unknown; cache_control?: unknown }) => {
-    if (!p || p.type !== 'text' || typeof p.text !== 'string') throw new Error(`${where}: only text content parts are supported by the imitation server.`);
+    if (!p || p.type !== 'text' || typeof p.text !== 'string')
+      throw new Error(`${where}: only text content parts are supported by the imitation server.`);
     return p.cache_control ? { type: 'text', text: p.text, cacheBreakpoint: true } : { type: 'text', text: p.text };
   });
 }
@@ -462,15 +549,27 @@ function openaiMessage(m: Record<string, unknown>, i: number): ChatMessage {
   const role = m.role === 'developer' ? 'system' : m.role;
   if (role === 'tool') {
     if (typeof m.tool_call_id !== 'string') throw new Error(`messages[${i}]: a tool message needs tool_call_id.`);
-    return { role: 'tool', toolCallId: m.tool_call_id, content: textOfContent(m.content, `messages[${i}]`).map((b) => ({ type: 'text', text: b.text })) };
+    return {
+      role: 'tool',
+      toolCallId: m.tool_call_id,
+      content: textOfContent(m.content, `messages[${i}]`).map((b) => ({ type: 'text', text: b.text })),
+    };
   }
-  if (role !== 'system' && role !== 'user' && role !== 'assistant') throw new Error(`messages[${i}].role: unsupported role ${JSON.stringify(m.role)}.`);
+  if (role !== 'system' && role !== 'user' && role !== 'assistant')
+    throw new Error(`messages[${i}].role: unsupported role ${JSON.stringify(m.role)}.`);
   // Breakpoints mean nothing to OpenAI: drop any.
   const out: ChatMessage = { role, content: textOfContent(m.content, `messages[${i}]`).map((b) => ({ type: 'text', text: b.text })) };
   if (role === 'assistant' && m.tool_calls !== undefined) {
     if (!Array.isArray(m.tool_calls)) throw new Error(`messages[${i}].tool_calls: must be an array.`);
     out.toolCalls = m.tool_calls.map((c: { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }, j) => {
-      if (!c || typeof c.id !== 'string' || c.type !== 'function' || !c.function || typeof c.function.name !== 'string' || typeof c.function.arguments !== 'string') {
+      if (
+        !c ||
+        typeof c.id !== 'string' ||
+        c.type !== 'function' ||
+        !c.function ||
+        typeof c.function.name !== 'string' ||
+        typeof c.function.arguments !== 'string'
+      ) {
         throw new Error(`messages[${i}].tool_calls[${j}]: expected {"id", "type": "function", "function": {"name", "arguments"}}.`);
       }
       let args: unknown;
@@ -509,17 +608,27 @@ export class AnthropicImitationServer extends ImitationServerBase {
   }
 
   private error(res: http.ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}): void {
-    this.json(res, status, { type: 'error', error: { type, message } }, { 'request-id': `req_imitation_${this.requests.length}`, ...headers });
+    this.json(
+      res,
+      status,
+      { type: 'error', error: { type, message } },
+      { 'request-id': `req_imitation_${this.requests.length}`, ...headers },
+    );
   }
 
   protected async route(req: http.IncomingMessage, res: http.ServerResponse, rec: RecordedRequest): Promise<void> {
     const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
     if (req.method === 'GET' && path === '/v1/models') {
       const ids = this.opts.models ?? ['imitation-claude'];
-      return this.json(res, 200, { data: ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })), has_more: false });
+      return this.json(res, 200, {
+        data: ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })),
+        has_more: false,
+      });
     }
-    if (req.method !== 'POST' || path !== '/v1/messages') return this.error(res, 404, 'not_found_error', `Not found: ${req.method} ${path}`);
-    const body = rec.body as { model?: unknown; messages?: unknown; system?: unknown; stream?: unknown; max_tokens?: unknown; tools?: unknown } | undefined;
+    if (req.method !== 'POST' || path !== '/v1/messages')
+      return this.error(res, 404, 'not_found_error', `Not found: ${req.method} ${path}`);
+    const body = rec.body as
+      { model?: unknown; messages?: unknown; system?: unknown; stream?: unknown; max_tokens?: unknown; tools?: unknown } | undefined;
     const fault = this.nextFault();
     rec.fault = fault?.kind;
     const key = req.headers['x-api-key'];
@@ -563,8 +672,12 @@ export class AnthropicImitationServer extends ImitationServerBase {
       return this.badRequest(res, `prompt is too long: ${tokens.length + 200000} tokens > 200000 maximum`);
     }
     const { read, write, plain } = this.cache.observe(tokens, breakpointOffsets);
-    const scripted = this.scripted(this.nextReply(req, { model: body.model, messages, tools: tools ?? [], promptTokens: tokens.length, cachedTokens: read }), 'toolu_');
-    if (scripted.toolCalls.length > 0 && !tools) return this.badRequest(res, 'The imitation model was scripted to call a tool, but the request offers no tools.');
+    const scripted = this.scripted(
+      this.nextReply(req, { model: body.model, messages, tools: tools ?? [], promptTokens: tokens.length, cachedTokens: read }),
+      'toolu_',
+    );
+    if (scripted.toolCalls.length > 0 && !tools)
+      return this.badRequest(res, 'The imitation model was scripted to call a tool, but the request offers no tools.');
     const reply = scripted.text;
     rec.reply = reply;
     if (scripted.toolCalls.length > 0) rec.toolCalls = scripted.toolCalls;
@@ -578,14 +691,33 @@ export class AnthropicImitationServer extends ImitationServerBase {
     if (body.stream !== true) {
       const content: unknown[] = hasText ? [{ type: 'text', text: reply }] : [];
       for (const c of scripted.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.args });
-      return this.json(res, 200, { id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: null, usage: { ...usageStart, output_tokens: output } });
+      return this.json(res, 200, {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage: { ...usageStart, output_tokens: output },
+      });
     }
     const ev = (type: string, o: unknown) => `event: ${type}\ndata: ${JSON.stringify(o)}\n\n`;
-    const delta = (d: string) => ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: d } });
+    const delta = (d: string) =>
+      ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: d } });
     const head = [
       ev('message_start', {
         type: 'message_start',
-        message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: usageStart },
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: body.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: usageStart,
+        },
       }),
       ...(hasText ? [ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })] : []),
       ev('ping', { type: 'ping' }),
@@ -606,9 +738,17 @@ export class AnthropicImitationServer extends ImitationServerBase {
     const toolEvents: string[] = [];
     scripted.toolCalls.forEach((c, i) => {
       const index = (hasText ? 1 : 0) + i;
-      toolEvents.push(ev('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } }));
+      toolEvents.push(
+        ev('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} },
+        }),
+      );
       for (const piece of splitDeltas(JSON.stringify(c.args), this.opts.deltaChars ?? 6)) {
-        toolEvents.push(ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }));
+        toolEvents.push(
+          ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }),
+        );
       }
       toolEvents.push(ev('content_block_stop', { type: 'content_block_stop', index }));
     });
@@ -617,7 +757,11 @@ export class AnthropicImitationServer extends ImitationServerBase {
       ...deltas.map(delta),
       ...(hasText ? [ev('content_block_stop', { type: 'content_block_stop', index: 0 })] : []),
       ...toolEvents,
-      ev('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: output } }),
+      ev('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: output },
+      }),
       ev('message_stop', { type: 'message_stop' }),
     ];
     if (await this.writeAll(res, all, { rec, first: head.length, texts: deltas })) res.end();
@@ -629,7 +773,8 @@ function anthropicTools(tools: unknown): string[] | undefined {
   if (tools === undefined) return undefined;
   if (!Array.isArray(tools)) throw new Error('tools: Input should be a valid list');
   return tools.map((t: { name?: unknown; input_schema?: unknown }, i) => {
-    if (!t || typeof t.name !== 'string' || typeof t.input_schema !== 'object') throw new Error(`tools.${i}: expected {"name", "input_schema", …}`);
+    if (!t || typeof t.name !== 'string' || typeof t.input_schema !== 'object')
+      throw new Error(`tools.${i}: expected {"name", "input_schema", …}`);
     return t.name;
   });
 }
@@ -650,7 +795,8 @@ function anthropicMessages(m: { role?: unknown; content?: unknown }, i: number):
   };
   (m.content as Record<string, unknown>[]).forEach((p, j) => {
     if (p && p.type === 'tool_use' && m.role === 'assistant') {
-      if (typeof p.id !== 'string' || typeof p.name !== 'string' || typeof p.input !== 'object' || p.input === null) throw new Error(`${where}.${j}: a tool_use block needs id, name and input`);
+      if (typeof p.id !== 'string' || typeof p.name !== 'string' || typeof p.input !== 'object' || p.input === null)
+        throw new Error(`${where}.${j}: a tool_use block needs id, name and input`);
       current ??= { role: 'assistant', content: [] };
       (current.toolCalls ??= []).push({ id: p.id, name: p.name, args: p.input as Record<string, unknown> });
       return;
@@ -685,7 +831,9 @@ export interface ImitationPair {
   close(): Promise<void>;
 }
 
-export async function startImitationServers(opts: ImitationOptions & { openaiPort?: number; anthropicPort?: number } = {}): Promise<ImitationPair> {
+export async function startImitationServers(
+  opts: ImitationOptions & { openaiPort?: number; anthropicPort?: number } = {},
+): Promise<ImitationPair> {
   const openai = await startOpenAIImitation({ ...opts, port: opts.openaiPort ?? opts.port });
   const anthropic = await startAnthropicImitation({ ...opts, port: opts.anthropicPort ?? (opts.port ? opts.port + 1 : 0) });
   return { openai, anthropic, close: async () => void (await Promise.all([openai.close(), anthropic.close()])) };

@@ -47,21 +47,26 @@ export function installNetworkGuard(allowedHosts: string[] = ['127.0.0.1']): Net
 
   // fetch (undici)
   if (typeof globalThis.fetch === 'function') {
-    patch(globalThis, 'fetch', (orig) => function guardedFetch(this: unknown, input: unknown, init?: unknown) {
-      let url: string;
-      if (typeof input === 'string') url = input;
-      else if (input instanceof URL) url = input.href;
-      else url = (input as { url: string }).url;
-      let host: string | undefined;
-      try {
-        host = new URL(url).hostname;
-      } catch {
-        host = url;
-      }
-      const e = blocked('fetch', host);
-      if (e) return Promise.reject(new TypeError('fetch failed', { cause: e }));
-      return orig.call(this, input, init);
-    });
+    patch(
+      globalThis,
+      'fetch',
+      (orig) =>
+        function guardedFetch(this: unknown, input: unknown, init?: unknown) {
+          let url: string;
+          if (typeof input === 'string') url = input;
+          else if (input instanceof URL) url = input.href;
+          else url = (input as { url: string }).url;
+          let host: string | undefined;
+          try {
+            host = new URL(url).hostname;
+          } catch {
+            host = url;
+          }
+          const e = blocked('fetch', host);
+          if (e) return Promise.reject(new TypeError('fetch failed', { cause: e }));
+          return orig.call(this, input, init);
+        },
+    );
   }
 
   // http / https
@@ -72,13 +77,21 @@ export function installNetworkGuard(allowedHosts: string[] = ['127.0.0.1']): Net
     const o = (typeof args[1] === 'object' && args[1] ? args[1] : a) as { hostname?: string; host?: string } | undefined;
     return o?.hostname ?? o?.host?.replace(/:\d+$/, '');
   };
-  for (const [name, mod] of [['http', http], ['https', https]] as const) {
+  for (const [name, mod] of [
+    ['http', http],
+    ['https', https],
+  ] as const) {
     for (const fn of ['request', 'get'] as const) {
-      patch(mod, fn, (orig) => function guardedRequest(this: unknown, ...args: unknown[]) {
-        const e = blocked(`${name}.${fn}`, hostOfRequestArgs(args));
-        if (e) throw e;
-        return orig.apply(this, args);
-      });
+      patch(
+        mod,
+        fn,
+        (orig) =>
+          function guardedRequest(this: unknown, ...args: unknown[]) {
+            const e = blocked(`${name}.${fn}`, hostOfRequestArgs(args));
+            if (e) throw e;
+            return orig.apply(this, args);
+          },
+      );
     }
   }
 
@@ -94,36 +107,56 @@ export function installNetworkGuard(allowedHosts: string[] = ['127.0.0.1']): Net
     return undefined;
   };
   for (const fn of ['connect', 'createConnection'] as const) {
-    patch(net, fn, (orig) => function guardedConnect(this: unknown, ...args: unknown[]) {
-      const e = blocked(`net.${fn}`, hostOfConnectArgs(args));
-      if (e) throw e;
-      return orig.apply(this, args);
-    });
+    patch(
+      net,
+      fn,
+      (orig) =>
+        function guardedConnect(this: unknown, ...args: unknown[]) {
+          const e = blocked(`net.${fn}`, hostOfConnectArgs(args));
+          if (e) throw e;
+          return orig.apply(this, args);
+        },
+    );
   }
-  patch(tls, 'connect', (orig) => function guardedTls(this: unknown, ...args: unknown[]) {
-    const e = blocked('tls.connect', hostOfConnectArgs(args));
-    if (e) throw e;
-    return orig.apply(this, args);
-  });
+  patch(
+    tls,
+    'connect',
+    (orig) =>
+      function guardedTls(this: unknown, ...args: unknown[]) {
+        const e = blocked('tls.connect', hostOfConnectArgs(args));
+        if (e) throw e;
+        return orig.apply(this, args);
+      },
+  );
 
   // DNS
-  patch(dns, 'lookup', (orig) => function guardedLookup(this: unknown, host: string, ...rest: unknown[]) {
-    const e = blocked('dns.lookup', host);
-    if (e) {
-      const cb = rest[rest.length - 1];
-      if (typeof cb === 'function') {
-        process.nextTick(() => (cb as AnyFn)(e));
-        return undefined;
-      }
-      throw e;
-    }
-    return orig.call(this, host, ...rest);
-  });
-  patch(dns.promises, 'lookup', (orig) => function guardedLookupP(this: unknown, host: string, ...rest: unknown[]) {
-    const e = blocked('dns.promises.lookup', host);
-    if (e) return Promise.reject(e);
-    return orig.call(this, host, ...rest);
-  });
+  patch(
+    dns,
+    'lookup',
+    (orig) =>
+      function guardedLookup(this: unknown, host: string, ...rest: unknown[]) {
+        const e = blocked('dns.lookup', host);
+        if (e) {
+          const cb = rest[rest.length - 1];
+          if (typeof cb === 'function') {
+            process.nextTick(() => (cb as AnyFn)(e));
+            return undefined;
+          }
+          throw e;
+        }
+        return orig.call(this, host, ...rest);
+      },
+  );
+  patch(
+    dns.promises,
+    'lookup',
+    (orig) =>
+      function guardedLookupP(this: unknown, host: string, ...rest: unknown[]) {
+        const e = blocked('dns.promises.lookup', host);
+        if (e) return Promise.reject(e);
+        return orig.call(this, host, ...rest);
+      },
+  );
 
   return {
     foreign,

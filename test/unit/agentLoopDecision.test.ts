@@ -22,7 +22,12 @@ import { OpenAIProvider } from '../../src/services/providers/openai';
 import type { ChatProvider } from '../../src/services/providers/types';
 import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
 import type { WireMessage } from '../../src/services/tools/messages';
-import { startAnthropicImitation, startOpenAIImitation, type AnthropicImitationServer, type OpenAIImitationServer } from '../support/imitationServers';
+import {
+  startAnthropicImitation,
+  startOpenAIImitation,
+  type AnthropicImitationServer,
+  type OpenAIImitationServer,
+} from '../support/imitationServers';
 import { installNetworkGuard, type NetworkGuard } from '../support/networkGuard';
 
 const call = { id: 'call_strata_1', name: 'read_file', args: { path: 'src/a.ts' } };
@@ -33,7 +38,17 @@ const step1: WireMessage[] = [
 const step2: WireMessage[] = [
   ...step1,
   { role: 'assistant', content: [{ type: 'text', text: 'Let me read it.' }], toolCalls: [call] },
-  { role: 'tool', toolCallId: call.id, content: [{ type: 'text', text: '<file id="file:src/a.ts" version="1" path="src/a.ts" sha="0123abcd">\nexport const a = 1;\n</file:0123abcd>\n', cacheBreakpoint: true }] },
+  {
+    role: 'tool',
+    toolCallId: call.id,
+    content: [
+      {
+        type: 'text',
+        text: '<file id="file:src/a.ts" version="1" path="src/a.ts" sha="0123abcd">\nexport const a = 1;\n</file:0123abcd>\n',
+        cacheBreakpoint: true,
+      },
+    ],
+  },
 ];
 
 describe('the tool loop: createAgent middleware versus bindTools (the decision test)', () => {
@@ -43,14 +58,24 @@ describe('the tool loop: createAgent middleware versus bindTools (the decision t
 
   for (const api of ['openai', 'anthropic'] as const) {
     it(`${api}: the agent's requests equal the Strata loop's, byte for byte`, async () => {
-      const server: OpenAIImitationServer | AnthropicImitationServer = api === 'openai' ? await startOpenAIImitation() : await startAnthropicImitation();
+      const server: OpenAIImitationServer | AnthropicImitationServer =
+        api === 'openai' ? await startOpenAIImitation() : await startAnthropicImitation();
       try {
         // Strata's loop: the provider (LangChain client + bindTools) sends each step's envelope.
         server.queueReply({ text: 'Let me read it.', toolCalls: [call] }, 'It exports a.');
-        const provider: ChatProvider = api === 'openai' ? new OpenAIProvider({ baseURL: server.url, promptCacheKey: true }) : new AnthropicProvider({ baseURL: server.url });
+        const provider: ChatProvider =
+          api === 'openai'
+            ? new OpenAIProvider({ baseURL: server.url, promptCacheKey: true })
+            : new AnthropicProvider({ baseURL: server.url });
         const calls = [];
         for (const messages of [step1, step2]) {
-          for await (const e of provider.stream({ messages, model: 'imitation-model', conversationId: 'chat-1', maxOutputTokens: 256, tools: TOOL_DEFINITIONS })) {
+          for await (const e of provider.stream({
+            messages,
+            model: 'imitation-model',
+            conversationId: 'chat-1',
+            maxOutputTokens: 256,
+            tools: TOOL_DEFINITIONS,
+          })) {
             if (e.type === 'done' && e.toolCalls) calls.push(...e.toolCalls);
           }
         }
@@ -61,20 +86,47 @@ describe('the tool loop: createAgent middleware versus bindTools (the decision t
         server.queueReply({ text: 'Let me read it.', toolCalls: [call] }, 'It exports a.');
         const model =
           api === 'openai'
-            ? new ChatOpenAI({ model: 'imitation-model', apiKey: 'strata-local-no-key', configuration: { baseURL: server.url }, maxRetries: 0, streamUsage: true, maxTokens: 256, promptCacheKey: 'chat-1', timeout: 240_000 })
-            : new ChatAnthropic({ model: 'imitation-model', apiKey: 'strata-local-no-key', anthropicApiUrl: server.url, maxRetries: 0, maxTokens: 256, streamUsage: true, clientOptions: { timeout: 240_000 } });
-        const tools = TOOL_DEFINITIONS.map((d) => tool(async () => 'unused: the envelope carries the result', { name: d.name, description: d.description, schema: d.parameters as never }));
+            ? new ChatOpenAI({
+                model: 'imitation-model',
+                apiKey: 'strata-local-no-key',
+                configuration: { baseURL: server.url },
+                maxRetries: 0,
+                streamUsage: true,
+                maxTokens: 256,
+                promptCacheKey: 'chat-1',
+                timeout: 240_000,
+              })
+            : new ChatAnthropic({
+                model: 'imitation-model',
+                apiKey: 'strata-local-no-key',
+                anthropicApiUrl: server.url,
+                maxRetries: 0,
+                maxTokens: 256,
+                streamUsage: true,
+                clientOptions: { timeout: 240_000 },
+              });
+        const tools = TOOL_DEFINITIONS.map((d) =>
+          tool(async () => 'unused: the envelope carries the result', {
+            name: d.name,
+            description: d.description,
+            schema: d.parameters as never,
+          }),
+        );
         const envelopes = [step1, step2];
         let modelCalls = 0;
         const envelope = createMiddleware({
           name: 'StrataEnvelope',
           wrapModelCall: async (request, handler) => {
             const messages = envelopes[modelCalls++];
-            return handler({ ...request, messages: (api === 'openai' ? toOpenAIMessages(messages) : toAnthropicMessages(messages)) as never });
+            return handler({
+              ...request,
+              messages: (api === 'openai' ? toOpenAIMessages(messages) : toAnthropicMessages(messages)) as never,
+            });
           },
         });
         const agent = createAgent({ model, tools, middleware: [envelope] });
-        for await (const chunk of await agent.stream({ messages: [{ role: 'user', content: 'ignored' }] }, { streamMode: 'messages' })) void chunk;
+        for await (const chunk of await agent.stream({ messages: [{ role: 'user', content: 'ignored' }] }, { streamMode: 'messages' }))
+          void chunk;
         const viaAgent = server.chatRequests.slice(strata.length).map((r) => r.rawBody);
 
         assert.equal(modelCalls, 2);
@@ -88,11 +140,18 @@ describe('the tool loop: createAgent middleware versus bindTools (the decision t
     });
   }
 
-  it('createAgent runs only asynchronously, so it cannot be the replay\'s synchronous loop', async () => {
+  it("createAgent runs only asynchronously, so it cannot be the replay's synchronous loop", async () => {
     const server = await startOpenAIImitation();
     try {
       server.queueReply('ok');
-      const model = new ChatOpenAI({ model: 'imitation-model', apiKey: 'strata-local-no-key', configuration: { baseURL: server.url }, maxRetries: 0, streamUsage: true, maxTokens: 16 });
+      const model = new ChatOpenAI({
+        model: 'imitation-model',
+        apiKey: 'strata-local-no-key',
+        configuration: { baseURL: server.url },
+        maxRetries: 0,
+        streamUsage: true,
+        maxTokens: 16,
+      });
       const agent = createAgent({ model, tools: [] });
       const run = agent.invoke({ messages: [{ role: 'user', content: 'hi' }] });
       assert.ok(run instanceof Promise, 'an agent run is a Promise: TurnPipeline.runSync (replay, benchmark) cannot drive it');

@@ -27,7 +27,13 @@ function turn(n: number, prompt: number, oa: number, read: number, write: number
   };
 }
 
-function strategy(name: StrategyReport['name'], turns: TurnReport[], cost: { openai: number; anthropic: number }, eff = { openai: 1, anthropic: 1 }, extra: Partial<StrategyReport['totals']> = {}): StrategyReport {
+function strategy(
+  name: StrategyReport['name'],
+  turns: TurnReport[],
+  cost: { openai: number; anthropic: number },
+  eff = { openai: 1, anthropic: 1 },
+  extra: Partial<StrategyReport['totals']> = {},
+): StrategyReport {
   const sum = (f: (t: TurnReport) => number) => turns.reduce((n, t) => n + f(t), 0);
   const prompt = sum((t) => t.promptTokens);
   const oa = sum((t) => t.cached.openai);
@@ -59,7 +65,13 @@ function tinyReport(): ReplayReport {
     trajectory: 'tiny <&> "chat"',
     strategies: [
       strategy('transcript', [turn(1, 1500, 0, 0, 1500), turn(2, 3000, 1408, 1500, 1500)], { openai: 1732.8, anthropic: 5025 }),
-      strategy('inline-every-turn', [turn(1, 1500, 0, 0, 1500), turn(2, 3200, 0, 0, 3200)], { openai: 4700, anthropic: 5875 }, { openai: 1, anthropic: 0 }, { overBudgetTurns: 1 }),
+      strategy(
+        'inline-every-turn',
+        [turn(1, 1500, 0, 0, 1500), turn(2, 3200, 0, 0, 3200)],
+        { openai: 4700, anthropic: 5875 },
+        { openai: 1, anthropic: 0 },
+        { overBudgetTurns: 1 },
+      ),
     ],
     timings: {},
   };
@@ -144,7 +156,9 @@ describe('bench: markdown table', () => {
   it('without the baseline the ratio columns say so', () => {
     const r = tinyReport();
     r.strategies = r.strategies.slice(0, 1);
-    const row = markdownTable(r, 'library').split('\n').find((l) => l.startsWith('| transcript'));
+    const row = markdownTable(r, 'library')
+      .split('\n')
+      .find((l) => l.startsWith('| transcript'));
     assert.ok(row?.endsWith('| — | — |'), row);
   });
 });
@@ -198,16 +212,20 @@ describe('bench: targets', () => {
     const pruned = tinyReport();
     pruned.trajectory = 'budget-pressure';
     pruned.strategies[0].efficiency = { openai: 0.9, anthropic: 0.8 };
-    pruned.strategies[0].turns[1].pruned = [{ layer: 'L2', item: 'file:a', preTokens: 10, postTokens: 0, kept: '', lost: '', reason: 'budget' }];
+    pruned.strategies[0].turns[1].pruned = [
+      { layer: 'L2', item: 'file:a', preTokens: 10, postTokens: 0, kept: '', lost: '', reason: 'budget' },
+    ];
     const detachedOnly = tinyReport();
     detachedOnly.trajectory = 'detach';
     detachedOnly.strategies[0].efficiency = { openai: 0.97, anthropic: 1 };
-    detachedOnly.strategies[0].turns[1].pruned = [{ layer: 'L2', item: 'file:a', preTokens: 10, postTokens: 0, kept: '', lost: '', reason: 'detached' }];
+    detachedOnly.strategies[0].turns[1].pruned = [
+      { layer: 'L2', item: 'file:a', preTokens: 10, postTokens: 0, kept: '', lost: '', reason: 'detached' },
+    ];
     const targets = evaluateTargets([result('long-session-20', ok), result('budget-pressure', pruned), result('detach', detachedOnly)], {});
     const byId = new Map(targets.map((t) => [t.id, t]));
     assert.strictEqual(byId.get('efficiency:long-session-20')?.status, 'met');
     assert.strictEqual(byId.get('efficiency:budget-pressure')?.status, 'n/a');
-    assert.strictEqual(byId.get('efficiency:detach')?.status, 'missed', 'a detach is the user\'s cut, not pruning');
+    assert.strictEqual(byId.get('efficiency:detach')?.status, 'missed', "a detach is the user's cut, not pruning");
     assert.match(byId.get('efficiency:detach')!.note!, /turns below their limit/);
     // 1732.8 / 4700 = 0.369 > 0.35: missed, with the numbers.
     const cost = byId.get('cost:long-session-20')!;
@@ -237,12 +255,24 @@ describe('bench: helpers', () => {
     // Every file is attached at some turn; all text is ASCII.
     const attached = new Set(a.trajectory.turns.flatMap((t) => (t.attach ?? []).map((x) => x.file).filter(Boolean)));
     for (const p of Object.keys(a.trajectory.files)) assert.ok(attached.has(p), p);
-    assert.ok(Object.values(a.trajectory.files).every((v) => typeof v === 'string' && [...v as string].every((ch) => ch.charCodeAt(0) < 0x80)));
+    assert.ok(
+      Object.values(a.trajectory.files).every((v) => typeof v === 'string' && [...(v as string)].every((ch) => ch.charCodeAt(0) < 0x80)),
+    );
     const r = prng(1);
-    assert.deepStrictEqual([r(), r()], [prng(1)(), (() => { const q = prng(1); q(); return q(); })()]);
+    assert.deepStrictEqual(
+      [r(), r()],
+      [
+        prng(1)(),
+        (() => {
+          const q = prng(1);
+          q();
+          return q();
+        })(),
+      ],
+    );
   });
 
-  it('the generated conversation\'s last 20 turns do what its first 20 did', () => {
+  it("the generated conversation's last 20 turns do what its first 20 did", () => {
     const { trajectory, info } = generateConversation({ turns: 100, fileBytes: 700_000 });
     assert.ok(info.fileBytes >= 700_000, String(info.fileBytes));
     const files = trajectory.files as Record<string, string>;
@@ -257,15 +287,32 @@ describe('bench: helpers', () => {
       const fresh = (t.attach ?? []).flatMap((x) => (x.file && !seen.has(x.file) ? [files[x.file].length] : []));
       for (const x of t.attach ?? []) if (x.file) seen.add(x.file);
       const sel = (t.attach ?? []).flatMap((x) => (x.selection ? [x.selection.endLine - x.selection.startLine] : []));
-      return { files: (t.attach ?? []).filter((x) => x.file).length, fresh, sel, edited, user: t.user.length - String(i + 1).length, reply: t.reply.length };
+      return {
+        files: (t.attach ?? []).filter((x) => x.file).length,
+        fresh,
+        sel,
+        edited,
+        user: t.user.length - String(i + 1).length,
+        reply: t.reply.length,
+      };
     };
     const all = trajectory.turns.map((_, i) => shape(i));
     const early = all.slice(0, 20);
     const late = all.slice(80);
     const sizeOf = (xs: typeof all) => xs.map((x) => ({ ...x, edited: x.edited.length }));
     assert.deepStrictEqual(sizeOf(late), sizeOf(early));
-    for (let k = 0; k < 20; k++) for (let j = 0; j < early[k].edited.length; j++) assert.ok(Math.abs(late[k].edited[j] - early[k].edited[j]) <= 0.1 * early[k].edited[j], `turn ${81 + k}: edits a file of ${late[k].edited[j]} characters against ${early[k].edited[j]}`);
-    assert.ok(early.some((x) => x.fresh.length > 0) && early.some((x) => x.files > x.fresh.length) && early.some((x) => x.edited.length > 0) && early.some((x) => x.sel.length > 0));
+    for (let k = 0; k < 20; k++)
+      for (let j = 0; j < early[k].edited.length; j++)
+        assert.ok(
+          Math.abs(late[k].edited[j] - early[k].edited[j]) <= 0.1 * early[k].edited[j],
+          `turn ${81 + k}: edits a file of ${late[k].edited[j]} characters against ${early[k].edited[j]}`,
+        );
+    assert.ok(
+      early.some((x) => x.fresh.length > 0) &&
+        early.some((x) => x.files > x.fresh.length) &&
+        early.some((x) => x.edited.length > 0) &&
+        early.some((x) => x.sel.length > 0),
+    );
     // Every file is attached at some turn.
     for (const p of Object.keys(files)) assert.ok(seen.has(p), p);
   });

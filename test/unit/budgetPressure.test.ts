@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as path from 'path';
 import { loadTrajectory } from '../../bench/replay';
 import { replay } from '../../bench/replayCore';
-import { extractBody, } from '../../src/engine/render';
+import { extractBody } from '../../src/engine/render';
 import { sliceLines } from '../../src/engine/artifacts';
 import { expandFileValue } from '../../bench/trajectory';
 import { getTokenizer } from '../../src/services/tokenizer';
@@ -29,7 +29,9 @@ describe('budget-pressure trajectory (DESIGN §5)', () => {
         assert.ok(env.totalTokens <= env.budget, `turn ${t.turn}: ${env.totalTokens} > ${env.budget}`);
         assert.strictEqual(env.budget, 13632);
         if (t.turn >= 2) {
-          const blocks = env.layers.flatMap((l) => l.segments).filter((g) => g.kind === 'artifact' && g.artifactKey?.startsWith('sel:docs/commander-readme.md#L1-L12@'));
+          const blocks = env.layers
+            .flatMap((l) => l.segments)
+            .filter((g) => g.kind === 'artifact' && g.artifactKey?.startsWith('sel:docs/commander-readme.md#L1-L12@'));
           assert.strictEqual(blocks.length, 1, `turn ${t.turn}: the pinned selection is sent once`);
           assert.strictEqual(extractBody(blocks[0].text), snapshot, `turn ${t.turn}: verbatim`);
           const item = env.ledger.layers.flatMap((l) => l.items).find((i) => i.id === blocks[0].id)!;
@@ -53,7 +55,12 @@ describe('budget-pressure trajectory (DESIGN §5)', () => {
       assert.ok(prunedTurns <= 3, `pruned in ${prunedTurns} turns`);
       if (layout === 'transcript') assert.strictEqual(breaks, prunedTurns, 'in transcript only a pruning turn breaks the prefix');
       // Library: the compacted files re-attached in turns 7–10 supersede their previews there.
-      assert.deepStrictEqual(resent, layout === 'library' ? ['7 file:docs/commander-readme.md', '8 file:src/p-queue.js', '9 file:src/p-retry.js', '10 file:src/picomatch/scan.js'] : []);
+      assert.deepStrictEqual(
+        resent,
+        layout === 'library'
+          ? ['7 file:docs/commander-readme.md', '8 file:src/p-queue.js', '9 file:src/p-retry.js', '10 file:src/picomatch/scan.js']
+          : [],
+      );
     });
   }
 });

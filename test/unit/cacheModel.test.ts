@@ -33,7 +33,10 @@ describe('cacheModel: framing and token counting (DESIGN §9)', () => {
     assert.strictEqual(requestText(msgs), '<|system|>\nS\n<|user|>\nabcd\n');
     const rt = requestTokens(msgs, tok);
     assert.strictEqual(rt.tokens.length, requestText(msgs).length);
-    assert.deepStrictEqual(rt.tokens, [...requestText(msgs)].map((c) => c.codePointAt(0)));
+    assert.deepStrictEqual(
+      rt.tokens,
+      [...requestText(msgs)].map((c) => c.codePointAt(0)),
+    );
     assert.strictEqual(requestTokenCount(msgs, tok), rt.tokens.length);
   });
 
@@ -233,10 +236,14 @@ describe('cacheModel: memory (issue 12)', () => {
             const tokens = raw.map((t, i) => (i < 1000 ? 0 : t));
             const valid = offsets.filter((o) => o <= tokens.length);
             let read = 0;
-            for (const o of valid) if (o >= 1024 && o > read && written.some((w) => w.length === o && w.every((t, i) => t === tokens[i]))) read = o;
+            for (const o of valid)
+              if (o >= 1024 && o > read && written.some((w) => w.length === o && w.every((t, i) => t === tokens[i]))) read = o;
             const last = valid.length ? Math.max(...valid) : 0;
             const write = valid.length && last >= 1024 ? last - read : 0;
-            assert.deepStrictEqual(m.observe(tokens, offsets), valid.length ? { read, write, plain: tokens.length - read - write } : { read: 0, write: 0, plain: tokens.length });
+            assert.deepStrictEqual(
+              m.observe(tokens, offsets),
+              valid.length ? { read, write, plain: tokens.length - read - write } : { read: 0, write: 0, plain: tokens.length },
+            );
             for (const o of valid) written.push(tokens.slice(0, o));
           }
         },

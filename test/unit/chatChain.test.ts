@@ -9,7 +9,19 @@ import * as path from 'path';
 import { loadTrajectory } from '../../bench/replay';
 import { replay } from '../../bench/replayCore';
 import type { ChatState } from '../../src/engine/state';
-import { applyDelta, canonicalJson, checkEncodedShape, diffState, encodeState, engineMeta, stateDigest, STATE_FORMAT, STATE_FORMAT_VERSION, type EncodedState, type StateDelta } from '../../src/engine/stateCodec';
+import {
+  applyDelta,
+  canonicalJson,
+  checkEncodedShape,
+  diffState,
+  encodeState,
+  engineMeta,
+  stateDigest,
+  STATE_FORMAT,
+  STATE_FORMAT_VERSION,
+  type EncodedState,
+  type StateDelta,
+} from '../../src/engine/stateCodec';
 import type { PromptContextEngine } from '../../src/engine/engine';
 import { canonicalize, encodedDigest, StateChain } from '../../src/services/chatChain';
 import { getTokenizer } from '../../src/services/tokenizer';
@@ -41,7 +53,8 @@ function checkChain(states: EncodedState[], canonicalLines: boolean, where: stri
     // original as it was, and the two go on alike (every other line the clone is carried on).
     const fork = chain.clone();
     fork.apply(JSON.parse(JSON.stringify(delta)) as StateDelta);
-    if (prevDigest !== undefined) assert.strictEqual(chain.digest(), prevDigest, `${where}: the original after its clone took line ${i + 1}`);
+    if (prevDigest !== undefined)
+      assert.strictEqual(chain.digest(), prevDigest, `${where}: the original after its clone took line ${i + 1}`);
     chain.apply(JSON.parse(JSON.stringify(delta)) as StateDelta);
     if (i % 2 === 1) chain = fork;
     const enc = chain.encoded();
@@ -93,7 +106,13 @@ describe('chat store: the delta chain', () => {
         fc.array(fc.string({ maxLength: 90 }), { maxLength: 400 }),
         (sizes, blocks) => {
           const enc: EncodedState = {
-            format: STATE_FORMAT, version: STATE_FORMAT_VERSION, completedTurns: sizes.length, entries: [], latest: [], versions: [], order: [],
+            format: STATE_FORMAT,
+            version: STATE_FORMAT_VERSION,
+            completedTurns: sizes.length,
+            entries: [],
+            latest: [],
+            versions: [],
+            order: [],
             turns: sizes.map(([n, ch], i) => ({ turn: i + 1, userText: ch.repeat(n), items: [], reply: `r${i}` })),
             previousBlocks: blocks,
           } as unknown as EncodedState;
@@ -110,7 +129,17 @@ describe('chat store: the delta chain', () => {
   it('a list digest keeps its full links: a save after an append hashes the last link and what it added; a cut back recomputes from the cut', () => {
     const turn = (i: number) => ({ items: [], reply: `reply ${i} `.repeat(40), turn: i, userText: `question ${i} `.repeat(40) });
     const state = (n: number, blocks: number): EncodedState =>
-      ({ completedTurns: n, entries: [], format: STATE_FORMAT, latest: [], order: [], previousBlocks: Array.from({ length: blocks }, (_, i) => `user:${String(i).padStart(64, '0')}`), turns: Array.from({ length: n }, (_, i) => turn(i + 1)), version: STATE_FORMAT_VERSION, versions: [] }) as unknown as EncodedState;
+      ({
+        completedTurns: n,
+        entries: [],
+        format: STATE_FORMAT,
+        latest: [],
+        order: [],
+        previousBlocks: Array.from({ length: blocks }, (_, i) => `user:${String(i).padStart(64, '0')}`),
+        turns: Array.from({ length: n }, (_, i) => turn(i + 1)),
+        version: STATE_FORMAT_VERSION,
+        versions: [],
+      }) as unknown as EncodedState;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const nodeCrypto = require('crypto') as typeof import('crypto');
     const createHash = nodeCrypto.createHash;
@@ -141,7 +170,12 @@ describe('chat store: the delta chain', () => {
         prev = next;
       }
       // Cut back inside a link (a regenerate, a cut history): the links from there are hashed again.
-      for (const [n, blocks] of [[150, 97], [150, 600], [33, 5], [200, 800]] as const) {
+      for (const [n, blocks] of [
+        [150, 97],
+        [150, 600],
+        [33, 5],
+        [200, 800],
+      ] as const) {
         const next = state(n, blocks);
         chain.apply(diffState(prev, next), true);
         assert.strictEqual(chain.digest(), stateDigest(next), `cut back to ${n} turns, ${blocks} blocks`);
@@ -153,7 +187,7 @@ describe('chat store: the delta chain', () => {
     }
   });
 
-  it('canonicalize gives canonicalJson\'s key order to JSON.stringify, keeps objects already in order, and flags index-like keys', () => {
+  it("canonicalize gives canonicalJson's key order to JSON.stringify, keeps objects already in order, and flags index-like keys", () => {
     const traj = loadTrajectory(path.join(fixtures, 'walkthrough-6.json'));
     const enc = encodedStates(traj, 'transcript').pop()!;
     const c = canonicalize(enc);
@@ -161,7 +195,10 @@ describe('chat store: the delta chain', () => {
     assert.strictEqual(JSON.stringify(c.value), canonicalJson(enc));
     assert.notStrictEqual(c.value, enc, 'the engine writes keys in its own order');
     assert.strictEqual(canonicalize(c.value).value, c.value, 'already canonical: the same object');
-    assert.strictEqual(JSON.stringify(canonicalize({ b: 1, a: { d: undefined, c: [{ z: 1, y: 2 }] } }).value), '{"a":{"c":[{"y":2,"z":1}]},"b":1}');
+    assert.strictEqual(
+      JSON.stringify(canonicalize({ b: 1, a: { d: undefined, c: [{ z: 1, y: 2 }] } }).value),
+      '{"a":{"c":[{"y":2,"z":1}]},"b":1}',
+    );
     assert.strictEqual(canonicalize({ b: { 10: 'x', 9: 'y' } }).canonical, false);
   });
 
@@ -190,6 +227,10 @@ describe('chat store: the delta chain', () => {
     ok.apply(JSON.parse(JSON.stringify(first)) as StateDelta);
     const twice: StateDelta = { completedTurns: 1, latest: { set: [], keys: [states[0].latest[0][0], states[0].latest[0][0]] } };
     assert.throws(() => ok.apply(twice), /names .* twice/);
-    assert.strictEqual(canonicalJson(ok.encoded()), canonicalJson(applyDelta(undefined, first)), 'a refused line leaves the chain as it was');
+    assert.strictEqual(
+      canonicalJson(ok.encoded()),
+      canonicalJson(applyDelta(undefined, first)),
+      'a refused line leaves the chain as it was',
+    );
   });
 });

@@ -90,7 +90,13 @@ describe('ChatSession: chips, items, meter', () => {
     const file = await s.attach({ kind: 'file', path: 'src/main.ts' });
     const sel = await s.attach({ kind: 'selection', path: 'src/util.ts', startLine: 2, endLine: 30 });
     assert.ok(file.ok && sel.ok);
-    assert.deepStrictEqual(s.chips().map((c) => [c.kind, c.label, c.pinned]), [['file', 'src/main.ts', false], ['selection', 'src/util.ts:L2-5', false]]);
+    assert.deepStrictEqual(
+      s.chips().map((c) => [c.kind, c.label, c.pinned]),
+      [
+        ['file', 'src/main.ts', false],
+        ['selection', 'src/util.ts:L2-5', false],
+      ],
+    );
     assert.strictEqual(s.chips()[0].tokens, getTokenizer('o200k_base').count(MAIN_TS));
     assert.match(s.chips()[1].detail!, /the file ends at line 5/);
     const again = await s.attach({ kind: 'file', path: 'src/main.ts' });
@@ -104,7 +110,10 @@ describe('ChatSession: chips, items, meter', () => {
     assert.ok(s.pinChip(s.chips()[1].id, true));
     assert.ok(s.removeChip(s.chips()[0].id));
     assert.ok(!s.removeChip('chip-999'));
-    assert.deepStrictEqual(s.chips().map((c) => [c.label, c.pinned]), [['src/util.ts:L2-5', true]]);
+    assert.deepStrictEqual(
+      s.chips().map((c) => [c.label, c.pinned]),
+      [['src/util.ts:L2-5', true]],
+    );
     const { provider } = recorder();
     const o = await s.send('keep this selection', provider);
     assert.strictEqual(o.status, 'done');
@@ -115,7 +124,14 @@ describe('ChatSession: chips, items, meter', () => {
   });
 
   it('meter: ok, warn, pruned, over; pending pin / remove and compact-now show at once', async () => {
-    const small: ModelInfo = { provider: 'openai', model: 'tiny', contextWindow: 8000, maxOutputTokens: 1000, encoding: 'o200k_base', tokenizerEstimated: false };
+    const small: ModelInfo = {
+      provider: 'openai',
+      model: 'tiny',
+      contextWindow: 8000,
+      maxOutputTokens: 1000,
+      encoding: 'o200k_base',
+      tokenizerEstimated: false,
+    };
     const st = setup({ model: small });
     const big = Array.from({ length: 700 }, (_, i) => `line ${i}: some words to fill the budget`).join('\n');
     st.ws.write('src/big.ts', big);
@@ -123,7 +139,10 @@ describe('ChatSession: chips, items, meter', () => {
     const m0 = s.meter();
     assert.strictEqual(m0.level, 'ok');
     assert.strictEqual(m0.budget, 8000 - 1000 - 160);
-    assert.deepStrictEqual([m0.contextWindow, m0.reservedOutput, m0.margin, m0.warnPercent, m0.compactPercent, m0.targetPercent], [8000, 1000, 160, 70, 80, 60]);
+    assert.deepStrictEqual(
+      [m0.contextWindow, m0.reservedOutput, m0.margin, m0.warnPercent, m0.compactPercent, m0.targetPercent],
+      [8000, 1000, 160, 70, 80, 60],
+    );
     assert.strictEqual(m0.lastCachedShare, undefined);
     // A chip of ~75% of the budget: warn (the prediction is built with the chip; nothing is cut yet).
     const words = Math.floor(0.75 * m0.budget);
@@ -184,7 +203,14 @@ describe('ChatSession: chips, items, meter', () => {
     s.setModel(modelInfo('anthropic', 'claude-sonnet-4-20250514'));
     assert.strictEqual(s.meter().estimated, true);
     assert.strictEqual(s.meter().contextWindow, 200_000);
-    assert.deepStrictEqual(modelInfo('ollama', 'llama3.2'), { provider: 'ollama', model: 'llama3.2', contextWindow: 128_000, maxOutputTokens: 4096, encoding: 'o200k_base', tokenizerEstimated: true });
+    assert.deepStrictEqual(modelInfo('ollama', 'llama3.2'), {
+      provider: 'ollama',
+      model: 'llama3.2',
+      contextWindow: 128_000,
+      maxOutputTokens: 4096,
+      encoding: 'o200k_base',
+      tokenizerEstimated: true,
+    });
     assert.strictEqual(modelInfo('vscode-lm', 'copilot-x', { maxInputTokens: 60_000 }).contextWindow, 64_096);
   });
 });
@@ -195,26 +221,47 @@ describe('ChatSession: chats', () => {
     const s = ChatSession.open(st.options);
     const { provider } = recorder();
     assert.strictEqual(s.activeChatId, 'chat-1');
-    assert.deepStrictEqual(s.chats().map((c) => [c.id, c.title, c.turns]), [['chat-1', 'New chat', 0]]);
+    assert.deepStrictEqual(
+      s.chats().map((c) => [c.id, c.title, c.turns]),
+      [['chat-1', 'New chat', 0]],
+    );
     assert.strictEqual(s.newChat(), 'chat-1', 'an empty unsaved chat is reused');
     s.renameChat('chat-1', '  First   chat ');
     await s.send('hello one', provider);
-    assert.deepStrictEqual(s.chats().map((c) => [c.id, c.title, c.turns]), [['chat-1', 'First chat', 1]]);
+    assert.deepStrictEqual(
+      s.chats().map((c) => [c.id, c.title, c.turns]),
+      [['chat-1', 'First chat', 1]],
+    );
     const second = s.newChat();
     assert.strictEqual(second, 'chat-2');
     assert.deepStrictEqual(s.messages().messages, []);
     await s.send('hello two', provider);
     await s.send('more two', provider);
     s.renameChat('chat-2', 'Second');
-    assert.deepStrictEqual(s.chats().map((c) => c.title).sort(), ['First chat', 'Second']);
+    assert.deepStrictEqual(
+      s
+        .chats()
+        .map((c) => c.title)
+        .sort(),
+      ['First chat', 'Second'],
+    );
     s.openChat('chat-1');
-    assert.deepStrictEqual(s.messages().messages.map((m) => m.text), ['hello one', 'reply to: hello one']);
+    assert.deepStrictEqual(
+      s.messages().messages.map((m) => m.text),
+      ['hello one', 'reply to: hello one'],
+    );
     s.deleteChat('chat-1');
     assert.strictEqual(s.activeChatId, 'chat-2', 'deleting the active chat opens the most recent other one');
-    assert.deepStrictEqual(s.chats().map((c) => c.id), ['chat-2']);
+    assert.deepStrictEqual(
+      s.chats().map((c) => c.id),
+      ['chat-2'],
+    );
     s.deleteChat('chat-2');
     assert.strictEqual(s.activeChatId, 'chat-3');
-    assert.deepStrictEqual(s.chats().map((c) => [c.id, c.turns]), [['chat-3', 0]]);
+    assert.deepStrictEqual(
+      s.chats().map((c) => [c.id, c.turns]),
+      [['chat-3', 0]],
+    );
     assert.throws(() => s.renameChat('chat-3', '   '), /cannot be empty/);
     // A session opened on the same store resumes the most recent chat.
     await s.send('hello three', provider);
@@ -234,28 +281,45 @@ describe('ChatSession: chats', () => {
     assert.strictEqual(all.messages.length, 12);
     assert.strictEqual(all.hasOlder, false);
     const last = s.messages({ last: 2 });
-    assert.deepStrictEqual(last.messages.map((m) => m.id), ['5:user', '5:assistant', '6:user', '6:assistant']);
+    assert.deepStrictEqual(
+      last.messages.map((m) => m.id),
+      ['5:user', '5:assistant', '6:user', '6:assistant'],
+    );
     assert.strictEqual(last.hasOlder, true);
     const older = s.messages({ last: 2, beforeTurn: 5 });
-    assert.deepStrictEqual(older.messages.map((m) => m.id), ['3:user', '3:assistant', '4:user', '4:assistant']);
+    assert.deepStrictEqual(
+      older.messages.map((m) => m.id),
+      ['3:user', '3:assistant', '4:user', '4:assistant'],
+    );
     const first = s.messages({ last: 10, beforeTurn: 3 });
-    assert.deepStrictEqual(first.messages.map((m) => m.id), ['1:user', '1:assistant', '2:user', '2:assistant']);
+    assert.deepStrictEqual(
+      first.messages.map((m) => m.id),
+      ['1:user', '1:assistant', '2:user', '2:assistant'],
+    );
     assert.strictEqual(first.hasOlder, false);
     const a2 = all.messages[3];
     assert.deepStrictEqual(all.messages[2].attachments, ['src/util.ts:L1-2']);
     assert.strictEqual(a2.status, 'complete');
     assert.strictEqual(a2.model, 'openai · gpt-4o');
-    assert.ok(a2.bar && a2.bar.total === Object.values(a2.bar.layers).reduce((x, y) => x + y, 0) && a2.bar.layers.L3 > 0 && !a2.bar.cachedReported);
+    assert.ok(
+      a2.bar && a2.bar.total === Object.values(a2.bar.layers).reduce((x, y) => x + y, 0) && a2.bar.layers.L3 > 0 && !a2.bar.cachedReported,
+    );
     // A stopped reply shows as stopped, also after a reload.
     const ctrl = new AbortController();
-    const stopping = new ScriptedProvider(() => 'a long reply that will be cut short', { chunkChars: 4, onChunk: (seq) => seq === 1 && ctrl.abort() });
+    const stopping = new ScriptedProvider(() => 'a long reply that will be cut short', {
+      chunkChars: 4,
+      onChunk: (seq) => seq === 1 && ctrl.abort(),
+    });
     const o = await s.send('stop me', stopping, undefined, ctrl.signal);
     assert.ok(o.status === 'stopped' && o.kept && o.reply === 'a long r');
     const view = s.messages({ last: 1 }).messages;
     assert.deepStrictEqual([view[1].text, view[1].status], ['a long r', 'stopped']);
     const reopened = ChatSession.open(setup({}, s.store.root).options);
     assert.deepStrictEqual(reopened.messages({ last: 1 }).messages[1].status, 'stopped');
-    assert.deepStrictEqual(reopened.messages().messages.map((m) => m.bar), s.messages().messages.map((m) => m.bar));
+    assert.deepStrictEqual(
+      reopened.messages().messages.map((m) => m.bar),
+      s.messages().messages.map((m) => m.bar),
+    );
   });
 
   it('a 500-turn chat: opening it and messages(last 50) are cheap', async function () {
@@ -276,7 +340,9 @@ describe('ChatSession: chats', () => {
     const meter = reopened.meter();
     const meterMs = performance.now() - t2;
     assert.ok(meter.used > 0);
-    process.stdout.write(`      500 turns: open ${openMs.toFixed(0)} ms, messages(last 50) ${pageMs.toFixed(2)} ms, first meter ${meterMs.toFixed(0)} ms\n`);
+    process.stdout.write(
+      `      500 turns: open ${openMs.toFixed(0)} ms, messages(last 50) ${pageMs.toFixed(2)} ms, first meter ${meterMs.toFixed(0)} ms\n`,
+    );
     assert.ok(pageMs < 20, `messages(last 50) took ${pageMs} ms`);
   });
 });
@@ -304,7 +370,10 @@ describe('ChatSession: turns', () => {
     assert.strictEqual(s.messages().messages.length, 4);
     assert.strictEqual(s.messages().messages[3].text, 'answer 2: explain these');
     assert.deepStrictEqual(s.chips(), pending, 'the composer is left alone');
-    assert.ok(s.chatItems().some((i) => i.kind === 'selection' && i.pinned), 'the pin was applied again');
+    assert.ok(
+      s.chatItems().some((i) => i.kind === 'selection' && i.pinned),
+      'the pin was applied again',
+    );
     const loaded = ChatStore.open(st.root, { durable: false }).loadChat(s.activeChatId);
     assert.strictEqual(loaded.state.completedTurns, 2);
     assert.strictEqual(loaded.state.turns[1].reply, 'answer 2: explain these');
@@ -314,7 +383,10 @@ describe('ChatSession: turns', () => {
     const f = await s.regenerate(failing);
     assert.strictEqual(f.status, 'error');
     assert.strictEqual(s.messages().messages[3].text, 'answer 2: explain these');
-    assert.strictEqual(ChatStore.open(st.root, { durable: false }).loadChat(s.activeChatId).state.turns[1].reply, 'answer 2: explain these');
+    assert.strictEqual(
+      ChatStore.open(st.root, { durable: false }).loadChat(s.activeChatId).state.turns[1].reply,
+      'answer 2: explain these',
+    );
     // Without a provider: the preview of what would be regenerated.
     const preview = await s.regenerate(undefined);
     assert.strictEqual(preview.status, 'preview');
@@ -336,7 +408,11 @@ describe('ChatSession: turns', () => {
     const store = ChatStore.open(st.root, { durable: false });
     const saved = store.loadTokenCounts(chatId, tok1.counter);
     assert.ok(saved.size >= 8, `counts saved with the turns (${saved.size})`);
-    assert.strictEqual(store.loadTokenCounts(chatId, new GuardedTokenizer('cl100k_base').counter).size, 0, 'another encoding\'s counts are not these');
+    assert.strictEqual(
+      store.loadTokenCounts(chatId, new GuardedTokenizer('cl100k_base').counter).size,
+      0,
+      "another encoding's counts are not these",
+    );
 
     // A new window: its tokenizer has counted nothing.
     const open = (tok: GuardedTokenizer) => ChatSession.open({ ...st.options, tokenizer: () => tok }, chatId);
@@ -349,8 +425,14 @@ describe('ChatSession: turns', () => {
     const cold = new GuardedTokenizer('o200k_base');
     const coldMeter = open(cold).meter();
     assert.deepStrictEqual(meter, coldMeter, 'the same meter either way');
-    assert.ok(stats.misses < cold.memoStats().misses / 2, `history not encoded again: ${stats.misses} encodings with the saved counts, ${cold.memoStats().misses} without`);
-    assert.ok(store.loadTokenCounts(chatId, tok1.counter).size >= saved.size, 'that first meter saved what it counted at once (not only with the next turn)');
+    assert.ok(
+      stats.misses < cold.memoStats().misses / 2,
+      `history not encoded again: ${stats.misses} encodings with the saved counts, ${cold.memoStats().misses} without`,
+    );
+    assert.ok(
+      store.loadTokenCounts(chatId, tok1.counter).size >= saved.size,
+      'that first meter saved what it counted at once (not only with the next turn)',
+    );
   });
 
   it('reload: a new session on the same store and chat builds a byte-identical next request', async () => {
@@ -388,7 +470,13 @@ describe('ChatSession: turns', () => {
     st.ws.delete('docs/notes.md');
     const o = await s.send('check', provider);
     assert.strictEqual(o.status, 'done');
-    assert.deepStrictEqual(o.rejections.map((r) => [r.attachment, r.reason]), [['config/keys.ts', 'excluded'], ['docs/notes.md', 'not-found']]);
+    assert.deepStrictEqual(
+      o.rejections.map((r) => [r.attachment, r.reason]),
+      [
+        ['config/keys.ts', 'excluded'],
+        ['docs/notes.md', 'not-found'],
+      ],
+    );
     const text = requestText(requests[0]);
     assert.ok(!text.includes('SECRET') && !text.includes('first') && !text.includes('Some notes'));
   });
@@ -408,7 +496,10 @@ describe('ChatSession: turns', () => {
     assert.strictEqual(s.chips().length, 1);
     assert.strictEqual(s.lastRequest(), undefined);
     let stopAt = -1;
-    const slow = new ScriptedProvider(() => 'abcdefghijklmnopqrstuvwxyz', { chunkChars: 2, onChunk: (seq) => seq === 2 && (stopAt = seq, s.stop()) });
+    const slow = new ScriptedProvider(() => 'abcdefghijklmnopqrstuvwxyz', {
+      chunkChars: 2,
+      onChunk: (seq) => seq === 2 && ((stopAt = seq), s.stop()),
+    });
     const busyCheck = s.send('go', slow);
     assert.strictEqual(s.busy, true);
     assert.throws(() => s.newChat(), /still streaming/);
@@ -427,7 +518,11 @@ describe('ChatSession: turns', () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
     const port = st.ws;
-    const slowPort = { resolve: port.resolve.bind(port), readFresh: port.readFresh.bind(port), recheck: async (p: string, l: string) => (await gate, port.recheck(p, l)) };
+    const slowPort = {
+      resolve: port.resolve.bind(port),
+      readFresh: port.readFresh.bind(port),
+      recheck: async (p: string, l: string) => (await gate, port.recheck(p, l)),
+    };
     const s2 = ChatSession.open({ ...st.options, port: slowPort, storeRoot: tmp() });
     await s2.attach({ kind: 'file', path: 'src/util.ts' });
     const { provider } = recorder();
@@ -455,10 +550,16 @@ describe('ChatSession: turns', () => {
       server.queueReply('Here is what lines 3-4 do.');
       let atDone: number | undefined;
       const chunks: string[] = [];
-      const o = await s.send('what do these lines do?', new OpenAIProvider({ apiKey: 'sk-test-session-0123456789abcdef', baseURL: server.url }), modelInfo('openai', 'gpt-4o'), undefined, (e) => {
-        if (e.type === 'text') chunks.push(e.text);
-        if (e.type === 'done') atDone = s.messages().messages.length;
-      });
+      const o = await s.send(
+        'what do these lines do?',
+        new OpenAIProvider({ apiKey: 'sk-test-session-0123456789abcdef', baseURL: server.url }),
+        modelInfo('openai', 'gpt-4o'),
+        undefined,
+        (e) => {
+          if (e.type === 'text') chunks.push(e.text);
+          if (e.type === 'done') atDone = s.messages().messages.length;
+        },
+      );
       assert.strictEqual(o.status, 'done');
       assert.strictEqual(chunks.join(''), 'Here is what lines 3-4 do.');
       assert.strictEqual(atDone, 2, 'messages() already shows the turn when `done` arrives');
@@ -476,7 +577,14 @@ describe('ChatSession: turns', () => {
   });
 
   it('loads no LangChain module (the host loads providers lazily)', () => {
-    const out = execFileSync(process.execPath, ['-e', `require(${JSON.stringify(path.resolve(__dirname, '../../src/services/chatSession.js'))}); process.stdout.write(String(Object.keys(require.cache).filter((k) => k.includes('langchain') || k.includes('gpt-tokenizer')).length))`], { encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `require(${JSON.stringify(path.resolve(__dirname, '../../src/services/chatSession.js'))}); process.stdout.write(String(Object.keys(require.cache).filter((k) => k.includes('langchain') || k.includes('gpt-tokenizer')).length))`,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.strictEqual(out, '0');
   });
 });
@@ -487,21 +595,36 @@ describe('ChatSession: workspace tools (issue 11)', () => {
     s.settings.tools = { enabled: true, maxSteps: 8, maxResultTokens: 6000, maxTurnTokens: 60_000 };
     const offered: (readonly unknown[] | undefined)[] = [];
     const provider = new ScriptedProvider(() => 'util has four constants.', { onRequest: (req) => offered.push(req.tools) });
-    provider.push({ text: 'Reading util.', toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'src/util.ts' } }, { id: 'c2', name: 'read_file', args: { path: '../x' } }] });
+    provider.push({
+      text: 'Reading util.',
+      toolCalls: [
+        { id: 'c1', name: 'read_file', args: { path: 'src/util.ts' } },
+        { id: 'c2', name: 'read_file', args: { path: '../x' } },
+      ],
+    });
     const session = ChatSession.open(s.options);
     const events: TurnEvent[] = [];
     const outcome = await session.send('What is in util?', provider, GPT, undefined, (e) => events.push(e));
     assert.equal(outcome.status, 'done');
     assert.equal(offered.length, 2);
-    assert.ok(offered.every((t) => Array.isArray(t) && t.length === 5), 'the five tools in both requests');
-    assert.deepEqual(events.filter((e) => e.type === 'toolResult').map((e) => (e.type === 'toolResult' ? `${e.view.name}:${e.view.status}` : '')), ['read_file:done', 'read_file:refused']);
+    assert.ok(
+      offered.every((t) => Array.isArray(t) && t.length === 5),
+      'the five tools in both requests',
+    );
+    assert.deepEqual(
+      events.filter((e) => e.type === 'toolResult').map((e) => (e.type === 'toolResult' ? `${e.view.name}:${e.view.status}` : '')),
+      ['read_file:done', 'read_file:refused'],
+    );
     const { messages } = session.messages();
     const reply = messages.find((m) => m.role === 'assistant')!;
     assert.equal(reply.text, 'Reading util.\n\nutil has four constants.');
-    assert.deepEqual(reply.toolSteps?.map((v) => [v.label, v.status, v.summary]), [
-      ['read_file src/util.ts', 'done', 'src/util.ts, 5 lines'],
-      ['read_file ../x', 'refused', 'refused: outside-workspace'],
-    ]);
+    assert.deepEqual(
+      reply.toolSteps?.map((v) => [v.label, v.status, v.summary]),
+      [
+        ['read_file src/util.ts', 'done', 'src/util.ts, 5 lines'],
+        ['read_file ../x', 'refused', 'refused: outside-workspace'],
+      ],
+    );
     // Reopened from disk: the same view, and the same next request.
     const before = session.predictedEnvelope()!.messages;
     const again = ChatSession.open(s.options, session.activeChatId);

@@ -114,26 +114,52 @@ describe('chat store: two processes appending to one chat, with random kills', f
     const codes = await Promise.all(writers.map((w) => w.exited));
     const seconds = (performance.now() - t0) / 1000;
 
-    const logs = Object.fromEntries(['a', 'b'].map((n) => [n, fs.readFileSync(path.join(dir, `${n}.log`), 'utf8').split('\n').filter(Boolean)]));
-    const crashes = Object.values(logs).flat().filter((l) => l.startsWith('crash'));
+    const logs = Object.fromEntries(
+      ['a', 'b'].map((n) => [
+        n,
+        fs
+          .readFileSync(path.join(dir, `${n}.log`), 'utf8')
+          .split('\n')
+          .filter(Boolean),
+      ]),
+    );
+    const crashes = Object.values(logs)
+      .flat()
+      .filter((l) => l.startsWith('crash'));
     assert.deepStrictEqual(crashes, [], 'no writer failed');
     assert.deepStrictEqual(codes, [0, 0], 'both writers finished their quota');
-    const done = Object.values(logs).flat().filter((l) => l.startsWith('done '));
+    const done = Object.values(logs)
+      .flat()
+      .filter((l) => l.startsWith('done '));
     const rebased = done.filter((l) => l.includes(' rebased '));
-    const retries = Object.values(logs).flat().filter((l) => l.startsWith('retry '));
-    const broke = Object.values(logs).flat().filter((l) => l.startsWith('broke ')).length;
-    const collected = Object.values(logs).flat().filter((l) => l.startsWith('collected ')).reduce((n, l) => n + Number(l.split(' ')[1]), 0);
+    const retries = Object.values(logs)
+      .flat()
+      .filter((l) => l.startsWith('retry '));
+    const broke = Object.values(logs)
+      .flat()
+      .filter((l) => l.startsWith('broke ')).length;
+    const collected = Object.values(logs)
+      .flat()
+      .filter((l) => l.startsWith('collected '))
+      .reduce((n, l) => n + Number(l.split(' ')[1]), 0);
 
     // The chat as a third process would open it.
     const store = ChatStore.open(root, { durable: false });
     const loaded = store.loadChat(chatId);
     assert.deepStrictEqual(loaded.warnings, [], 'no torn tail or damage left');
     const ids = loaded.state.turns.map((t) => /^([ab]-\d+)\b/.exec(t.userText)?.[1]);
-    assert.ok(ids.every((x) => x !== undefined), 'every turn is one of the writers\'');
+    assert.ok(
+      ids.every((x) => x !== undefined),
+      "every turn is one of the writers'",
+    );
     assert.strictEqual(new Set(ids).size, ids.length, 'no turn saved twice');
     for (const n of ['a', 'b']) {
       const mine: number[] = ids.filter((x) => x!.startsWith(`${n}-`)).map((x) => Number(x!.slice(2)));
-      assert.deepStrictEqual(mine, Array.from({ length: quota }, (_, i) => i + 1), `writer ${n}: turns 1..${quota}, each once, in order`);
+      assert.deepStrictEqual(
+        mine,
+        Array.from({ length: quota }, (_, i) => i + 1),
+        `writer ${n}: turns 1..${quota}, each once, in order`,
+      );
     }
     for (const l of done) {
       const id = l.split(' ')[1];
@@ -144,7 +170,10 @@ describe('chat store: two processes appending to one chat, with random kills', f
     const blobs = referencedBlobs(encodeState(loaded.state));
     for (const h of blobs) assert.ok(fs.existsSync(path.join(root, 'blobs', h.slice(0, 2), h)), `blob ${h.slice(0, 12)} exists`);
     assert.ok(!fs.existsSync(lockFile), 'no lock left behind');
-    assert.deepStrictEqual(fs.readdirSync(root).filter((f) => f.includes('.break-') || f.includes('.tmp-')), []);
+    assert.deepStrictEqual(
+      fs.readdirSync(root).filter((f) => f.includes('.break-') || f.includes('.tmp-')),
+      [],
+    );
     // The run exercised what it is meant to.
     assert.strictEqual(kills, plannedKills);
     assert.ok(rebased.length >= 20, `conflicts resolved by rebuilding: ${rebased.length}`);

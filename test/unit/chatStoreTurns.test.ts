@@ -22,15 +22,32 @@ after(() => {
 });
 
 function options(id = 'c1'): EngineOptions {
-  return { conversationId: id, layout: 'transcript', policy: 'append-version', tokenizer: getTokenizer('o200k_base'), system: 'sys', limits: { contextWindow: 128000, maxOutputTokens: 4096 } };
+  return {
+    conversationId: id,
+    layout: 'transcript',
+    policy: 'append-version',
+    tokenizer: getTokenizer('o200k_base'),
+    system: 'sys',
+    limits: { contextWindow: 128000, maxOutputTokens: 4096 },
+  };
 }
 
 function turns(store: ChatStore, n: number, id = 'c1'): PromptContextEngine {
   const engine = new PromptContextEngine(options(id));
   for (let i = 1; i <= n; i++) {
-    const env = engine.buildTurn({ userText: `message ${i}`, attachments: [{ kind: 'file', uri: `f${i}.ts`, content: `export const v${i} = ${i};\n` }] });
+    const env = engine.buildTurn({
+      userText: `message ${i}`,
+      attachments: [{ kind: 'file', uri: `f${i}.ts`, content: `export const v${i} = ${i};\n` }],
+    });
     engine.completeTurn(`reply ${i}`);
-    store.appendTurn(id, { state: engine.state, engine: engine.options, envelope: env, model: 'openai · gpt-4o', stopped: i === 2, request: { attachments: [{ kind: 'file', path: `f${i}.ts` }] } });
+    store.appendTurn(id, {
+      state: engine.state,
+      engine: engine.options,
+      envelope: env,
+      model: 'openai · gpt-4o',
+      stopped: i === 2,
+      request: { attachments: [{ kind: 'file', path: `f${i}.ts` }] },
+    });
   }
   return engine;
 }
@@ -43,9 +60,19 @@ describe('chat store: panel additions', () => {
     const store = ChatStore.open(root, { durable: false });
     const engine = turns(store, 3);
     const loaded = ChatStore.open(root).loadChat('c1');
-    assert.deepStrictEqual(loaded.turns.map((t) => [t.model, t.stopped]), [['openai · gpt-4o', undefined], ['openai · gpt-4o', true], ['openai · gpt-4o', undefined]]);
+    assert.deepStrictEqual(
+      loaded.turns.map((t) => [t.model, t.stopped]),
+      [
+        ['openai · gpt-4o', undefined],
+        ['openai · gpt-4o', true],
+        ['openai · gpt-4o', undefined],
+      ],
+    );
     assert.deepStrictEqual(Object.keys(loaded.turns[0].layerTokens!), ['L1', 'L2', 'L3', 'L4', 'L5']);
-    assert.strictEqual(Object.values(loaded.turns[2].layerTokens!).reduce((a, b) => a + b, 0), loaded.turns[2].predicted!.promptTokens);
+    assert.strictEqual(
+      Object.values(loaded.turns[2].layerTokens!).reduce((a, b) => a + b, 0),
+      loaded.turns[2].predicted!.promptTokens,
+    );
     assert.deepStrictEqual(loaded.turns[1].request, { attachments: [{ kind: 'file', path: 'f2.ts' }] });
     assert.strictEqual(loaded.state.completedTurns, engine.state.completedTurns);
   });
@@ -129,7 +156,11 @@ describe('chat store: panel additions', () => {
     const env = engine.buildTurn({ userText: 'old turn' });
     engine.completeTurn('old reply');
     // The envelope facts an older build recorded: layer hashes without tokens, no model / stopped / request.
-    store.appendTurn('old', { state: engine.state, engine: engine.options, envelope: { layers: env.layers.map((l) => ({ id: l.id, hash: l.hash })), prefixHash: env.prefixHash } });
+    store.appendTurn('old', {
+      state: engine.state,
+      engine: engine.options,
+      envelope: { layers: env.layers.map((l) => ({ id: l.id, hash: l.hash })), prefixHash: env.prefixHash },
+    });
     const loaded = ChatStore.open(root).loadChat('old');
     assert.strictEqual(loaded.turns[0].layerTokens, undefined);
     assert.strictEqual(loaded.turns[0].model, undefined);

@@ -28,14 +28,24 @@ after(() => {
 });
 
 function options(id = 'c1'): EngineOptions {
-  return { conversationId: id, layout: 'transcript', policy: 'append-version', tokenizer: getTokenizer('o200k_base'), system: 'sys', limits: { contextWindow: 128000, maxOutputTokens: 4096 } };
+  return {
+    conversationId: id,
+    layout: 'transcript',
+    policy: 'append-version',
+    tokenizer: getTokenizer('o200k_base'),
+    system: 'sys',
+    limits: { contextWindow: 128000, maxOutputTokens: 4096 },
+  };
 }
 
 /** A window: its store instance, its engine, and the base its engine state is. */
 class Window {
   engine: PromptContextEngine;
   base: ChatBase = { turns: 0, stateHash: '' };
-  constructor(readonly store: ChatStore, readonly chatId = 'c1') {
+  constructor(
+    readonly store: ChatStore,
+    readonly chatId = 'c1',
+  ) {
     this.engine = new PromptContextEngine(options(chatId));
   }
   static open(root: string, chatId = 'c1'): Window {
@@ -137,7 +147,7 @@ describe('two windows, one chat store', () => {
     a.engine = new PromptContextEngine(options(), a.store.loadChat('c1', { throughTurn: 1 }).state);
     a.turn('two again');
     assert.strictEqual(conflictOf(() => a.save({ replaceLast: true })).conflict!.reason, 'appended');
-    assert.deepStrictEqual(texts(Window.open(root).store), ['one', 'two', 'three from b'], 'the other window\'s turn is still there');
+    assert.deepStrictEqual(texts(Window.open(root).store), ['one', 'two', 'three from b'], "the other window's turn is still there");
   });
 
   it('reads only what the other window appended, and notices a rewrite of the same length', () => {
@@ -171,7 +181,10 @@ describe('two windows, one chat store', () => {
       nodeFs.readSync = readSync;
     }
     const again = b.store.loadChat('c1');
-    assert.deepStrictEqual(again.state.turns.map((t) => t.userText), ['one', 'two', 'three', 'four']);
+    assert.deepStrictEqual(
+      again.state.turns.map((t) => t.userText),
+      ['one', 'two', 'three', 'four'],
+    );
     assert.strictEqual(JSON.stringify(again.state.turns), JSON.stringify(ChatStore.open(root).loadChat('c1').state.turns));
     // A rewrite that keeps the size: the last line's bytes differ, so the whole file is read again.
     b.load();
@@ -185,13 +198,15 @@ describe('two windows, one chat store', () => {
     assert.deepStrictEqual(texts(b.store), ['one', 'two', 'three', 'FOUR']);
   });
 
-  it('the store lock: a dead holder\'s lock is broken at once, a live one makes writers wait then fail `busy`, an old one is stale', () => {
+  it("the store lock: a dead holder's lock is broken at once, a live one makes writers wait then fail `busy`, an old one is stale", () => {
     const root = tmp();
     const a = Window.open(root);
     a.send('one');
     const lock = path.join(root, 'store.lock');
     const broke: string[] = [];
-    const b = new Window(ChatStore.open(root, { durable: false, lock: { waitMs: 300, staleMs: 5000, onBreak: (w) => broke.push(w) } })).load();
+    const b = new Window(
+      ChatStore.open(root, { durable: false, lock: { waitMs: 300, staleMs: 5000, onBreak: (w) => broke.push(w) } }),
+    ).load();
     // Dead holder (killed mid-write): broken at once.
     fs.writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: os.hostname(), nonce: 'dead', at: 'then' }));
     b.send('two');
@@ -202,9 +217,13 @@ describe('two windows, one chat store', () => {
     fs.writeFileSync(lock, JSON.stringify({ pid: process.pid === 1 ? 2 : 1, host: os.hostname(), nonce: 'live', at: 'now' }));
     b.turn('three');
     const t0 = Date.now();
-    assert.throws(() => b.save(), (e: unknown) => e instanceof ChatStoreError && e.code === 'busy' && /another window \(pid 1\) has held its lock for over 300 ms/.test(e.message));
+    assert.throws(
+      () => b.save(),
+      (e: unknown) =>
+        e instanceof ChatStoreError && e.code === 'busy' && /another window \(pid 1\) has held its lock for over 300 ms/.test(e.message),
+    );
     assert.ok(Date.now() - t0 >= 280, 'waited');
-    assert.ok(fs.existsSync(lock), 'someone else\'s lock is left alone');
+    assert.ok(fs.existsSync(lock), "someone else's lock is left alone");
     // The same lock, not refreshed for longer than staleMs: broken.
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(lock, old, old);
@@ -215,7 +234,10 @@ describe('two windows, one chat store', () => {
     fs.utimesSync(lock, old, old);
     b.send('four');
     assert.deepStrictEqual(texts(b.store), ['one', 'two', 'three', 'four']);
-    assert.deepStrictEqual(fs.readdirSync(root).filter((n) => n.startsWith('store.lock')), []);
+    assert.deepStrictEqual(
+      fs.readdirSync(root).filter((n) => n.startsWith('store.lock')),
+      [],
+    );
   });
 
   it('a torn last line seen while another process holds the lock is a write in progress, not damage', async () => {
@@ -275,17 +297,24 @@ describe('two windows, one chat store', () => {
     const young = blob('written by an older Strata, line not appended yet\n');
     const old = blob('left by a crash an hour ago\n');
     const inTorn = blob('named only by a torn last line\n');
-    for (const [f, t] of [[young, 'written by an older Strata, line not appended yet\n'], [old, 'left by a crash an hour ago\n'], [inTorn, 'named only by a torn last line\n']] as const) {
+    for (const [f, t] of [
+      [young, 'written by an older Strata, line not appended yet\n'],
+      [old, 'left by a crash an hour ago\n'],
+      [inTorn, 'named only by a torn last line\n'],
+    ] as const) {
       fs.mkdirSync(path.dirname(f), { recursive: true });
       fs.writeFileSync(f, t);
     }
     const hour = new Date(Date.now() - 3600_000);
     fs.utimesSync(old, hour, hour);
     fs.utimesSync(inTorn, hour, hour);
-    fs.appendFileSync(path.join(root, 'chats', 'keep.jsonl'), `{"format":"strata-chat","v":1,"turn":2,"delta":{"entries":{"set":[{"artifact":{"contentHash":"${path.basename(inTorn)}"`);
+    fs.appendFileSync(
+      path.join(root, 'chats', 'keep.jsonl'),
+      `{"format":"strata-chat","v":1,"turn":2,"delta":{"entries":{"set":[{"artifact":{"contentHash":"${path.basename(inTorn)}"`,
+    );
     const goneBlob = blob('export const gone = 1;\n');
     fs.utimesSync(goneBlob, new Date(), new Date());
-    assert.strictEqual(store.deleteChat('gone').removedBlobs, 2, 'the deleted chat\'s own blob (young) and the old orphan');
+    assert.strictEqual(store.deleteChat('gone').removedBlobs, 2, "the deleted chat's own blob (young) and the old orphan");
     assert.ok(!fs.existsSync(goneBlob) && !fs.existsSync(old));
     assert.ok(fs.existsSync(young), 'young orphan kept (grace)');
     assert.ok(fs.existsSync(inTorn), 'named by a torn line: kept');
@@ -294,7 +323,7 @@ describe('two windows, one chat store', () => {
     assert.strictEqual(store.loadChat('keep').state.completedTurns, 1);
   });
 
-  it('a chat file in the engine\'s key order (written before canonical lines) loads, and appends to it stay compact and load', () => {
+  it("a chat file in the engine's key order (written before canonical lines) loads, and appends to it stay compact and load", () => {
     const root = tmp();
     const engine = new PromptContextEngine(options());
     const lines: string[] = [];
@@ -308,13 +337,25 @@ describe('two windows, one chat store', () => {
         fs.mkdirSync(path.dirname(f), { recursive: true });
         fs.writeFileSync(f, b.text);
       }
-      lines.push(JSON.stringify({ format: 'strata-chat', v: 1, turn: i, delta: diffState(prev, enc), stateHash: stateDigest(enc, 1), meta: { turn: i, attachments: [], pinned: [], detached: [], pruned: [], compacted: [], missing: [] } }));
+      lines.push(
+        JSON.stringify({
+          format: 'strata-chat',
+          v: 1,
+          turn: i,
+          delta: diffState(prev, enc),
+          stateHash: stateDigest(enc, 1),
+          meta: { turn: i, attachments: [], pinned: [], detached: [], pruned: [], compacted: [], missing: [] },
+        }),
+      );
       prev = enc;
     }
     fs.mkdirSync(path.join(root, 'chats'), { recursive: true });
     fs.writeFileSync(path.join(root, 'chats', 'c1.jsonl'), lines.join('\n') + '\n');
     const w = Window.open(root).load();
-    assert.deepStrictEqual(w.engine.state.turns.map((t) => t.userText), ['old 1', 'old 2', 'old 3']);
+    assert.deepStrictEqual(
+      w.engine.state.turns.map((t) => t.userText),
+      ['old 1', 'old 2', 'old 3'],
+    );
     w.send('new 4');
     const newLine = fs.readFileSync(path.join(root, 'chats', 'c1.jsonl'), 'utf8').split('\n')[3];
     assert.ok(newLine.length < lines[2].length * 2, 'the appended delta holds the new turn, not the whole state again');

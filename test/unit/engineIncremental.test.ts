@@ -45,7 +45,10 @@ function fromScratch(e: PromptContextEngine): PromptContextEngine {
 
 function reloaded(e: PromptContextEngine): PromptContextEngine {
   const blobs = new Map(stateBlobs(e.state).map((b) => [b.hash, b.text]));
-  return new PromptContextEngine(e.options, decodeState(JSON.parse(JSON.stringify(encodeState(e.state))), (h) => blobs.get(h)!));
+  return new PromptContextEngine(
+    e.options,
+    decodeState(JSON.parse(JSON.stringify(encodeState(e.state))), (h) => blobs.get(h)!),
+  );
 }
 
 /** Fails with where two JSON texts first differ (they are long: the whole envelope). */
@@ -53,7 +56,9 @@ function assertSameJson(actual: string, expected: string, what: string): void {
   if (actual === expected) return;
   let i = 0;
   while (i < actual.length && actual[i] === expected[i]) i++;
-  assert.fail(`${what}; first difference at character ${i}:\n  carried: …${actual.slice(Math.max(0, i - 160), i + 160)}\n  scratch: …${expected.slice(Math.max(0, i - 160), i + 160)}`);
+  assert.fail(
+    `${what}; first difference at character ${i}:\n  carried: …${actual.slice(Math.max(0, i - 160), i + 160)}\n  scratch: …${expected.slice(Math.max(0, i - 160), i + 160)}`,
+  );
 }
 
 function stateJson(e: PromptContextEngine): string {
@@ -65,12 +70,23 @@ function stateJson(e: PromptContextEngine): string {
  * re-read files, pins, detaches). They depend on the workspace and the trajectory, not on the engine's
  * caches, so both engines of `compareRun` get the same ones.
  */
-function inputsOf(traj: Trajectory, layout: Layout, policy: 'append-version' | 'append-diff' | 'refresh-in-place', tokenizer: ITokenizer): TurnInput[] {
+function inputsOf(
+  traj: Trajectory,
+  layout: Layout,
+  policy: 'append-version' | 'append-diff' | 'refresh-in-place',
+  tokenizer: ITokenizer,
+): TurnInput[] {
   return [...replay(traj, { layout, policy, tokenizer, check: false })].map((t) => t.input);
 }
 
 /** Runs the chat; at every build, compares with a from-scratch engine. Returns the number of builds compared. */
-function compareRun(traj: Trajectory, layout: Layout, policy: 'append-version' | 'append-diff' | 'refresh-in-place', tokenizer: ITokenizer, twists: Twists): number {
+function compareRun(
+  traj: Trajectory,
+  layout: Layout,
+  policy: 'append-version' | 'append-diff' | 'refresh-in-place',
+  tokenizer: ITokenizer,
+  twists: Twists,
+): number {
   const inputs = inputsOf(traj, layout, policy, tokenizer);
   let engine = engineFor(traj, { layout, policy, tokenizer });
   let compared = 0;
@@ -102,7 +118,11 @@ function compareRun(traj: Trajectory, layout: Layout, policy: 'append-version' |
     if (twists.reload && i % 4 === 3) engine = reloaded(engine);
     if (twists.switchOptions && i % 5 === 4) {
       const o = engine.options;
-      engine.updateOptions(i % 2 === 0 ? { layout: o.layout === 'library' ? 'transcript' : 'library' } : { policy: o.policy === 'append-diff' ? 'append-version' : 'append-diff' });
+      engine.updateOptions(
+        i % 2 === 0
+          ? { layout: o.layout === 'library' ? 'transcript' : 'library' }
+          : { policy: o.policy === 'append-diff' ? 'append-version' : 'append-diff' },
+      );
     }
   }
   for (const [env, scratch, why] of late) assertSameJson(JSON.stringify(env), scratch, why);
@@ -120,7 +140,10 @@ describe('incremental assembly equals a from-scratch build (issue 12)', function
     ['plain turns', {}],
     ['meter previews and "prune harder" rebuilds abandoned between turns', { preview: true, pruneHarder: true }],
     ['layout and policy switched between turns, reloads', { switchOptions: true, reload: true }],
-    ['every envelope read only after the chat\'s later builds, with previews and "prune harder" rebuilds', { preview: true, pruneHarder: true, lateRead: true }],
+    [
+      'every envelope read only after the chat\'s later builds, with previews and "prune harder" rebuilds',
+      { preview: true, pruneHarder: true, lateRead: true },
+    ],
   ];
   for (const [title, twists] of variants) {
     it(`random chats: ${title}`, () => {
@@ -140,7 +163,8 @@ describe('incremental assembly equals a from-scratch build (issue 12)', function
     for (const layout of ['library', 'transcript'] as const) n += compareRun(trajectory, layout, 'append-version', tok, { preview: true });
     const { trajectory: tight } = generateConversation({ turns: 40, fileBytes: 300_000, contextWindow: 40_000 });
     for (const layout of ['library', 'transcript'] as const) {
-      for (const policy of ['append-version', 'append-diff', 'refresh-in-place'] as const) n += compareRun(tight, layout, policy, tok, { preview: true });
+      for (const policy of ['append-version', 'append-diff', 'refresh-in-place'] as const)
+        n += compareRun(tight, layout, policy, tok, { preview: true });
       n += compareRun(tight, layout, 'append-version', tok, { preview: true, pruneHarder: true, lateRead: true });
     }
     assert.ok(n >= 400, `compared ${n} builds`);
@@ -154,7 +178,14 @@ describe('re-read files found from the fresh map (issue 12)', () => {
     for (const layout of ['transcript', 'library'] as const) {
       for (const policy of ['append-version', 'append-diff', 'refresh-in-place'] as const) {
         const chat = (order: (fs: string[]) => string[]) => {
-          const e = new PromptContextEngine({ conversationId: 'c', layout, policy, tokenizer: getTokenizer('o200k_base'), system: 'sys', limits: { contextWindow: 200_000, maxOutputTokens: 4000 } });
+          const e = new PromptContextEngine({
+            conversationId: 'c',
+            layout,
+            policy,
+            tokenizer: getTokenizer('o200k_base'),
+            system: 'sys',
+            limits: { contextWindow: 200_000, maxOutputTokens: 4000 },
+          });
           e.buildTurn({ userText: 'attach', attachments: files.map((f) => ({ kind: 'file' as const, uri: f, content: content(f, 1) })) });
           e.completeTurn('ok');
           const out: string[] = [];
@@ -169,8 +200,16 @@ describe('re-read files found from the fresh map (issue 12)', () => {
           return out;
         };
         const inOrder = chat((fs) => fs);
-        assert.deepEqual(chat((fs) => fs.slice().reverse()), inOrder, `${layout} ${policy}: reversed`);
-        assert.deepEqual(chat((fs) => [fs[2], fs[0], fs[4], fs[1], fs[3]]), inOrder, `${layout} ${policy}: shuffled`);
+        assert.deepEqual(
+          chat((fs) => fs.slice().reverse()),
+          inOrder,
+          `${layout} ${policy}: reversed`,
+        );
+        assert.deepEqual(
+          chat((fs) => [fs[2], fs[0], fs[4], fs[1], fs[3]]),
+          inOrder,
+          `${layout} ${policy}: shuffled`,
+        );
       }
     }
   });
@@ -178,7 +217,10 @@ describe('re-read files found from the fresh map (issue 12)', () => {
 
 describe('copy-on-write chat states (issue 12)', () => {
   it('a LayeredMap reads, iterates and copies like a Map that got the same writes', () => {
-    const rand = ((seed) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)(7);
+    const rand = (
+      (seed) => () =>
+        (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    )(7);
     for (let trial = 0; trial < 200; trial++) {
       let plain = new Map<string, number>();
       for (let i = 0; i < Math.floor(rand() * 20); i++) plain.set(`k${Math.floor(rand() * 30)}`, i);
@@ -211,7 +253,10 @@ describe('copy-on-write chat states (issue 12)', () => {
   });
 
   it('LayeredMap clones of one map (the meter building from the committed state) keep their own writes, and none reaches the others or the map', () => {
-    const rand = ((seed) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)(11);
+    const rand = (
+      (seed) => () =>
+        (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    )(11);
     const same = (m: Map<string, number | undefined>, plain: Map<string, number | undefined>, what: string) => {
       assert.deepEqual([...m], [...plain], what);
       assert.deepEqual([...m.keys()], [...plain.keys()], what);
@@ -259,7 +304,10 @@ describe('copy-on-write chat states (issue 12)', () => {
   });
 
   it('LayeredMap versions of one lineage read in any order (iterating one while others are read and written, old versions after many generations) are each what their copy is', () => {
-    const rand = ((seed) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)(23);
+    const rand = (
+      (seed) => () =>
+        (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    )(23);
     type M = Map<string, number | undefined>;
     for (let trial = 0; trial < 60; trial++) {
       // Every version made so far, with a plain copy of what it must hold.
@@ -326,7 +374,10 @@ describe('copy-on-write chat states (issue 12)', () => {
       clone.set('file:probe', cycle);
       clone.set(`file:f${cycle}`, -cycle);
       const copy = new Map(start);
-      copy.set(`file:new${cycle % 3}`, cycle).set('file:probe', cycle).set(`file:f${cycle}`, -cycle);
+      copy
+        .set(`file:new${cycle % 3}`, cycle)
+        .set('file:probe', cycle)
+        .set(`file:f${cycle}`, -cycle);
       if (cycle % 50 === 7) assert.deepEqual([...clone], [...copy], `cycle ${cycle}`);
       assert.equal(clone.get('file:probe'), cycle);
       assert.equal(clone.size, copy.size);
@@ -344,13 +395,30 @@ describe('copy-on-write chat states (issue 12)', () => {
     // A last build, kept: written after the many abandoned ones, in the order of its writes.
     const kept: M = committed.relayer();
     kept.set('file:probe', 1).set('file:new2', 2).set('file:new0', 0);
-    assert.deepEqual([...kept].slice(-3), [['file:probe', 1], ['file:new2', 2], ['file:new0', 0]]);
+    assert.deepEqual([...kept].slice(-3), [
+      ['file:probe', 1],
+      ['file:new2', 2],
+      ['file:new0', 0],
+    ]);
   });
 
   it('a clone shares entries until it writes them, logs what it wrote, and never changes its parent', () => {
     const tok = getTokenizer('o200k_base');
-    const e = new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
-    e.buildTurn({ userText: 'q', attachments: [{ kind: 'file', uri: 'a.md', content: 'A' }, { kind: 'file', uri: 'b.md', content: 'B' }] });
+    const e = new PromptContextEngine({
+      conversationId: 'c',
+      layout: 'transcript',
+      policy: 'append-version',
+      tokenizer: tok,
+      system: 'S',
+      limits: { contextWindow: 100_000, maxOutputTokens: 1000 },
+    });
+    e.buildTurn({
+      userText: 'q',
+      attachments: [
+        { kind: 'file', uri: 'a.md', content: 'A' },
+        { kind: 'file', uri: 'b.md', content: 'B' },
+      ],
+    });
     e.completeTurn('r');
     const parent = e.state;
     const before = JSON.stringify(encodeState(parent));
@@ -369,10 +437,23 @@ describe('copy-on-write chat states (issue 12)', () => {
     assert.equal(entryChanges(emptyState(), 0, b), undefined, 'unrelated states: unknown');
   });
 
-  it('a decoded state (plain maps) cloned again and again: its maps are copied once, and neither it nor its clones see the others\' writes', () => {
+  it("a decoded state (plain maps) cloned again and again: its maps are copied once, and neither it nor its clones see the others' writes", () => {
     const tok = getTokenizer('o200k_base');
-    const e = new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
-    e.buildTurn({ userText: 'q', attachments: [{ kind: 'file', uri: 'a.md', content: 'A' }, { kind: 'file', uri: 'b.md', content: 'B' }] });
+    const e = new PromptContextEngine({
+      conversationId: 'c',
+      layout: 'transcript',
+      policy: 'append-version',
+      tokenizer: tok,
+      system: 'S',
+      limits: { contextWindow: 100_000, maxOutputTokens: 1000 },
+    });
+    e.buildTurn({
+      userText: 'q',
+      attachments: [
+        { kind: 'file', uri: 'a.md', content: 'A' },
+        { kind: 'file', uri: 'b.md', content: 'B' },
+      ],
+    });
     e.completeTurn('r');
     const blobs = new Map(stateBlobs(e.state).map((b) => [b.hash, b.text]));
     const decoded = decodeState(JSON.parse(JSON.stringify(encodeState(e.state))), (h) => blobs.get(h)!);
@@ -380,7 +461,7 @@ describe('copy-on-write chat states (issue 12)', () => {
     const before = JSON.stringify(encodeState(decoded));
     const a = cloneState(decoded);
     const root = decoded.entries;
-    assert.ok(root instanceof LayeredMap, 'the state now holds the root of its maps\' lineage');
+    assert.ok(root instanceof LayeredMap, "the state now holds the root of its maps' lineage");
     const b = cloneState(decoded);
     assert.equal(decoded.entries, root, 'the second clone reuses it (no second copy)');
     putEntry(a, { ...a.entries.get('file:a.md')!, key: 'file:a.md@v2', firstTurn: 2 });
@@ -399,7 +480,15 @@ describe('copy-on-write chat states (issue 12)', () => {
 
   it('a version made by a build abandoned for the meter is the very artifact the next build of the turn sends; requests unchanged', () => {
     const tok = getTokenizer('o200k_base');
-    const make = () => new PromptContextEngine({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'S', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } });
+    const make = () =>
+      new PromptContextEngine({
+        conversationId: 'c',
+        layout: 'transcript',
+        policy: 'append-version',
+        tokenizer: tok,
+        system: 'S',
+        limits: { contextWindow: 100_000, maxOutputTokens: 1000 },
+      });
     const big = 'export const x = 1;\n'.repeat(800);
     const input: TurnInput = { userText: 'q', attachments: [{ kind: 'file', uri: 'a.ts', content: big }] };
     const e = make();

@@ -64,11 +64,40 @@ function referencePreview(a: Artifact, opts: { leadLines?: number; maxLines?: nu
   return { body: `${out.join('\n')}\n${hint}`, keptLines: kept, totalLines: lines.length };
 }
 
-const pieces = ['\n', '\r\n', '\r', '\n\n', ' ', '  ', '\t', 'x', 'foo', 'export function f() {', 'class A ', '# Title ', 'const a = require(', 'def g ', '}', '\u2028', '  private m(', 'é'];
+const pieces = [
+  '\n',
+  '\r\n',
+  '\r',
+  '\n\n',
+  ' ',
+  '  ',
+  '\t',
+  'x',
+  'foo',
+  'export function f() {',
+  'class A ',
+  '# Title ',
+  'const a = require(',
+  'def g ',
+  '}',
+  '\u2028',
+  '  private m(',
+  'é',
+];
 const textArb = fc.array(fc.constantFrom(...pieces), { maxLength: 120 }).map((p) => p.join(''));
 
 function artifact(content: string): Artifact {
-  return { id: 'file:x.ts', kind: 'file', source: { uri: 'x.ts' }, recoverable: true, content, contentHash: '0'.repeat(64), version: 1, priority: 5, essential: false };
+  return {
+    id: 'file:x.ts',
+    kind: 'file',
+    source: { uri: 'x.ts' },
+    recoverable: true,
+    content,
+    contentHash: '0'.repeat(64),
+    version: 1,
+    priority: 5,
+    essential: false,
+  };
 }
 
 describe('lazy line walking (sliceLines, buildPreview)', () => {
@@ -85,11 +114,20 @@ describe('lazy line walking (sliceLines, buildPreview)', () => {
 
   it('buildPreview gives what splitting every line gave (any lead / max / head)', () => {
     fc.assert(
-      fc.property(textArb, fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 12 }), (text, leadLines, maxLines, headLines) => {
-        const a = artifact(text);
-        assert.deepStrictEqual(buildPreview(a, { leadLines, maxLines, headLines }), referencePreview(a, { leadLines, maxLines, headLines }));
-        assert.deepStrictEqual(buildPreview(a), referencePreview(a));
-      }),
+      fc.property(
+        textArb,
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 0, max: 25 }),
+        fc.integer({ min: 0, max: 12 }),
+        (text, leadLines, maxLines, headLines) => {
+          const a = artifact(text);
+          assert.deepStrictEqual(
+            buildPreview(a, { leadLines, maxLines, headLines }),
+            referencePreview(a, { leadLines, maxLines, headLines }),
+          );
+          assert.deepStrictEqual(buildPreview(a), referencePreview(a));
+        },
+      ),
       { numRuns: 2000, seed: 11 },
     );
   });

@@ -11,9 +11,20 @@ import { loadTrajectory } from '../../bench/replay';
 const repoRoot = path.resolve(__dirname, '../../..');
 const fixtures = path.join(repoRoot, 'test/fixtures/trajectories');
 const shared = path.resolve(repoRoot, '../shared/trajectories');
-const EXPECTED = ['README.md', 'adversarial.json', 'budget-pressure.json', 'long-session-20.json', 'selection-heavy.json', 'walkthrough-6.json'];
+const EXPECTED = [
+  'README.md',
+  'adversarial.json',
+  'budget-pressure.json',
+  'long-session-20.json',
+  'selection-heavy.json',
+  'walkthrough-6.json',
+];
 
-const list = (dir: string) => fs.readdirSync(dir).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+const list = (dir: string) =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+    .sort();
 
 describe('trajectory fixtures (DESIGN §8)', () => {
   it('the fixtures folder holds the five shared trajectories and their README, each a valid trajectory named after its file', () => {
@@ -28,12 +39,18 @@ describe('trajectory fixtures (DESIGN §8)', () => {
       const originals = new Set(list(shared));
       for (const f of list(fixtures)) {
         assert.ok(originals.has(f), `${f} has no original in ${shared}`);
-        assert.ok(fs.readFileSync(path.join(fixtures, f)).equals(fs.readFileSync(path.join(shared, f))), `${f} differs from ${path.join(shared, f)}; copy it again`);
+        assert.ok(
+          fs.readFileSync(path.join(fixtures, f)).equals(fs.readFileSync(path.join(shared, f))),
+          `${f} differs from ${path.join(shared, f)}; copy it again`,
+        );
       }
     });
 
     it('no shared trajectory is missing from the fixtures', () => {
-      assert.deepEqual(list(shared).filter((f) => f.endsWith('.json')), list(fixtures).filter((f) => f.endsWith('.json')));
+      assert.deepEqual(
+        list(shared).filter((f) => f.endsWith('.json')),
+        list(fixtures).filter((f) => f.endsWith('.json')),
+      );
     });
   }
 });

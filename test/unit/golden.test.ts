@@ -38,7 +38,14 @@ function snapshotOf(name: string, traj: Trajectory, layout: Layout): unknown {
         role: m.role,
         blocks: m.content.map((b, bi) => {
           const g = segs[mi][bi];
-          return { layer: g.layer, kind: g.kind, id: g.id, length: b.text.length, sha8: sha8(b.text), ...(b.cacheBreakpoint ? { cacheBreakpoint: true } : {}) };
+          return {
+            layer: g.layer,
+            kind: g.kind,
+            id: g.id,
+            length: b.text.length,
+            sha8: sha8(b.text),
+            ...(b.cacheBreakpoint ? { cacheBreakpoint: true } : {}),
+          };
         }),
       })),
       layers: Object.fromEntries(env.layers.map((l) => [l.id, l.tokens])),
@@ -47,13 +54,35 @@ function snapshotOf(name: string, traj: Trajectory, layout: Layout): unknown {
       pruned: t.pruned,
       rejections: t.rejections,
       ...(env.blocked ? { blocked: env.blocked.message } : {}),
-      ...(FULL_TEXT.has(name) ? { request: env.messages.map((m) => ({ role: m.role, text: m.content.map((b) => b.text).join('').split('\n') })) } : {}),
+      ...(FULL_TEXT.has(name)
+        ? {
+            request: env.messages.map((m) => ({
+              role: m.role,
+              text: m.content
+                .map((b) => b.text)
+                .join('')
+                .split('\n'),
+            })),
+          }
+        : {}),
     };
   });
-  return { trajectory: name, layout, policy: 'append-version', encoding: traj.model.encoding, contextWindow: traj.model.contextWindow, maxOutputTokens: traj.model.maxOutputTokens, turns };
+  return {
+    trajectory: name,
+    layout,
+    policy: 'append-version',
+    encoding: traj.model.encoding,
+    contextWindow: traj.model.contextWindow,
+    maxOutputTokens: traj.model.maxOutputTokens,
+    turns,
+  };
 }
 
-const names = fs.readdirSync(fixtures).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort();
+const names = fs
+  .readdirSync(fixtures)
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => f.slice(0, -'.json'.length))
+  .sort();
 
 describe('golden snapshots of every request (test/unit/__snapshots__)', function () {
   this.timeout(60_000);
@@ -74,20 +103,30 @@ describe('golden snapshots of every request (test/unit/__snapshots__)', function
           fs.writeFileSync(file, stableStringify(actual) + '\n');
           return;
         }
-        assert.ok(exists, `${path.relative(repoRoot, file)} is missing; run the tests once without CI (or with UPDATE_SNAPSHOTS=1) and commit it`);
+        assert.ok(
+          exists,
+          `${path.relative(repoRoot, file)} is missing; run the tests once without CI (or with UPDATE_SNAPSHOTS=1) and commit it`,
+        );
         const expected = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
         const diff = firstDifference(actual, expected);
         // A changed hash formula changes every prefixHash; say also where the request itself first differs.
         const content = diff && firstDifference(actual, expected, '$', new Set(['prefixHash']));
         const also = diff && content !== diff ? `\nFirst difference outside prefixHash: ${content ?? 'none'}` : '';
-        assert.equal(diff, undefined, `${name} (${layout}) differs from ${path.relative(repoRoot, file)} at ${diff}${also}\nIf the change is intended, run with UPDATE_SNAPSHOTS=1 and review the diff.`);
+        assert.equal(
+          diff,
+          undefined,
+          `${name} (${layout}) differs from ${path.relative(repoRoot, file)} at ${diff}${also}\nIf the change is intended, run with UPDATE_SNAPSHOTS=1 and review the diff.`,
+        );
       });
     }
   }
 
   it('holds no snapshot of a trajectory or layout that no longer exists', () => {
     const expected = names.flatMap((n) => LAYOUTS.map((l) => `${n}.${l}.json`)).sort();
-    const present = fs.readdirSync(snapshots).filter((f) => /\.(library|transcript)\.json$/.test(f)).sort();
+    const present = fs
+      .readdirSync(snapshots)
+      .filter((f) => /\.(library|transcript)\.json$/.test(f))
+      .sort();
     assert.deepEqual(present, expected);
   });
 });

@@ -9,7 +9,13 @@ import type { ChatMessage } from '../../src/engine/types';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const demo = require(path.join(__dirname, '..', '..', '..', 'scripts', 'lib', 'imitation.js')) as {
-  describeRequest(c: { model: string; messages: ChatMessage[]; tools?: string[]; promptTokens: number; cachedTokens: number }): string | { text?: string; toolCalls?: { name: string; args: Record<string, unknown> }[] };
+  describeRequest(c: {
+    model: string;
+    messages: ChatMessage[];
+    tools?: string[];
+    promptTokens: number;
+    cachedTokens: number;
+  }): string | { text?: string; toolCalls?: { name: string; args: Record<string, unknown> }[] };
   namedPath(text: string): string | undefined;
 };
 
@@ -24,12 +30,22 @@ describe('imitation demo model (npm start -- --imitate)', () => {
   });
 
   it('calls read_file first when tools are offered, then answers naming the call', () => {
-    const first = demo.describeRequest({ model: 'gpt-4o', messages: [user('What is in src/tax.ts?')], tools: ['read_file', 'list_files'], promptTokens: 100, cachedTokens: 0 });
+    const first = demo.describeRequest({
+      model: 'gpt-4o',
+      messages: [user('What is in src/tax.ts?')],
+      tools: ['read_file', 'list_files'],
+      promptTokens: 100,
+      cachedTokens: 0,
+    });
     assert.equal(typeof first, 'object');
     assert.deepEqual((first as { toolCalls: unknown }).toolCalls, [{ name: 'read_file', args: { path: 'src/tax.ts' } }]);
     const after = demo.describeRequest({
       model: 'gpt-4o',
-      messages: [user('What is in src/tax.ts?'), { role: 'assistant', content: [], toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'src/tax.ts' } }] }, { role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'export const RATE = 1;' }] }],
+      messages: [
+        user('What is in src/tax.ts?'),
+        { role: 'assistant', content: [], toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'src/tax.ts' } }] },
+        { role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'export const RATE = 1;' }] },
+      ],
       tools: ['read_file'],
       promptTokens: 140,
       cachedTokens: 100,
@@ -40,7 +56,19 @@ describe('imitation demo model (npm start -- --imitate)', () => {
   });
 
   it('answers at once without tools or without a named file', () => {
-    assert.equal(typeof demo.describeRequest({ model: 'm', messages: [user('What is in src/tax.ts?')], promptTokens: 1, cachedTokens: 0 }), 'string');
-    assert.equal(typeof demo.describeRequest({ model: 'm', messages: [user('Explain the invoice totals.')], tools: ['read_file'], promptTokens: 1, cachedTokens: 0 }), 'string');
+    assert.equal(
+      typeof demo.describeRequest({ model: 'm', messages: [user('What is in src/tax.ts?')], promptTokens: 1, cachedTokens: 0 }),
+      'string',
+    );
+    assert.equal(
+      typeof demo.describeRequest({
+        model: 'm',
+        messages: [user('Explain the invoice totals.')],
+        tools: ['read_file'],
+        promptTokens: 1,
+        cachedTokens: 0,
+      }),
+      'string',
+    );
   });
 });

@@ -86,7 +86,11 @@ describe('imitation servers identify themselves', () => {
     assert.equal(ok.status, 200);
     assert.equal(ok.headers.get(IMITATION_HEADER), '1');
     await readAll(ok);
-    const bad = await fetch(`${anthropic.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const bad = await fetch(`${anthropic.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(bad.status, 400);
     assert.equal(bad.headers.get(IMITATION_HEADER), '1');
     await readAll(bad);

@@ -48,15 +48,28 @@ describe('imitation servers: scripted tool calls', () => {
   it('OpenAI: streams tool_calls deltas (id and name first, then argument pieces), finish reason tool_calls', async () => {
     const server = await startOpenAIImitation({ deltaChars: 5 });
     try {
-      server.queueReply({ text: 'Reading.', toolCalls: [{ name: 'read_file', args: { path: 'src/a.ts' } }, { id: 'call_x', name: 'list_files', args: { glob: '**/*.md' } }] });
+      server.queueReply({
+        text: 'Reading.',
+        toolCalls: [
+          { name: 'read_file', args: { path: 'src/a.ts' } },
+          { id: 'call_x', name: 'list_files', args: { glob: '**/*.md' } },
+        ],
+      });
       const res = await fetch(`${server.url}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'read_file', parameters: {} } }] }),
+        body: JSON.stringify({
+          model: 'm',
+          stream: true,
+          messages: [{ role: 'user', content: 'hi' }],
+          tools: [{ type: 'function', function: { name: 'read_file', parameters: {} } }],
+        }),
       });
       const events = await sse(res);
       type Delta = { content?: string; tool_calls?: { index: number; id?: string; function: { name?: string; arguments: string } }[] };
-      const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => (e.data as { choices: { delta: Delta; finish_reason: string | null }[] }).choices[0]);
+      const chunks = events
+        .filter((e) => e.data !== '[DONE]')
+        .map((e) => (e.data as { choices: { delta: Delta; finish_reason: string | null }[] }).choices[0]);
       const text = chunks.map((c) => c.delta.content ?? '').join('');
       assert.equal(text, 'Reading.');
       const calls = new Map<number, { id?: string; name?: string; args: string; pieces: number }>();
@@ -70,14 +83,23 @@ describe('imitation servers: scripted tool calls', () => {
           calls.set(t.index, cur);
         }
       }
-      assert.deepEqual([...calls.values()].map((c) => ({ id: c.id, name: c.name, args: JSON.parse(c.args) })), [
-        { id: 'call_1', name: 'read_file', args: { path: 'src/a.ts' } },
-        { id: 'call_x', name: 'list_files', args: { glob: '**/*.md' } },
-      ]);
-      assert.ok([...calls.values()].every((c) => c.pieces > 2), 'arguments arrive in several pieces');
+      assert.deepEqual(
+        [...calls.values()].map((c) => ({ id: c.id, name: c.name, args: JSON.parse(c.args) })),
+        [
+          { id: 'call_1', name: 'read_file', args: { path: 'src/a.ts' } },
+          { id: 'call_x', name: 'list_files', args: { glob: '**/*.md' } },
+        ],
+      );
+      assert.ok(
+        [...calls.values()].every((c) => c.pieces > 2),
+        'arguments arrive in several pieces',
+      );
       assert.equal(chunks[chunks.length - 1].finish_reason, 'tool_calls');
       assert.deepEqual(server.chatRequests[0].tools, ['read_file']);
-      assert.deepEqual(server.chatRequests[0].toolCalls?.map((c) => c.id), ['call_1', 'call_x']);
+      assert.deepEqual(
+        server.chatRequests[0].toolCalls?.map((c) => c.id),
+        ['call_1', 'call_x'],
+      );
     } finally {
       await server.close();
     }
@@ -90,12 +112,26 @@ describe('imitation servers: scripted tool calls', () => {
       const res = await fetch(`${server.url}/v1/messages`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'search_text', input_schema: { type: 'object' } }] }),
+        body: JSON.stringify({
+          model: 'm',
+          max_tokens: 10,
+          stream: true,
+          messages: [{ role: 'user', content: 'hi' }],
+          tools: [{ name: 'search_text', input_schema: { type: 'object' } }],
+        }),
       });
       const events = await sse(res);
-      const start = events.find((e) => e.event === 'content_block_start')!.data as { index: number; content_block: { type: string; id: string; name: string } };
-      assert.deepEqual({ index: start.index, type: start.content_block.type, id: start.content_block.id, name: start.content_block.name }, { index: 0, type: 'tool_use', id: 'toolu_1', name: 'search_text' });
-      const pieces = events.filter((e) => e.event === 'content_block_delta').map((e) => (e.data as { delta: { type: string; partial_json: string } }).delta);
+      const start = events.find((e) => e.event === 'content_block_start')!.data as {
+        index: number;
+        content_block: { type: string; id: string; name: string };
+      };
+      assert.deepEqual(
+        { index: start.index, type: start.content_block.type, id: start.content_block.id, name: start.content_block.name },
+        { index: 0, type: 'tool_use', id: 'toolu_1', name: 'search_text' },
+      );
+      const pieces = events
+        .filter((e) => e.event === 'content_block_delta')
+        .map((e) => (e.data as { delta: { type: string; partial_json: string } }).delta);
       assert.ok(pieces.length > 3 && pieces.every((p) => p.type === 'input_json_delta'));
       assert.deepEqual(JSON.parse(pieces.map((p) => p.partial_json).join('')), { query: 'add', glob: 'src/**' });
       const stop = events.find((e) => e.event === 'message_delta')!.data as { delta: { stop_reason: string } };
@@ -109,13 +145,26 @@ describe('imitation servers: scripted tool calls', () => {
     it(`${api}: the provider reads the streamed calls whole; the next request's calls and results are recorded as §9 messages and counted by the §9 rule`, async () => {
       const server = api === 'openai' ? await startOpenAIImitation({ deltaChars: 3 }) : await startAnthropicImitation({ deltaChars: 3 });
       try {
-        const provider: ChatProvider = api === 'openai' ? new OpenAIProvider({ baseURL: server.url }) : new AnthropicProvider({ baseURL: server.url });
-        server.queueReply({ text: 'Let me look.', toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'src/a.ts', startLine: 1, endLine: 9 } }, { id: 'c2', name: 'get_selection', args: {} }] }, 'Done.');
+        const provider: ChatProvider =
+          api === 'openai' ? new OpenAIProvider({ baseURL: server.url }) : new AnthropicProvider({ baseURL: server.url });
+        server.queueReply(
+          {
+            text: 'Let me look.',
+            toolCalls: [
+              { id: 'c1', name: 'read_file', args: { path: 'src/a.ts', startLine: 1, endLine: 9 } },
+              { id: 'c2', name: 'get_selection', args: {} },
+            ],
+          },
+          'Done.',
+        );
         const first = await collect(provider, [system, user]);
-        assert.deepEqual(first.filter((e) => e.type === 'toolCall'), [
-          { type: 'toolCall', index: api === 'openai' ? 0 : 1, id: 'c1', name: 'read_file' },
-          { type: 'toolCall', index: api === 'openai' ? 1 : 2, id: 'c2', name: 'get_selection' },
-        ]);
+        assert.deepEqual(
+          first.filter((e) => e.type === 'toolCall'),
+          [
+            { type: 'toolCall', index: api === 'openai' ? 0 : 1, id: 'c1', name: 'read_file' },
+            { type: 'toolCall', index: api === 'openai' ? 1 : 2, id: 'c2', name: 'get_selection' },
+          ],
+        );
         const done = first[first.length - 1];
         assert.equal(done.type, 'done');
         if (done.type !== 'done') return;
@@ -132,11 +181,24 @@ describe('imitation servers: scripted tool calls', () => {
           { role: 'tool', toolCallId: 'c2', content: [{ type: 'text', text: 'get_selection: nothing is selected in the active editor.' }] },
         ];
         const second = await collect(provider, step2);
-        assert.deepEqual(second[second.length - 1], { type: 'done', text: 'Done.', usage: (second[second.length - 1] as { usage: unknown }).usage, finishReason: api === 'openai' ? 'stop' : 'end_turn', attempts: 1 });
+        assert.deepEqual(second[second.length - 1], {
+          type: 'done',
+          text: 'Done.',
+          usage: (second[second.length - 1] as { usage: unknown }).usage,
+          finishReason: api === 'openai' ? 'stop' : 'end_turn',
+          attempts: 1,
+        });
         const rec = server.chatRequests[1];
         assert.deepEqual(rec.messages, step2, 'recorded exactly as sent');
-        assert.deepEqual(rec.tools, TOOL_DEFINITIONS.map((d) => d.name));
-        assert.equal(rec.usage?.input, requestTokens(step2, tok).tokens.length, 'usage counts <|assistant|> + text + calls JSON and <|tool|> + text');
+        assert.deepEqual(
+          rec.tools,
+          TOOL_DEFINITIONS.map((d) => d.name),
+        );
+        assert.equal(
+          rec.usage?.input,
+          requestTokens(step2, tok).tokens.length,
+          'usage counts <|assistant|> + text + calls JSON and <|tool|> + text',
+        );
       } finally {
         await server.close();
       }
@@ -147,7 +209,11 @@ describe('imitation servers: scripted tool calls', () => {
     const server = await startOpenAIImitation();
     try {
       server.queueReply({ toolCalls: [{ name: 'read_file', args: { path: 'x' } }] });
-      const res = await fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+      const res = await fetch(`${server.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       assert.equal(res.status, 400);
     } finally {
       await server.close();

@@ -38,10 +38,20 @@ describe('AttachmentManager', () => {
     am.addVersion({ kind: 'file', uri: 'd.ts', content: 'D'.repeat(100) }, 3); // old → superseded (10)
     const pinned = am.addVersion({ kind: 'file', uri: 'e.ts', content: 'e'.repeat(100) }, 1);
     am.pin(pinned.key);
-    assert.deepStrictEqual(am.dropOrder().map((e) => e.key), [old.key, f1.key, f2.key, 'file:d.ts@v2', sel.key]);
+    assert.deepStrictEqual(
+      am.dropOrder().map((e) => e.key),
+      [old.key, f1.key, f2.key, 'file:d.ts@v2', sel.key],
+    );
     assert.strictEqual(am.tokens(), 600);
     const r = am.optimizeForLimit(350, 3);
-    assert.deepStrictEqual(r.dropped.map((d) => [d.item, d.reason, d.preTokens, d.layer]), [['file:d.ts', 'superseded', 100, 'L2'], ['file:b.ts', 'budget', 100, 'L2'], ['file:c.ts', 'budget', 100, 'L2']]);
+    assert.deepStrictEqual(
+      r.dropped.map((d) => [d.item, d.reason, d.preTokens, d.layer]),
+      [
+        ['file:d.ts', 'superseded', 100, 'L2'],
+        ['file:b.ts', 'budget', 100, 'L2'],
+        ['file:c.ts', 'budget', 100, 'L2'],
+      ],
+    );
     assert.deepStrictEqual([r.fits, r.tokens], [true, 300]);
     assert.deepStrictEqual(r.kept, [sel.key, 'file:d.ts@v2', pinned.key]);
     // Pinned alone over the limit: it stays, and the result says it does not fit.
@@ -55,7 +65,13 @@ describe('AttachmentManager', () => {
     am.addVersion({ kind: 'file', uri: 'a.ts', content: 'one' }, 1);
     am.addVersion({ kind: 'file', uri: 'a.ts', content: 'twoo' }, 2);
     const reports = am.remove('file:a.ts');
-    assert.deepStrictEqual(reports.map((r) => [r.item, r.preTokens, r.reason]), [['file:a.ts', 3, 'detached'], ['file:a.ts@v2', 4, 'detached']]);
+    assert.deepStrictEqual(
+      reports.map((r) => [r.item, r.preTokens, r.reason]),
+      [
+        ['file:a.ts', 3, 'detached'],
+        ['file:a.ts@v2', 4, 'detached'],
+      ],
+    );
     assert.strictEqual(am.pin('file:a.ts@v2'), false);
     assert.deepStrictEqual(am.present(), []);
   });
@@ -74,12 +90,18 @@ describe('HistoryManager', () => {
     assert.strictEqual(hm.tokenEstimate(), 6 * 2 + 6 * 3);
     assert.strictEqual(hm.lastSummarizable, 2);
     assert.ok(hm.summarizeThrough(2));
-    assert.deepStrictEqual(hm.strip().verbatim.map((t) => t.turn), [3, 4, 5, 6]);
+    assert.deepStrictEqual(
+      hm.strip().verbatim.map((t) => t.turn),
+      [3, 4, 5, 6],
+    );
     assert.strictEqual(hm.summary!.text, '- Turn 1. User: u1 | Assistant: r1.\n- Turn 2. User: u2 | Assistant: r2.');
     assert.strictEqual(hm.tokenEstimate(), hm.summary!.text.length + 4 * 5);
     assert.ok(hm.summarizeThrough(99));
     assert.strictEqual(hm.summarizedThrough, 5, 'the last turn stays verbatim');
-    assert.deepStrictEqual(hm.strip().verbatim.map((t) => t.turn), [6]);
+    assert.deepStrictEqual(
+      hm.strip().verbatim.map((t) => t.turn),
+      [6],
+    );
     assert.strictEqual(hm.summarizeThrough(5), false);
   });
 
@@ -106,7 +128,11 @@ describe('HistoryManager', () => {
     for (let i = 0; i < 5000; i++) {
       const [user, reply] = [text(120), text(260)];
       const line = new ExtractiveSummarizer(20, 30).summarize([{ turn: 1, user, reply }]);
-      assert.strictEqual(line, `- Turn 1. User: ${reference(user, 20)} | Assistant: ${reference(reply, 30)}`, JSON.stringify({ user, reply }));
+      assert.strictEqual(
+        line,
+        `- Turn 1. User: ${reference(user, 20)} | Assistant: ${reference(reply, 30)}`,
+        JSON.stringify({ user, reply }),
+      );
     }
   });
 

@@ -147,9 +147,9 @@ describe('manifest', () => {
     const editorMenu: MenuItem[] = contributes.menus['editor/context'];
     assert.ok(editorMenu.some((item) => item.command === 'strata.attachSelection'));
     assert.deepEqual(
-      contributes.keybindings.filter((k: { command: string }) => k.command === 'strata.attachSelection').map(
-        (k: { key: string; mac: string }) => [k.key, k.mac],
-      ),
+      contributes.keybindings
+        .filter((k: { command: string }) => k.command === 'strata.attachSelection')
+        .map((k: { key: string; mac: string }) => [k.key, k.mac]),
       [['ctrl+alt+a', 'cmd+alt+a']],
     );
   });
@@ -172,7 +172,7 @@ describe('manifest', () => {
     }
   });
 
-  it('has the types, enums and defaults of DESIGN §3 and §11 (and issue 11\'s tool settings)', () => {
+  it("has the types, enums and defaults of DESIGN §3 and §11 (and issue 11's tool settings)", () => {
     const expected: Record<string, Partial<SettingSchema>> = {
       'strata.provider': { type: 'string', enum: ['auto', 'vscode-lm', 'openai', 'anthropic'], default: 'auto' },
       'strata.model': { type: 'string' },
@@ -239,12 +239,7 @@ describe('manifest', () => {
   });
 
   it('reads settings only through src/host/config.ts, and only declared ones', () => {
-    const known = new Set([
-      ...Object.keys(settings),
-      ...commands.map((c) => c.command),
-      VIEW_IDS.chat,
-      VIEW_IDS.layers,
-    ]);
+    const known = new Set([...Object.keys(settings), ...commands.map((c) => c.command), VIEW_IDS.chat, VIEW_IDS.layers]);
     const configModule = path.join(root, 'src', 'host', 'config.ts');
     for (const file of sourceFiles(path.join(root, 'src'))) {
       const text = fs.readFileSync(file, 'utf8');

@@ -12,7 +12,10 @@ const root = path.resolve(__dirname, '../../..');
 type Version = [number, number, number];
 
 function parse(v: string): { v: Version; parts: number } {
-  const bits = v.replace(/^v/, '').split('.').filter((b) => b !== '' && b !== 'x' && b !== '*' && b !== 'X');
+  const bits = v
+    .replace(/^v/, '')
+    .split('.')
+    .filter((b) => b !== '' && b !== 'x' && b !== '*' && b !== 'X');
   const n = bits.map((b) => Number(b));
   if (n.some((x) => !Number.isInteger(x))) throw new Error(`cannot read version ${v}`);
   return { v: [n[0] ?? 0, n[1] ?? 0, n[2] ?? 0], parts: n.length };
@@ -25,19 +28,29 @@ function cmp(a: Version, b: Version): number {
 /** Whether `node` satisfies a semver range of the forms npm packages use for `engines.node`. */
 export function satisfies(node: Version, range: string): boolean {
   return range.split('||').some((alt) => {
-    const tokens = alt.trim().replace(/([<>]=?|\^|~|=)\s+/g, '$1').split(/\s+/).filter(Boolean);
+    const tokens = alt
+      .trim()
+      .replace(/([<>]=?|\^|~|=)\s+/g, '$1')
+      .split(/\s+/)
+      .filter(Boolean);
     if (tokens.length === 0) return true;
     return tokens.every((t) => {
       if (t === '*' || t === 'x') return true;
       const m = /^(>=|<=|>|<|\^|~|=)?(.*)$/.exec(t)!;
       const { v, parts } = parse(m[2]);
       switch (m[1]) {
-        case '>=': return cmp(node, v) >= 0;
-        case '>': return cmp(node, v) > 0;
-        case '<=': return cmp(node, v) <= 0;
-        case '<': return cmp(node, v) < 0;
-        case '^': return cmp(node, v) >= 0 && node[0] === v[0];
-        case '~': return cmp(node, v) >= 0 && node[0] === v[0] && (parts < 2 || node[1] === v[1]);
+        case '>=':
+          return cmp(node, v) >= 0;
+        case '>':
+          return cmp(node, v) > 0;
+        case '<=':
+          return cmp(node, v) <= 0;
+        case '<':
+          return cmp(node, v) < 0;
+        case '^':
+          return cmp(node, v) >= 0 && node[0] === v[0];
+        case '~':
+          return cmp(node, v) >= 0 && node[0] === v[0] && (parts < 2 || node[1] === v[1]);
         default:
           // `20`, `20.x`, `20.19`: every given part must match.
           return v.slice(0, parts).every((x, i) => node[i] === x);
@@ -65,7 +78,9 @@ describe('Node engines (package.json and the lockfile agree)', () => {
     const min = /^>=\s*(\d+\.\d+\.\d+)$/.exec(pkg.engines.node);
     assert.ok(min, `engines.node is a minimum (>=x.y.z): ${pkg.engines.node}`);
     const oldest = parse(min[1]).v;
-    const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } | string[] }> };
+    const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string; engines?: { node?: string } | string[] }>;
+    };
     const refused: string[] = [];
     for (const [where, p] of Object.entries(lock.packages)) {
       const range = p.engines && !Array.isArray(p.engines) ? p.engines.node : undefined;

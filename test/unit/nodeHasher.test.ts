@@ -10,14 +10,24 @@ import { NODE_HASHER, sha256HexBytes, sha256HexNode } from '../../src/services/n
 
 describe('Node sha256 port', () => {
   it('equals the pure-JS sha256 and createHash on empty, ASCII, non-Latin, astral, lone-surrogate and long texts', () => {
-    const texts = ['', 'abc', 'héllo wörld ✓', 'emoji 😀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢', 'lone \ud800 surrogate \udc00 here', '\u0000nul', 'x'.repeat(1_000_003), 'line\r\nbreaks\n'.repeat(5000)];
+    const texts = [
+      '',
+      'abc',
+      'héllo wörld ✓',
+      'emoji 😀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
+      'lone \ud800 surrogate \udc00 here',
+      '\u0000nul',
+      'x'.repeat(1_000_003),
+      'line\r\nbreaks\n'.repeat(5000),
+    ];
     for (const t of texts) {
       const node = sha256HexNode(t);
       assert.equal(node, sha256Hex(t), `pure-JS, ${t.length} chars`);
       assert.equal(node, createHash('sha256').update(t, 'utf8').digest('hex'), `createHash, ${t.length} chars`);
       assert.equal(NODE_HASHER.sha256Hex(t), node);
       // A file's bytes hash like its text when the text is what they decode to (not for lone surrogates).
-      if (!/[\ud800-\udfff]/.test(t.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))) assert.equal(sha256HexBytes(new TextEncoder().encode(t)), node, `bytes, ${t.length} chars`);
+      if (!/[\ud800-\udfff]/.test(t.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')))
+        assert.equal(sha256HexBytes(new TextEncoder().encode(t)), node, `bytes, ${t.length} chars`);
     }
   });
 });

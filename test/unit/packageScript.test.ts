@@ -7,8 +7,16 @@ const { marketplaceReadme } = require('../../../scripts/package.js') as { market
 
 describe('packaging: the marketplace README', () => {
   it('drops repository-relative images and unlinks repository-relative links, keeping web links', () => {
-    const input = ['# T', '![chart](bench/results/a.svg)', 'See [the tables](bench/results/latest.md) and [site](https://x.test/a) or [below](#settings).', '![badge](https://x.test/b.png)'].join('\n');
-    assert.strictEqual(marketplaceReadme(input), ['# T', 'See the tables and [site](https://x.test/a) or [below](#settings).', '![badge](https://x.test/b.png)'].join('\n'));
+    const input = [
+      '# T',
+      '![chart](bench/results/a.svg)',
+      'See [the tables](bench/results/latest.md) and [site](https://x.test/a) or [below](#settings).',
+      '![badge](https://x.test/b.png)',
+    ].join('\n');
+    assert.strictEqual(
+      marketplaceReadme(input),
+      ['# T', 'See the tables and [site](https://x.test/a) or [below](#settings).', '![badge](https://x.test/b.png)'].join('\n'),
+    );
   });
 
   it('leaves no SVG image and no relative link in the real README', () => {

@@ -29,7 +29,7 @@ after(() => {
 });
 
 describe('bench: opening a long chat from disk', () => {
-  it('the directly built chat is one the engine continues, shaped like the pipeline\'s', () => {
+  it("the directly built chat is one the engine continues, shaped like the pipeline's", () => {
     const gen = { turns: 40, fileBytes: 150_000 };
     const synthetic = tmp();
     const pipeline = tmp();
@@ -39,13 +39,26 @@ describe('bench: opening a long chat from disk', () => {
     const lb = ChatStore.open(pipeline).loadChat(b.chatId);
     assert.deepStrictEqual(la.warnings, []);
     assert.strictEqual(la.state.completedTurns, 40);
-    assert.deepStrictEqual(la.state.turns.map((t) => t.userText), lb.state.turns.map((t) => t.userText));
+    assert.deepStrictEqual(
+      la.state.turns.map((t) => t.userText),
+      lb.state.turns.map((t) => t.userText),
+    );
     assert.strictEqual(la.state.latest.size, lb.state.latest.size, 'the same files and selections');
     assert.strictEqual(la.state.entries.size, lb.state.entries.size, 'the same versions');
     const size = (root: string, id: string) => fs.statSync(path.join(root, 'chats', `${id}.jsonl`)).size;
     const ratio = size(synthetic, a.chatId) / size(pipeline, b.chatId);
     assert.ok(ratio > 0.7 && ratio < 1.3, `chat file sizes comparable (${ratio.toFixed(2)})`);
-    const engine = new PromptContextEngine({ conversationId: a.chatId, layout: 'transcript', policy: 'append-version', tokenizer: getTokenizer('o200k_base'), system: 'You are a careful coding assistant. Answer precisely and cite file paths and line numbers.', limits: { contextWindow: 2_000_000, maxOutputTokens: 8192 } }, la.state);
+    const engine = new PromptContextEngine(
+      {
+        conversationId: a.chatId,
+        layout: 'transcript',
+        policy: 'append-version',
+        tokenizer: getTokenizer('o200k_base'),
+        system: 'You are a careful coding assistant. Answer precisely and cite file paths and line numbers.',
+        limits: { contextWindow: 2_000_000, maxOutputTokens: 8192 },
+      },
+      la.state,
+    );
     const env = engine.buildTurn({ userText: 'one more' });
     assert.deepStrictEqual(checkEnvelope(env, env.budget, { hasher: { sha256Hex }, ...engine.checkContext(), blocked: !!env.blocked }), []);
     engine.completeTurn('ok');
@@ -57,7 +70,10 @@ describe('bench: opening a long chat from disk', () => {
     assert.strictEqual(r.turns, 30);
     assert.deepStrictEqual([r.loadChat.n, r.openChat.n, r.sessionOpen.n, r.cold.n], [1, 1, 1, 1]);
     assert.ok(r.blobs > 0 && r.chatFileBytes > 0);
-    assert.match(performanceMarkdown({ openChat: r }), /### Opening a 30-turn chat from disk[\s\S]*`ChatSession\.openChat` \+ the last 50 messages/);
+    assert.match(
+      performanceMarkdown({ openChat: r }),
+      /### Opening a 30-turn chat from disk[\s\S]*`ChatSession\.openChat` \+ the last 50 messages/,
+    );
     const t = evaluateTargets([], { openChat: r }).find((x) => x.id === 'open:1000-turn-chat')!;
     assert.match(t.description, /opening a 30-turn chat from disk .* ≤ 150 ms/);
     assert.ok(t.status === 'met' || t.status === 'missed');
@@ -69,7 +85,17 @@ describe('bench: opening a long chat from disk', () => {
     const shortRoot = tmp();
     const short = writeSyntheticChat(shortRoot, { turns: METER_DEFERRED_TURNS - 1, fileBytes: 120_000 }).chatId;
     const open = (storeRoot: string, id: string) =>
-      ChatSession.open({ storeRoot, port: new MemoryWorkspace({}), tokenizer: getTokenizer, settings: () => ({ layout: 'transcript', policy: 'append-version' }), model: modelInfo('openai', 'gpt-4o'), store: { durable: false } }, id);
+      ChatSession.open(
+        {
+          storeRoot,
+          port: new MemoryWorkspace({}),
+          tokenizer: getTokenizer,
+          settings: () => ({ layout: 'transcript', policy: 'append-version' }),
+          model: modelInfo('openai', 'gpt-4o'),
+          store: { durable: false },
+        },
+        id,
+      );
     const s = open(root, long);
     assert.strictEqual(s.engine.state.completedTurns, METER_DEFERRED_TURNS);
     assert.strictEqual(s.meterIfReady(), undefined, 'the panel state leaves it out');

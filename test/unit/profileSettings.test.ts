@@ -26,7 +26,8 @@ describe('npm start: private profile settings', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('parses settings.json with comments, trailing commas and comment-like strings', () => {
-    const text = '{\n  // a comment\n  "a": "http://x//y", /* block */ "b": [1, 2,],\n  "c": "quote \\" // not a comment",\n  "d": "a, }",\n}\n';
+    const text =
+      '{\n  // a comment\n  "a": "http://x//y", /* block */ "b": [1, 2,],\n  "c": "quote \\" // not a comment",\n  "d": "a, }",\n}\n';
     assert.deepEqual(parseJsonc(text), { a: 'http://x//y', b: [1, 2], c: 'quote " // not a comment', d: 'a, }' });
     assert.deepEqual(parseJsonc(''), {});
   });
@@ -42,7 +43,12 @@ describe('npm start: private profile settings', () => {
     applyManagedSettings(dir, { 'strata.provider': 'openai', 'strata.baseUrl': 'http://127.0.0.1:1/v1', 'strata.model': 'gpt-4o' });
     const changed = { ...read(), 'strata.model': 'gpt-4.1' };
     fs.writeFileSync(settingsFile(), JSON.stringify(changed));
-    applyManagedSettings(dir, { 'strata.provider': undefined, 'strata.baseUrl': undefined, 'strata.model': undefined, 'update.mode': 'none' });
+    applyManagedSettings(dir, {
+      'strata.provider': undefined,
+      'strata.baseUrl': undefined,
+      'strata.model': undefined,
+      'update.mode': 'none',
+    });
     assert.deepEqual(read(), { 'update.mode': 'none' });
 
     applyManagedSettings(dir, { 'strata.baseUrl': 'http://127.0.0.1:2/v1' });

@@ -7,7 +7,12 @@ import * as assert from 'assert';
 import * as path from 'path';
 import { ArgError, main, parseArgs, loadTrajectory, type ReplayReport } from '../../bench/replay';
 import { runAgainstProvider } from '../../bench/providerRun';
-import { startAnthropicImitation, startOpenAIImitation, type AnthropicImitationServer, type OpenAIImitationServer } from '../support/imitationServers';
+import {
+  startAnthropicImitation,
+  startOpenAIImitation,
+  type AnthropicImitationServer,
+  type OpenAIImitationServer,
+} from '../support/imitationServers';
 import { installNetworkGuard, type NetworkGuard } from '../support/networkGuard';
 
 const WALKTHROUGH = path.resolve(__dirname, '../../../test/fixtures/trajectories/walkthrough-6.json');
@@ -58,7 +63,10 @@ describe('replay --provider (bench/providerRun.ts)', function () {
       assert.strictEqual(t.provider.cacheRead, t.cached.openai, `turn ${t.turn} cached tokens`);
       assert.strictEqual(t.provider.cacheWrite, 0);
     }
-    assert.ok(turns.slice(1).every((t) => t.cached.openai > 0), 'the later turns are cache hits (the check is not vacuous)');
+    assert.ok(
+      turns.slice(1).every((t) => t.cached.openai > 0),
+      'the later turns are cache hits (the check is not vacuous)',
+    );
     // The key went to the server (it requires it) but is in no log line and not in the report.
     assert.ok(!logs.join('\n').includes(OPENAI_KEY));
     assert.ok(!JSON.stringify(report).includes(OPENAI_KEY));
@@ -79,16 +87,32 @@ describe('replay --provider (bench/providerRun.ts)', function () {
       assert.strictEqual(t.provider.cacheRead, t.cached.anthropic.read, `turn ${t.turn} cache read`);
       assert.strictEqual(t.provider.cacheWrite, t.cached.anthropic.write, `turn ${t.turn} cache write`);
     }
-    assert.ok(turns.slice(1).every((t) => t.cached.anthropic.read > 0), 'the later turns read the cache (the check is not vacuous)');
+    assert.ok(
+      turns.slice(1).every((t) => t.cached.anthropic.read > 0),
+      'the later turns read the cache (the check is not vacuous)',
+    );
     assert.ok(!logs.join('\n').includes(ANTHROPIC_KEY));
     assert.ok(!JSON.stringify(report).includes(ANTHROPIC_KEY));
   });
 
   it('several strategies (engine layouts and baselines): each is its own chat and matches its prediction (OpenAI)', async () => {
     const traj = loadTrajectory(WALKTHROUGH);
-    const args = parseArgs([WALKTHROUGH, '--strategy', 'library,transcript,inline-every-turn,latest-copy', '--provider', 'openai', '--base-url', openai.url, '--model', 'imitation-gpt']);
+    const args = parseArgs([
+      WALKTHROUGH,
+      '--strategy',
+      'library,transcript,inline-every-turn,latest-copy',
+      '--provider',
+      'openai',
+      '--base-url',
+      openai.url,
+      '--model',
+      'imitation-gpt',
+    ]);
     const report = await runAgainstProvider(traj, args, { env: { OPENAI_API_KEY: OPENAI_KEY }, log });
-    assert.deepStrictEqual(report.strategies.map((s) => s.name), ['library', 'transcript', 'inline-every-turn', 'latest-copy']);
+    assert.deepStrictEqual(
+      report.strategies.map((s) => s.name),
+      ['library', 'transcript', 'inline-every-turn', 'latest-copy'],
+    );
     for (const s of report.strategies) {
       for (const t of s.turns) {
         assert.ok(t.provider, `${s.name} turn ${t.turn}`);
@@ -106,15 +130,24 @@ describe('replay --provider (bench/providerRun.ts)', function () {
     await runAgainstProvider(traj, args, { env: { OPENAI_API_KEY: OPENAI_KEY }, log });
     const second = openai.chatRequests[before + 1].body as { messages: { role: string; content: string }[] };
     const assistant = second.messages.filter((m) => m.role === 'assistant');
-    assert.deepStrictEqual(assistant.map((m) => m.content), [traj.turns[0].reply]);
+    assert.deepStrictEqual(
+      assistant.map((m) => m.content),
+      [traj.turns[0].reply],
+    );
   });
 
   it('a missing key for a remote endpoint is a clear argument error (exit 2), before any request', async () => {
     const traj = loadTrajectory(WALKTHROUGH);
     const before = guard.foreign.length + guard.local.length;
-    for (const [name, variable] of [['openai', 'OPENAI_API_KEY'], ['anthropic', 'ANTHROPIC_API_KEY']] as const) {
+    for (const [name, variable] of [
+      ['openai', 'OPENAI_API_KEY'],
+      ['anthropic', 'ANTHROPIC_API_KEY'],
+    ] as const) {
       const args = parseArgs([WALKTHROUGH, '--provider', name, '--base-url', 'https://api.example.invalid/v1', '--model', 'm']);
-      await assert.rejects(runAgainstProvider(traj, args, { env: {}, log }), (e: unknown) => e instanceof ArgError && e.message.includes(variable));
+      await assert.rejects(
+        runAgainstProvider(traj, args, { env: {}, log }),
+        (e: unknown) => e instanceof ArgError && e.message.includes(variable),
+      );
     }
     assert.strictEqual(guard.foreign.length + guard.local.length, before, 'nothing was contacted');
 

@@ -25,7 +25,13 @@ import {
   type StreamEvent,
 } from '../../src/services/providers';
 import { LlmSummarizer, renderTurnsForSummary, truncateToTokens } from '../../src/services/summarizer';
-import { AnthropicImitationServer, OpenAIImitationServer, startAnthropicImitation, startOpenAIImitation, type Fault } from '../support/imitationServers';
+import {
+  AnthropicImitationServer,
+  OpenAIImitationServer,
+  startAnthropicImitation,
+  startOpenAIImitation,
+  type Fault,
+} from '../support/imitationServers';
 import { installNetworkGuard, type NetworkGuard } from '../support/networkGuard';
 import { projectTokenizer } from '../support/tokenizers';
 
@@ -198,7 +204,10 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
         const rec = server().chatRequests.at(-1)!;
         assert.deepStrictEqual((last as { usage?: ProviderUsage }).usage, rec.usage);
         assert.strictEqual(rec.usage!.output, tokenizer.count(reply));
-        assert.deepStrictEqual(rec.messages!.map((m) => m.content.map((b) => b.text).join('')), simple.map((m) => m.content.map((b) => b.text).join('')));
+        assert.deepStrictEqual(
+          rec.messages!.map((m) => m.content.map((b) => b.text).join('')),
+          simple.map((m) => m.content.map((b) => b.text).join('')),
+        );
       });
     });
   }
@@ -219,7 +228,10 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
       await collectReply(p.stream(req(simple)));
       const body = oai.chatRequests.at(-1)!.body as { prompt_cache_key?: unknown; messages: { content: unknown }[] };
       assert.ok(!('prompt_cache_key' in body));
-      assert.deepStrictEqual(body.messages[1].content, [{ type: 'text', text: 'Hello ' }, { type: 'text', text: 'there' }]);
+      assert.deepStrictEqual(body.messages[1].content, [
+        { type: 'text', text: 'Hello ' },
+        { type: 'text', text: 'there' },
+      ]);
     });
 
     it('lists models (GET /v1/models)', async () => {
@@ -239,11 +251,21 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
       await collectReply(p.stream(req(many)));
       type Wire = { type?: string; text: string; cache_control?: unknown };
       const body = ant.chatRequests.at(-1)!.body as { system: Wire[]; messages: { content: Wire[] }[] };
-      assert.deepStrictEqual(body.system, [{ type: 'text', text: 'S1' }, { type: 'text', text: 'S2' }]);
-      const flagged = ([] as Wire[]).concat(body.system, ...body.messages.map((m) => m.content)).filter((b) => b.cache_control).map((b) => b.text);
+      assert.deepStrictEqual(body.system, [
+        { type: 'text', text: 'S1' },
+        { type: 'text', text: 'S2' },
+      ]);
+      const flagged = ([] as Wire[])
+        .concat(body.system, ...body.messages.map((m) => m.content))
+        .filter((b) => b.cache_control)
+        .map((b) => b.text);
       assert.deepStrictEqual(flagged, ['u1', 'a1', 'u2a', 'u2b']); // the last four
-      for (const b of body.messages.flatMap((m) => m.content)) if (b.cache_control) assert.deepStrictEqual(b.cache_control, { type: 'ephemeral', ttl: '1h' });
-      assert.ok(body.messages.every((m) => m.content.every((b) => b.text.length > 0)), 'no empty blocks');
+      for (const b of body.messages.flatMap((m) => m.content))
+        if (b.cache_control) assert.deepStrictEqual(b.cache_control, { type: 'ephemeral', ttl: '1h' });
+      assert.ok(
+        body.messages.every((m) => m.content.every((b) => b.text.length > 0)),
+        'no empty blocks',
+      );
     });
 
     it('moves the breakpoint of an empty block to the previous block of its message', () => {
@@ -275,10 +297,17 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
           oai.queueReply(replies[i]);
           const r = await collectReply(openai.stream(req(requests[i], { conversationId: `${trajectory}-${layout}` })));
           assert.strictEqual(r.text, replies[i]);
-          const expected: ProviderUsage = { input: predicted.promptTokens, cacheRead: predicted.openai.cached, cacheWrite: 0, output: tokenizer.count(replies[i]) };
+          const expected: ProviderUsage = {
+            input: predicted.promptTokens,
+            cacheRead: predicted.openai.cached,
+            cacheWrite: 0,
+            output: tokenizer.count(replies[i]),
+          };
           assert.deepStrictEqual(r.usage, expected, `turn ${i + 1}`);
           cached += expected.cacheRead;
-          rows.push(`openai ${trajectory}/${layout} turn ${i + 1}: input ${r.usage!.input} cached ${r.usage!.cacheRead} (predicted ${predicted.openai.cached})`);
+          rows.push(
+            `openai ${trajectory}/${layout} turn ${i + 1}: input ${r.usage!.input} cached ${r.usage!.cacheRead} (predicted ${predicted.openai.cached})`,
+          );
         }
         assert.ok(cached > 0, 'some turns are cache hits');
       });
@@ -300,7 +329,9 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
           };
           assert.deepStrictEqual(r.usage, expected, `turn ${i + 1}`);
           reads += expected.cacheRead;
-          rows.push(`anthropic ${trajectory}/${layout} turn ${i + 1}: input ${r.usage!.input} read ${r.usage!.cacheRead} write ${r.usage!.cacheWrite}`);
+          rows.push(
+            `anthropic ${trajectory}/${layout} turn ${i + 1}: input ${r.usage!.input} read ${r.usage!.cacheRead} write ${r.usage!.cacheWrite}`,
+          );
         }
         assert.ok(reads > 0, 'some turns read the cache');
       });
@@ -315,7 +346,13 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
         assert.ok(!/SECRET/.test(JSON.stringify(e)), 'key in error fields');
         assert.ok(e.message.length > 10 && e.message.length < 500, `clear, short message: ${e.message}`);
       };
-      const expectFault = async (fault: Fault | undefined, code: ProviderError['code'], extra: Partial<ChatRequest> = {}, p?: ChatProvider, times = 1) => {
+      const expectFault = async (
+        fault: Fault | undefined,
+        code: ProviderError['code'],
+        extra: Partial<ChatRequest> = {},
+        p?: ChatProvider,
+        times = 1,
+      ) => {
         if (fault) server().injectFault(fault, times);
         const { events, error } = await drain((p ?? provider()).stream(req(simple, extra)));
         assert.ok(error instanceof ProviderError, `expected ProviderError, got ${String(error)}`);
@@ -326,9 +363,14 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
       };
 
       it('401 → bad-key, and the key the server echoed back is not in the message', async () => {
-        const { error } = await expectFault(undefined, 'bad-key', {}, name === 'openai'
-          ? new OpenAIProvider({ apiKey: 'sk-wrong-SECRET-key-123456789', baseURL: oai.url })
-          : new AnthropicProvider({ apiKey: 'sk-ant-wrong-SECRET-123456789', baseURL: ant.url }));
+        const { error } = await expectFault(
+          undefined,
+          'bad-key',
+          {},
+          name === 'openai'
+            ? new OpenAIProvider({ apiKey: 'sk-wrong-SECRET-key-123456789', baseURL: oai.url })
+            : new AnthropicProvider({ apiKey: 'sk-ant-wrong-SECRET-123456789', baseURL: ant.url }),
+        );
         assert.match(error.message, /API key/);
         assert.ok(!error.message.includes('sk-wrong') && !error.message.includes('sk-ant-wrong'));
         await expectFault({ kind: 'bad-key' }, 'bad-key');
@@ -389,7 +431,10 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
       it('connection reset mid-stream → network, partial text discarded, not retried', async () => {
         const before = server().chatRequests.length;
         const { events } = await expectFault({ kind: 'reset', afterChunks: 2 }, 'network');
-        assert.ok(events.some((e) => e.type === 'text'), 'some text had streamed');
+        assert.ok(
+          events.some((e) => e.type === 'text'),
+          'some text had streamed',
+        );
         assert.strictEqual(server().chatRequests.length, before + 1, 'never retried after output started');
       });
 
@@ -408,9 +453,10 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
       });
 
       it('connection refused → network', async () => {
-        const dead = name === 'openai'
-          ? new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: 'http://127.0.0.1:9/v1' })
-          : new AnthropicProvider({ apiKey: ANTHROPIC_KEY, baseURL: 'http://127.0.0.1:9' });
+        const dead =
+          name === 'openai'
+            ? new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: 'http://127.0.0.1:9/v1' })
+            : new AnthropicProvider({ apiKey: ANTHROPIC_KEY, baseURL: 'http://127.0.0.1:9' });
         const { error } = await expectFault(undefined, 'network', {}, dead);
         assert.match(error.message, /127\.0\.0\.1:9/);
       });
@@ -435,7 +481,10 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
     for (const name of ['openai', 'anthropic'] as const) {
       it(`${name}: abort mid-stream stops the stream within 200 ms and closes the connection`, async () => {
         const server = name === 'openai' ? slowO : slowA;
-        const p = name === 'openai' ? new OpenAIProvider({ apiKey: 'k', baseURL: slowO.url }) : new AnthropicProvider({ apiKey: 'k', baseURL: slowA.url });
+        const p =
+          name === 'openai'
+            ? new OpenAIProvider({ apiKey: 'k', baseURL: slowO.url })
+            : new AnthropicProvider({ apiKey: 'k', baseURL: slowA.url });
         server.queueReply(long);
         const ctrl = new AbortController();
         let abortedAt = 0;
@@ -463,7 +512,10 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
 
       it(`${name}: abort while waiting for the first byte (stall) stops within 200 ms`, async () => {
         const server = name === 'openai' ? slowO : slowA;
-        const p = name === 'openai' ? new OpenAIProvider({ apiKey: 'k', baseURL: slowO.url }) : new AnthropicProvider({ apiKey: 'k', baseURL: slowA.url });
+        const p =
+          name === 'openai'
+            ? new OpenAIProvider({ apiKey: 'k', baseURL: slowO.url })
+            : new AnthropicProvider({ apiKey: 'k', baseURL: slowA.url });
         server.injectFault({ kind: 'stall', ms: 10_000 });
         const ctrl = new AbortController();
         setTimeout(() => ctrl.abort(), 150);
@@ -503,7 +555,13 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
     it('sends a bounded request with max_tokens = the budget and caps the result', async () => {
       const turns = Array.from({ length: 6 }, (_, i) => ({ user: `question ${i} `.repeat(400), reply: `answer ${i} `.repeat(400) }));
       oai.queueReply('Summary: ' + 'the user asked questions and got answers. '.repeat(20));
-      const s = new LlmSummarizer({ provider: openai, model: 'imitation-model', tokenizer, conversationId: 'chat-9', inputBudgetTokens: 1500 });
+      const s = new LlmSummarizer({
+        provider: openai,
+        model: 'imitation-model',
+        tokenizer,
+        conversationId: 'chat-9',
+        inputBudgetTokens: 1500,
+      });
       const out = await s.summarize(turns, 40);
       assert.ok(tokenizer.count(out) <= 40, `summary has ${tokenizer.count(out)} tokens`);
       assert.ok(out.startsWith('Summary:'));
@@ -515,7 +573,10 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
     });
 
     it('renderTurnsForSummary keeps every turn within the budget; truncateToTokens is bounded', () => {
-      const turns = [{ user: 'short', reply: 'short' }, { user: 'x '.repeat(5000), reply: 'y '.repeat(5000) }];
+      const turns = [
+        { user: 'short', reply: 'short' },
+        { user: 'x '.repeat(5000), reply: 'y '.repeat(5000) },
+      ];
       const text = renderTurnsForSummary(turns, 500, tokenizer);
       assert.ok(tokenizer.count(text) <= 502, `${tokenizer.count(text)}`);
       assert.match(text, /User: short/);
@@ -531,8 +592,14 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
     });
 
     it('the guard sees the local traffic and would block anything else', async () => {
-      assert.ok(guard.local.some((l) => l.startsWith('fetch 127.0.0.1')), 'fetch traffic seen');
-      assert.ok(guard.local.some((l) => l.startsWith('net.')), `socket traffic seen: ${[...new Set(guard.local)].join(', ')}`);
+      assert.ok(
+        guard.local.some((l) => l.startsWith('fetch 127.0.0.1')),
+        'fetch traffic seen',
+      );
+      assert.ok(
+        guard.local.some((l) => l.startsWith('net.')),
+        `socket traffic seen: ${[...new Set(guard.local)].join(', ')}`,
+      );
       const g2 = installNetworkGuard(['127.0.0.1']);
       try {
         await assert.rejects(fetch('https://api.openai.com/v1/models'));
@@ -559,36 +626,58 @@ describe('providers: pure helpers', () => {
   it('toProviderError maps socket, DNS, HTTP and LangChain errors without leaking the key', () => {
     const ctx = { provider: 'OpenAI', baseURL: 'https://user:pw@api.example.com/v1', model: 'm', apiKey: 'sk-live-SECRET-123456' };
     const code = (e: unknown) => toProviderError(e, ctx).code;
-    const dns = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.example.com'), { code: 'ENOTFOUND' }) });
+    const dns = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.example.com'), { code: 'ENOTFOUND' }),
+    });
     assert.strictEqual(code(dns), 'network');
     assert.match(toProviderError(dns, ctx).message, /https:\/\/api\.example\.com/);
     assert.ok(!toProviderError(dns, ctx).message.includes('pw'), 'no credentials from the URL');
-    assert.strictEqual(code(Object.assign(new TypeError('terminated'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) })), 'network');
+    assert.strictEqual(
+      code(
+        Object.assign(new TypeError('terminated'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }),
+      ),
+      'network',
+    );
     assert.strictEqual(code(Object.assign(new Error('Connection error.'), { cause: { code: 'ECONNRESET' } })), 'network');
     assert.strictEqual(code(Object.assign(new Error('403 forbidden'), { status: 403 })), 'bad-key');
-    assert.strictEqual(code(Object.assign(new Error('413'), { status: 413, error: { message: 'prompt is too long: 300000 tokens' } })), 'context-length');
+    assert.strictEqual(
+      code(Object.assign(new Error('413'), { status: 413, error: { message: 'prompt is too long: 300000 tokens' } })),
+      'context-length',
+    );
     assert.strictEqual(code(Object.assign(new Error('x'), { name: 'ContextOverflowError' })), 'context-length');
     assert.strictEqual(code(Object.assign(new Error('503'), { status: 503 })), 'server');
     assert.strictEqual(code(Object.assign(new Error('529'), { status: 529 })), 'server');
     assert.strictEqual(code(Object.assign(new Error('Request was aborted.'), { name: 'AbortError' })), 'aborted');
     assert.strictEqual(code(new SyntaxError('Unexpected end of JSON input')), 'bad-response');
-    const bad = toProviderError(Object.assign(new Error("400 Unrecognized request argument supplied: prompt_cache_key (key sk-live-SECRET-123456)"), { status: 400 }), ctx);
+    const bad = toProviderError(
+      Object.assign(new Error('400 Unrecognized request argument supplied: prompt_cache_key (key sk-live-SECRET-123456)'), { status: 400 }),
+      ctx,
+    );
     assert.strictEqual(bad.code, 'bad-request');
     assert.match(bad.message, /strata\.promptCacheKey/);
     assert.ok(!bad.message.includes('SECRET'), bad.message);
   });
 
   it('redact removes the key and key-like strings', () => {
-    const s = redact('Incorrect API key provided: sk-abc123def456. Header Authorization: Bearer sk-zzz and x-api-key: hunter2hunter2', 'hunter2hunter2');
+    const s = redact(
+      'Incorrect API key provided: sk-abc123def456. Header Authorization: Bearer sk-zzz and x-api-key: hunter2hunter2',
+      'hunter2hunter2',
+    );
     assert.ok(!/sk-abc|sk-zzz|hunter2/.test(s), s);
   });
 
   it('auto: vscode-lm first, then Ollama, else not configured', async () => {
     const none = { editorModels: async () => [], ollama: async () => undefined };
     assert.strictEqual((await resolveAutoProvider(none)).kind, 'not-configured');
-    const withEditor = { editorModels: async () => [{ id: 'copilot-gpt-4o', family: 'gpt-4o' }], ollama: async () => ({ baseURL: 'x', models: ['m'] }) };
+    const withEditor = {
+      editorModels: async () => [{ id: 'copilot-gpt-4o', family: 'gpt-4o' }],
+      ollama: async () => ({ baseURL: 'x', models: ['m'] }),
+    };
     assert.deepStrictEqual(await resolveAutoProvider(withEditor), { kind: 'vscode-lm', model: { id: 'copilot-gpt-4o', family: 'gpt-4o' } });
-    const withOllama = { editorModels: async () => [], ollama: async () => ({ baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2', 'qwen2.5-coder'] }) };
+    const withOllama = {
+      editorModels: async () => [],
+      ollama: async () => ({ baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2', 'qwen2.5-coder'] }),
+    };
     assert.deepStrictEqual(await resolveAutoProvider(withOllama, 'qwen2.5-coder'), {
       kind: 'ollama',
       baseURL: 'http://127.0.0.1:11434/v1',
@@ -613,7 +702,9 @@ describe('providers: pure helpers', () => {
       assert.ok(r.text.length > 0);
       assert.strictEqual(server.chatRequests.at(-1)!.headers.authorization, 'Bearer strata-local-no-key');
       const tags: typeof fetch = async (input) =>
-        String(input).endsWith('/api/tags') ? new Response(JSON.stringify({ models: [{ name: 'llama3.2:latest' }] })) : new Response('', { status: 404 });
+        String(input).endsWith('/api/tags')
+          ? new Response(JSON.stringify({ models: [{ name: 'llama3.2:latest' }] }))
+          : new Response('', { status: 404 });
       assert.deepStrictEqual(await probeOllama({ fetchImpl: tags }), { baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2:latest'] });
       const t0 = Date.now();
       assert.strictEqual(await probeOllama({ root: 'http://127.0.0.1:9', timeoutMs: 300 }), undefined);

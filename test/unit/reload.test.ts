@@ -20,7 +20,10 @@ import { buildTrajectory, cheapTokenizer, scenarioArb } from './helpers/scenario
 
 const root = path.resolve(__dirname, '../../..');
 const fixtures = path.join(root, 'test/fixtures/trajectories');
-const files = fs.readdirSync(fixtures).filter((f) => f.endsWith('.json')).sort();
+const files = fs
+  .readdirSync(fixtures)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const tmpDirs: string[] = [];
 
 function tmp(): string {
@@ -53,7 +56,9 @@ function fingerprint(env: TurnEnvelope): string {
 
 function envelopes(traj: Trajectory, layout: Layout, policy: ChangedFilesPolicy, afterTurn?: ReplayOptions['afterTurn']): string[] {
   const tok = getTokenizer(traj.model.encoding);
-  return [...replay(traj, { layout, policy, tokenizer: tok, afterTurn })].map((t) => fingerprint(t.envelope) + JSON.stringify(t.violations));
+  return [...replay(traj, { layout, policy, tokenizer: tok, afterTurn })].map(
+    (t) => fingerprint(t.envelope) + JSON.stringify(t.violations),
+  );
 }
 
 describe('replay --reload-at: byte-identical resume (DESIGN §10)', function () {
@@ -98,7 +103,11 @@ describe('replay --reload-at: byte-identical resume (DESIGN §10)', function () 
     const full = path.join(fixtures, 'long-session-20.json');
     const traj = loadTrajectory(full);
     const tok = getTokenizer(traj.model.encoding);
-    for (const [policy, layout] of [['append-diff', 'library'], ['append-diff', 'transcript'], ['refresh-in-place', 'library']] as const) {
+    for (const [policy, layout] of [
+      ['append-diff', 'library'],
+      ['append-diff', 'transcript'],
+      ['refresh-in-place', 'library'],
+    ] as const) {
       const plain = envelopes(traj, layout, policy);
       const args = parseArgs([full, '--layout', layout, '--policy', policy, '--reload-at', '9']);
       const reloaded = envelopes(traj, layout, policy, reloadHook(traj, layout, args, tok));
@@ -137,22 +146,24 @@ describe('replay --reload-at: byte-identical resume (DESIGN §10)', function () 
         const plain = [...replay(traj, opts)].map((t) => fingerprint(t.envelope));
         const dir = tmp();
         const store = ChatStore.open(dir, { durable: false });
-        const reloaded = [...replay(traj, {
-          ...opts,
-          afterTurn: (_turn, engine) => {
-            store.appendTurn('prop', { state: engine.state, engine: engine.options });
-            const loaded = ChatStore.open(dir, { durable: false }).loadChat('prop');
-            assert.deepStrictEqual(loaded.warnings, []);
-            const es = [...loaded.state.entries.values()];
-            if (loaded.state.summary) seen.summary++;
-            if (es.some((e) => e.compacted)) seen.compacted++;
-            if (es.some((e) => e.presence === 'pruned')) seen.pruned++;
-            if (es.some((e) => e.presence === 'detached')) seen.detached++;
-            if (es.some((e) => e.missing)) seen.missing++;
-            if (es.some((e) => e.essential)) seen.pinned++;
-            return new PromptContextEngine(engine.options, loaded.state);
-          },
-        })].map((t) => fingerprint(t.envelope));
+        const reloaded = [
+          ...replay(traj, {
+            ...opts,
+            afterTurn: (_turn, engine) => {
+              store.appendTurn('prop', { state: engine.state, engine: engine.options });
+              const loaded = ChatStore.open(dir, { durable: false }).loadChat('prop');
+              assert.deepStrictEqual(loaded.warnings, []);
+              const es = [...loaded.state.entries.values()];
+              if (loaded.state.summary) seen.summary++;
+              if (es.some((e) => e.compacted)) seen.compacted++;
+              if (es.some((e) => e.presence === 'pruned')) seen.pruned++;
+              if (es.some((e) => e.presence === 'detached')) seen.detached++;
+              if (es.some((e) => e.missing)) seen.missing++;
+              if (es.some((e) => e.essential)) seen.pinned++;
+              return new PromptContextEngine(engine.options, loaded.state);
+            },
+          }),
+        ].map((t) => fingerprint(t.envelope));
         fs.rmSync(dir, { recursive: true, force: true });
         assert.strictEqual(reloaded.length, plain.length);
         reloaded.forEach((f, i) => assert.strictEqual(f, plain[i], `turn ${i + 1}`));

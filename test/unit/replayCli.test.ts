@@ -11,7 +11,10 @@ import { captureReplay } from '../support/replayCli';
 
 const root = path.resolve(__dirname, '../../..');
 const fixtures = path.join(root, 'test/fixtures/trajectories');
-const trajectories = fs.readdirSync(fixtures).filter((f) => f.endsWith('.json')).sort();
+const trajectories = fs
+  .readdirSync(fixtures)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 const capture = captureReplay;
 
@@ -36,7 +39,8 @@ describe('isolation (DESIGN §3)', () => {
     assert.strictEqual(normalizeRelativePath('./src//a.ts'), 'src/a.ts');
     assert.strictEqual(normalizeRelativePath('src\\a.ts'), 'src/a.ts');
     assert.strictEqual(normalizeRelativePath('src/../a.ts'), 'a.ts');
-    for (const bad of ['../x', '/etc/passwd', 'C:/x', 'src/../../x', '', '.', '~/x']) assert.strictEqual(normalizeRelativePath(bad), undefined, bad);
+    for (const bad of ['../x', '/etc/passwd', 'C:/x', 'src/../../x', '', '.', '~/x'])
+      assert.strictEqual(normalizeRelativePath(bad), undefined, bad);
   });
 
   it('rejects binary and too-large content with a clear message', () => {
@@ -50,7 +54,10 @@ describe('isolation (DESIGN §3)', () => {
 
   it('replay rejects attachments outside the workspace, excluded, binary, too large or missing, and sends none of them', () => {
     const dir = tmp();
-    const report = runReplay(loadTrajectory(path.join(root, 'test/fixtures/trajectories-extra/isolation.json')), { ...parseArgs(['x.json']), requestsDir: dir });
+    const report = runReplay(loadTrajectory(path.join(root, 'test/fixtures/trajectories-extra/isolation.json')), {
+      ...parseArgs(['x.json']),
+      requestsDir: dir,
+    });
     const t1 = report.strategies[0].turns[0];
     assert.deepStrictEqual(t1.rejections, [
       { attachment: '../outside.ts', reason: 'outside-workspace' },
@@ -67,10 +74,14 @@ describe('isolation (DESIGN §3)', () => {
       { attachment: 'src/ok.ts#L5-L9', reason: 'not-found' },
     ]);
     const t2 = report.strategies[0].turns[1];
-    assert.deepStrictEqual(t2.rejections, [{ attachment: 'src/nope.ts', reason: 'not-found' }, { attachment: 'src/ok.ts#L1-L1', reason: 'not-found' }]);
+    assert.deepStrictEqual(t2.rejections, [
+      { attachment: 'src/nope.ts', reason: 'not-found' },
+      { attachment: 'src/ok.ts#L1-L1', reason: 'not-found' },
+    ]);
     const dump = fs.readFileSync(path.join(dir, 'turn-001.json'), 'utf8');
     assert.ok(dump.includes('export const ok = true;'));
-    for (const secret of ['sk-should-never-leave', 'SECRET=1', 'PRIVATE KEY', 'ssh key', '[core]', '0123456789abcdef0123']) assert.ok(!dump.includes(secret), secret);
+    for (const secret of ['sk-should-never-leave', 'SECRET=1', 'PRIVATE KEY', 'ssh key', '[core]', '0123456789abcdef0123'])
+      assert.ok(!dump.includes(secret), secret);
   });
 });
 
@@ -97,10 +108,40 @@ describe('replay CLI (DESIGN §9)', () => {
     const bad: [unknown, RegExp][] = [
       ['{', /is not valid JSON/],
       [{ name: 'x' }, /"model" must be an object/],
-      [{ name: 'x', model: { id: 'm', contextWindow: 100, maxOutputTokens: 10, encoding: 'p50k' }, system: '', files: {}, turns: [] }, /"model.encoding"/],
-      [{ name: 'x', model: { id: 'm', contextWindow: 100, maxOutputTokens: 10, encoding: 'o200k_base' }, system: '', files: {}, turns: [{ user: 'u' }] }, /turns\[0\]\.reply must be a string/],
-      [{ name: 'x', model: { id: 'm', contextWindow: 100, maxOutputTokens: 10, encoding: 'o200k_base' }, system: '', files: {}, turns: [{ user: 'u', reply: 'r', attach: [{ selection: { file: 'a', startLine: 3, endLine: 1 } }] }] }, /1 <= startLine <= endLine/],
-      [{ name: 'x', model: { id: 'm', contextWindow: 100, maxOutputTokens: 10, encoding: 'o200k_base' }, system: '', files: { a: { repeat: 'x' } }, turns: [{ user: 'u', reply: 'r' }] }, /files\["a"\] must be a string/],
+      [
+        { name: 'x', model: { id: 'm', contextWindow: 100, maxOutputTokens: 10, encoding: 'p50k' }, system: '', files: {}, turns: [] },
+        /"model.encoding"/,
+      ],
+      [
+        {
+          name: 'x',
+          model: { id: 'm', contextWindow: 100, maxOutputTokens: 10, encoding: 'o200k_base' },
+          system: '',
+          files: {},
+          turns: [{ user: 'u' }],
+        },
+        /turns\[0\]\.reply must be a string/,
+      ],
+      [
+        {
+          name: 'x',
+          model: { id: 'm', contextWindow: 100, maxOutputTokens: 10, encoding: 'o200k_base' },
+          system: '',
+          files: {},
+          turns: [{ user: 'u', reply: 'r', attach: [{ selection: { file: 'a', startLine: 3, endLine: 1 } }] }],
+        },
+        /1 <= startLine <= endLine/,
+      ],
+      [
+        {
+          name: 'x',
+          model: { id: 'm', contextWindow: 100, maxOutputTokens: 10, encoding: 'o200k_base' },
+          system: '',
+          files: { a: { repeat: 'x' } },
+          turns: [{ user: 'u', reply: 'r' }],
+        },
+        /files\["a"\] must be a string/,
+      ],
     ];
     for (const [content, re] of bad) {
       const f = path.join(dir, 't.json');
@@ -126,7 +167,10 @@ describe('replay CLI (DESIGN §9)', () => {
     for (const m of obj.messages) {
       assert.deepStrictEqual(Object.keys(m), ['role', 'content']);
       for (const b of m.content) {
-        assert.deepStrictEqual(Object.keys(b).filter((k) => k !== 'cacheBreakpoint'), ['type', 'text']);
+        assert.deepStrictEqual(
+          Object.keys(b).filter((k) => k !== 'cacheBreakpoint'),
+          ['type', 'text'],
+        );
         if ('cacheBreakpoint' in b) assert.strictEqual(b.cacheBreakpoint, true);
       }
     }
@@ -136,16 +180,27 @@ describe('replay CLI (DESIGN §9)', () => {
   });
 
   it('the JSON report has the contract shape; layers add up to promptTokens; timings only under timings', async () => {
-    const r = await capture([path.join(fixtures, 'long-session-20.json'), '--strategy', 'library,transcript,inline-every-turn,latest-copy', '--json']);
+    const r = await capture([
+      path.join(fixtures, 'long-session-20.json'),
+      '--strategy',
+      'library,transcript,inline-every-turn,latest-copy',
+      '--json',
+    ]);
     assert.strictEqual(r.code, 0, r.err);
     const rep = JSON.parse(r.out);
     assert.deepStrictEqual(Object.keys(rep), ['trajectory', 'strategies', 'timings']);
-    assert.deepStrictEqual(rep.strategies.map((s: { name: string }) => s.name), ['library', 'transcript', 'inline-every-turn', 'latest-copy']);
+    assert.deepStrictEqual(
+      rep.strategies.map((s: { name: string }) => s.name),
+      ['library', 'transcript', 'inline-every-turn', 'latest-copy'],
+    );
     for (const s of rep.strategies) {
       assert.deepStrictEqual(Object.keys(s), ['name', 'turns', 'totals', 'efficiency', 'costUnits']);
       assert.strictEqual(s.turns.length, 20);
       for (const t of s.turns) {
-        assert.deepStrictEqual(Object.keys(t).filter((k) => k !== 'prefixBreakReason'), ['turn', 'layers', 'promptTokens', 'cached', 'limit', 'rejections', 'pruned', 'prefixBreak', 'violations', 'budget']);
+        assert.deepStrictEqual(
+          Object.keys(t).filter((k) => k !== 'prefixBreakReason'),
+          ['turn', 'layers', 'promptTokens', 'cached', 'limit', 'rejections', 'pruned', 'prefixBreak', 'violations', 'budget'],
+        );
         assert.strictEqual(t.budget, 122904);
         if ('prefixBreakReason' in t) assert.strictEqual(t.prefixBreak, true);
         const sum = Object.values(t.layers as Record<string, number>).reduce((a, b) => a + b, 0);
@@ -178,13 +233,14 @@ describe('replay CLI (DESIGN §9)', () => {
           assert.strictEqual(a, fs.readFileSync(path.join(dir2, name), 'utf8'), `${name} differs between runs`);
           const req = JSON.parse(a) as { messages: { content: { text: string }[] }[] };
           const bodies = new Map<string, number>();
-          for (const m of req.messages) for (const b of m.content) {
-            if (!/^<(file|selection) id="/.test(b.text) || / format="(diff|preview)"/.test(b.text.split('\n')[0])) continue;
-            const body = extractBody(b.text);
-            assert.notStrictEqual(body, undefined, 'a block that cannot be taken apart');
-            const key = b.text.split('\n')[0];
-            bodies.set(key, (bodies.get(key) ?? 0) + 1);
-          }
+          for (const m of req.messages)
+            for (const b of m.content) {
+              if (!/^<(file|selection) id="/.test(b.text) || / format="(diff|preview)"/.test(b.text.split('\n')[0])) continue;
+              const body = extractBody(b.text);
+              assert.notStrictEqual(body, undefined, 'a block that cannot be taken apart');
+              const key = b.text.split('\n')[0];
+              bodies.set(key, (bodies.get(key) ?? 0) + 1);
+            }
           for (const [k, n] of bodies) assert.strictEqual(n, 1, `${name}: ${k} sent ${n} times`);
         }
       });

@@ -31,7 +31,9 @@ const strip = (m: DumpMessage) => ({ role: m.role, toolCallId: m.toolCallId, tex
 
 describe('replay with scripted tool calls (DESIGN §8 tools, §9 step dumps)', function () {
   this.timeout(120_000);
-  const traj = JSON.parse(fs.readFileSync(TOOL_TRAJECTORY, 'utf8')) as { turns: { tools?: { name: string; args: Record<string, unknown> }[] }[] };
+  const traj = JSON.parse(fs.readFileSync(TOOL_TRAJECTORY, 'utf8')) as {
+    turns: { tools?: { name: string; args: Record<string, unknown> }[] }[];
+  };
 
   it('the exploration trajectory: 15+ turns, every tool, refusals scripted', () => {
     validateTrajectory(traj);
@@ -63,7 +65,11 @@ describe('replay with scripted tool calls (DESIGN §8 tools, §9 step dumps)', f
           for (let k = 1; k < dumps.length; k++) {
             const prev = dumps[k - 1].messages;
             const next = dumps[k].messages;
-            assert.deepEqual(next.slice(0, prev.length).map(strip), prev.map(strip), `turn ${i + 1}: request ${k + 1} extends request ${k}`);
+            assert.deepEqual(
+              next.slice(0, prev.length).map(strip),
+              prev.map(strip),
+              `turn ${i + 1}: request ${k + 1} extends request ${k}`,
+            );
             const added = next.slice(prev.length);
             assert.equal(added[0].role, 'assistant');
             assert.deepEqual(added[0].toolCalls, [{ id: `call_${i + 1}_${k}`, name: t.tools![k - 1].name, args: t.tools![k - 1].args }]);
@@ -77,11 +83,15 @@ describe('replay with scripted tool calls (DESIGN §8 tools, §9 step dumps)', f
             const steps = tr.steps as { promptTokens: number }[];
             const stepSum = steps.reduce((x, st) => x + st.promptTokens, 0);
             assert.ok(tr.promptTokens > stepSum, 'the turn counts its steps and its last request');
-            for (let k = 1; k < steps.length; k++) assert.ok(steps[k].promptTokens > steps[k - 1].promptTokens, 'each step longer than the last');
+            for (let k = 1; k < steps.length; k++)
+              assert.ok(steps[k].promptTokens > steps[k - 1].promptTokens, 'each step longer than the last');
           }
         });
         // The turn that reads .env: a refusal and no secret anywhere.
-        const all = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+        const all = fs
+          .readdirSync(dir)
+          .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+          .join('\n');
         assert.ok(!all.includes('s3cr3t-pr0d-passw0rd'), 'the .env content is in no request');
         assert.match(all, /read_file refused \(excluded\): \.env matches the exclude pattern/);
         assert.match(all, /read_file refused \(outside-workspace\): \.\.\/deploy\/config\.json is outside the workspace/);
@@ -96,20 +106,47 @@ describe('replay with scripted tool calls (DESIGN §8 tools, §9 step dumps)', f
     assert.equal(r.code, 0, r.err);
     const [engine, plain] = JSON.parse(r.out).strategies;
     assert.equal(plain.name, 'tools-plain');
-    assert.deepEqual(plain.turns.map((t: { steps?: unknown[] }) => t.steps?.length ?? 0), engine.turns.map((t: { steps?: unknown[] }) => t.steps?.length ?? 0), 'one request per step in both');
-    assert.ok(engine.costUnits.openai < plain.costUnits.openai, `OpenAI cost: engine ${engine.costUnits.openai} < plain ${plain.costUnits.openai}`);
-    assert.ok(engine.costUnits.anthropic < plain.costUnits.anthropic, `Anthropic cost: engine ${engine.costUnits.anthropic} < plain ${plain.costUnits.anthropic}`);
+    assert.deepEqual(
+      plain.turns.map((t: { steps?: unknown[] }) => t.steps?.length ?? 0),
+      engine.turns.map((t: { steps?: unknown[] }) => t.steps?.length ?? 0),
+      'one request per step in both',
+    );
+    assert.ok(
+      engine.costUnits.openai < plain.costUnits.openai,
+      `OpenAI cost: engine ${engine.costUnits.openai} < plain ${plain.costUnits.openai}`,
+    );
+    assert.ok(
+      engine.costUnits.anthropic < plain.costUnits.anthropic,
+      `Anthropic cost: engine ${engine.costUnits.anthropic} < plain ${plain.costUnits.anthropic}`,
+    );
   });
 
   it('refuses bad tools entries with a message saying what is wrong', () => {
     const base = { name: 't', model: { id: 'm', contextWindow: 1000, maxOutputTokens: 10, encoding: 'o200k_base' }, system: '', files: {} };
-    const bad = (tools: unknown, why: RegExp) => assert.throws(() => validateTrajectory({ ...base, turns: [{ user: 'u', reply: 'r', tools }] }), (e: Error) => e instanceof TrajectoryError && why.test(e.message));
+    const bad = (tools: unknown, why: RegExp) =>
+      assert.throws(
+        () => validateTrajectory({ ...base, turns: [{ user: 'u', reply: 'r', tools }] }),
+        (e: Error) => e instanceof TrajectoryError && why.test(e.message),
+      );
     bad('x', /turns\[0\]\.tools must be an array/);
-    bad([{ name: 'write_file', args: {} }], /turns\[0\]\.tools\[0\]\.name must be one of read_file, list_files, search_text, get_diagnostics, get_selection/);
+    bad(
+      [{ name: 'write_file', args: {} }],
+      /turns\[0\]\.tools\[0\]\.name must be one of read_file, list_files, search_text, get_diagnostics, get_selection/,
+    );
     bad([{ name: 'read_file', args: {} }], /turns\[0\]\.tools\[0\]: read_file: the argument "path" is required/);
     bad([{ name: 'read_file' }], /must be \{"name": string, "args": object\}/);
     bad([{ name: 'list_files', args: { glob: '*' }, extra: 1 }], /unknown field "extra"/);
-    assert.throws(() => validateTrajectory({ ...base, turns: [{ user: 'u', reply: 'r', selection: { file: 'a', startLine: 0, endLine: 1 } }] }), /selection must be null or/);
-    assert.throws(() => validateTrajectory({ ...base, turns: [{ user: 'u', reply: 'r', diagnostics: [{ path: 'a', line: 1, severity: 'fatal', message: 'x' }] }] }), /severity must be error, warning, info or hint/);
+    assert.throws(
+      () => validateTrajectory({ ...base, turns: [{ user: 'u', reply: 'r', selection: { file: 'a', startLine: 0, endLine: 1 } }] }),
+      /selection must be null or/,
+    );
+    assert.throws(
+      () =>
+        validateTrajectory({
+          ...base,
+          turns: [{ user: 'u', reply: 'r', diagnostics: [{ path: 'a', line: 1, severity: 'fatal', message: 'x' }] }],
+        }),
+      /severity must be error, warning, info or hint/,
+    );
   });
 });

@@ -15,7 +15,10 @@ import { getTokenizer } from '../../src/services/tokenizer';
 const dir = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'trajectories');
 
 describe('request tokens', () => {
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     for (const layout of ['transcript', 'library'] as const) {
       it(`${file} ${layout}: every request's layer tokens add up to the §9 count of its messages`, () => {
         const traj = validateTrajectory(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
@@ -25,7 +28,11 @@ describe('request tokens', () => {
           if (t.envelope.blocked) continue;
           const layers = t.envelope.layers.reduce((n, l) => n + l.tokens, 0);
           assert.equal(layers, t.envelope.totalTokens, `turn ${t.turn}: layers add up to the total`);
-          assert.equal(t.envelope.totalTokens, requestTokenCount(t.envelope.messages, tokenizer), `turn ${t.turn}: the engine's total is the §9 count`);
+          assert.equal(
+            t.envelope.totalTokens,
+            requestTokenCount(t.envelope.messages, tokenizer),
+            `turn ${t.turn}: the engine's total is the §9 count`,
+          );
           checked++;
         }
         assert.ok(checked > 0);

@@ -8,8 +8,19 @@ import { PromptContextEngine } from '../../src/engine/engine';
 import type { ChatState } from '../../src/engine/state';
 import { sha256Hex } from '../../src/common/hash';
 import {
-  applyDelta, canonicalJson, compareEngineMeta, decodeState, diffState, encodeState, engineMeta, referencedBlobs,
-  stateBlobs, stateDigest, StateDecodeError, withoutEntries, type EncodedState,
+  applyDelta,
+  canonicalJson,
+  compareEngineMeta,
+  decodeState,
+  diffState,
+  encodeState,
+  engineMeta,
+  referencedBlobs,
+  stateBlobs,
+  stateDigest,
+  StateDecodeError,
+  withoutEntries,
+  type EncodedState,
 } from '../../src/engine/stateCodec';
 
 const fixtures = path.resolve(__dirname, '../../../test/fixtures/trajectories');
@@ -20,7 +31,16 @@ function statesOf(name: string, layout: 'library' | 'transcript' = 'library'): {
   const traj = loadTrajectory(path.join(fixtures, `${name}.json`));
   const states: ChatState[] = [];
   let last: PromptContextEngine | undefined;
-  for (const _ of replay(traj, { layout, policy: 'append-version', tokenizer: tok, afterTurn: (_t, e) => { states.push(e.state); last = e; } })) void _;
+  for (const _ of replay(traj, {
+    layout,
+    policy: 'append-version',
+    tokenizer: tok,
+    afterTurn: (_t, e) => {
+      states.push(e.state);
+      last = e;
+    },
+  }))
+    void _;
   return { states, engine: last! };
 }
 
@@ -44,7 +64,10 @@ const adversarial = statesOf('adversarial', 'transcript');
 describe('state codec (DESIGN §10)', () => {
   it('round-trips real states exactly, Map order included (compacted previews, pruned and pinned items, versions)', () => {
     const final = budget.states[budget.states.length - 1];
-    assert.ok([...final.entries.values()].some((e) => e.compacted), 'the fixture state has compacted entries');
+    assert.ok(
+      [...final.entries.values()].some((e) => e.compacted),
+      'the fixture state has compacted entries',
+    );
     for (const s of [...budget.states, ...adversarial.states]) {
       const enc = encodeState(s);
       const json = JSON.parse(JSON.stringify(enc)) as EncodedState;
@@ -59,7 +82,8 @@ describe('state codec (DESIGN §10)', () => {
     const text = JSON.stringify(encodeState(s));
     const blobs = stateBlobs(s);
     for (const e of s.entries.values()) {
-      if (e.artifact.content.length > 80) assert.ok(!text.includes(JSON.stringify(e.artifact.content).slice(1, 81)), `${e.key} content not inline`);
+      if (e.artifact.content.length > 80)
+        assert.ok(!text.includes(JSON.stringify(e.artifact.content).slice(1, 81)), `${e.key} content not inline`);
     }
     for (const b of blobs) assert.strictEqual(sha256Hex(b.text), b.hash);
     assert.deepStrictEqual(new Set(referencedBlobs(encodeState(s))), new Set(blobs.map((b) => b.hash)));
@@ -67,13 +91,26 @@ describe('state codec (DESIGN §10)', () => {
 
   it('a decoded state renders the same next request as the original', () => {
     const { engine } = statesOf('long-session-20', 'transcript');
-    const copy = new PromptContextEngine(engine.options, decodeState(JSON.parse(JSON.stringify(encodeState(engine.state))), blobGetter(engine.state)));
-    const input = { userText: 'one more question', fresh: new Map<string, string | null>(engine.recoverableSources().map((r) => [r.id, 'changed\n'])) };
+    const copy = new PromptContextEngine(
+      engine.options,
+      decodeState(JSON.parse(JSON.stringify(encodeState(engine.state))), blobGetter(engine.state)),
+    );
+    const input = {
+      userText: 'one more question',
+      fresh: new Map<string, string | null>(engine.recoverableSources().map((r) => [r.id, 'changed\n'])),
+    };
     assert.strictEqual(JSON.stringify(copy.buildTurn(input)), JSON.stringify(engine.buildTurn(input)));
   });
 
   it('stores a snapshot with a lone surrogate as a JSON blob and gets it back exactly', () => {
-    const e = new PromptContextEngine({ conversationId: 'x', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 'sys', limits: { contextWindow: 128000, maxOutputTokens: 4096 } });
+    const e = new PromptContextEngine({
+      conversationId: 'x',
+      layout: 'transcript',
+      policy: 'append-version',
+      tokenizer: tok,
+      system: 'sys',
+      limits: { contextWindow: 128000, maxOutputTokens: 4096 },
+    });
     const content = 'before \uD800 after \uDC00!';
     e.buildTurn({ userText: 'look', attachments: [{ kind: 'selection', uri: 'a.ts', range: { startLine: 1, endLine: 1 }, content }] });
     e.completeTurn('ok');
@@ -91,16 +128,69 @@ describe('state codec (DESIGN §10)', () => {
       ['not an object', () => 42, /must be a JSON object/],
       ['wrong format', (x) => ({ ...x, format: 'nope' }), /format: must be "strata-chat-state"/],
       ['future version', (x) => ({ ...x, version: 2 }), /version: 2 is not supported/],
-      ['bad presence', (x) => { x.entries[0].presence = 'gone' as never; return x; }, /presence: must be one of present, detached, pruned, replaced/],
-      ['key/version mismatch', (x) => { x.entries[0].artifact.version = 7; return x; }, /key does not match id/],
-      ['unknown key in order', (x) => { x.order.push('file:nope'); return x; }, /order\[\d+\]: refers to unknown attachment "file:nope"/],
-      ['turn item to nowhere', (x) => { x.turns[0].items.push({ key: 'sel:zzz', mode: 'full' }); return x; }, /turns\[0\]\.items\[\d+\]: refers to unknown attachment/],
-      ['turn numbers out of order', (x) => { x.turns[1].turn = 1; return x; }, /turns\[1\]\.turn: 1 does not follow turn 1/],
-      ['bad hash', (x) => { x.entries[0].artifact.contentHash = 'abc'; return x; }, /contentHash: must be 64 lowercase hex/],
-      ['bad previous block', (x) => { x.previousBlocks[0] = 'robot:123'; return x; }, /previousBlocks\[0\]: must be role:sha256/],
+      [
+        'bad presence',
+        (x) => {
+          x.entries[0].presence = 'gone' as never;
+          return x;
+        },
+        /presence: must be one of present, detached, pruned, replaced/,
+      ],
+      [
+        'key/version mismatch',
+        (x) => {
+          x.entries[0].artifact.version = 7;
+          return x;
+        },
+        /key does not match id/,
+      ],
+      [
+        'unknown key in order',
+        (x) => {
+          x.order.push('file:nope');
+          return x;
+        },
+        /order\[\d+\]: refers to unknown attachment "file:nope"/,
+      ],
+      [
+        'turn item to nowhere',
+        (x) => {
+          x.turns[0].items.push({ key: 'sel:zzz', mode: 'full' });
+          return x;
+        },
+        /turns\[0\]\.items\[\d+\]: refers to unknown attachment/,
+      ],
+      [
+        'turn numbers out of order',
+        (x) => {
+          x.turns[1].turn = 1;
+          return x;
+        },
+        /turns\[1\]\.turn: 1 does not follow turn 1/,
+      ],
+      [
+        'bad hash',
+        (x) => {
+          x.entries[0].artifact.contentHash = 'abc';
+          return x;
+        },
+        /contentHash: must be 64 lowercase hex/,
+      ],
+      [
+        'bad previous block',
+        (x) => {
+          x.previousBlocks[0] = 'robot:123';
+          return x;
+        },
+        /previousBlocks\[0\]: must be role:sha256/,
+      ],
     ];
     for (const [name, mutate, re] of cases) {
-      assert.throws(() => decodeState(mutate(good()), get), (e: Error) => e instanceof StateDecodeError && re.test(e.message), name);
+      assert.throws(
+        () => decodeState(mutate(good()), get),
+        (e: Error) => e instanceof StateDecodeError && re.test(e.message),
+        name,
+      );
     }
   });
 
@@ -108,7 +198,13 @@ describe('state codec (DESIGN §10)', () => {
     const s = budget.states[3];
     const enc = encodeState(s);
     const key = enc.entries[0].key;
-    assert.throws(() => decodeState(enc, () => { throw new Error('blob gone'); }), new RegExp(`entries\\[0\\] \\(${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) snapshot: blob gone`));
+    assert.throws(
+      () =>
+        decodeState(enc, () => {
+          throw new Error('blob gone');
+        }),
+      new RegExp(`entries\\[0\\] \\(${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) snapshot: blob gone`),
+    );
     assert.throws(() => decodeState(enc, () => 'other text'), /does not match its sha256/);
   });
 
@@ -118,7 +214,16 @@ describe('state codec (DESIGN §10)', () => {
     let deltaBytes = 0;
     let fullBytes = 0;
     for (const s of states) {
-      const next = encodeState(s, { engine: engineMeta({ conversationId: 'c', layout: 'transcript', policy: 'append-version', tokenizer: tok, system: 's', limits: { contextWindow: 1, maxOutputTokens: 0 } }) });
+      const next = encodeState(s, {
+        engine: engineMeta({
+          conversationId: 'c',
+          layout: 'transcript',
+          policy: 'append-version',
+          tokenizer: tok,
+          system: 's',
+          limits: { contextWindow: 1, maxOutputTokens: 0 },
+        }),
+      });
       const d = JSON.parse(JSON.stringify(diffState(prev, next)));
       const rebuilt = applyDelta(prev, d);
       assert.strictEqual(canonicalJson(rebuilt), canonicalJson(next));
@@ -144,10 +249,31 @@ describe('state codec (DESIGN §10)', () => {
   });
 
   it('records the engine options in force and reports what differs', () => {
-    const base = { conversationId: 'c', layout: 'library' as const, policy: 'append-version' as const, tokenizer: tok, system: 'sys', limits: { contextWindow: 1000, maxOutputTokens: 100 } };
+    const base = {
+      conversationId: 'c',
+      layout: 'library' as const,
+      policy: 'append-version' as const,
+      tokenizer: tok,
+      system: 'sys',
+      limits: { contextWindow: 1000, maxOutputTokens: 100 },
+    };
     const a = engineMeta(base);
     assert.deepStrictEqual(compareEngineMeta(a, engineMeta({ ...base, conversationId: 'other' })), []);
-    const diff = compareEngineMeta(a, engineMeta({ ...base, layout: 'transcript', system: 'new', instructions: [{ source: 'AGENTS.md', text: 'x' }], limits: { contextWindow: 2000, maxOutputTokens: 100 } }));
-    assert.deepStrictEqual(diff, ['layout was library, now transcript', 'model limits were {"contextWindow":1000,"maxOutputTokens":100}, now {"contextWindow":2000,"maxOutputTokens":100}', 'the system prompt changed', 'the instructions changed']);
+    const diff = compareEngineMeta(
+      a,
+      engineMeta({
+        ...base,
+        layout: 'transcript',
+        system: 'new',
+        instructions: [{ source: 'AGENTS.md', text: 'x' }],
+        limits: { contextWindow: 2000, maxOutputTokens: 100 },
+      }),
+    );
+    assert.deepStrictEqual(diff, [
+      'layout was library, now transcript',
+      'model limits were {"contextWindow":1000,"maxOutputTokens":100}, now {"contextWindow":2000,"maxOutputTokens":100}',
+      'the system prompt changed',
+      'the instructions changed',
+    ]);
   });
 });

@@ -18,7 +18,17 @@ after(() => {
 });
 
 function saveTurn(store: ChatStore, id: string, text: string): void {
-  const engine = new PromptContextEngine({ conversationId: id, layout: 'transcript', policy: 'append-version', tokenizer: getTokenizer('o200k_base'), system: 's', limits: { contextWindow: 100_000, maxOutputTokens: 1000 } }, store.hasChat(id) ? store.loadChat(id).state : undefined);
+  const engine = new PromptContextEngine(
+    {
+      conversationId: id,
+      layout: 'transcript',
+      policy: 'append-version',
+      tokenizer: getTokenizer('o200k_base'),
+      system: 's',
+      limits: { contextWindow: 100_000, maxOutputTokens: 1000 },
+    },
+    store.hasChat(id) ? store.loadChat(id).state : undefined,
+  );
   engine.buildTurn({ userText: text, attachments: [{ kind: 'file', uri: `${text}.ts`, content: `export const x = '${text}';\n` }] });
   engine.completeTurn('ok');
   store.appendTurn(id, { state: engine.state, engine: engine.options });

@@ -10,7 +10,22 @@ import { PromptContextEngine, type EngineOptions } from '../../src/engine/engine
 import { getTokenizer } from '../../src/services/tokenizer';
 
 function words(seed: number, n: number): string {
-  const vocab = ['cache', 'prefix', 'token', 'budget', 'engine', 'layer', 'request', 'file', 'turn', 'history', 'summary', 'reply', 'model', 'window'];
+  const vocab = [
+    'cache',
+    'prefix',
+    'token',
+    'budget',
+    'engine',
+    'layer',
+    'request',
+    'file',
+    'turn',
+    'history',
+    'summary',
+    'reply',
+    'model',
+    'window',
+  ];
   const out: string[] = [];
   let x = seed;
   for (let i = 0; i < n; i++) {
@@ -23,7 +38,13 @@ function words(seed: number, n: number): string {
 
 describe('pruning: summarizing many turns at once', () => {
   const tokenizer = getTokenizer('o200k_base');
-  const base: Omit<EngineOptions, 'limits'> = { conversationId: 'long', layout: 'transcript', policy: 'append-version', tokenizer, system: 'You are a helpful assistant.' };
+  const base: Omit<EngineOptions, 'limits'> = {
+    conversationId: 'long',
+    layout: 'transcript',
+    policy: 'append-version',
+    tokenizer,
+    system: 'You are a helpful assistant.',
+  };
 
   // 240 turns written with a window that never needed pruning.
   const writer = new PromptContextEngine({ ...base, limits: { contextWindow: 2_000_000, maxOutputTokens: 4096 } });
@@ -53,7 +74,9 @@ describe('pruning: summarizing many turns at once', () => {
     const lastReport = summaries[summaries.length - 1];
     assert.match(lastReport.item, /^turns \d+-\d+$/);
     assert.ok(b.pruned.filter((p) => p.layer === 'L4').length > 100, 'the one-at-a-time scan reports each turn');
-    process.stdout.write(`      240 turns into a 64k window: search ${searchMs.toFixed(0)} ms, one turn at a time ${scanMs.toFixed(0)} ms\n`);
+    process.stdout.write(
+      `      240 turns into a 64k window: search ${searchMs.toFixed(0)} ms, one turn at a time ${scanMs.toFixed(0)} ms\n`,
+    );
   });
 
   it('far over (even the longest summary does not fit): the same request as the scan', () => {

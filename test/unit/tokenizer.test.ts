@@ -5,13 +5,7 @@ import * as fc from 'fast-check';
 import * as gptO200k from 'gpt-tokenizer/encoding/o200k_base';
 import * as gptCl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import { sha256HexNode } from '../../src/services/nodeHasher';
-import {
-  GuardedTokenizer,
-  LONG_RUN_LIMIT,
-  MAX_ERROR_PER_CUT,
-  getTokenizer,
-  type EncodingName,
-} from '../../src/services/tokenizer';
+import { GuardedTokenizer, LONG_RUN_LIMIT, MAX_ERROR_PER_CUT, getTokenizer, type EncodingName } from '../../src/services/tokenizer';
 
 const ENCODINGS: EncodingName[] = ['o200k_base', 'cl100k_base'];
 const TRAJECTORIES = path.resolve(__dirname, '../../../test/fixtures/trajectories');
@@ -33,8 +27,7 @@ interface JsTiktoken {
 function loadJsTiktoken(encoding: EncodingName): JsTiktoken {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (ranks: unknown) => JsTiktoken };
-  const ranks: unknown =
-    encoding === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base');
+  const ranks: unknown = encoding === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return new Tiktoken(ranks);
 }
@@ -60,8 +53,17 @@ function randomRun(length: number, alphabet: string, seed: number): string {
 }
 function minifiedJs(length: number, seed: number): string {
   const parts = [
-    'function(a,b){return a+b}', 'var x=1;', 'if(e&&e.length>0)', '{t.push(n[i]);}', '"use strict";', '=>',
-    'window.location.href', '0x1f', '[a-zA-Z]+', 'e.exports=function(t){', 'Object.defineProperty(r,"__esModule",{value:!0})',
+    'function(a,b){return a+b}',
+    'var x=1;',
+    'if(e&&e.length>0)',
+    '{t.push(n[i]);}',
+    '"use strict";',
+    '=>',
+    'window.location.href',
+    '0x1f',
+    '[a-zA-Z]+',
+    'e.exports=function(t){',
+    'Object.defineProperty(r,"__esModule",{value:!0})',
   ];
   const rnd = seeded(seed);
   let s = '';
@@ -75,7 +77,8 @@ function adversarialFile(name: string): string {
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const CJK = '的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手用';
+const CJK =
+  '的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手用';
 
 describe('tokenizer: exact counts', () => {
   it('matches hard-coded counts verified with js-tiktoken', () => {
@@ -114,7 +117,12 @@ describe('tokenizer: special tokens, edge cases', () => {
     it(`${encoding}: special-token strings count as ordinary text`, () => {
       const tok = getTokenizer(encoding);
       assert.strictEqual(tok.count('<|endoftext|>'), 7);
-      for (const s of ['<|endoftext|>', '<|im_start|>user\nhi<|im_end|>', '<|fim_prefix|><|fim_middle|><|fim_suffix|>', '<|endofprompt|>']) {
+      for (const s of [
+        '<|endoftext|>',
+        '<|im_start|>user\nhi<|im_end|>',
+        '<|fim_prefix|><|fim_middle|><|fim_suffix|>',
+        '<|endofprompt|>',
+      ]) {
         const ids = tok.encode(s);
         assert.ok(ids.length > 1, s);
         assert.strictEqual(decode(encoding, ids), s);
@@ -127,8 +135,16 @@ describe('tokenizer: special tokens, edge cases', () => {
       assert.strictEqual(tok.count(''), 0);
       assert.deepStrictEqual(tok.encode(''), []);
       const odd = [
-        'a\r\nb\rc\n', '\u0000\u0001\u0002\u001b[31m\u007f', '\u2028\u2029\u00a0\ufeff', '\ud800', 'x\udc00y', '\ud83d',
-        '\u0301\u0301', '😀'.repeat(10), adversarialFile('evil/control-chars.txt'), adversarialFile('evil/crlf-unicode.ts'),
+        'a\r\nb\rc\n',
+        '\u0000\u0001\u0002\u001b[31m\u007f',
+        '\u2028\u2029\u00a0\ufeff',
+        '\ud800',
+        'x\udc00y',
+        '\ud83d',
+        '\u0301\u0301',
+        '😀'.repeat(10),
+        adversarialFile('evil/control-chars.txt'),
+        adversarialFile('evil/crlf-unicode.ts'),
       ];
       for (const s of odd) {
         const n = tok.count(s);
@@ -216,7 +232,7 @@ describe('tokenizer: memo', () => {
     assert.strictEqual(tok.memoStats().hits, hits + 1);
   });
 
-  it('takes the caller\'s sha256 of a long text as its memo key: the same counts, and a hit without hashing again', () => {
+  it("takes the caller's sha256 of a long text as its memo key: the same counts, and a hit without hashing again", () => {
     const tok = new GuardedTokenizer('o200k_base', { stringKeyMaxLength: 100, chunkThreshold: 2_000 });
     for (const text of ['medium text, keyed '.repeat(20), 'a long text, counted in chunks\n'.repeat(200)]) {
       const key = sha256HexNode(text);
@@ -244,7 +260,14 @@ describe('tokenizer: saved counts (seeds) and the recorder', () => {
     const n2 = tok.count(long, longKey);
     tok.count(short);
     tok.count(long, longKey);
-    assert.deepStrictEqual(rec, [[sha256HexNode(short).slice(0, 32), n1], [longKey.slice(0, 32), n2]], 'one record per text encoded, keyed by its sha256');
+    assert.deepStrictEqual(
+      rec,
+      [
+        [sha256HexNode(short).slice(0, 32), n1],
+        [longKey.slice(0, 32), n2],
+      ],
+      'one record per text encoded, keyed by its sha256',
+    );
 
     // A new tokenizer given those records encodes nothing for them.
     const next = new GuardedTokenizer('o200k_base');
@@ -314,8 +337,37 @@ describe('tokenizer: long-run guard', () => {
       // Letters of every case class, digits (also astral ones), marks, apostrophes, punctuation,
       // emoji, CJK, U+FFFD, a lone surrogate and the odd space.
       const alphabet = [
-        'a', 'b', 's', 't', 'Z', 'S', 'ǅ', 'ʰ', 'é', 'ß', 'Ω', '中', '文', '𝒜', '1', '2', '٣', '𝟘', '\u0301', "'",
-        '.', '-', '=', '/', '_', '😀', '\ufffd', '\ud800', '<|endoftext|>', ' ', '\n',
+        'a',
+        'b',
+        's',
+        't',
+        'Z',
+        'S',
+        'ǅ',
+        'ʰ',
+        'é',
+        'ß',
+        'Ω',
+        '中',
+        '文',
+        '𝒜',
+        '1',
+        '2',
+        '٣',
+        '𝟘',
+        '\u0301',
+        "'",
+        '.',
+        '-',
+        '=',
+        '/',
+        '_',
+        '😀',
+        '\ufffd',
+        '\ud800',
+        '<|endoftext|>',
+        ' ',
+        '\n',
       ];
       const noSpace = alphabet.slice(0, 24);
       let safeCuts = 0;

@@ -28,8 +28,7 @@ function loadJsTiktoken(encoding: EncodingName): JsTiktoken {
   // js-tiktoken's typings are ESM-only ("type": "module"); its CommonJS build is required directly.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { Tiktoken } = require('js-tiktoken/lite') as { Tiktoken: new (ranks: unknown) => JsTiktoken };
-  const ranks: unknown =
-    encoding === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base');
+  const ranks: unknown = encoding === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const t = new Tiktoken(ranks);
   loaded.set(encoding, t);
@@ -54,7 +53,10 @@ function expand(v: FileValue | undefined): string | undefined {
 
 /** Every file content (initial and edited), user text, reply and system prompt, once. */
 function trajectoryTexts(): { texts: string[]; encodings: Set<EncodingName>; files: number } {
-  const files = fs.readdirSync(TRAJECTORIES).filter((n) => n.endsWith('.json')).sort();
+  const files = fs
+    .readdirSync(TRAJECTORIES)
+    .filter((n) => n.endsWith('.json'))
+    .sort();
   const texts = new Set<string>();
   const encodings = new Set<EncodingName>();
   for (const f of files) {
@@ -148,7 +150,8 @@ describe('tokenizer agreement with js-tiktoken (trajectories)', function () {
     for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
       const ours = getTokenizer(encoding);
       const theirs = loadJsTiktoken(encoding);
-      for (const c of cases) assert.deepStrictEqual(ours.encode(c), theirs.encode(c, [], []), `${encoding}: ${JSON.stringify(c.slice(0, 40))}`);
+      for (const c of cases)
+        assert.deepStrictEqual(ours.encode(c), theirs.encode(c, [], []), `${encoding}: ${JSON.stringify(c.slice(0, 40))}`);
     }
   });
 });

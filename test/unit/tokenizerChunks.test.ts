@@ -9,7 +9,15 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as fc from 'fast-check';
-import { CHUNK_HASH_BITS, CHUNK_MAX, CHUNK_MIN, GuardedTokenizer, chunkEnds, isChunkBoundary, type EncodingName } from '../../src/services/tokenizer';
+import {
+  CHUNK_HASH_BITS,
+  CHUNK_MAX,
+  CHUNK_MIN,
+  GuardedTokenizer,
+  chunkEnds,
+  isChunkBoundary,
+  type EncodingName,
+} from '../../src/services/tokenizer';
 import { codeLikeText, withTicker } from '../../bench/perfWarm';
 
 const TRAJECTORIES = path.resolve(__dirname, '../../../test/fixtures/trajectories');
@@ -25,7 +33,10 @@ function trajectoryTexts(): string[] {
     if (typeof v === 'string') out.add(v);
     else if (v && typeof v === 'object') out.add(v.repeat.repeat(v.times));
   };
-  for (const f of fs.readdirSync(TRAJECTORIES).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of fs
+    .readdirSync(TRAJECTORIES)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const t = JSON.parse(fs.readFileSync(path.join(TRAJECTORIES, f), 'utf8')) as {
       system: string;
       files: Record<string, FileValue>;
@@ -111,9 +122,56 @@ describe('tokenizer: chunked counts are exact', function () {
 
     it(`${encoding}: random texts of the characters the split regexes care about`, () => {
       const alphabet = [
-        'a', 'b', 'Z', 'Q', 'é', 'ß', 'Ω', '日本', '한', 'x', 'y', 'id', 'Foo', 'bar', "'", "'s", "'T", '’',
-        '0', '12', '345', '٣', ' ', '  ', '\t', '\n', '\n\n', '\r\n', '\r', '\u00a0', '\u3000', '\u2028', '\ufeff',
-        '/', '//', '\n/', ';', '(', ')', '.', ',', '_', '-', '=', '<|endoftext|>', '<|im_start|>', '😀', '👍🏽', '\u0301', '\ud800',
+        'a',
+        'b',
+        'Z',
+        'Q',
+        'é',
+        'ß',
+        'Ω',
+        '日本',
+        '한',
+        'x',
+        'y',
+        'id',
+        'Foo',
+        'bar',
+        "'",
+        "'s",
+        "'T",
+        '’',
+        '0',
+        '12',
+        '345',
+        '٣',
+        ' ',
+        '  ',
+        '\t',
+        '\n',
+        '\n\n',
+        '\r\n',
+        '\r',
+        '\u00a0',
+        '\u3000',
+        '\u2028',
+        '\ufeff',
+        '/',
+        '//',
+        '\n/',
+        ';',
+        '(',
+        ')',
+        '.',
+        ',',
+        '_',
+        '-',
+        '=',
+        '<|endoftext|>',
+        '<|im_start|>',
+        '😀',
+        '👍🏽',
+        '\u0301',
+        '\ud800',
       ];
       const tiny = new GuardedTokenizer(encoding, TINY);
       const whole = new GuardedTokenizer(encoding);
@@ -163,7 +221,9 @@ describe('tokenizer: warm', function () {
     const after = tok.memoStats();
     assert.ok(after.chunkMisses - before.chunkMisses <= 4, `${after.chunkMisses - before.chunkMisses} chunks re-counted`);
     assert.strictEqual(tok.count(block), n);
-    process.stdout.write(`      warm 5 MB: ${warmMs.toFixed(0)} ms in ${stats.slices} slices, longest ${stats.maxSliceMs.toFixed(1)} ms (${stats.maxSliceCpuMs.toFixed(1)} ms CPU; held the main thread ≤ ${stats.maxSliceBusyMs.toFixed(1)} ms), longest event-loop gap ${maxGap.toFixed(1)} ms; count of the wrapped block afterwards ${countMs.toFixed(1)} ms\n`);
+    process.stdout.write(
+      `      warm 5 MB: ${warmMs.toFixed(0)} ms in ${stats.slices} slices, longest ${stats.maxSliceMs.toFixed(1)} ms (${stats.maxSliceCpuMs.toFixed(1)} ms CPU; held the main thread ≤ ${stats.maxSliceBusyMs.toFixed(1)} ms), longest event-loop gap ${maxGap.toFixed(1)} ms; count of the wrapped block afterwards ${countMs.toFixed(1)} ms\n`,
+    );
   });
 
   it('a long text counted long ago is found by its hash: warmed or counted again, it is not cut into chunks again', async () => {

@@ -91,7 +91,10 @@ describe('tool executor', () => {
     assert.equal(input.content, lines.slice(0, n).join('\n'), 'exactly the first N lines, verbatim');
     assert.ok(counter.count(input.content) <= 500, 'within the budget');
     assert.ok(counter.count(lines.slice(0, n + 1).join('\n')) > 500, 'and as much as fits');
-    assert.equal(note, `[truncated at line ${n} of 1000: a tool result may take 500 tokens. Call read_file with startLine ${n + 1} to read on.]`);
+    assert.equal(
+      note,
+      `[truncated at line ${n} of 1000: a tool result may take 500 tokens. Call read_file with startLine ${n + 1} to read on.]`,
+    );
     assert.deepEqual(r.output.whole, { id: 'file:src/long.txt', content: LINES });
     assert.equal(r.summary, `src/long.txt, lines 1-${n} (truncated)`);
 
@@ -105,7 +108,12 @@ describe('tool executor', () => {
   it('read_file with a range: the lines verbatim, the whole file alongside, a note past the end', () => {
     const r = run(workspace(), 'read_file', { path: 'src/a.ts', startLine: 2, endLine: 3 });
     if (r.output.kind !== 'artifact') return assert.fail('expected an artifact');
-    assert.deepEqual(r.output.input, { kind: 'tool', uri: 'src/a.ts', range: { startLine: 2, endLine: 3 }, content: 'export function add(x: number, y: number) {\n  return x + y;' });
+    assert.deepEqual(r.output.input, {
+      kind: 'tool',
+      uri: 'src/a.ts',
+      range: { startLine: 2, endLine: 3 },
+      content: 'export function add(x: number, y: number) {\n  return x + y;',
+    });
     assert.equal(r.output.whole?.id, 'file:src/a.ts');
     const past = run(workspace(), 'read_file', { path: 'src/a.ts', startLine: 4, endLine: 99 });
     if (past.output.kind !== 'artifact') return assert.fail('expected an artifact');
@@ -133,7 +141,11 @@ describe('tool executor', () => {
     if (r.output.kind !== 'artifact') return assert.fail('expected an artifact');
     assert.equal(r.output.input.content, 'src/b.ts:2: console.log(A_CONSTANT, a);');
     assert.match(r.output.note!, /\[4 files searched; 1 file skipped \(excluded, binary, too large or unreadable\)\.\]/);
-    assert.match(text(run(workspace(), 'search_text', { query: 'A_constant' })), /no match for "A_constant"/, 'an upper-case letter makes it case-sensitive');
+    assert.match(
+      text(run(workspace(), 'search_text', { query: 'A_constant' })),
+      /no match for "A_constant"/,
+      'an upper-case letter makes it case-sensitive',
+    );
     assert.match(text(run(workspace(), 'search_text', { query: 'sk-live' })), /no match/, 'secrets in excluded files are not found');
     const scoped = run(workspace(), 'search_text', { query: 'add', glob: 'docs/**' });
     if (scoped.output.kind !== 'artifact') return assert.fail('expected an artifact');
@@ -154,7 +166,10 @@ describe('tool executor', () => {
     const all = run(ws, 'get_diagnostics', {});
     if (all.output.kind !== 'artifact') return assert.fail('expected an artifact');
     assert.equal(all.output.input.kind, 'diagnostics');
-    assert.equal(all.output.input.content, "src/a.ts:1:14: warning: unused (eslint)\nsrc/b.ts:2:13: error: Cannot find name 'A_CONSTANT'. (ts 2304)");
+    assert.equal(
+      all.output.input.content,
+      "src/a.ts:1:14: warning: unused (eslint)\nsrc/b.ts:2:13: error: Cannot find name 'A_CONSTANT'. (ts 2304)",
+    );
     const one = run(ws, 'get_diagnostics', { path: 'src/b.ts' });
     if (one.output.kind !== 'artifact') return assert.fail('expected an artifact');
     assert.equal(one.output.input.uri, 'src/b.ts');
@@ -171,7 +186,12 @@ describe('tool executor', () => {
     ws.setSelection({ path: 'src/a.ts', startLine: 2, endLine: 4 });
     const r = run(ws, 'get_selection', {});
     if (r.output.kind !== 'artifact') return assert.fail('expected an artifact');
-    assert.deepEqual(r.output.input, { kind: 'tool', uri: 'src/a.ts', range: { startLine: 2, endLine: 4 }, content: 'export function add(x: number, y: number) {\n  return x + y;\n}' });
+    assert.deepEqual(r.output.input, {
+      kind: 'tool',
+      uri: 'src/a.ts',
+      range: { startLine: 2, endLine: 4 },
+      content: 'export function add(x: number, y: number) {\n  return x + y;\n}',
+    });
     ws.setSelection({ path: '.env', startLine: 1, endLine: 1 });
     assert.equal((run(ws, 'get_selection', {}).output as { refused?: string }).refused, 'excluded');
   });
@@ -180,7 +200,10 @@ describe('tool executor', () => {
     assert.match(text(run(workspace(), 'read_file', {})), /the argument "path" is required/);
     assert.match(text(run(workspace(), 'read_file', { path: 'src/a.ts', line: 3 })), /unknown argument "line"/);
     assert.match(text(run(workspace(), 'read_file', { path: 'src/a.ts', startLine: 0 })), /startLine must be an integer ≥ 1/);
-    assert.match(text(run(workspace(), 'read_file', { path: 'src/a.ts', startLine: 5, endLine: 2 })), /endLine must not be before startLine/);
+    assert.match(
+      text(run(workspace(), 'read_file', { path: 'src/a.ts', startLine: 5, endLine: 2 })),
+      /endLine must not be before startLine/,
+    );
     assert.match(text(run(workspace(), 'write_file', { path: 'x' })), /There is no tool named "write_file"/);
     assert.match(text(run(workspace(), 'read_file', { __invalid_json__: '{"path": ' })), /the arguments are not a JSON object/);
     const call: ToolCall = { id: 'c', name: 'search_text', args: { query: 'x', glob: null } };
@@ -198,7 +221,11 @@ describe('tool executor', () => {
     const ex = new ToolExecutor(asyncPort, counter);
     const r = await runSteps(ex.execute({ id: 'c1', name: 'search_text', args: { query: 'add' } }));
     if (r.output.kind !== 'artifact') return assert.fail('expected an artifact');
-    assert.equal(r.output.input.content, 'docs/readme.md:2: See src/a.ts for add().\nsrc/a.ts:2: export function add(x: number, y: number) {', 'files in sorted order');
+    assert.equal(
+      r.output.input.content,
+      'docs/readme.md:2: See src/a.ts for add().\nsrc/a.ts:2: export function add(x: number, y: number) {',
+      'files in sorted order',
+    );
     assert.throws(() => runStepsSync(ex.execute({ id: 'c2', name: 'read_file', args: { path: 'src/a.ts' } })), /answered with a promise/);
   });
 });

@@ -14,13 +14,23 @@ import { GuardedTokenizer } from '../../src/services/tokenizer';
 import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
 import { ToolExecutor } from '../../src/services/tools/executor';
 import { TurnPipeline, type SendOptions, type TurnEvent } from '../../src/services/turnPipeline';
-import { startAnthropicImitation, startOpenAIImitation, type AnthropicImitationServer, type OpenAIImitationServer, type RecordedRequest } from '../support/imitationServers';
+import {
+  startAnthropicImitation,
+  startOpenAIImitation,
+  type AnthropicImitationServer,
+  type OpenAIImitationServer,
+  type RecordedRequest,
+} from '../support/imitationServers';
 import { installNetworkGuard, type NetworkGuard } from '../support/networkGuard';
 
 const tokenizer = new GuardedTokenizer('o200k_base');
 const SECRET = 'ANTHROPIC_API_KEY=sk-ant-live-LOOPTEST-987654321';
 /** Big enough (≈2,000 tokens) that the prefix of a later step passes the 1,024-token cache minimum. */
-const SERVICE_TS = Array.from({ length: 120 }, (_, i) => `export function handler${i}(req: Request): Response { return respond(req, ${i}); } // route ${i + 1}`).join('\n') + '\n';
+const SERVICE_TS =
+  Array.from(
+    { length: 120 },
+    (_, i) => `export function handler${i}(req: Request): Response { return respond(req, ${i}); } // route ${i + 1}`,
+  ).join('\n') + '\n';
 const UTIL_TS = 'export function respond(req: Request, n: number): Response {\n  return new Response(String(n));\n}\n';
 
 function workspace(): MemoryWorkspace {
@@ -75,12 +85,26 @@ describe('tool loop through the LangChain providers against the imitation server
 
   function pipeline(chat: string): { ws: MemoryWorkspace; pipeline: TurnPipeline } {
     const ws = workspace();
-    const engine = new PromptContextEngine({ conversationId: chat, layout: 'transcript', policy: 'append-version', tokenizer, system: 'You are a coding assistant. Read the workspace with the tools.', limits: { contextWindow: 128_000, maxOutputTokens: 1024 }, tools: true });
+    const engine = new PromptContextEngine({
+      conversationId: chat,
+      layout: 'transcript',
+      policy: 'append-version',
+      tokenizer,
+      system: 'You are a coding assistant. Read the workspace with the tools.',
+      limits: { contextWindow: 128_000, maxOutputTokens: 1024 },
+      tools: true,
+    });
     return { ws, pipeline: new TurnPipeline({ engine, port: ws, check: true }) };
   }
 
   function send(ws: MemoryWorkspace, events: TurnEvent[], over: Partial<SendOptions> = {}, maxSteps = 8): SendOptions {
-    return { model: 'imitation-model', maxOutputTokens: 256, onEvent: (e) => events.push(e), tools: { definitions: TOOL_DEFINITIONS, executor: new ToolExecutor(ws, tokenizer), maxSteps, maxTurnTokens: 60_000 }, ...over };
+    return {
+      model: 'imitation-model',
+      maxOutputTokens: 256,
+      onEvent: (e) => events.push(e),
+      tools: { definitions: TOOL_DEFINITIONS, executor: new ToolExecutor(ws, tokenizer), maxSteps, maxTurnTokens: 60_000 },
+      ...over,
+    };
   }
 
   for (const [name, makeProvider, server] of apis) {
@@ -88,8 +112,20 @@ describe('tool loop through the LangChain providers against the imitation server
       const s = server();
       const before = s.chatRequests.length;
       s.queueReply(
-        { text: 'Reading the service and the env file.', toolCalls: [{ name: 'read_file', args: { path: 'src/service.ts' } }, { name: 'read_file', args: { path: '.env' } }] },
-        { toolCalls: [{ name: 'read_file', args: { path: '../deploy/secrets.json' } }, { name: 'read_file', args: { path: 'src/service.ts', startLine: 3, endLine: 9 } }, { name: 'read_file', args: { path: 'src/util.ts' } }] },
+        {
+          text: 'Reading the service and the env file.',
+          toolCalls: [
+            { name: 'read_file', args: { path: 'src/service.ts' } },
+            { name: 'read_file', args: { path: '.env' } },
+          ],
+        },
+        {
+          toolCalls: [
+            { name: 'read_file', args: { path: '../deploy/secrets.json' } },
+            { name: 'read_file', args: { path: 'src/service.ts', startLine: 3, endLine: 9 } },
+            { name: 'read_file', args: { path: 'src/util.ts' } },
+          ],
+        },
         'handler2 calls respond(req, 2).',
       );
       const { ws, pipeline: p } = pipeline(`loop-${name.toLowerCase()}`);
@@ -100,7 +136,12 @@ describe('tool loop through the LangChain providers against the imitation server
       const reqs = s.chatRequests.slice(before);
       assert.equal(reqs.length, 3, 'three model requests');
       assertAppends(reqs);
-      for (const r of reqs) assert.deepEqual(r.tools, TOOL_DEFINITIONS.map((d) => d.name), 'the tools in every request');
+      for (const r of reqs)
+        assert.deepEqual(
+          r.tools,
+          TOOL_DEFINITIONS.map((d) => d.name),
+          'the tools in every request',
+        );
       const last = reqs[2].messages!;
       const text = allText(last);
       assert.equal(count(text, SERVICE_TS), 1, 'service.ts once in full');
@@ -110,19 +151,34 @@ describe('tool loop through the LangChain providers against the imitation server
       assert.equal(results.length, 5);
       assert.match(results[1], /^read_file refused \(excluded\): \.env matches the exclude pattern/);
       assert.match(results[2], /^read_file refused \(outside-workspace\): \.\.\/deploy\/secrets\.json is outside the workspace/);
-      assert.match(results[3], /^<ref id="file:src\/service\.ts" version="1" sha="[0-9a-f]{8}"\/> \(read again, unchanged: lines 3-9 of it/);
+      assert.match(
+        results[3],
+        /^<ref id="file:src\/service\.ts" version="1" sha="[0-9a-f]{8}"\/> \(read again, unchanged: lines 3-9 of it/,
+      );
       // The calls went back with the ids the server gave them.
       const ids = reqs[0].toolCalls!.map((c) => c.id).concat(reqs[1].toolCalls!.map((c) => c.id));
-      assert.deepEqual(last.filter((m) => m.role === 'tool').map((m) => m.toolCallId), ids);
+      assert.deepEqual(
+        last.filter((m) => m.role === 'tool').map((m) => m.toolCallId),
+        ids,
+      );
       // Cache hits within the turn: each later request reads what the one before wrote.
       assert.ok(reqs[1].usage!.cacheRead === 0 || name === 'OpenAI', 'step 1 wrote; nothing before it');
       assert.ok(reqs[2].usage!.cacheRead > 0, `step 3 reads step 2's prefix (${JSON.stringify(reqs[2].usage)})`);
       assert.ok(reqs[2].usage!.cacheRead >= reqs[1].usage!.input - 128, 'nearly all of the previous request is a cache hit');
       // The panel's view of the steps, and the reply.
-      assert.deepEqual(outcome.toolSteps.map((v) => `${v.name}:${v.status}${v.reused ? ':reused' : ''}`), ['read_file:done', 'read_file:refused', 'read_file:refused', 'read_file:done:reused', 'read_file:done']);
-      assert.ok(outcome.toolSteps.every((v) => v.cachedReported === true), 'cached tokens as the provider reported them');
+      assert.deepEqual(
+        outcome.toolSteps.map((v) => `${v.name}:${v.status}${v.reused ? ':reused' : ''}`),
+        ['read_file:done', 'read_file:refused', 'read_file:refused', 'read_file:done:reused', 'read_file:done'],
+      );
+      assert.ok(
+        outcome.toolSteps.every((v) => v.cachedReported === true),
+        'cached tokens as the provider reported them',
+      );
       assert.equal(outcome.status === 'done' && outcome.reply, 'handler2 calls respond(req, 2).');
-      assert.ok(events.some((e) => e.type === 'toolCall' && e.args === undefined), 'a toolCall event while the call streamed');
+      assert.ok(
+        events.some((e) => e.type === 'toolCall' && e.args === undefined),
+        'a toolCall event while the call streamed',
+      );
       // The next turn extends the last request.
       s.queueReply('Nothing else.');
       const next = await p.run({ userText: 'Anything else?' }, makeProvider(), send(ws, []));
@@ -136,23 +192,31 @@ describe('tool loop through the LangChain providers against the imitation server
   it('Stop in the middle of the loop ends it at once: no further request; the steps done and the streamed text are kept', async () => {
     const slow = await startOpenAIImitation({ deltaChars: 2, chunkDelayMs: 30 });
     try {
-      slow.queueReply({ toolCalls: [{ name: 'read_file', args: { path: 'src/util.ts' } }] }, 'This reply streams slowly, and the user stops it half way through, so only part of it is kept.', 'never sent');
+      slow.queueReply(
+        { toolCalls: [{ name: 'read_file', args: { path: 'src/util.ts' } }] },
+        'This reply streams slowly, and the user stops it half way through, so only part of it is kept.',
+        'never sent',
+      );
       const { ws, pipeline: p } = pipeline('loop-stop');
       const controller = new AbortController();
       const events: TurnEvent[] = [];
       let chunks = 0;
       const t0 = Date.now();
       let stoppedAt = 0;
-      const outcome = await p.run({ userText: 'Read util' }, new OpenAIProvider({ baseURL: slow.url }), send(ws, events, {
-        signal: controller.signal,
-        onEvent: (e) => {
-          events.push(e);
-          if (e.type === 'text' && ++chunks === 5) {
-            stoppedAt = Date.now();
-            controller.abort();
-          }
-        },
-      }));
+      const outcome = await p.run(
+        { userText: 'Read util' },
+        new OpenAIProvider({ baseURL: slow.url }),
+        send(ws, events, {
+          signal: controller.signal,
+          onEvent: (e) => {
+            events.push(e);
+            if (e.type === 'text' && ++chunks === 5) {
+              stoppedAt = Date.now();
+              controller.abort();
+            }
+          },
+        }),
+      );
       const ended = Date.now();
       assert.equal(outcome.status, 'stopped');
       assert.equal(outcome.status === 'stopped' && outcome.kept, true);

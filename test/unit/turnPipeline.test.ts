@@ -18,7 +18,12 @@ import { ScriptedProvider } from '../../src/services/providers/scripted';
 import { GuardedTokenizer } from '../../src/services/tokenizer';
 import { formatTurnReport, TurnPipeline, type TurnEvent, type TurnOutcome, type TurnRequest } from '../../src/services/turnPipeline';
 import type { WorkspacePort } from '../../src/services/workspacePort';
-import { startAnthropicImitation, startOpenAIImitation, type AnthropicImitationServer, type OpenAIImitationServer } from '../support/imitationServers';
+import {
+  startAnthropicImitation,
+  startOpenAIImitation,
+  type AnthropicImitationServer,
+  type OpenAIImitationServer,
+} from '../support/imitationServers';
 import { installNetworkGuard, type NetworkGuard } from '../support/networkGuard';
 
 const OPENAI_KEY = 'sk-test-pipeline-OPENAI-0123456789SECRET';
@@ -64,7 +69,14 @@ function harness(opts: { engine?: Partial<EngineOptions>; port?: WorkspacePort }
   const ws = new MemoryWorkspace(files());
   const store = ChatStore.open(tmp(), { durable: false });
   const logs: string[] = [];
-  const pipeline = new TurnPipeline({ engine: engine(opts.engine), port: opts.port ?? ws, persist: { store, chatId: 'pipeline-test' }, check: true, warm: (t, s) => tokenizer.warm(t, s), log: (l) => logs.push(l) });
+  const pipeline = new TurnPipeline({
+    engine: engine(opts.engine),
+    port: opts.port ?? ws,
+    persist: { store, chatId: 'pipeline-test' },
+    check: true,
+    warm: (t, s) => tokenizer.warm(t, s),
+    log: (l) => logs.push(l),
+  });
   return { ws, store, pipeline, events: [], logs };
 }
 
@@ -87,7 +99,9 @@ function requestText(body: unknown): string {
   const parts: string[] = [];
   const add = (c: unknown) => {
     if (typeof c === 'string') parts.push(c);
-    else if (Array.isArray(c)) for (const p of c) if (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string') parts.push((p as { text: string }).text);
+    else if (Array.isArray(c))
+      for (const p of c)
+        if (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string') parts.push((p as { text: string }).text);
   };
   add(b.system);
   for (const m of b.messages) add(m.content);
@@ -145,8 +159,17 @@ describe('turn pipeline: full turns against the imitation servers', function () 
       srv.resetCache();
       const before = srv.chatRequests.length;
       const turns: TurnRequest[] = [
-        { userText: 'Look at a.ts and lines 2-4 of b.ts', attachments: [{ kind: 'file', path: 'src/a.ts' }, { kind: 'selection', path: 'src/b.ts', startLine: 2, endLine: 4 }] },
-        { userText: 'a.ts changed; and again the same selection', attachments: [{ kind: 'selection', path: 'src/b.ts', startLine: 2, endLine: 4 }] },
+        {
+          userText: 'Look at a.ts and lines 2-4 of b.ts',
+          attachments: [
+            { kind: 'file', path: 'src/a.ts' },
+            { kind: 'selection', path: 'src/b.ts', startLine: 2, endLine: 4 },
+          ],
+        },
+        {
+          userText: 'a.ts changed; and again the same selection',
+          attachments: [{ kind: 'selection', path: 'src/b.ts', startLine: 2, endLine: 4 }],
+        },
         { userText: 'Once more with a.ts', attachments: [{ kind: 'file', path: 'src/a.ts' }] },
       ];
       const outcomes: TurnOutcome[] = [];
@@ -163,7 +186,8 @@ describe('turn pipeline: full turns against the imitation servers', function () 
       const selection = 'function b() {\r\n\treturn "ünïcödé </selection:00000000>";\r\n}';
       for (const [i, text] of texts.entries()) {
         const blocks = fullBlocks(text);
-        for (const [open, bodies] of blocks) assert.strictEqual(bodies.length, 1, `request ${i + 1}: ${open.trim()} sent ${bodies.length} times`);
+        for (const [open, bodies] of blocks)
+          assert.strictEqual(bodies.length, 1, `request ${i + 1}: ${open.trim()} sent ${bodies.length} times`);
         const sel = [...blocks].filter(([open]) => open.startsWith('<selection'));
         assert.strictEqual(sel.length, 1, `request ${i + 1} carries the selection block once`);
         assert.strictEqual(sel[0][1][0], selection, 'the selection went out byte for byte');
@@ -172,15 +196,24 @@ describe('turn pipeline: full turns against the imitation servers', function () 
       assert.ok([...fullBlocks(texts[1]).keys()].some((k) => k.includes('id="file:src/a.ts" version="2"')));
       assert.match(texts[1].slice(texts[1].lastIndexOf('reply 1 from')), /<ref id="sel:src\/b.ts#L2-L4@[0-9a-f]{8}" version="1"/);
       assert.match(texts[2].slice(texts[2].lastIndexOf('reply 2 from')), /<ref id="file:src\/a.ts" version="2"/);
-      assert.ok(texts[2].includes(`a0 = 100`) && texts[2].split('export const a1 = 1;').length === 3, 'v1 and v2 each once, in their own turns');
+      assert.ok(
+        texts[2].includes(`a0 = 100`) && texts[2].split('export const a1 = 1;').length === 3,
+        'v1 and v2 each once, in their own turns',
+      );
       // Persisted, with the model and the usage the server reported, before `done` fired.
       const loaded = ChatStore.open(h.store.root, { durable: false }).loadChat('pipeline-test');
       assert.strictEqual(loaded.state.completedTurns, 3);
-      assert.deepStrictEqual(loaded.state.turns.map((t) => t.reply), [1, 2, 3].map((i) => `reply ${i} from ${name}`));
+      assert.deepStrictEqual(
+        loaded.state.turns.map((t) => t.reply),
+        [1, 2, 3].map((i) => `reply ${i} from ${name}`),
+      );
       for (const [i, meta] of loaded.turns.entries()) {
         assert.strictEqual(meta.model, `test · ${model}`);
         assert.deepStrictEqual(meta.usage, sent[i].usage);
-        assert.strictEqual(Object.values(meta.layerTokens!).reduce((a, b) => a + b, 0), outcomes[i].envelope!.totalTokens);
+        assert.strictEqual(
+          Object.values(meta.layerTokens!).reduce((a, b) => a + b, 0),
+          outcomes[i].envelope!.totalTokens,
+        );
         assert.strictEqual(meta.stopped, undefined);
       }
       const seq = h.events.filter((e) => e.type === 'text').length;
@@ -189,7 +222,10 @@ describe('turn pipeline: full turns against the imitation servers', function () 
       assert.deepStrictEqual(order, ['built', 'persisted', 'done', 'built', 'persisted', 'done', 'built', 'persisted', 'done']);
       // The log line: hashes, prefix, predicted vs reported cache, timings; no key, no file content.
       assert.strictEqual(h.logs.length, 3);
-      assert.match(h.logs[2], /turn 3 done: L1 [0-9a-f]{12} \(\d+\).*cached \d+ predicted \/ \d+ reported; prefix kept; build [\d.]+ ms, first token \d+ ms/);
+      assert.match(
+        h.logs[2],
+        /turn 3 done: L1 [0-9a-f]{12} \(\d+\).*cached \d+ predicted \/ \d+ reported; prefix kept; build [\d.]+ ms, first token \d+ ms/,
+      );
       for (const l of h.logs) assert.ok(!l.includes(OPENAI_KEY) && !l.includes(ANTHROPIC_KEY) && !l.includes('export const a1'), l);
     });
   }
@@ -201,14 +237,18 @@ describe('turn pipeline: full turns against the imitation servers', function () 
       slow.queueReply('one two three four five six seven eight nine ten eleven twelve thirteen fourteen');
       const ctrl = new AbortController();
       const seen: string[] = [];
-      const outcome = await h.pipeline.run({ userText: 'Count slowly' }, new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: slow.url }), send(h, 'imitation-gpt', {
-        signal: ctrl.signal,
-        onEvent: (e) => {
-          if (e.type !== 'text') return;
-          seen.push(e.text);
-          if (seen.length === 3) ctrl.abort();
-        },
-      }));
+      const outcome = await h.pipeline.run(
+        { userText: 'Count slowly' },
+        new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: slow.url }),
+        send(h, 'imitation-gpt', {
+          signal: ctrl.signal,
+          onEvent: (e) => {
+            if (e.type !== 'text') return;
+            seen.push(e.text);
+            if (seen.length === 3) ctrl.abort();
+          },
+        }),
+      );
       assert.strictEqual(outcome.status, 'stopped');
       assert.ok(outcome.status === 'stopped' && outcome.kept);
       const text = seen.join('');
@@ -221,7 +261,11 @@ describe('turn pipeline: full turns against the imitation servers', function () 
       // A stop before anything streamed keeps nothing.
       const ctrl2 = new AbortController();
       ctrl2.abort();
-      const none = await h.pipeline.run({ userText: 'never mind' }, new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: slow.url }), send(h, 'imitation-gpt', { signal: ctrl2.signal }));
+      const none = await h.pipeline.run(
+        { userText: 'never mind' },
+        new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: slow.url }),
+        send(h, 'imitation-gpt', { signal: ctrl2.signal }),
+      );
       assert.ok(none.status === 'stopped' && !none.kept);
       assert.strictEqual(h.pipeline.engine.state.completedTurns, 1);
       assert.strictEqual(ChatStore.open(h.store.root, { durable: false }).loadChat('pipeline-test').state.completedTurns, 1);
@@ -233,13 +277,21 @@ describe('turn pipeline: full turns against the imitation servers', function () 
   it('a provider error commits and persists nothing, and reports its code; the next turn works', async () => {
     const h = harness();
     openai.injectFault({ kind: 'bad-key' });
-    const failed = await h.pipeline.run({ userText: 'hello', attachments: [{ kind: 'file', path: 'src/a.ts' }] }, new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url }), send(h, 'imitation-gpt'));
+    const failed = await h.pipeline.run(
+      { userText: 'hello', attachments: [{ kind: 'file', path: 'src/a.ts' }] },
+      new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url }),
+      send(h, 'imitation-gpt'),
+    );
     assert.strictEqual(failed.status, 'error');
     assert.ok(failed.status === 'error' && failed.error.code === 'bad-key', JSON.stringify(failed));
     assert.strictEqual(h.pipeline.engine.state.completedTurns, 0);
     assert.strictEqual(h.store.hasChat('pipeline-test'), false);
     assert.strictEqual(h.events[h.events.length - 1].type, 'error');
-    const ok = await h.pipeline.run({ userText: 'hello', attachments: [{ kind: 'file', path: 'src/a.ts' }] }, new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url }), send(h, 'imitation-gpt'));
+    const ok = await h.pipeline.run(
+      { userText: 'hello', attachments: [{ kind: 'file', path: 'src/a.ts' }] },
+      new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url }),
+      send(h, 'imitation-gpt'),
+    );
     assert.strictEqual(ok.status, 'done');
     assert.strictEqual(ok.envelope!.turn, 1, 'the failed turn left no trace: this is turn 1 again');
   });
@@ -248,7 +300,10 @@ describe('turn pipeline: full turns against the imitation servers', function () 
     const ws = new MemoryWorkspace(files(), { fresh: 'changed' });
     const h = harness({ port: ws });
     const p = new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url });
-    assert.strictEqual((await h.pipeline.run({ userText: 'first', attachments: [{ kind: 'file', path: 'src/a.ts' }] }, p, send(h, 'imitation-gpt'))).status, 'done');
+    assert.strictEqual(
+      (await h.pipeline.run({ userText: 'first', attachments: [{ kind: 'file', path: 'src/a.ts' }] }, p, send(h, 'imitation-gpt'))).status,
+      'done',
+    );
     const sources = h.pipeline.engine.recoverableSources();
     assert.strictEqual(ws.readFresh(sources).size, 0, 'the chat holds what is on disk: nothing to pass');
     ws.write('src/a.ts', `${A_TS}// edited while the chat was idle\n`);
@@ -267,7 +322,11 @@ describe('turn pipeline: full turns against the imitation servers', function () 
     const h = harness({ engine: { limits: { contextWindow: 80_000, maxOutputTokens: 1024 } } });
     h.ws.write('src/big.ts', big);
     const p = new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url });
-    assert.strictEqual((await h.pipeline.run({ userText: 'first', attachments: [{ kind: 'file', path: 'src/big.ts' }] }, p, send(h, 'imitation-gpt'))).status, 'done');
+    assert.strictEqual(
+      (await h.pipeline.run({ userText: 'first', attachments: [{ kind: 'file', path: 'src/big.ts' }] }, p, send(h, 'imitation-gpt')))
+        .status,
+      'done',
+    );
     const before = openai.chatRequests.length;
     openai.injectFault({ kind: 'context-length' });
     h.events.length = 0;
@@ -275,9 +334,18 @@ describe('turn pipeline: full turns against the imitation servers', function () 
     assert.strictEqual(o.status, 'done');
     assert.strictEqual(openai.chatRequests.length - before, 2, 'the request, then one retry');
     const built = h.events.filter((e): e is Extract<TurnEvent, { type: 'built' }> => e.type === 'built');
-    assert.deepStrictEqual(built.map((b) => b.pruneHarder), [false, true]);
-    assert.ok(built[1].envelope.totalTokens <= built[1].envelope.budget / 2, `${built[1].envelope.totalTokens} ≤ half of ${built[1].envelope.budget}`);
-    assert.ok(built[1].envelope.pruned.some((c) => c.reason === 'compacted'), 'big.ts was compacted');
+    assert.deepStrictEqual(
+      built.map((b) => b.pruneHarder),
+      [false, true],
+    );
+    assert.ok(
+      built[1].envelope.totalTokens <= built[1].envelope.budget / 2,
+      `${built[1].envelope.totalTokens} ≤ half of ${built[1].envelope.budget}`,
+    );
+    assert.ok(
+      built[1].envelope.pruned.some((c) => c.reason === 'compacted'),
+      'big.ts was compacted',
+    );
     assert.ok(o.report.prunedHarder);
     assert.match(formatTurnReport(o.report), /pruned harder after a context-length error/);
     // A second context-length error is reported as such.
@@ -289,7 +357,11 @@ describe('turn pipeline: full turns against the imitation servers', function () 
   it('no provider: a preview of the exact request; nothing sent, committed or persisted', async () => {
     const h = harness();
     const before = openai.chatRequests.length;
-    const o = await h.pipeline.run({ userText: 'what would you send?', attachments: [{ kind: 'file', path: 'README.md' }] }, undefined, send(h, 'imitation-gpt'));
+    const o = await h.pipeline.run(
+      { userText: 'what would you send?', attachments: [{ kind: 'file', path: 'README.md' }] },
+      undefined,
+      send(h, 'imitation-gpt'),
+    );
     assert.strictEqual(o.status, 'preview');
     assert.ok(o.envelope!.messages.length >= 2);
     assert.ok(o.envelope!.messages[1].content.some((b) => b.text.includes('# readme')));
@@ -297,14 +369,22 @@ describe('turn pipeline: full turns against the imitation servers', function () 
     assert.strictEqual(h.pipeline.engine.state.completedTurns, 0);
     assert.strictEqual(h.store.hasChat('pipeline-test'), false);
     // The same request is what goes out once a provider is there.
-    const sent = await h.pipeline.run({ userText: 'what would you send?', attachments: [{ kind: 'file', path: 'README.md' }] }, new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url }), send(h, 'imitation-gpt'));
+    const sent = await h.pipeline.run(
+      { userText: 'what would you send?', attachments: [{ kind: 'file', path: 'README.md' }] },
+      new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url }),
+      send(h, 'imitation-gpt'),
+    );
     assert.deepStrictEqual(sent.envelope!.messages, o.envelope!.messages);
   });
 
   it('a blocked turn (essentials over budget) sends nothing and says why', async () => {
     const h = harness({ engine: { limits: { contextWindow: 2000, maxOutputTokens: 500 } } });
     const before = openai.chatRequests.length;
-    const o = await h.pipeline.run({ userText: 'word '.repeat(3000) }, new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url }), send(h, 'imitation-gpt'));
+    const o = await h.pipeline.run(
+      { userText: 'word '.repeat(3000) },
+      new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url }),
+      send(h, 'imitation-gpt'),
+    );
     assert.strictEqual(o.status, 'blocked');
     assert.ok(o.status === 'blocked' && /Nothing was sent: .* over the budget/.test(o.message));
     assert.strictEqual(openai.chatRequests.length, before);
@@ -316,7 +396,17 @@ describe('turn pipeline: full turns against the imitation servers', function () 
     const p = new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: openai.url });
     h.ws.write('config/settings.ts', 'export const port = 80;\n');
     h.ws.write('src/gone.ts', 'export const gone = 1;\n');
-    const t1 = await h.pipeline.run({ userText: 'look', attachments: [{ kind: 'file', path: 'config/settings.ts' }, { kind: 'file', path: 'src/a.ts' }] }, p, send(h, 'imitation-gpt'));
+    const t1 = await h.pipeline.run(
+      {
+        userText: 'look',
+        attachments: [
+          { kind: 'file', path: 'config/settings.ts' },
+          { kind: 'file', path: 'src/a.ts' },
+        ],
+      },
+      p,
+      send(h, 'imitation-gpt'),
+    );
     assert.strictEqual(t1.status, 'done');
     // The user adds an exclude, the file gains a secret, a removed file is attached, a snapshot of config/ is attached.
     h.ws.setIsolation(new IsolationPolicy([...DEFAULT_EXCLUDES, 'config/**']));
@@ -328,18 +418,29 @@ describe('turn pipeline: full turns against the imitation servers', function () 
         userText: 'and now',
         attachments: [
           { kind: 'file', path: 'src/gone.ts' },
-          { kind: 'snapshot', input: { kind: 'selection', uri: 'config/settings.ts', range: { startLine: 1, endLine: 1 }, content: 'export const port = 80;' } },
+          {
+            kind: 'snapshot',
+            input: {
+              kind: 'selection',
+              uri: 'config/settings.ts',
+              range: { startLine: 1, endLine: 1 },
+              content: 'export const port = 80;',
+            },
+          },
         ],
       },
       p,
       send(h, 'imitation-gpt'),
     );
     assert.strictEqual(t2.status, 'done');
-    assert.deepStrictEqual(t2.rejections.map((r) => [r.attachment, r.reason]), [
-      ['src/gone.ts', 'not-found'],
-      ['config/settings.ts#L1-L1', 'excluded'],
-      ['config/settings.ts', 'excluded'],
-    ]);
+    assert.deepStrictEqual(
+      t2.rejections.map((r) => [r.attachment, r.reason]),
+      [
+        ['src/gone.ts', 'not-found'],
+        ['config/settings.ts#L1-L1', 'excluded'],
+        ['config/settings.ts', 'excluded'],
+      ],
+    );
     const text = requestText(openai.chatRequests[before].body);
     assert.ok(!text.includes('SECRET-TOKEN-123'), 'the new content of the excluded file was not sent');
     assert.ok(!text.includes('export const gone'));
@@ -354,19 +455,36 @@ describe('turn pipeline: synchronous driver and scripted provider', () => {
   it('runs a turn synchronously with a memory workspace and a scripted provider; refuses a promise', () => {
     const ws = new MemoryWorkspace(files());
     const pipeline = new TurnPipeline({ engine: engine(), port: ws, check: true });
-    const o = pipeline.runSync({ userText: 'hi', attachments: [{ kind: 'file', path: 'src/a.ts' }] }, new ScriptedProvider(() => 'scripted reply', { chunkChars: 4 }), { model: 'm', maxOutputTokens: 10 });
+    const o = pipeline.runSync(
+      { userText: 'hi', attachments: [{ kind: 'file', path: 'src/a.ts' }] },
+      new ScriptedProvider(() => 'scripted reply', { chunkChars: 4 }),
+      { model: 'm', maxOutputTokens: 10 },
+    );
     assert.strictEqual(o.status, 'done');
     assert.deepStrictEqual(o.violations, []);
     assert.strictEqual(pipeline.engine.state.turns[0].reply, 'scripted reply');
-    const asyncPort: WorkspacePort = { resolve: async (s) => ws.resolve(s), recheck: (p, l) => ws.recheck(p, l), readFresh: (s) => ws.readFresh(s) };
+    const asyncPort: WorkspacePort = {
+      resolve: async (s) => ws.resolve(s),
+      recheck: (p, l) => ws.recheck(p, l),
+      readFresh: (s) => ws.readFresh(s),
+    };
     const p2 = new TurnPipeline({ engine: engine(), port: asyncPort });
-    assert.throws(() => p2.runSync({ userText: 'x', attachments: [{ kind: 'file', path: 'src/a.ts' }] }, undefined, { model: 'm', maxOutputTokens: 10 }), /answered with a promise; use run\(\)/);
+    assert.throws(
+      () =>
+        p2.runSync({ userText: 'x', attachments: [{ kind: 'file', path: 'src/a.ts' }] }, undefined, { model: 'm', maxOutputTokens: 10 }),
+      /answered with a promise; use run\(\)/,
+    );
   });
 
   it('a port that re-checks and re-reads in one pass (refresh) gives the same turns as recheck then readFresh, and is used instead', async () => {
     // The same chat driven through both: a file made excluded, one made binary, one deleted, one changed.
     const drive = (withRefresh: boolean) => {
-      const ws = new MemoryWorkspace({ ...files(), 'config/settings.ts': 'export const port = 80;\n', 'src/bin.ts': 'export const bin = 1;\n', 'src/gone.ts': 'export const gone = 1;\n' });
+      const ws = new MemoryWorkspace({
+        ...files(),
+        'config/settings.ts': 'export const port = 80;\n',
+        'src/bin.ts': 'export const bin = 1;\n',
+        'src/gone.ts': 'export const gone = 1;\n',
+      });
       const calls = { refresh: 0, recheck: 0, readFresh: 0 };
       const port: WorkspacePort = {
         resolve: (spec) => ws.resolve(spec),
@@ -388,7 +506,10 @@ describe('turn pipeline: synchronous driver and scripted provider', () => {
       const provider = new ScriptedProvider();
       const turn = (userText: string, attach: string[] = []) => {
         provider.push(`reply to ${userText}`);
-        return pipeline.runSync({ userText, attachments: attach.map((path) => ({ kind: 'file' as const, path })) }, provider, { model: 'm', maxOutputTokens: 64 });
+        return pipeline.runSync({ userText, attachments: attach.map((path) => ({ kind: 'file' as const, path })) }, provider, {
+          model: 'm',
+          maxOutputTokens: 64,
+        });
       };
       const outcomes = [turn('first', ['config/settings.ts', 'src/bin.ts', 'src/gone.ts', 'src/a.ts'])];
       ws.setIsolation(new IsolationPolicy([...DEFAULT_EXCLUDES, 'config/**']));
@@ -400,9 +521,20 @@ describe('turn pipeline: synchronous driver and scripted provider', () => {
     };
     const plain = drive(false);
     const one = drive(true);
-    const view = (o: TurnOutcome) => ({ status: o.status, rejections: o.rejections.map((r) => [r.attachment, r.reason]), messages: o.envelope?.messages, pruned: o.envelope?.pruned.map((c) => [c.item, c.reason]) });
+    const view = (o: TurnOutcome) => ({
+      status: o.status,
+      rejections: o.rejections.map((r) => [r.attachment, r.reason]),
+      messages: o.envelope?.messages,
+      pruned: o.envelope?.pruned.map((c) => [c.item, c.reason]),
+    });
     assert.deepStrictEqual(one.outcomes.map(view), plain.outcomes.map(view));
-    assert.deepStrictEqual(one.outcomes[1].rejections.map((r) => [r.attachment, r.reason]), [['config/settings.ts', 'excluded'], ['src/bin.ts', 'binary']]);
+    assert.deepStrictEqual(
+      one.outcomes[1].rejections.map((r) => [r.attachment, r.reason]),
+      [
+        ['config/settings.ts', 'excluded'],
+        ['src/bin.ts', 'binary'],
+      ],
+    );
     assert.strictEqual(one.state.entries.get('file:src/gone.ts')?.missing, true, 'the deleted file is kept, marked missing');
     assert.deepStrictEqual(one.calls, { refresh: 2, recheck: 0, readFresh: 0 }, 'one pass per turn that holds files, no separate re-check');
     assert.deepStrictEqual(plain.calls.refresh, 0);
@@ -412,7 +544,10 @@ describe('turn pipeline: synchronous driver and scripted provider', () => {
   it('a scripted failure after some output is an error, not a retry; record the scripted reply when asked', async () => {
     const ws = new MemoryWorkspace(files());
     const pipeline = new TurnPipeline({ engine: engine(), port: ws });
-    const provider = new ScriptedProvider(undefined, { chunkChars: 3 }).push({ text: 'partial reply', fail: new ProviderError('network', 'connection lost'), failAfterChunks: 2 }, 'what the model says');
+    const provider = new ScriptedProvider(undefined, { chunkChars: 3 }).push(
+      { text: 'partial reply', fail: new ProviderError('network', 'connection lost'), failAfterChunks: 2 },
+      'what the model says',
+    );
     const failed = await pipeline.run({ userText: 'a' }, provider, { model: 'm', maxOutputTokens: 10 });
     assert.ok(failed.status === 'error' && failed.error.code === 'network');
     assert.strictEqual(pipeline.engine.state.completedTurns, 0);

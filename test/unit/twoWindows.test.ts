@@ -62,7 +62,7 @@ const replyTo = new ScriptedProvider((req) => `reply to: ${lastUser(req).slice(0
 function streamingWhile(during: () => Promise<unknown>, opts: { stopWith?: AbortController } = {}): ChatProvider {
   return {
     kind: 'scripted',
-    label: 'Streams around another window\'s turn',
+    label: "Streams around another window's turn",
     stream(req: ChatRequest): AsyncIterable<StreamEvent> {
       const text = `slow reply to: ${lastUser(req).slice(0, 30)}`;
       return (async function* () {
@@ -103,10 +103,20 @@ describe('two windows, one workspace: sessions', () => {
     assert.ok(att.ok);
     assert.deepStrictEqual(b.syncWithDisk(), { chat: 'unchanged' });
     assert.strictEqual((await a.send('second, from A', replyTo)).status, 'done');
-    assert.deepStrictEqual(a.syncWithDisk(), { chat: 'unchanged' }, 'a window\'s own save');
+    assert.deepStrictEqual(a.syncWithDisk(), { chat: 'unchanged' }, "a window's own save");
     assert.deepStrictEqual(b.syncWithDisk(), { chat: 'reloaded', turnsAdded: 1 });
-    assert.deepStrictEqual(b.messages().messages.filter((m) => m.role === 'user').map((m) => m.text), ['first, from A', 'second, from A']);
-    assert.deepStrictEqual(b.chips().map((c) => c.label), ['src/b.ts'], 'the chip stays');
+    assert.deepStrictEqual(
+      b
+        .messages()
+        .messages.filter((m) => m.role === 'user')
+        .map((m) => m.text),
+      ['first, from A', 'second, from A'],
+    );
+    assert.deepStrictEqual(
+      b.chips().map((c) => c.label),
+      ['src/b.ts'],
+      'the chip stays',
+    );
     assert.strictEqual(nextRequest(b), nextRequest(a), 'both windows would send the same next request');
     // B goes on from there without any conflict.
     const o = await b.send('third, from B', replyTo);
@@ -123,17 +133,33 @@ describe('two windows, one workspace: sessions', () => {
     assert.deepStrictEqual(outcome.saved.rebased, { builtAfterTurn: 1, otherTurns: 1 });
     assert.strictEqual(outcome.saved.turn, 3);
     assert.strictEqual(outcome.envelope!.turn, 2, 'the request sent was built on turn 1');
-    assert.ok(logs.some((l) => /another window saved 1 turn\(s\) after turn 1 while this reply streamed; the turn was saved after them as turn 3/.test(l)));
+    assert.ok(
+      logs.some((l) =>
+        /another window saved 1 turn\(s\) after turn 1 while this reply streamed; the turn was saved after them as turn 3/.test(l),
+      ),
+    );
     const disk = ChatStore.open(root).loadChat(a.activeChatId);
-    assert.deepStrictEqual(disk.state.turns.map((t) => [t.userText, t.reply]), [
-      ['first, from A', 'reply to: first, from A'],
-      ['B, meanwhile', 'reply to: B, meanwhile'],
-      ['A, streaming slowly', 'slow reply to: A, streaming slowly'],
-    ]);
-    assert.deepStrictEqual(disk.turns.map((t) => t.rebased), [undefined, undefined, { builtAfterTurn: 1 }]);
+    assert.deepStrictEqual(
+      disk.state.turns.map((t) => [t.userText, t.reply]),
+      [
+        ['first, from A', 'reply to: first, from A'],
+        ['B, meanwhile', 'reply to: B, meanwhile'],
+        ['A, streaming slowly', 'slow reply to: A, streaming slowly'],
+      ],
+    );
+    assert.deepStrictEqual(
+      disk.turns.map((t) => t.rebased),
+      [undefined, undefined, { builtAfterTurn: 1 }],
+    );
     // A's session is the disk's state: the metas, the messages, and the next request of a fresh window.
-    assert.deepStrictEqual(a.turnMetas().map((m) => m.turn), [1, 2, 3]);
-    assert.deepStrictEqual(a.messages().messages.map((m) => m.id), ['1:user', '1:assistant', '2:user', '2:assistant', '3:user', '3:assistant']);
+    assert.deepStrictEqual(
+      a.turnMetas().map((m) => m.turn),
+      [1, 2, 3],
+    );
+    assert.deepStrictEqual(
+      a.messages().messages.map((m) => m.id),
+      ['1:user', '1:assistant', '2:user', '2:assistant', '3:user', '3:assistant'],
+    );
     assert.deepStrictEqual(a.syncWithDisk(), { chat: 'unchanged' });
     assert.deepStrictEqual(b.syncWithDisk(), { chat: 'reloaded', turnsAdded: 1 });
     const third = window(root, 'c');
@@ -150,11 +176,14 @@ describe('two windows, one workspace: sessions', () => {
     const outcome = await a.send('A, then Stop', provider, undefined, controller.signal);
     assert.ok(outcome.status === 'stopped' && outcome.kept && outcome.saved?.rebased?.otherTurns === 1, JSON.stringify(outcome.status));
     const disk = ChatStore.open(root).loadChat(a.activeChatId);
-    assert.deepStrictEqual(disk.state.turns.map((t) => [t.userText, t.reply]), [
-      ['first, from A', 'reply to: first, from A'],
-      ['B, meanwhile', 'reply to: B, meanwhile'],
-      ['A, then Stop', 'slow r'],
-    ]);
+    assert.deepStrictEqual(
+      disk.state.turns.map((t) => [t.userText, t.reply]),
+      [
+        ['first, from A', 'reply to: first, from A'],
+        ['B, meanwhile', 'reply to: B, meanwhile'],
+        ['A, then Stop', 'slow r'],
+      ],
+    );
     assert.strictEqual(disk.turns[2].stopped, true);
   });
 
@@ -162,13 +191,19 @@ describe('two windows, one workspace: sessions', () => {
     const { root, a, b } = await twoWindowsWithOneTurn();
     const slow = streamingWhile(() => b.send('B, meanwhile', replyTo));
     const outcome = await a.regenerate(slow);
-    assert.ok(outcome.status === 'error' && outcome.error.code === 'chat-changed', JSON.stringify(outcome.status === 'error' ? outcome.error : outcome.status));
+    assert.ok(
+      outcome.status === 'error' && outcome.error.code === 'chat-changed',
+      JSON.stringify(outcome.status === 'error' ? outcome.error : outcome.status),
+    );
     assert.match(outcome.error.message, /the turn it would have replaced is no longer the last one/);
     const disk = ChatStore.open(root).loadChat(a.activeChatId);
-    assert.deepStrictEqual(disk.state.turns.map((t) => [t.userText, t.reply]), [
-      ['first, from A', 'reply to: first, from A'],
-      ['B, meanwhile', 'reply to: B, meanwhile'],
-    ]);
+    assert.deepStrictEqual(
+      disk.state.turns.map((t) => [t.userText, t.reply]),
+      [
+        ['first, from A', 'reply to: first, from A'],
+        ['B, meanwhile', 'reply to: B, meanwhile'],
+      ],
+    );
     assert.strictEqual(a.engine.state.completedTurns, 2, 'A shows the chat as saved');
     assert.deepStrictEqual(a.syncWithDisk(), { chat: 'unchanged' });
   });
@@ -180,8 +215,14 @@ describe('two windows, one workspace: sessions', () => {
     assert.ok(outcome.status === 'error' && outcome.error.code === 'chat-changed');
     assert.match(outcome.error.message, /was regenerated or removed there/);
     const disk = ChatStore.open(root).loadChat(a.activeChatId);
-    assert.deepStrictEqual(disk.state.turns.map((t) => t.reply), ['B regenerated turn 1']);
-    assert.deepStrictEqual(a.messages().messages.map((m) => m.text), ['first, from A', 'B regenerated turn 1']);
+    assert.deepStrictEqual(
+      disk.state.turns.map((t) => t.reply),
+      ['B regenerated turn 1'],
+    );
+    assert.deepStrictEqual(
+      a.messages().messages.map((m) => m.text),
+      ['first, from A', 'B regenerated turn 1'],
+    );
   });
 
   it('the chat deleted in the other window: a streaming reply is not saved and does not bring it back; an idle window moves to another chat', async () => {
@@ -194,7 +235,7 @@ describe('two windows, one workspace: sessions', () => {
     assert.ok(!ChatStore.open(root).hasChat(id), 'not recreated');
     assert.notStrictEqual(a.activeChatId, id);
     // Idle: B has a chat open that A deletes.
-    assert.strictEqual((await b.send('B\'s own chat', replyTo)).status, 'done');
+    assert.strictEqual((await b.send("B's own chat", replyTo)).status, 'done');
     const bChat = b.activeChatId;
     a.openChat(bChat);
     a.deleteChat(bChat);

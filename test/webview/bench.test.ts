@@ -59,11 +59,20 @@ describe('chat panel benchmark (real browser)', function () {
       inits.push(await panel.page.evaluate((m) => (globalThis as WithDriver).strataTest.measureInit(m), init as unknown));
     }
     const p = panel!;
-    assert.ok(inits.every((r) => r.messages === 500), 'all 500 messages rendered');
+    assert.ok(
+      inits.every((r) => r.messages === 500),
+      'all 500 messages rendered',
+    );
     const initMs = median(inits.map((r) => r.paintedMs));
 
     // Streaming with the 500 messages on screen.
-    await p.post({ type: 'turnStarted', chatId: CHAT_ID, turnId: 'bench', user: userMessage(251, 'Explain the cache.'), assistant: assistantMessage(251, '', { status: 'streaming' }) });
+    await p.post({
+      type: 'turnStarted',
+      chatId: CHAT_ID,
+      turnId: 'bench',
+      user: userMessage(251, 'Explain the cache.'),
+      assistant: assistantMessage(251, '', { status: 'streaming' }),
+    });
     await p.settle();
     const samples = await p.page.evaluate(
       ([chatId, texts]) => (globalThis as WithDriver).strataTest.measureChunks(chatId, 'bench', 0, 120, texts),

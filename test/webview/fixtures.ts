@@ -72,8 +72,22 @@ export function assistantMessage(turn: number, text: string, over: Partial<Messa
 }
 
 export const chips: ChipView[] = [
-  { id: 'chip-1', kind: 'file', label: 'src/engine/tokenizer.ts', tokens: 3_412, pinned: false, detail: '/work/app/src/engine/tokenizer.ts · 182 lines' },
-  { id: 'chip-2', kind: 'selection', label: 'src/engine/cache.ts:L12-30', tokens: 240, pinned: true, detail: 'Lines 12–30 of /work/app/src/engine/cache.ts · unsaved changes' },
+  {
+    id: 'chip-1',
+    kind: 'file',
+    label: 'src/engine/tokenizer.ts',
+    tokens: 3_412,
+    pinned: false,
+    detail: '/work/app/src/engine/tokenizer.ts · 182 lines',
+  },
+  {
+    id: 'chip-2',
+    kind: 'selection',
+    label: 'src/engine/cache.ts:L12-30',
+    tokens: 240,
+    pinned: true,
+    detail: 'Lines 12–30 of /work/app/src/engine/cache.ts · unsaved changes',
+  },
 ];
 
 const WORDS =
@@ -93,7 +107,9 @@ function codeBlock(r: () => number, lines: number): string {
   const body: string[] = [];
   body.push(`export function step${Math.floor(r() * 1000)}(input: readonly Item[], budget: number): Result {`);
   for (let i = 0; i < lines; i++) {
-    body.push(`  const v${i} = input.filter((x) => x.tokens < budget && x.id !== '${WORDS[i % WORDS.length]}').length; // ${sentence(r, 3, 6)}`);
+    body.push(
+      `  const v${i} = input.filter((x) => x.tokens < budget && x.id !== '${WORDS[i % WORDS.length]}').length; // ${sentence(r, 3, 6)}`,
+    );
   }
   body.push('  return { ok: true, value: v0 };', '}');
   return `\`\`\`ts\n${body.join('\n')}\n\`\`\``;
@@ -114,7 +130,13 @@ export function longChat(count: number, seed = 7, firstTurn = 1): MessageView[] 
   const out: MessageView[] = [];
   for (let i = 0; out.length < count; i++) {
     const turn = firstTurn + i;
-    out.push(userMessage(turn, `${sentence(r, 6, 16).replace(/\.$/, '?')} Look at the selection.`, r() < 0.5 ? ['src/engine/cache.ts:L12-30'] : undefined));
+    out.push(
+      userMessage(
+        turn,
+        `${sentence(r, 6, 16).replace(/\.$/, '?')} Look at the selection.`,
+        r() < 0.5 ? ['src/engine/cache.ts:L12-30'] : undefined,
+      ),
+    );
     if (out.length < count) out.push(assistantMessage(turn, reply(r)));
   }
   return out;

@@ -50,7 +50,9 @@ export interface PostedRequest {
 
 export async function launchBrowser(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install the Debian package (sudo apt-get install chromium) or set STRATA_CHROMIUM.`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install the Debian package (sudo apt-get install chromium) or set STRATA_CHROMIUM.`,
+    );
   }
   if (!fs.existsSync(BUNDLE)) {
     throw new Error(`${BUNDLE} is missing: run \`npx webpack --mode production --config-name webview\` first.`);
@@ -66,7 +68,11 @@ export class Panel {
     readonly theme: ThemeKind,
   ) {}
 
-  static async open(browser: Browser, server: PanelServer, opts: { theme?: ThemeKind; width?: number; height?: number } = {}): Promise<Panel> {
+  static async open(
+    browser: Browser,
+    server: PanelServer,
+    opts: { theme?: ThemeKind; width?: number; height?: number } = {},
+  ): Promise<Panel> {
     const theme = opts.theme ?? 'dark';
     const page = await browser.newPage({ viewport: { width: opts.width ?? 400, height: opts.height ?? 700 }, deviceScaleFactor: 1 });
     const panel = new Panel(page, server, theme);
@@ -133,7 +139,10 @@ export class Panel {
   }
 
   /** The latest request of `kind` (waits for it). */
-  async waitForRequest<K extends WebviewRequest['kind']>(kind: K, timeoutMs = 5000): Promise<PostedRequest & { request: Extract<WebviewRequest, { kind: K }> }> {
+  async waitForRequest<K extends WebviewRequest['kind']>(
+    kind: K,
+    timeoutMs = 5000,
+  ): Promise<PostedRequest & { request: Extract<WebviewRequest, { kind: K }> }> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const all = (await this.requests()).filter((r) => r.request.kind === kind);
@@ -153,7 +162,10 @@ export class Panel {
   }
 
   async problems(): Promise<{ violations: string[]; errors: string[] }> {
-    return this.page.evaluate(() => ({ violations: (globalThis as WithDriver).strataTest.violations(), errors: (globalThis as WithDriver).strataTest.errors() }));
+    return this.page.evaluate(() => ({
+      violations: (globalThis as WithDriver).strataTest.violations(),
+      errors: (globalThis as WithDriver).strataTest.errors(),
+    }));
   }
 
   byTestId(id: string) {

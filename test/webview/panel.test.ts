@@ -1,6 +1,13 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Locator } from 'playwright-core';
-import { parseWebviewToHostMessage, ProtocolError, type BannerView, type MessageView, type ToolStepView, type WebviewRequest } from '../../src/protocol/messages';
+import {
+  parseWebviewToHostMessage,
+  ProtocolError,
+  type BannerView,
+  type MessageView,
+  type ToolStepView,
+  type WebviewRequest,
+} from '../../src/protocol/messages';
 import { assistantMessage, bar, CHAT_ID, chips, longChat, meter, model, state, userMessage } from './fixtures';
 import { isRecord, launchBrowser, Panel, type WithDriver } from './harness';
 import { PanelServer } from './server';
@@ -33,8 +40,22 @@ async function userScrollTo(conversation: Locator, top: number): Promise<void> {
 }
 
 const ALL_KINDS: readonly WebviewRequest['kind'][] = [
-  'send', 'stop', 'regenerate', 'newChat', 'switchChat', 'renameChat', 'deleteChat', 'attach', 'removeChip', 'pinChip',
-  'selectModel', 'listModels', 'insertCode', 'copy', 'bannerAction', 'loadOlder',
+  'send',
+  'stop',
+  'regenerate',
+  'newChat',
+  'switchChat',
+  'renameChat',
+  'deleteChat',
+  'attach',
+  'removeChip',
+  'pinChip',
+  'selectModel',
+  'listModels',
+  'insertCode',
+  'copy',
+  'bannerAction',
+  'loadOlder',
 ];
 
 describe('chat panel in a real browser (standalone page, production bundle)', function () {
@@ -65,7 +86,10 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.close();
     for (const m of posted) {
       const parsed = parseWebviewToHostMessage(m);
-      assert.ok(!(parsed instanceof ProtocolError), `the panel posted a message the host rejects: ${JSON.stringify(m).slice(0, 300)} (${String(parsed)})`);
+      assert.ok(
+        !(parsed instanceof ProtocolError),
+        `the panel posted a message the host rejects: ${JSON.stringify(m).slice(0, 300)} (${String(parsed)})`,
+      );
       if (parsed.type === 'request') seenKinds.add(parsed.request.kind);
     }
     assert.deepEqual(problems.violations, [], 'CSP violations');
@@ -140,7 +164,12 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
 
   it('streams a reply: chunks in order, duplicates ignored, only the streaming message changes', async () => {
     const p = await open();
-    const messages = [userMessage(1, 'First?'), assistantMessage(1, 'First answer.'), userMessage(2, 'Second?'), assistantMessage(2, 'Second answer with `code`.')];
+    const messages = [
+      userMessage(1, 'First?'),
+      assistantMessage(1, 'First answer.'),
+      userMessage(2, 'Second?'),
+      assistantMessage(2, 'Second answer with `code`.'),
+    ];
     await p.init(state({ messages }));
     // A probe on an existing message: a re-render of the conversation would drop it.
     await p.page.evaluate(() => {
@@ -194,22 +223,78 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
   it('tool calls: each a collapsible step (name, arguments, result size, in context or not), live and after reload', async () => {
     const p = await open();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'a')] }));
-    await p.post({ type: 'turnStarted', chatId: CHAT_ID, turnId: 't2', user: userMessage(2, 'How does add work?'), assistant: assistantMessage(2, '', { status: 'streaming', usage: undefined }) });
+    await p.post({
+      type: 'turnStarted',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      user: userMessage(2, 'How does add work?'),
+      assistant: assistantMessage(2, '', { status: 'streaming', usage: undefined }),
+    });
     const msg = p.page.locator('[data-message-id="2:assistant"]');
-    const step = (over: Partial<ToolStepView>): ToolStepView => ({ id: 'call_1', step: 1, name: 'read_file', label: 'read_file src/a.ts', args: '{"path":"src/a.ts"}', status: 'running', ...over });
+    const step = (over: Partial<ToolStepView>): ToolStepView => ({
+      id: 'call_1',
+      step: 1,
+      name: 'read_file',
+      label: 'read_file src/a.ts',
+      args: '{"path":"src/a.ts"}',
+      status: 'running',
+      ...over,
+    });
     await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({}) });
     await p.settle();
     const steps = msg.locator('[data-testid="strata-tool-step"]');
     assert.equal(await steps.count(), 1);
     assert.equal(await steps.first().getAttribute('data-status'), 'running');
     assert.equal(await steps.first().getAttribute('open'), null, 'collapsed by default');
-    await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({ status: 'done', summary: 'src/a.ts, 40 lines', resultTokens: 1234, key: 'file:src/a.ts', cachedTokens: 2048, cachedReported: true }) });
-    await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({ id: 'call_2', step: 2, label: 'read_file .env', args: '{"path":".env"}', status: 'refused', summary: 'refused: excluded' }) });
-    await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({ id: 'call_3', step: 2, label: 'read_file src/a.ts:1-5', status: 'done', summary: 'src/a.ts, lines 1-5', resultTokens: 31, reused: true }) });
+    await p.post({
+      type: 'toolStep',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      step: step({
+        status: 'done',
+        summary: 'src/a.ts, 40 lines',
+        resultTokens: 1234,
+        key: 'file:src/a.ts',
+        cachedTokens: 2048,
+        cachedReported: true,
+      }),
+    });
+    await p.post({
+      type: 'toolStep',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      step: step({
+        id: 'call_2',
+        step: 2,
+        label: 'read_file .env',
+        args: '{"path":".env"}',
+        status: 'refused',
+        summary: 'refused: excluded',
+      }),
+    });
+    await p.post({
+      type: 'toolStep',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      step: step({
+        id: 'call_3',
+        step: 2,
+        label: 'read_file src/a.ts:1-5',
+        status: 'done',
+        summary: 'src/a.ts, lines 1-5',
+        resultTokens: 31,
+        reused: true,
+      }),
+    });
     await p.post({ type: 'toolStep', chatId: 'other-chat', turnId: 't2', step: step({ id: 'call_9' }) });
     await p.settle();
     assert.equal(await steps.count(), 3, 'replaced by id, added in order, other chats ignored');
-    assert.deepEqual(await steps.evaluateAll((els) => els.map((e) => `${e.getAttribute('data-tool')}:${e.getAttribute('data-status')}:${e.getAttribute('data-reused')}`)), ['read_file:done:false', 'read_file:refused:false', 'read_file:done:true']);
+    assert.deepEqual(
+      await steps.evaluateAll((els) =>
+        els.map((e) => `${e.getAttribute('data-tool')}:${e.getAttribute('data-status')}:${e.getAttribute('data-reused')}`),
+      ),
+      ['read_file:done:false', 'read_file:refused:false', 'read_file:done:true'],
+    );
     const first = steps.first();
     assert.match((await first.locator('summary').textContent()) ?? '', /read_file src\/a\.ts.*1,234 tokens.*2,048 cached/);
     assert.match((await steps.nth(2).locator('summary').textContent()) ?? '', /in context/);
@@ -218,12 +303,26 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal(await first.locator('.tool-step-args').textContent(), '{"path":"src/a.ts"}');
     assert.equal(await first.locator('[data-testid="strata-tool-step-summary"]').textContent(), 'src/a.ts, 40 lines');
     // A step update keeps an open step open.
-    await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step: step({ status: 'done', summary: 'src/a.ts, 40 lines', resultTokens: 1234, cachedTokens: 2048 }) });
+    await p.post({
+      type: 'toolStep',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      step: step({ status: 'done', summary: 'src/a.ts, 40 lines', resultTokens: 1234, cachedTokens: 2048 }),
+    });
     await p.settle();
     assert.equal(await first.getAttribute('open'), '');
     await p.post({ type: 'chunk', chatId: CHAT_ID, turnId: 't2', seq: 0, text: 'It adds.' });
-    const final = [step({ status: 'done', summary: 'src/a.ts, 40 lines', resultTokens: 1234 }), step({ id: 'call_2', step: 2, status: 'refused', summary: 'refused: excluded' })];
-    await p.post({ type: 'turnEnded', chatId: CHAT_ID, turnId: 't2', kept: true, assistant: assistantMessage(2, 'It adds.', { toolSteps: final }) });
+    const final = [
+      step({ status: 'done', summary: 'src/a.ts, 40 lines', resultTokens: 1234 }),
+      step({ id: 'call_2', step: 2, status: 'refused', summary: 'refused: excluded' }),
+    ];
+    await p.post({
+      type: 'turnEnded',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      kept: true,
+      assistant: assistantMessage(2, 'It adds.', { toolSteps: final }),
+    });
     await p.settle();
     assert.equal(await steps.count(), 2, 'the final message carries the steps');
     assert.equal((await msg.locator('[data-testid="strata-message-body"]').textContent())?.trim(), 'It adds.');
@@ -231,7 +330,10 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.init(state({ messages: [userMessage(2, 'How does add work?'), assistantMessage(2, 'It adds.', { toolSteps: final })] }));
     await p.settle();
     assert.equal(await p.page.locator('[data-message-id="2:assistant"] [data-testid="strata-tool-step"]').count(), 2);
-    assert.equal(await p.page.locator('[data-message-id="2:assistant"] [data-testid="strata-tool-steps"]').getAttribute('aria-label'), '2 tool calls');
+    assert.equal(
+      await p.page.locator('[data-message-id="2:assistant"] [data-testid="strata-tool-steps"]').getAttribute('aria-label'),
+      '2 tool calls',
+    );
   });
 
   it('sanitizes model output: no script, no handlers, no javascript: or command: links, raw HTML as text', async () => {
@@ -248,15 +350,23 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
       '[ok](https://example.com/docs) and https://example.org/auto and <mailto:dev@example.com>',
       '| a | b |\n|:-:|--:|\n| 1 | 2 |',
     ].join('\n\n');
-    await p.init(state({ messages: [userMessage(1, '<b>user html</b> <script>globalThis.__pwned=5</script>'), assistantMessage(1, evil)] }));
+    await p.init(
+      state({ messages: [userMessage(1, '<b>user html</b> <script>globalThis.__pwned=5</script>'), assistantMessage(1, evil)] }),
+    );
     const body = p.page.locator('[data-message-id="1:assistant"] [data-testid="strata-message-body"]');
     const report = await body.evaluate((el) => {
       const all = [el, ...Array.from(el.querySelectorAll('*'))];
       return {
         tags: Array.from(new Set(all.slice(1).map((e) => e.tagName.toLowerCase()))).sort(),
-        handlers: all.flatMap((e) => Array.from(e.attributes as ArrayLike<{ name: string }>).filter((a) => /^on/i.test(a.name)).map((a) => a.name)),
+        handlers: all.flatMap((e) =>
+          Array.from(e.attributes as ArrayLike<{ name: string }>)
+            .filter((a) => /^on/i.test(a.name))
+            .map((a) => a.name),
+        ),
         styles: all.filter((e) => e.hasAttribute('style')).length,
-        hrefs: Array.from(el.querySelectorAll('a[href]') as ArrayLike<{ getAttribute(n: string): string | null }>).map((a) => a.getAttribute('href')),
+        hrefs: Array.from(el.querySelectorAll('a[href]') as ArrayLike<{ getAttribute(n: string): string | null }>).map((a) =>
+          a.getAttribute('href'),
+        ),
         text: el.textContent,
         pwned: (globalThis as unknown as { __pwned?: number }).__pwned,
       };
@@ -264,7 +374,8 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal(report.pwned, undefined);
     assert.deepEqual(report.handlers, []);
     assert.equal(report.styles, 0);
-    for (const tag of ['script', 'img', 'iframe', 'b', 'style', 'svg']) assert.ok(!report.tags.includes(tag), `no <${tag}>: ${report.tags.join(',')}`);
+    for (const tag of ['script', 'img', 'iframe', 'b', 'style', 'svg'])
+      assert.ok(!report.tags.includes(tag), `no <${tag}>: ${report.tags.join(',')}`);
     for (const href of report.hrefs) assert.match(href ?? '', /^(https?:|mailto:)/, `unsafe href ${href}`);
     assert.ok(report.hrefs.includes('https://example.com/docs'));
     assert.ok(report.hrefs.includes('https://example.org/auto'));
@@ -373,7 +484,8 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     }
     assert.equal(await m.getAttribute('aria-describedby'), 'strata-tooltip');
 
-    const fill = () => m.locator('.meter-fill').evaluate((el) => (globalThis as unknown as PageGlobals).getComputedStyle(el).backgroundColor);
+    const fill = () =>
+      m.locator('.meter-fill').evaluate((el) => (globalThis as unknown as PageGlobals).getComputedStyle(el).backgroundColor);
     assert.equal(await fill(), 'rgb(0, 120, 212)');
     await p.post({ type: 'meter', meter: meter({ used: 90_000, level: 'warn', estimated: true }) });
     await p.settle();
@@ -425,7 +537,19 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     const tip = p.byTestId('strata-tooltip');
     await tip.waitFor({ state: 'visible' });
     const text = (await tip.textContent()) ?? '';
-    for (const expected of ['L1 System1,000', 'L2 Library4,000', 'L3 This turn0', 'L4 History3,000', 'L5 Message100', 'Total8,100', 'Cached5,000', 'predicted by Strata', 'Input12,245', 'Cache read7,837', 'Output412']) {
+    for (const expected of [
+      'L1 System1,000',
+      'L2 Library4,000',
+      'L3 This turn0',
+      'L4 History3,000',
+      'L5 Message100',
+      'Total8,100',
+      'Cached5,000',
+      'predicted by Strata',
+      'Input12,245',
+      'Cache read7,837',
+      'Output412',
+    ]) {
       assert.ok(text.includes(expected), `tooltip has "${expected}": ${text}`);
     }
     assert.match((await barEl.getAttribute('aria-label')) ?? '', /Request 8,100 tokens: L1 System 1,000/);
@@ -434,7 +558,12 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
 
   it('layer bar: the cached part of each layer is shaded, in proportion, and listed in the tooltip', async () => {
     const p = await open();
-    const b = bar({ layers: { L1: 1000, L2: 4000, L3: 0, L4: 3000, L5: 100 }, cached: 5000, cachedReported: true, cachedByLayer: { L1: 1000, L2: 4000, L3: 0, L4: 0, L5: 0 } });
+    const b = bar({
+      layers: { L1: 1000, L2: 4000, L3: 0, L4: 3000, L5: 100 },
+      cached: 5000,
+      cachedReported: true,
+      cachedByLayer: { L1: 1000, L2: 4000, L3: 0, L4: 0, L5: 0 },
+    });
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'a', { bar: b })] }));
     const barEl = p.byTestId('strata-layer-bar');
     const shaded = await barEl.locator('.bar-seg').evaluateAll((els) =>
@@ -443,7 +572,11 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
         return c ? c.getBoundingClientRect().width / e.getBoundingClientRect().width : 0;
       }),
     );
-    assert.deepEqual(shaded.map((x) => Math.round(x * 100)), [100, 100, 0, 0], `shaded fractions ${shaded.join(',')}`);
+    assert.deepEqual(
+      shaded.map((x) => Math.round(x * 100)),
+      [100, 100, 0, 0],
+      `shaded fractions ${shaded.join(',')}`,
+    );
     await barEl.hover();
     const tip = p.byTestId('strata-tooltip');
     await tip.waitFor({ state: 'visible' });
@@ -455,7 +588,12 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
   it('banners: an error banner with its actions; Dismiss hides it and tells the host', async () => {
     const p = await open();
     const banners: BannerView[] = [
-      { id: 'b1', severity: 'error', message: 'OpenAI rejected the API key (401).', actions: ['setApiKey', 'openSettings', 'showLog', 'dismiss'] },
+      {
+        id: 'b1',
+        severity: 'error',
+        message: 'OpenAI rejected the API key (401).',
+        actions: ['setApiKey', 'openSettings', 'showLog', 'dismiss'],
+      },
       { id: 'b2', severity: 'warning', message: 'The provider is slow to answer.', actions: ['retry', 'selectModel'] },
     ];
     await p.init(state({ banners, notices: [{ id: 'restricted', message: 'Restricted Mode: project instruction files are not read.' }] }));
@@ -487,18 +625,32 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
 
   it('a long error banner in a short view never pushes the input out of sight', async () => {
     const p = await open({ width: 300, height: 300 });
-    const long = 'Model "gpt-4o" was not found at http://127.0.0.1:35651 (HTTP 404). Check the model name (Strata: Select Model) and the base URL. '.repeat(3);
-    await p.init(state({ messages: longChat(6), banners: [{ id: 'b1', severity: 'error', message: long, actions: ['selectModel', 'openSettings', 'dismiss'] }] }));
+    const long =
+      'Model "gpt-4o" was not found at http://127.0.0.1:35651 (HTTP 404). Check the model name (Strata: Select Model) and the base URL. '.repeat(
+        3,
+      );
+    await p.init(
+      state({
+        messages: longChat(6),
+        banners: [{ id: 'b1', severity: 'error', message: long, actions: ['selectModel', 'openSettings', 'dismiss'] }],
+      }),
+    );
     await p.settle();
     const input = await p.byTestId('strata-input').boundingBox();
     const send = await p.byTestId('strata-send').boundingBox();
     assert.ok(input && send, 'the input and Send are laid out');
-    assert.ok(input.y + input.height <= 300 && send.y + send.height <= 300, `the input ends at ${input.y + input.height}px in a 300px view`);
+    assert.ok(
+      input.y + input.height <= 300 && send.y + send.height <= 300,
+      `the input ends at ${input.y + input.height}px in a 300px view`,
+    );
     const area = await p.page.locator('.banner-area').boundingBox();
     assert.ok(area && area.height <= 300 * 0.4 + 1, `the banner area takes ${area?.height}px (it scrolls past 40% of the view)`);
     // The message shows its first lines, so the actions are in sight without scrolling; a click shows it all.
     const action = await p.byTestId('strata-error').getByTestId('strata-banner-action').first().boundingBox();
-    assert.ok(action && action.y + action.height <= area.y + area.height + 1, `the first action ends at ${action ? action.y + action.height : '?'}px, below the banner area (${area.y + area.height}px)`);
+    assert.ok(
+      action && action.y + action.height <= area.y + area.height + 1,
+      `the first action ends at ${action ? action.y + action.height : '?'}px, below the banner area (${area.y + area.height}px)`,
+    );
     const message = p.byTestId('strata-banner-message');
     const clampedHeight = (await message.boundingBox())!.height;
     assert.equal(await message.getAttribute('aria-expanded'), 'false');
@@ -524,15 +676,22 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     const p = await open();
     await p.init(state({ model: model({ provider: 'none', model: '', label: 'No model configured', configured: false }) }));
     assert.equal(await p.page.getByTestId('strata-empty-select-model').isVisible(), true);
-    const request = '{\n  "messages": [\n    { "role": "system", "content": "You are Strata…" },\n    { "role": "user", "content": "<file path=\\"a.ts\\">x < y & z</file>" }\n  ]\n}';
-    const howTo = 'Set `strata.provider`, then run **Strata: Set API Key**.\n\n```json\n{ "strata.provider": "openai" }\n```\n\n[evil](command:workbench.action.openSettings)';
+    const request =
+      '{\n  "messages": [\n    { "role": "system", "content": "You are Strata…" },\n    { "role": "user", "content": "<file path=\\"a.ts\\">x < y & z</file>" }\n  ]\n}';
+    const howTo =
+      'Set `strata.provider`, then run **Strata: Set API Key**.\n\n```json\n{ "strata.provider": "openai" }\n```\n\n[evil](command:workbench.action.openSettings)';
     await p.post({ type: 'preview', preview: { request, promptTokens: 1234, howTo } });
     await p.settle();
     const preview = p.byTestId('strata-request-preview');
     assert.equal(await preview.isVisible(), true);
     assert.equal(await p.byTestId('strata-empty').isVisible(), false);
     assert.equal(await preview.getByTestId('strata-preview-request').textContent(), request);
-    assert.equal(await preview.getByTestId('strata-preview-request').evaluate((el) => (globalThis as unknown as PageGlobals).getComputedStyle(el).whiteSpace), 'pre');
+    assert.equal(
+      await preview
+        .getByTestId('strata-preview-request')
+        .evaluate((el) => (globalThis as unknown as PageGlobals).getComputedStyle(el).whiteSpace),
+      'pre',
+    );
     assert.match((await preview.getByTestId('strata-preview-toggle').getAttribute('title')) ?? '', /1,234 prompt tokens/);
     const howToEl = preview.getByTestId('strata-preview-howto');
     assert.equal(await howToEl.locator('code').first().textContent(), 'strata.provider');
@@ -586,7 +745,10 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     const after = await p.page.locator(`[data-message-id="${anchorId}"]`).evaluate((el) => el.getBoundingClientRect().top);
     assert.ok(Math.abs(after - before) <= 2, `the view stays still: ${before} → ${after}`);
     const ids = await p.byTestId('strata-message').evaluateAll((els) => els.map((e) => e.getAttribute('data-message-id')));
-    assert.deepEqual(ids, all.slice(20).map((m) => m.id));
+    assert.deepEqual(
+      ids,
+      all.slice(20).map((m) => m.id),
+    );
 
     // The rest; a duplicate delivery is ignored; then nothing more is requested.
     await userScrollTo(conv, 0);
@@ -605,7 +767,13 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     const p = await open({ height: 500 });
     await p.init(state({ messages: longChat(20) }));
     const conv = p.byTestId('strata-conversation');
-    await p.post({ type: 'turnStarted', chatId: CHAT_ID, turnId: 't', user: userMessage(11, 'go'), assistant: assistantMessage(11, '', { status: 'streaming' }) });
+    await p.post({
+      type: 'turnStarted',
+      chatId: CHAT_ID,
+      turnId: 't',
+      user: userMessage(11, 'go'),
+      assistant: assistantMessage(11, '', { status: 'streaming' }),
+    });
     for (let i = 0; i < 8; i++) await p.post({ type: 'chunk', chatId: CHAT_ID, turnId: 't', seq: i, text: `Paragraph ${i}\n\n` });
     await p.settle();
     const gap = () => conv.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
@@ -625,8 +793,19 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     const p = await open({ width: 300, height: 640 });
     await p.init(
       state({
-        messages: [...longChat(6), userMessage(4, 'Summarize the whole repository.'), assistantMessage(4, '', { status: 'error', error: 'Over the context window.', bar: undefined })],
-        banners: [{ id: 'auth', severity: 'error', message: 'OpenAI rejected the API key (401 Unauthorized).', actions: ['setApiKey', 'openSettings', 'showLog', 'dismiss'] }],
+        messages: [
+          ...longChat(6),
+          userMessage(4, 'Summarize the whole repository.'),
+          assistantMessage(4, '', { status: 'error', error: 'Over the context window.', bar: undefined }),
+        ],
+        banners: [
+          {
+            id: 'auth',
+            severity: 'error',
+            message: 'OpenAI rejected the API key (401 Unauthorized).',
+            actions: ['setApiKey', 'openSettings', 'showLog', 'dismiss'],
+          },
+        ],
         notices: [{ id: 'r', message: 'Restricted Mode: project instruction files are not read.' }],
       }),
     );
@@ -646,7 +825,13 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     const p = await open();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'done')] }));
     assert.equal(await p.byTestId('strata-regenerate').count(), 1);
-    await p.post({ type: 'turnStarted', chatId: CHAT_ID, turnId: 't2', user: userMessage(2, 'more'), assistant: assistantMessage(2, '', { status: 'streaming' }) });
+    await p.post({
+      type: 'turnStarted',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      user: userMessage(2, 'more'),
+      assistant: assistantMessage(2, '', { status: 'streaming' }),
+    });
     await p.post({ type: 'chunk', chatId: CHAT_ID, turnId: 't2', seq: 0, text: 'Partial answ' });
     await p.settle();
     assert.equal(await p.byTestId('strata-regenerate').count(), 0, 'no Regenerate while busy');
@@ -654,7 +839,13 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     const stop = await p.waitForRequest('stop');
     assert.deepEqual(stop.request, { kind: 'stop' });
     await p.respond(stop.requestId, { ok: true });
-    await p.post({ type: 'turnEnded', chatId: CHAT_ID, turnId: 't2', kept: true, assistant: assistantMessage(2, 'Partial answ', { status: 'stopped' }) });
+    await p.post({
+      type: 'turnEnded',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      kept: true,
+      assistant: assistantMessage(2, 'Partial answ', { status: 'stopped' }),
+    });
     await p.settle();
     const last = p.page.locator('[data-message-id="2:assistant"]');
     assert.equal(await last.getAttribute('data-status'), 'stopped');
@@ -674,13 +865,40 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
   it('a reply that failed shows its error; a turn that was not kept disappears', async () => {
     const p = await open();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'a')] }));
-    await p.post({ type: 'turnStarted', chatId: CHAT_ID, turnId: 't2', user: userMessage(2, 'x'), assistant: assistantMessage(2, '', { status: 'streaming' }) });
+    await p.post({
+      type: 'turnStarted',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      user: userMessage(2, 'x'),
+      assistant: assistantMessage(2, '', { status: 'streaming' }),
+    });
     await p.post({ type: 'chunk', chatId: CHAT_ID, turnId: 't2', seq: 0, text: 'Some text' });
-    await p.post({ type: 'turnEnded', chatId: CHAT_ID, turnId: 't2', kept: true, assistant: assistantMessage(2, 'Some text', { status: 'error', error: 'Connection reset by the provider.' }) });
+    await p.post({
+      type: 'turnEnded',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      kept: true,
+      assistant: assistantMessage(2, 'Some text', { status: 'error', error: 'Connection reset by the provider.' }),
+    });
     await p.settle();
-    assert.match((await p.page.locator('[data-message-id="2:assistant"]').getByTestId('strata-message-error').textContent()) ?? '', /Connection reset/);
-    await p.post({ type: 'turnStarted', chatId: CHAT_ID, turnId: 't3', user: userMessage(3, 'y'), assistant: assistantMessage(3, '', { status: 'streaming' }) });
-    await p.post({ type: 'turnEnded', chatId: CHAT_ID, turnId: 't3', kept: false, assistant: assistantMessage(3, '', { status: 'error', error: '401' }) });
+    assert.match(
+      (await p.page.locator('[data-message-id="2:assistant"]').getByTestId('strata-message-error').textContent()) ?? '',
+      /Connection reset/,
+    );
+    await p.post({
+      type: 'turnStarted',
+      chatId: CHAT_ID,
+      turnId: 't3',
+      user: userMessage(3, 'y'),
+      assistant: assistantMessage(3, '', { status: 'streaming' }),
+    });
+    await p.post({
+      type: 'turnEnded',
+      chatId: CHAT_ID,
+      turnId: 't3',
+      kept: false,
+      assistant: assistantMessage(3, '', { status: 'error', error: '401' }),
+    });
     await p.post({ type: 'setInput', text: 'y' });
     await p.settle();
     assert.equal(await p.page.locator('[data-turn="3"]').count(), 0);
@@ -721,7 +939,12 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.page.keyboard.press('Escape');
     await p.byTestId('strata-new-chat').click();
     assert.deepEqual((await p.waitForRequest('newChat')).request, { kind: 'newChat' });
-    await p.post({ type: 'chats', chats: [{ id: 'chat-9', title: 'New Chat', turns: 0, updatedAt: new Date().toISOString() }], chatId: 'chat-9', chatTitle: 'New Chat' });
+    await p.post({
+      type: 'chats',
+      chats: [{ id: 'chat-9', title: 'New Chat', turns: 0, updatedAt: new Date().toISOString() }],
+      chatId: 'chat-9',
+      chatTitle: 'New Chat',
+    });
     await p.settle();
     assert.equal(await p.byTestId('strata-chat-title').textContent(), 'New Chat');
   });
@@ -751,7 +974,11 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal(await options.count(), 3);
     assert.equal(await options.nth(0).getAttribute('aria-checked'), 'true');
     await options.nth(1).click();
-    assert.deepEqual((await p.waitForRequest('selectModel')).request, { kind: 'selectModel', provider: 'anthropic', model: 'claude-sonnet-4' });
+    assert.deepEqual((await p.waitForRequest('selectModel')).request, {
+      kind: 'selectModel',
+      provider: 'anthropic',
+      model: 'claude-sonnet-4',
+    });
     assert.equal(await p.byTestId('strata-model-menu').isVisible(), false);
 
     await button.click();
@@ -788,11 +1015,16 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.ok(Math.abs(offset - (anchorBefore.anchorOffset ?? 0)) <= 2, `restored at ${offset}, saved ${anchorBefore.anchorOffset}`);
   });
 
-  it('a draft belongs to its chat: switching chats parks it and brings back the other chat\'s, also after the view is loaded again', async () => {
+  it("a draft belongs to its chat: switching chats parks it and brings back the other chat's, also after the view is loaded again", async () => {
     const p = await open();
     await p.reload({ clearUiState: true });
     const input = p.byTestId('strata-input');
-    const inChat = (chatId: string, turns = 0) => state({ chatId, chatTitle: chatId, messages: turns > 0 ? [userMessage(turns, `asked in ${chatId}`), assistantMessage(turns, 'answered')] : [] });
+    const inChat = (chatId: string, turns = 0) =>
+      state({
+        chatId,
+        chatTitle: chatId,
+        messages: turns > 0 ? [userMessage(turns, `asked in ${chatId}`), assistantMessage(turns, 'answered')] : [],
+      });
     await p.init(inChat(CHAT_ID, 1));
     await input.fill('A question about the tokenizer cache');
     await p.post({ type: 'state', state: inChat('chat-2') });
@@ -820,7 +1052,14 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.post({ type: 'state', state: inChat(CHAT_ID, 1) });
     assert.equal(await input.inputValue(), 'A question about the tokenizer cache');
     // What a broken saved state holds is ignored, not shown.
-    await p.page.evaluate(() => (globalThis as WithDriver).strataTest.replaceUiState({ draft: '', atBottom: true, requestCollapsed: false, parked: { 'chat-2': { text: 42 }, 'chat-3': 'x' } }));
+    await p.page.evaluate(() =>
+      (globalThis as WithDriver).strataTest.replaceUiState({
+        draft: '',
+        atBottom: true,
+        requestCollapsed: false,
+        parked: { 'chat-2': { text: 42 }, 'chat-3': 'x' },
+      }),
+    );
     await p.reload();
     await p.init(inChat(CHAT_ID, 1));
     for (const chatId of ['chat-2', 'chat-3']) {
@@ -840,7 +1079,10 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     // The host answers New Chat with the new chat's state; its list now has the new chat.
     await p.post({ type: 'state', state: state({ chatId: 'chat-new', chatTitle: 'New Chat', chats: [created, ...base.chats] }) });
     assert.equal(await input.inputValue(), 'Start over: how is the cache keyed?', 'the text moved to the new chat');
-    await p.post({ type: 'state', state: state({ chats: [created, ...base.chats], messages: [userMessage(1, 'q'), assistantMessage(1, 'a')] }) });
+    await p.post({
+      type: 'state',
+      state: state({ chats: [created, ...base.chats], messages: [userMessage(1, 'q'), assistantMessage(1, 'a')] }),
+    });
     assert.equal(await input.inputValue(), '', 'and is not left behind in the chat it was begun in');
     await p.post({ type: 'state', state: state({ chatId: 'chat-new', chatTitle: 'New Chat', chats: [created, ...base.chats] }) });
     assert.equal(await input.inputValue(), 'Start over: how is the cache keyed?', 'parked in the new chat when left');
@@ -853,7 +1095,8 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     const p = await open();
     await p.reload({ clearUiState: true });
     const input = p.byTestId('strata-input');
-    const inChat = (chatId: string) => state({ chatId, chatTitle: chatId, messages: [userMessage(1, `asked in ${chatId}`), assistantMessage(1, 'answered')] });
+    const inChat = (chatId: string) =>
+      state({ chatId, chatTitle: chatId, messages: [userMessage(1, `asked in ${chatId}`), assistantMessage(1, 'answered')] });
     await p.init(inChat(CHAT_ID));
 
     // Refused by the host after the user switched chats: kept as the first chat's draft, not put in the chat shown.
@@ -876,7 +1119,11 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.settle();
     assert.equal(await input.inputValue(), 'A question for the second chat', 'not put into the chat shown');
     await p.post({ type: 'state', state: inChat(CHAT_ID) });
-    assert.equal(await input.inputValue(), 'Summarize the failing test\n\nWhy is the prefix broken at turn 3?', 'both kept, the failed message first');
+    assert.equal(
+      await input.inputValue(),
+      'Summarize the failing test\n\nWhy is the prefix broken at turn 3?',
+      'both kept, the failed message first',
+    );
 
     // In the chat shown: what was typed while the reply streamed stays, after the failed message.
     await input.fill('typed while it streamed');
@@ -917,8 +1164,14 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await reloadWith(asked);
     assert.equal(await input.inputValue(), 'And the discount?');
     // A draft saved by an earlier version (without where it was begun): dropped only when it is the message exactly.
-    for (const [draft, kept] of [['Why is the tax added per line?', ''], ['Why is the tax', 'Why is the tax']]) {
-      await p.page.evaluate((d) => (globalThis as WithDriver).strataTest.replaceUiState({ draft: d, atBottom: true, requestCollapsed: false }), draft);
+    for (const [draft, kept] of [
+      ['Why is the tax added per line?', ''],
+      ['Why is the tax', 'Why is the tax'],
+    ]) {
+      await p.page.evaluate(
+        (d) => (globalThis as WithDriver).strataTest.replaceUiState({ draft: d, atBottom: true, requestCollapsed: false }),
+        draft,
+      );
       await p.reload();
       await p.init(state({ messages: asked }));
       assert.equal(await input.inputValue(), kept, `old draft "${draft}"`);
@@ -933,17 +1186,33 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.post({ type: 'chunk', chatId: CHAT_ID, turnId: 't2', seq: 2, text: ' DUPLICATE' });
     await p.post({ type: 'chunk', chatId: CHAT_ID, turnId: 't2', seq: 3, text: ' and more' });
     await p.settle();
-    assert.equal((await p.page.locator('[data-message-id="2:assistant"] [data-testid="strata-message-body"]').textContent())?.trim(), 'Already streamed part and more');
+    assert.equal(
+      (await p.page.locator('[data-message-id="2:assistant"] [data-testid="strata-message-body"]').textContent())?.trim(),
+      'Already streamed part and more',
+    );
   });
 
   it('drives every request kind, each valid for the host', async () => {
     const p = await open();
     const all = longChat(10, 3, 5);
-    await p.init(state({ messages: all, hasOlder: true, chips, banners: [{ id: 'b', severity: 'error', message: 'x', actions: ['retry'] }] }));
+    await p.init(
+      state({ messages: all, hasOlder: true, chips, banners: [{ id: 'b', severity: 'error', message: 'x', actions: ['retry'] }] }),
+    );
     await p.autoRespond({
-      send: { ok: true }, stop: { ok: true }, regenerate: { ok: true }, newChat: { ok: true }, switchChat: { ok: true }, renameChat: { ok: true },
-      deleteChat: { ok: true }, attach: { ok: true }, removeChip: { ok: true }, pinChip: { ok: true }, selectModel: { ok: true },
-      listModels: { ok: true, value: [{ provider: 'openai', model: 'gpt-4.1', label: 'OpenAI · gpt-4.1' }] }, insertCode: { ok: true }, copy: { ok: true },
+      send: { ok: true },
+      stop: { ok: true },
+      regenerate: { ok: true },
+      newChat: { ok: true },
+      switchChat: { ok: true },
+      renameChat: { ok: true },
+      deleteChat: { ok: true },
+      attach: { ok: true },
+      removeChip: { ok: true },
+      pinChip: { ok: true },
+      selectModel: { ok: true },
+      listModels: { ok: true, value: [{ provider: 'openai', model: 'gpt-4.1', label: 'OpenAI · gpt-4.1' }] },
+      insertCode: { ok: true },
+      copy: { ok: true },
       bannerAction: { ok: true },
     });
     await userScrollTo(p.byTestId('strata-conversation'), 0);
@@ -969,7 +1238,13 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.page.keyboard.press('Enter');
     await p.page.locator('[data-chat-id="chat-3"]').getByTestId('strata-chat-delete').click();
     await p.byTestId('strata-chat-delete-confirm').click();
-    await p.post({ type: 'turnStarted', chatId: CHAT_ID, turnId: 'tz', user: userMessage(20, 'z'), assistant: assistantMessage(20, '', { status: 'streaming' }) });
+    await p.post({
+      type: 'turnStarted',
+      chatId: CHAT_ID,
+      turnId: 'tz',
+      user: userMessage(20, 'z'),
+      assistant: assistantMessage(20, '', { status: 'streaming' }),
+    });
     await p.settle();
     await p.byTestId('strata-stop').click();
     await until('every kind posted', async () => {
@@ -986,7 +1261,14 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
       state({
         messages: longChat(6),
         chips,
-        banners: [{ id: 'b', severity: 'error', message: 'OpenAI rejected the API key (401): check the key in Strata: Set API Key.', actions: ['setApiKey', 'openSettings', 'dismiss'] }],
+        banners: [
+          {
+            id: 'b',
+            severity: 'error',
+            message: 'OpenAI rejected the API key (401): check the key in Strata: Set API Key.',
+            actions: ['setApiKey', 'openSettings', 'dismiss'],
+          },
+        ],
         model: model({ label: 'Anthropic · claude-sonnet-4-20250514 (a long model name)' }),
       }),
     );

@@ -21,10 +21,14 @@ function conversation(): PanelState['messages'] {
     userMessage(1, 'Why does the provider cache miss on every turn?', ['src/engine/library.ts', 'src/engine/cache.ts:L12-30']),
     assistantMessage(1, REPLY, { bar: bar({ cached: 9_800, cachedReported: true }) }),
     userMessage(2, 'And with the transcript layout?'),
-    assistantMessage(2, 'With `transcript` each request is a pure append of the previous one, so everything but the new turn can be served from the cache.', {
-      bar: bar({ layers: { L1: 1_200, L2: 6_400, L3: 420, L4: 3_900, L5: 40 }, cached: 11_200 }),
-      usage: { input: 11_960, cacheRead: 11_200, cacheWrite: 0, output: 96 },
-    }),
+    assistantMessage(
+      2,
+      'With `transcript` each request is a pure append of the previous one, so everything but the new turn can be served from the cache.',
+      {
+        bar: bar({ layers: { L1: 1_200, L2: 6_400, L3: 420, L4: 3_900, L5: 40 }, cached: 11_200 }),
+        usage: { input: 11_960, cacheRead: 11_200, cacheWrite: 0, output: 96 },
+      },
+    ),
   ];
 }
 
@@ -87,9 +91,17 @@ describe('chat panel screenshots (real browser)', function () {
           chatId: CHAT_ID,
           turnId: 't3',
           user: userMessage(3, 'Show me the fix for the library order.'),
-          assistant: assistantMessage(3, '', { status: 'streaming', usage: undefined, bar: bar({ layers: { L1: 1_200, L2: 6_400, L3: 510, L4: 4_050, L5: 52 }, cached: 11_650, cachedReported: false }) }),
+          assistant: assistantMessage(3, '', {
+            status: 'streaming',
+            usage: undefined,
+            bar: bar({ layers: { L1: 1_200, L2: 6_400, L3: 510, L4: 4_050, L5: 52 }, cached: 11_650, cachedReported: false }),
+          }),
         });
-        const pieces = ['Keep the library in first-seen order:\n\n', '```ts\nconst seen = new Map<string, Artifact>();\n', 'for (const a of attached) {\n  if (!seen.has(a.id)) seen.set(a.id, a);\n}\n'];
+        const pieces = [
+          'Keep the library in first-seen order:\n\n',
+          '```ts\nconst seen = new Map<string, Artifact>();\n',
+          'for (const a of attached) {\n  if (!seen.has(a.id)) seen.set(a.id, a);\n}\n',
+        ];
         for (let i = 0; i < pieces.length; i++) await p.post({ type: 'chunk', chatId: CHAT_ID, turnId: 't3', seq: i, text: pieces[i] });
         await p.settle();
         await shot(p, 'streaming');
@@ -111,10 +123,20 @@ describe('chat panel screenshots (real browser)', function () {
             messages: [
               ...conversation().slice(0, 2),
               userMessage(2, 'Summarize the whole repository.'),
-              assistantMessage(2, '', { status: 'error', error: 'The request is over the model’s context window (131,072 > 128,000 tokens).', bar: undefined, usage: undefined }),
+              assistantMessage(2, '', {
+                status: 'error',
+                error: 'The request is over the model’s context window (131,072 > 128,000 tokens).',
+                bar: undefined,
+                usage: undefined,
+              }),
             ],
             banners: [
-              { id: 'auth', severity: 'error', message: 'OpenAI rejected the API key (401 Unauthorized).', actions: ['setApiKey', 'openSettings', 'showLog', 'dismiss'] },
+              {
+                id: 'auth',
+                severity: 'error',
+                message: 'OpenAI rejected the API key (401 Unauthorized).',
+                actions: ['setApiKey', 'openSettings', 'showLog', 'dismiss'],
+              },
             ],
             notices: [{ id: 'restricted', message: 'Restricted Mode: project instruction files are not read.' }],
             meter: meter({ used: 131_072, level: 'over' }),
@@ -125,7 +147,12 @@ describe('chat panel screenshots (real browser)', function () {
 
         // The request preview (no provider configured).
         p = await open();
-        await p.init(state({ messages: [userMessage(1, 'What does buildTurn return?', ['src/engine/engine.ts'])], model: model({ provider: 'none', model: '', label: 'No model configured', configured: false }) }));
+        await p.init(
+          state({
+            messages: [userMessage(1, 'What does buildTurn return?', ['src/engine/engine.ts'])],
+            model: model({ provider: 'none', model: '', label: 'No model configured', configured: false }),
+          }),
+        );
         await p.post({
           type: 'preview',
           preview: {
@@ -135,13 +162,18 @@ describe('chat panel screenshots (real browser)', function () {
                 provider: 'none',
                 messages: [
                   { role: 'system', content: 'You are Strata, a careful coding assistant…' },
-                  { role: 'user', content: '<file path="src/engine/engine.ts" version="1">\nexport function buildTurn(input: TurnInput): Envelope {\n…\n</file>\n\nWhat does buildTurn return?' },
+                  {
+                    role: 'user',
+                    content:
+                      '<file path="src/engine/engine.ts" version="1">\nexport function buildTurn(input: TurnInput): Envelope {\n…\n</file>\n\nWhat does buildTurn return?',
+                  },
                 ],
               },
               null,
               2,
             ),
-            howTo: 'No model provider is configured. Choose one:\n\n- **OpenAI**: set `strata.provider` to `openai`, then run **Strata: Set API Key**.\n- **Anthropic**: set `strata.provider` to `anthropic`.\n- **VS Code language models**: `vscode-lm` (for example Copilot).\n\n```json\n{ "strata.provider": "openai", "strata.model": "gpt-4o" }\n```',
+            howTo:
+              'No model provider is configured. Choose one:\n\n- **OpenAI**: set `strata.provider` to `openai`, then run **Strata: Set API Key**.\n- **Anthropic**: set `strata.provider` to `anthropic`.\n- **VS Code language models**: `vscode-lm` (for example Copilot).\n\n```json\n{ "strata.provider": "openai", "strata.model": "gpt-4o" }\n```',
           },
         });
         await p.settle();

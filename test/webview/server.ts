@@ -92,7 +92,8 @@ export class PanelServer {
       .replace('<link rel="stylesheet" id="vscode-codicon-stylesheet"', `${before}<link rel="stylesheet" id="vscode-codicon-stylesheet"`)
       .replace('<body>', `<body class="${BODY_CLASS[theme]}" data-vscode-theme-kind="${BODY_CLASS[theme]}">`)
       .replace(/<script nonce=/, `${driver}<script nonce=`);
-    if (out === html || !out.includes('driver.js') || !out.includes(`theme-${theme}.css`)) throw new Error('panel page template changed: update the test server');
+    if (out === html || !out.includes('driver.js') || !out.includes(`theme-${theme}.css`))
+      throw new Error('panel page template changed: update the test server');
     return out;
   }
 }

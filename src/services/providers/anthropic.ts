@@ -31,7 +31,10 @@ export class AnthropicProvider implements ChatProvider {
 
   constructor(private readonly opts: AnthropicProviderOptions = {}) {
     this.baseURL = (opts.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '');
-    this.label = this.baseURL === ANTHROPIC_DEFAULT_BASE_URL ? 'Anthropic' : `Anthropic-compatible server at ${safeOrigin(this.baseURL).replace(/^https?:\/\//, '')}`;
+    this.label =
+      this.baseURL === ANTHROPIC_DEFAULT_BASE_URL
+        ? 'Anthropic'
+        : `Anthropic-compatible server at ${safeOrigin(this.baseURL).replace(/^https?:\/\//, '')}`;
   }
 
   private ctx(model: string): ErrorContext {

@@ -56,7 +56,8 @@ export async function resolveAutoProvider(probes: AutoProbes, preferredModel?: s
     if (ollama.models.length === 0) {
       return {
         kind: 'not-configured',
-        reason: 'Ollama is running on 127.0.0.1:11434 but has no models. Pull one (for example `ollama pull llama3.2`), or choose a provider in the "strata.provider" setting.',
+        reason:
+          'Ollama is running on 127.0.0.1:11434 but has no models. Pull one (for example `ollama pull llama3.2`), or choose a provider in the "strata.provider" setting.',
       };
     }
     const model = ollama.models.includes(preferredModel ?? '') ? (preferredModel as string) : ollama.models[0];

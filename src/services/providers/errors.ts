@@ -155,8 +155,11 @@ export function toProviderError(err: unknown, ctx: ErrorContext): ProviderError 
   if (f.names.some((n) => n === 'AbortError' || n === 'APIUserAbortError')) {
     return mk('aborted', 'Request cancelled.');
   }
-  if (f.names.some((n) => n === 'ContextOverflowError') || f.codes.includes('context_length_exceeded') ||
-      ((status === 400 || status === 413 || status === undefined) && CONTEXT_RE.test(all))) {
+  if (
+    f.names.some((n) => n === 'ContextOverflowError') ||
+    f.codes.includes('context_length_exceeded') ||
+    ((status === 400 || status === 413 || status === undefined) && CONTEXT_RE.test(all))
+  ) {
     return mk('context-length', withDetail(`The request is longer than ${ctx.model}'s context window.`));
   }
   if (status === 401 || status === 403) {
@@ -165,7 +168,9 @@ export function toProviderError(err: unknown, ctx: ErrorContext): ProviderError 
   if (status === 404) {
     return mk(
       'unknown-model',
-      withDetail(`Model "${ctx.model}" was not found at ${where} (HTTP 404). Check the model name (Strata: Select Model) and the base URL (OpenAI-compatible servers usually end in /v1).`),
+      withDetail(
+        `Model "${ctx.model}" was not found at ${where} (HTTP 404). Check the model name (Strata: Select Model) and the base URL (OpenAI-compatible servers usually end in /v1).`,
+      ),
     );
   }
   if (status === 429) {
@@ -181,7 +186,9 @@ export function toProviderError(err: unknown, ctx: ErrorContext): ProviderError 
     return mk('server', withDetail(`${ctx.provider} reported an error while streaming the reply.`));
   }
   if (status !== undefined && status >= 400) {
-    const hint = /prompt_cache_key/i.test(all) ? ' This server does not accept prompt_cache_key: turn off the "strata.promptCacheKey" setting.' : '';
+    const hint = /prompt_cache_key/i.test(all)
+      ? ' This server does not accept prompt_cache_key: turn off the "strata.promptCacheKey" setting.'
+      : '';
     return mk('bad-request', withDetail(`${ctx.provider} refused the request (HTTP ${status}).${hint}`));
   }
   const code = f.codes.find((c) => NETWORK_CODES.has(c));

@@ -37,7 +37,9 @@ function lcMessage(m: Pick<ChatMessage, 'role' | 'toolCalls' | 'toolCallId'>, co
     case 'user':
       return new HumanMessage({ content });
     case 'assistant':
-      return m.toolCalls && m.toolCalls.length > 0 ? new AIMessage({ content, tool_calls: lcToolCalls(m.toolCalls) }) : new AIMessage({ content });
+      return m.toolCalls && m.toolCalls.length > 0
+        ? new AIMessage({ content, tool_calls: lcToolCalls(m.toolCalls) })
+        : new AIMessage({ content });
     case 'tool':
       return new ToolMessage({ content, tool_call_id: m.toolCallId ?? '' });
   }
@@ -111,17 +113,26 @@ export function chunkText(content: unknown): string {
 }
 
 /** Tool definitions in the OpenAI chat-completions format (passed to `bindTools` as they are). */
-export function toOpenAITools(tools: readonly ToolDefinition[]): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[] {
-  return tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters as unknown as Record<string, unknown> } }));
+export function toOpenAITools(
+  tools: readonly ToolDefinition[],
+): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[] {
+  return tools.map((t) => ({
+    type: 'function' as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters as unknown as Record<string, unknown> },
+  }));
 }
 
 /** Tool definitions in the Anthropic messages format (passed to `bindTools` as they are). */
-export function toAnthropicTools(tools: readonly ToolDefinition[]): { name: string; description: string; input_schema: Record<string, unknown> }[] {
+export function toAnthropicTools(
+  tools: readonly ToolDefinition[],
+): { name: string; description: string; input_schema: Record<string, unknown> }[] {
   return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as unknown as Record<string, unknown> }));
 }
 
 /** The tool-call pieces of a streamed AIMessageChunk (`tool_call_chunks`). */
-export function chunkToolCalls(chunk: { tool_call_chunks?: { index?: number; id?: string; name?: string; args?: string }[] }): ToolCallChunk[] | undefined {
+export function chunkToolCalls(chunk: {
+  tool_call_chunks?: { index?: number; id?: string; name?: string; args?: string }[];
+}): ToolCallChunk[] | undefined {
   const list = chunk.tool_call_chunks;
   if (!list || list.length === 0) return undefined;
   const out: ToolCallChunk[] = [];

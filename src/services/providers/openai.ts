@@ -127,7 +127,10 @@ export class OpenAIProvider implements ChatProvider {
       });
       if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { status: res.status, headers: res.headers });
       const body = (await res.json()) as { data?: { id?: unknown }[] };
-      return (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string').sort();
+      return (body.data ?? [])
+        .map((m) => m.id)
+        .filter((id): id is string => typeof id === 'string')
+        .sort();
     } catch (e) {
       const pe = toProviderError(e, ctx);
       throw new ProviderError(pe.code, redact(pe.message, this.opts.apiKey), { status: pe.status });

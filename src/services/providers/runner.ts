@@ -63,7 +63,10 @@ export class ToolCallAssembler {
         else {
           try {
             const parsed = JSON.parse(text) as unknown;
-            args = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { __invalid_json__: text };
+            args =
+              typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+                ? (parsed as Record<string, unknown>)
+                : { __invalid_json__: text };
           } catch {
             args = { __invalid_json__: text };
           }
@@ -199,7 +202,9 @@ export async function* runStream(opts: RunOptions): AsyncGenerator<StreamEvent> 
     }
     if (usage) yield { type: 'usage', usage };
     const toolCalls = calls.finish();
-    yield toolCalls.length > 0 ? { type: 'done', text, usage, finishReason, attempts: attempt, toolCalls } : { type: 'done', text, usage, finishReason, attempts: attempt };
+    yield toolCalls.length > 0
+      ? { type: 'done', text, usage, finishReason, attempts: attempt, toolCalls }
+      : { type: 'done', text, usage, finishReason, attempts: attempt };
     return;
   }
 }

@@ -65,7 +65,11 @@ export class ScriptedProvider implements ChatProvider {
   }
 }
 
-function* scriptedEvents(reply: ScriptedReply, req: ChatRequest, options: ScriptedProviderOptions): Generator<StreamEvent, void, undefined> {
+function* scriptedEvents(
+  reply: ScriptedReply,
+  req: ChatRequest,
+  options: ScriptedProviderOptions,
+): Generator<StreamEvent, void, undefined> {
   const aborted = () => new ProviderError('aborted', 'Request cancelled.');
   if (req.signal?.aborted) throw aborted();
   const size = options.chunkChars && options.chunkChars > 0 ? options.chunkChars : Math.max(1, reply.text.length);
@@ -89,6 +93,13 @@ function* scriptedEvents(reply: ScriptedReply, req: ChatRequest, options: Script
   }
   if (reply.usage) yield { type: 'usage', usage: reply.usage };
   yield calls
-    ? { type: 'done', text: reply.text, usage: reply.usage, finishReason: 'tool_calls', attempts: 1, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) }
+    ? {
+        type: 'done',
+        text: reply.text,
+        usage: reply.usage,
+        finishReason: 'tool_calls',
+        attempts: 1,
+        toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+      }
     : { type: 'done', text: reply.text, usage: reply.usage, finishReason: 'stop', attempts: 1 };
 }

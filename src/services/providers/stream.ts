@@ -12,7 +12,10 @@ export interface CompletedReply {
 }
 
 /** Consumes a stream; `onText` sees each piece in order. Resolves only on `done`. */
-export async function collectReply(events: AsyncIterable<StreamEvent>, onText?: (text: string, seq: number) => void): Promise<CompletedReply> {
+export async function collectReply(
+  events: AsyncIterable<StreamEvent>,
+  onText?: (text: string, seq: number) => void,
+): Promise<CompletedReply> {
   for await (const ev of events) {
     if (ev.type === 'text') onText?.(ev.text, ev.seq);
     else if (ev.type === 'done') return { text: ev.text, usage: ev.usage, finishReason: ev.finishReason, attempts: ev.attempts };

@@ -48,7 +48,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
   {
     name: 'list_files',
-    description: 'List workspace files whose workspace-relative path matches a glob ("**" spans folders, "*" stays in one folder, {a,b} alternatives). Excluded files are not listed; long lists are cut.',
+    description:
+      'List workspace files whose workspace-relative path matches a glob ("**" spans folders, "*" stays in one folder, {a,b} alternatives). Excluded files are not listed; long lists are cut.',
     parameters: {
       type: 'object',
       properties: { glob: { type: 'string', description: 'Glob such as src/**/*.ts or **/package.json' } },
@@ -73,7 +74,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
   {
     name: 'get_diagnostics',
-    description: 'Errors and warnings the editor reports (compiler, linter) for one workspace file, or for every file when no path is given.',
+    description:
+      'Errors and warnings the editor reports (compiler, linter) for one workspace file, or for every file when no path is given.',
     parameters: {
       type: 'object',
       properties: { path: { type: 'string', description: 'Workspace-relative path; omit for all files' } },
@@ -107,10 +109,14 @@ export function parseToolArgs(call: Pick<ToolCall, 'name' | 'args'>): ParsedTool
   if (!def) return `There is no tool named ${JSON.stringify(call.name)}; the tools are ${TOOL_NAMES.join(', ')}.`;
   const args = call.args;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return `${call.name}: the arguments must be a JSON object.`;
-  if (typeof args.__invalid_json__ === 'string') return `${call.name}: the arguments are not a JSON object: ${JSON.stringify(args.__invalid_json__.slice(0, 200))}.`;
+  if (typeof args.__invalid_json__ === 'string')
+    return `${call.name}: the arguments are not a JSON object: ${JSON.stringify(args.__invalid_json__.slice(0, 200))}.`;
   const props = def.parameters.properties ?? {};
-  for (const k of Object.keys(args)) if (!(k in props)) return `${call.name}: unknown argument ${JSON.stringify(k)} (it takes ${Object.keys(props).join(', ') || 'no arguments'}).`;
-  for (const k of def.parameters.required ?? []) if (args[k] === undefined || args[k] === null) return `${call.name}: the argument ${JSON.stringify(k)} is required.`;
+  for (const k of Object.keys(args))
+    if (!(k in props))
+      return `${call.name}: unknown argument ${JSON.stringify(k)} (it takes ${Object.keys(props).join(', ') || 'no arguments'}).`;
+  for (const k of def.parameters.required ?? [])
+    if (args[k] === undefined || args[k] === null) return `${call.name}: the argument ${JSON.stringify(k)} is required.`;
   for (const [k, schema] of Object.entries(props)) {
     const v = args[k];
     if (v === undefined || v === null) continue;
@@ -134,7 +140,9 @@ export function parseToolArgs(call: Pick<ToolCall, 'name' | 'args'>): ParsedTool
       return { name: 'list_files', glob: args.glob as string };
     case 'search_text': {
       const g = opt<string>('glob');
-      return g !== undefined ? { name: 'search_text', query: args.query as string, glob: g } : { name: 'search_text', query: args.query as string };
+      return g !== undefined
+        ? { name: 'search_text', query: args.query as string, glob: g }
+        : { name: 'search_text', query: args.query as string };
     }
     case 'get_diagnostics': {
       const p = opt<string>('path');

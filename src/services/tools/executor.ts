@@ -73,7 +73,11 @@ function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 function refusal(tool: string, r: Rejection): ToolOutput {
-  return { kind: 'text', text: `${tool} refused (${r.reason}): ${r.message.replace(/ and was not attached\.$/, '; it was not read.').replace(/ was not attached\.$/, ' was not read.')}`, refused: r.reason };
+  return {
+    kind: 'text',
+    text: `${tool} refused (${r.reason}): ${r.message.replace(/ and was not attached\.$/, '; it was not read.').replace(/ was not attached\.$/, ' was not read.')}`,
+    refused: r.reason,
+  };
 }
 
 /** `glob` as a workspace-relative pattern ('/' separators, no leading `./` or `/`). */
@@ -94,7 +98,8 @@ export class ToolExecutor {
   /** The steps of one call; drive with `runSteps` / `runStepsSync` (or `yield*` from a pipeline). */
   *execute(call: ToolCall, signal?: AbortSignal): Step<ToolResult> {
     const parsed = parseToolArgs(call);
-    if (typeof parsed === 'string') return { call, output: { kind: 'text', text: parsed, refused: 'invalid-arguments' }, summary: 'invalid arguments' };
+    if (typeof parsed === 'string')
+      return { call, output: { kind: 'text', text: parsed, refused: 'invalid-arguments' }, summary: 'invalid arguments' };
     const output = yield* this.run(parsed, signal);
     return { call, output, summary: summarize(parsed, output) };
   }
@@ -128,7 +133,8 @@ export class ToolExecutor {
     }
     const total = lineSpans(content).length;
     const from = startLine ?? 1;
-    if (from > total) return { kind: 'text', text: `read_file: ${file.uri} has ${plural(total, 'line')}; startLine ${from} is past its end.` };
+    if (from > total)
+      return { kind: 'text', text: `read_file: ${file.uri} has ${plural(total, 'line')}; startLine ${from} is past its end.` };
     const slice = sliceLines(content, { startLine: from, endLine: endLine ?? total })!;
     const cut = this.fit(slice.content, from, total);
     const range = cut ? cut.range : slice.range;
@@ -143,7 +149,11 @@ export class ToolExecutor {
    * Cuts `text` (whose first line is line `first` of a file of `total` lines) to the per-call token
    * budget at a line boundary; undefined when it fits whole.
    */
-  private fit(text: string, first: number, total?: number): { content: string; range: { startLine: number; endLine: number }; note: string } | undefined {
+  private fit(
+    text: string,
+    first: number,
+    total?: number,
+  ): { content: string; range: { startLine: number; endLine: number }; note: string } | undefined {
     const max = this.limits.maxResultTokens;
     // Tokens are rarely longer than 8 characters: text up to that length is counted, longer is cut first.
     const charCap = max * 8;
@@ -183,7 +193,10 @@ export class ToolExecutor {
     const text = lines.join('\n');
     const cut = this.fit(text, 1, lines.length);
     if (!cut) return { text };
-    return { text: cut.content, note: `[truncated at line ${cut.range.endLine} of ${total}: a tool result may take ${this.limits.maxResultTokens} tokens.]` };
+    return {
+      text: cut.content,
+      note: `[truncated at line ${cut.range.endLine} of ${total}: a tool result may take ${this.limits.maxResultTokens} tokens.]`,
+    };
   }
 
   private *listFiles(glob: string, signal?: AbortSignal): Step<ToolOutput> {
@@ -191,7 +204,8 @@ export class ToolExecutor {
     const cap = this.limits.maxListEntries;
     const listing = yield* wait(this.port.listFiles(pattern, cap + 1, signal));
     const paths = listing.paths.slice(0, cap);
-    if (paths.length === 0) return { kind: 'text', text: `list_files: no workspace file matches ${JSON.stringify(pattern)} (excluded files are never listed).` };
+    if (paths.length === 0)
+      return { kind: 'text', text: `list_files: no workspace file matches ${JSON.stringify(pattern)} (excluded files are never listed).` };
     const more = listing.more || listing.paths.length > cap;
     const total = more ? `more than ${cap}` : String(paths.length);
     const fitted = this.fitLines(paths, total);
@@ -244,14 +258,20 @@ export class ToolExecutor {
     const facts = [`${plural(searched, 'file')} searched`];
     if (skipped > 0) facts.push(`${plural(skipped, 'file')} skipped (excluded, binary, too large or unreadable)`);
     if (listing.more) facts.push(`only the first ${plural(lim.maxSearchFiles, 'file')} matching the glob were searched`);
-    if (matches.length === 0) return { kind: 'text', text: `search_text: no match for ${JSON.stringify(query)}${scope} (${facts.join('; ')}).` };
+    if (matches.length === 0)
+      return { kind: 'text', text: `search_text: no match for ${JSON.stringify(query)}${scope} (${facts.join('; ')}).` };
     const total = moreMatches ? `more than ${lim.maxSearchMatches}` : String(matches.length);
     const fitted = this.fitLines(matches, total);
     const notes: string[] = [];
     if (fitted.note) notes.push(fitted.note);
-    else if (moreMatches) notes.push(`[truncated at line ${lim.maxSearchMatches} of ${total} matches: narrow the query or the glob to see the rest.]`);
+    else if (moreMatches)
+      notes.push(`[truncated at line ${lim.maxSearchMatches} of ${total} matches: narrow the query or the glob to see the rest.]`);
     notes.push(`[${facts.join('; ')}.]`);
-    return { kind: 'artifact', input: { kind: 'tool', uri: `search_text ${JSON.stringify(query)}${scope}`, content: fitted.text }, note: notes.join('\n') };
+    return {
+      kind: 'artifact',
+      input: { kind: 'tool', uri: `search_text ${JSON.stringify(query)}${scope}`, content: fitted.text },
+      note: notes.join('\n'),
+    };
   }
 
   private *diagnostics(path?: string): Step<ToolOutput> {
@@ -268,10 +288,21 @@ export class ToolExecutor {
       const bad = yield* wait(this.port.recheck(d.path, d.path));
       if (!bad) shown.push(d);
     }
-    if (shown.length === 0) return { kind: 'text', text: `get_diagnostics: no errors or warnings ${target ? `in ${target}` : 'in the workspace'}.` };
+    if (shown.length === 0)
+      return { kind: 'text', text: `get_diagnostics: no errors or warnings ${target ? `in ${target}` : 'in the workspace'}.` };
     const order: Record<string, number> = { error: 0, warning: 1, info: 2, hint: 3 };
-    shown.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.line - b.line || a.column - b.column || order[a.severity] - order[b.severity] || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
-    const lines = shown.map((d) => `${d.path}:${d.line}:${d.column}: ${d.severity}: ${d.message.replace(/\s*\n\s*/g, ' ')}${d.source ? ` (${d.source}${d.code ? ` ${d.code}` : ''})` : ''}`);
+    shown.sort(
+      (a, b) =>
+        (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
+        a.line - b.line ||
+        a.column - b.column ||
+        order[a.severity] - order[b.severity] ||
+        (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
+    );
+    const lines = shown.map(
+      (d) =>
+        `${d.path}:${d.line}:${d.column}: ${d.severity}: ${d.message.replace(/\s*\n\s*/g, ' ')}${d.source ? ` (${d.source}${d.code ? ` ${d.code}` : ''})` : ''}`,
+    );
     const fitted = this.fitLines(lines, String(lines.length));
     const out: ToolOutput = { kind: 'artifact', input: { kind: 'diagnostics', uri: target ?? '*', content: fitted.text } };
     if (fitted.note) out.note = fitted.note;
@@ -287,7 +318,11 @@ export class ToolExecutor {
     const cut = this.fit(s.content, s.range!.startLine);
     const input: NewArtifactInput = { kind: 'tool', uri: s.uri, range: cut ? cut.range : s.range, content: cut ? cut.content : s.content };
     const out: ToolOutput = { kind: 'artifact', input };
-    if (cut) out.note = cut.note.replace(/ Call read_file with startLine (\d+) to read on\./, ` Call read_file on ${s.uri} with startLine $1 to read on.`);
+    if (cut)
+      out.note = cut.note.replace(
+        / Call read_file with startLine (\d+) to read on\./,
+        ` Call read_file on ${s.uri} with startLine $1 to read on.`,
+      );
     return out;
   }
 }

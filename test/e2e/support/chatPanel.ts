@@ -93,8 +93,15 @@ export class ChatPanel {
       // …and its first state from the host (the composer is shown before it arrives).
       await this.frame.locator('body:not(.strata-loading)').waitFor({ state: 'attached', timeout: timeoutMs });
     } catch {
-      const body = normalize(await this.frame.locator('body').innerText({ timeout: 5_000 }).catch(() => '(unreadable)'));
-      throw new Error(`no [data-testid="${TEST_ID.input}"] in the chat webview within ${timeoutMs / 1000} s; it shows: "${body.slice(0, 200)}"`);
+      const body = normalize(
+        await this.frame
+          .locator('body')
+          .innerText({ timeout: 5_000 })
+          .catch(() => '(unreadable)'),
+      );
+      throw new Error(
+        `no [data-testid="${TEST_ID.input}"] in the chat webview within ${timeoutMs / 1000} s; it shows: "${body.slice(0, 200)}"`,
+      );
     }
   }
 
@@ -112,10 +119,11 @@ export class ChatPanel {
   async typeAndSend(question: string): Promise<void> {
     const input = this.byTestId(TEST_ID.input).first();
     await input.fill('', { timeout: TIMEOUT.ui });
-    const focused = () => input.evaluate((el) => {
-      const doc = (el as unknown as { ownerDocument: { activeElement: unknown; hasFocus(): boolean } }).ownerDocument;
-      return doc.hasFocus() && doc.activeElement === el;
-    });
+    const focused = () =>
+      input.evaluate((el) => {
+        const doc = (el as unknown as { ownerDocument: { activeElement: unknown; hasFocus(): boolean } }).ownerDocument;
+        return doc.hasFocus() && doc.activeElement === el;
+      });
     let held = 0;
     await poll('the input to hold focus', TIMEOUT.ui, async () => {
       if (!(await focused())) {
@@ -151,9 +159,11 @@ export class ChatPanel {
 
   /** Stops recording; returns the samples. */
   async stopRecording(): Promise<ShownSample[]> {
-    return (await this.frame.locator('body').evaluate(
-      '(() => { const r = window.__strataShown; if (!r) return []; r.observer.disconnect(); delete window.__strataShown; return r.samples; })()',
-    )) as ShownSample[];
+    return (await this.frame
+      .locator('body')
+      .evaluate(
+        '(() => { const r = window.__strataShown; if (!r) return []; r.observer.disconnect(); delete window.__strataShown; return r.samples; })()',
+      )) as ShownSample[];
   }
 
   /**
@@ -173,7 +183,9 @@ export class ChatPanel {
       if (samples.length === 0 || samples[samples.length - 1] !== k) samples.push(k);
       if (k === full) return { samples, text };
       if (Date.now() > deadline) {
-        throw new Error(`the reply did not complete within ${timeoutMs / 1000} s: ${k} of ${full} characters shown (samples ${samples.join(', ')}); last text "${normalize(text).slice(0, 160)}"`);
+        throw new Error(
+          `the reply did not complete within ${timeoutMs / 1000} s: ${k} of ${full} characters shown (samples ${samples.join(', ')}); last text "${normalize(text).slice(0, 160)}"`,
+        );
       }
       await new Promise((r) => setTimeout(r, 30));
     }
@@ -185,7 +197,11 @@ export class ChatPanel {
  * sample whose shown prefix of `reply` covers everything sent so far. Clocks: the imitation server
  * (Node) and the webview (Chromium) run on the same machine, so Date.now() values compare.
  */
-export function deltaLatencies(reply: string, deltas: readonly { text: string; sentAt: number }[], shown: readonly ShownSample[]): number[] {
+export function deltaLatencies(
+  reply: string,
+  deltas: readonly { text: string; sentAt: number }[],
+  shown: readonly ShownSample[],
+): number[] {
   const prefixes = shown.map((s) => ({ t: s.t, k: shownPrefixLength(s.text, reply) }));
   const out: number[] = [];
   let sent = '';

@@ -99,7 +99,12 @@ export class E2ESession {
       cleanups.push(() => server.stop());
       log(`code-server ${harnessConfig.CODE_SERVER_VERSION} on ${server.authority}; imitation server on ${imitation.url}`);
 
-      const browser = await chromium.launch({ executablePath: harnessConfig.chromiumPath, headless: true, args: codeServer.CHROMIUM_ARGS, env });
+      const browser = await chromium.launch({
+        executablePath: harnessConfig.chromiumPath,
+        headless: true,
+        args: codeServer.CHROMIUM_ARGS,
+        env,
+      });
       cleanups.push(() => browser.close());
       const context = await browser.newContext({ viewport: VIEWPORT });
       const page = await context.newPage();
@@ -121,7 +126,10 @@ export class E2ESession {
   /** Saves a screenshot of the whole window as `NN-name.png` (`NN-FAILED-name.png`); returns its path. */
   async screenshot(name: string, failed = false): Promise<string> {
     this.shotCount++;
-    const file = path.join(this.paths.screenshotsDir, `${String(this.shotCount).padStart(2, '0')}-${failed ? 'FAILED-' : ''}${slug(name)}.png`);
+    const file = path.join(
+      this.paths.screenshotsDir,
+      `${String(this.shotCount).padStart(2, '0')}-${failed ? 'FAILED-' : ''}${slug(name)}.png`,
+    );
     await this.page.screenshot({ path: file, timeout: 15_000 });
     return file;
   }

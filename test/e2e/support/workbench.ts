@@ -53,7 +53,8 @@ function activityItem(page: Page, title: string): Locator {
 export async function showActivity(page: Page, title: string): Promise<void> {
   const item = activityItem(page, title);
   await item.waitFor({ state: 'visible', timeout: TIMEOUT.workbench });
-  const active = async () => /\bchecked\b/.test((await item.getAttribute('class')) ?? '') && (await page.locator('.part.sidebar').isVisible());
+  const active = async () =>
+    /\bchecked\b/.test((await item.getAttribute('class')) ?? '') && (await page.locator('.part.sidebar').isVisible());
   // Right after a reload the workbench may swallow the first click while it restores its layout:
   // click again (every 3 s) until the container shows.
   let clickedAt = 0;
@@ -78,16 +79,24 @@ export async function openStrataView(page: Page): Promise<void> {
  * workbench cannot be mistaken for it.
  */
 export async function chatFrame(page: Page, timeoutMs = TIMEOUT.webview): Promise<FrameLocator> {
-  return poll('the Strata chat webview to load', timeoutMs, async () => {
-    const outer = page.locator('iframe.webview.ready');
-    const count = await outer.count();
-    for (let i = 0; i < count; i++) {
-      const inner = outer.nth(i).contentFrame().locator('iframe#active-frame').contentFrame();
-      const scripts = await inner.locator('script[src*="strata-dev.strata"]').count().catch(() => 0);
-      if (scripts > 0) return inner;
-    }
-    return undefined;
-  }, 250);
+  return poll(
+    'the Strata chat webview to load',
+    timeoutMs,
+    async () => {
+      const outer = page.locator('iframe.webview.ready');
+      const count = await outer.count();
+      for (let i = 0; i < count; i++) {
+        const inner = outer.nth(i).contentFrame().locator('iframe#active-frame').contentFrame();
+        const scripts = await inner
+          .locator('script[src*="strata-dev.strata"]')
+          .count()
+          .catch(() => 0);
+        if (scripts > 0) return inner;
+      }
+      return undefined;
+    },
+    250,
+  );
 }
 
 /** Opens a workspace file from the Explorer (expanding its folders), as a pinned editor. */
@@ -131,7 +140,9 @@ export async function selectLines(page: Page, start: number, end: number, expect
   await input.fill(`:${start}`);
   await page.keyboard.press('Enter');
   await input.waitFor({ state: 'hidden', timeout: TIMEOUT.ui });
-  await poll(`the cursor at line ${start}`, TIMEOUT.ui, async () => ((await cursorStatus(page)).startsWith(`Ln ${start}, Col 1`) ? true : undefined));
+  await poll(`the cursor at line ${start}`, TIMEOUT.ui, async () =>
+    (await cursorStatus(page)).startsWith(`Ln ${start}, Col 1`) ? true : undefined,
+  );
   for (let line = start; line < end; line++) await page.keyboard.press('Shift+ArrowDown');
   await page.keyboard.press('Shift+End');
   // The status bar catches up with the keys a moment later (Shift+End may not have landed yet).
@@ -178,7 +189,9 @@ export async function pickColorTheme(page: Page, label: string, applied?: () => 
     await command.click();
     await poll('the theme picker', TIMEOUT.ui, async () => ((await input.inputValue()) === '' ? true : undefined));
     await input.fill(label);
-    await page.locator(`.quick-input-widget .quick-input-list .monaco-list-row.focused[aria-label^="${label}"]`).waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+    await page
+      .locator(`.quick-input-widget .quick-input-list .monaco-list-row.focused[aria-label^="${label}"]`)
+      .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
     await page.keyboard.press('Enter');
     await input.waitFor({ state: 'hidden', timeout: TIMEOUT.ui });
     if (!applied) return;
@@ -218,6 +231,7 @@ export async function watchEmptyChatMessage(page: Page): Promise<{ stop(): Promi
     if (view) w.__strataBothObserver.observe(view, { subtree: true, childList: true, characterData: true });
   })()`);
   return {
-    stop: async () => (await page.evaluate('(() => { window.__strataBothObserver?.disconnect(); return window.__strataBoth === true; })()')) as boolean,
+    stop: async () =>
+      (await page.evaluate('(() => { window.__strataBothObserver?.disconnect(); return window.__strataBoth === true; })()')) as boolean,
   };
 }

@@ -75,15 +75,23 @@ export class PanelDriver implements vscode.Disposable {
   }
 
   /** Sends a message and waits for the turn to end; returns the turn's messages. */
-  async sendAndWait(text: string): Promise<{ started: Extract<HostToWebviewMessage, { type: 'turnStarted' }>; chunks: Extract<HostToWebviewMessage, { type: 'chunk' }>[]; ended: Extract<HostToWebviewMessage, { type: 'turnEnded' }> }> {
+  async sendAndWait(text: string): Promise<{
+    started: Extract<HostToWebviewMessage, { type: 'turnStarted' }>;
+    chunks: Extract<HostToWebviewMessage, { type: 'chunk' }>[];
+    ended: Extract<HostToWebviewMessage, { type: 'turnEnded' }>;
+  }> {
     const from = this.posted.length;
     await this.requestOk({ kind: 'send', text });
     await withTimeout(this.api.testing.controller.whenTurnDone(), 30_000, 'the turn to end');
     const mine = this.posted.slice(from);
     const started = mine.find((m): m is Extract<HostToWebviewMessage, { type: 'turnStarted' }> => m.type === 'turnStarted');
     assert.ok(started, 'no turnStarted was posted');
-    const chunks = mine.filter((m): m is Extract<HostToWebviewMessage, { type: 'chunk' }> => m.type === 'chunk' && m.turnId === started.turnId);
-    const ended = mine.find((m): m is Extract<HostToWebviewMessage, { type: 'turnEnded' }> => m.type === 'turnEnded' && m.turnId === started.turnId);
+    const chunks = mine.filter(
+      (m): m is Extract<HostToWebviewMessage, { type: 'chunk' }> => m.type === 'chunk' && m.turnId === started.turnId,
+    );
+    const ended = mine.find(
+      (m): m is Extract<HostToWebviewMessage, { type: 'turnEnded' }> => m.type === 'turnEnded' && m.turnId === started.turnId,
+    );
     assert.ok(ended, 'no turnEnded was posted');
     return { started, chunks, ended };
   }

@@ -225,7 +225,14 @@ export class ChatModel {
       if (pendingNew) key = pendingNew.key;
       else if (known && !known.gone && !detachedIds.has(id)) key = known.versions[known.versions.length - 1].key;
       else {
-        const v: SelVersion = { id, key: keyOf(id, (known?.versions.length ?? 0) + 1), uri: path, startLine: a.selection.startLine, endLine: slice.endLine, content: slice.content };
+        const v: SelVersion = {
+          id,
+          key: keyOf(id, (known?.versions.length ?? 0) + 1),
+          uri: path,
+          startLine: a.selection.startLine,
+          endLine: slice.endLine,
+          content: slice.content,
+        };
         newVersions.push(v);
         if (slice.endLine < a.selection.endLine) clampedNow.add(v);
         key = v.key;
@@ -242,7 +249,9 @@ export class ChatModel {
         if (exact) return { sel: exact, label: selLabel(sa) };
         const earlier = refTarget(a);
         if (earlier) return earlier;
-        const clamped = [...newVersions].reverse().find((n) => clampedNow.has(n) && n.uri === sa.file && n.startLine === sa.startLine && n.endLine < sa.endLine);
+        const clamped = [...newVersions]
+          .reverse()
+          .find((n) => clampedNow.has(n) && n.uri === sa.file && n.startLine === sa.startLine && n.endLine < sa.endLine);
         return clamped ? { sel: clamped, label: selLabel(sa) } : undefined;
       }
       return newFiles.has(a.file!) ? { file: a.file!, label: a.file! } : refTarget(a);

@@ -9,7 +9,16 @@ import type { ITokenizer } from '../../../src/engine/types';
 import { validateTrajectory, type Trajectory } from '../../../bench/trajectory';
 import { getTokenizer } from '../../../src/services/tokenizer';
 import { buildTrajectory, cheapTokenizer, type ScenarioSpec } from './scenario';
-import { allSegments, ChatModel, fullBodies, isDiffBlock, presentKeys, runTrajectory, type RunTurn, type TurnExpectation } from './chatModel';
+import {
+  allSegments,
+  ChatModel,
+  fullBodies,
+  isDiffBlock,
+  presentKeys,
+  runTrajectory,
+  type RunTurn,
+  type TurnExpectation,
+} from './chatModel';
 import { openingTags, requestText } from './requestScan';
 
 /** Cuts made to fit the budget (not the user's detach, not a refresh in place). */
@@ -45,7 +54,12 @@ export function caseOf(spec: ScenarioSpec): Case {
   const after: Case['after'] = [];
   run.forEach((t, i) => {
     expect.push(model.step(traj.turns[i], t.pruned, t.committed));
-    after.push({ pinned: new Map(model.pinned), snapshots: new Map(model.snapshots), reported: new Set(model.reported), files: new Map(model.files) });
+    after.push({
+      pinned: new Map(model.pinned),
+      snapshots: new Map(model.snapshots),
+      reported: new Set(model.reported),
+      files: new Map(model.files),
+    });
   });
   const c = { spec, traj, run, expect, model, after };
   if (memo.size > 400) memo.clear();
@@ -79,7 +93,7 @@ export const PROPERTIES: EngineProperty[] = [
     },
   },
   {
-    title: 'L2 never shrinks without a report: a version sent in full or compacted is sent again next turn or named in that turn\'s cuts',
+    title: "L2 never shrinks without a report: a version sent in full or compacted is sent again next turn or named in that turn's cuts",
     check: (c) => {
       let prev: RunTurn | undefined;
       for (const t of c.run) {
@@ -89,7 +103,11 @@ export const PROPERTIES: EngineProperty[] = [
           const now = presentKeys(t);
           const reported = new Set(t.pruned.map((p) => p.item));
           for (const k of presentKeys(prev)) {
-            if (!now.has(k)) assert.ok(reported.has(k), `${where(c, t)}: ${k} (sent in turn ${prev.turn}) vanished without a report; cuts: ${JSON.stringify(t.pruned.map((p) => `${p.reason} ${p.item}`))}`);
+            if (!now.has(k))
+              assert.ok(
+                reported.has(k),
+                `${where(c, t)}: ${k} (sent in turn ${prev.turn}) vanished without a report; cuts: ${JSON.stringify(t.pruned.map((p) => `${p.reason} ${p.item}`))}`,
+              );
           }
         }
         prev = t;
@@ -102,11 +120,13 @@ export const PROPERTIES: EngineProperty[] = [
       for (const t of c.run) {
         if (!t.committed) continue;
         const kinds = new Map<string, string>();
-        for (const g of allSegments(t)) if ((g.kind === 'artifact' || g.kind === 'compacted') && g.artifactKey) kinds.set(g.artifactKey, g.kind);
+        for (const g of allSegments(t))
+          if ((g.kind === 'artifact' || g.kind === 'compacted') && g.artifactKey) kinds.set(g.artifactKey, g.kind);
         const last = new Map<string, string>();
         for (const p of t.pruned) if (!/^turns? \d/.test(p.item)) last.set(p.item, p.reason);
         for (const [k, reason] of last) {
-          if (reason === 'compacted') assert.equal(kinds.get(k), 'compacted', `${where(c, t)}: ${k} is reported compacted but sent as ${kinds.get(k) ?? 'nothing'}`);
+          if (reason === 'compacted')
+            assert.equal(kinds.get(k), 'compacted', `${where(c, t)}: ${k} is reported compacted but sent as ${kinds.get(k) ?? 'nothing'}`);
           else assert.equal(kinds.get(k), undefined, `${where(c, t)}: ${k} is reported cut (${reason}) but still sent as ${kinds.get(k)}`);
         }
       }
@@ -121,7 +141,9 @@ export const PROPERTIES: EngineProperty[] = [
         // Read back from the request text alone: every opening tag line is one the engine emitted, and
         // no (id, version) opens two full blocks. (Block *ends* are checked in adversarial.test.ts.)
         const tags = openingTags(requestText(t.envelope.messages));
-        const emitted = allSegments(t).filter((g) => g.kind === 'artifact' || g.kind === 'compacted').map((g) => g.text.slice(0, g.text.indexOf('\n')));
+        const emitted = allSegments(t)
+          .filter((g) => g.kind === 'artifact' || g.kind === 'compacted')
+          .map((g) => g.text.slice(0, g.text.indexOf('\n')));
         assert.deepEqual([...tags].sort(), [...emitted].sort(), `${where(c, t)}: opening tags in the request text`);
         const full = tags.filter((x) => !/ format="/.test(x)).map((x) => /id="([^"]*)" version="(\d+)"/.exec(x)!.slice(1).join('@'));
         assert.equal(new Set(full).size, full.length, `${where(c, t)}: a version opens two full blocks: ${full.join(', ')}`);
@@ -150,7 +172,8 @@ export const PROPERTIES: EngineProperty[] = [
         assert.ok(b.message.includes(`${b.essentialTokens - budget} over the budget of ${budget}`), b.message);
         assert.ok(b.message.includes('system prompt and instructions ('), b.message);
         assert.ok(b.message.includes('your message ('), b.message);
-        for (const k of c.expect[i].pinnedNow.keys()) assert.ok(b.message.includes(`${k} (`), `${where(c, t)}: the blocked message does not name pinned ${k}: ${b.message}`);
+        for (const k of c.expect[i].pinnedNow.keys())
+          assert.ok(b.message.includes(`${k} (`), `${where(c, t)}: the blocked message does not name pinned ${k}: ${b.message}`);
       });
     },
   },
@@ -170,7 +193,10 @@ export const PROPERTIES: EngineProperty[] = [
           // A changed pinned file may go out once as a diff (append-diff); its base is checked by the diff property.
           const sent = bodies.get(k);
           const ok = isDeepStrictEqual(sent, [content]) || (k.startsWith('file:') && isDeepStrictEqual(sent, [undefined]));
-          assert.ok(ok, `${where(c, t)}: essential ${k} is not sent in full (${sent === undefined ? 'absent' : 'sent as ' + JSON.stringify(sent.map((b) => (b === undefined ? 'a diff' : b.length + ' chars')))})`);
+          assert.ok(
+            ok,
+            `${where(c, t)}: essential ${k} is not sent in full (${sent === undefined ? 'absent' : 'sent as ' + JSON.stringify(sent.map((b) => (b === undefined ? 'a diff' : b.length + ' chars')))})`,
+          );
         }
         const selEssential = [...essential.keys()].filter((k) => k.startsWith('sel:')).sort();
         assert.deepEqual(selEssential, [...c.after[i].pinned.keys()].sort(), `${where(c, t)}: pinned selections`);
@@ -224,24 +250,31 @@ export const PROPERTIES: EngineProperty[] = [
         const turn = c.traj.turns[i + 1];
         let added = 40 + tok.count(prevTurn.reply) + tok.count(turn.user || '(empty message)') + 40 * (prevTurn.attach?.length ?? 0);
         for (const a of turn.attach ?? []) added += 120 + tok.count(c.after[i + 1].files.get(a.selection?.file ?? a.file!) ?? '');
-        for (const v of Object.values(turn.edits ?? {})) added += 120 + (v === null ? 0 : tok.count(typeof v === 'string' ? v : v.repeat.repeat(v.times)));
+        for (const v of Object.values(turn.edits ?? {}))
+          added += 120 + (v === null ? 0 : tok.count(typeof v === 'string' ? v : v.repeat.repeat(v.times)));
         // Pinning something that was cut sends it again in full.
         for (const a of turn.pin ?? []) added += 120 + tok.count(c.after[i + 1].files.get(a.selection?.file ?? a.file!) ?? '');
         // library + append-diff: a version first sent as a diff is promoted to L2 in full next turn.
         if (c.spec.layout === 'library') {
           for (const g of allSegments(t)) {
-            if (g.layer === 'L3' && g.kind === 'artifact' && isDiffBlock(g.text)) added += 120 + tok.count(c.after[i].files.get(/ path="([^"]*)"/.exec(g.text)![1]) ?? '');
+            if (g.layer === 'L3' && g.kind === 'artifact' && isDiffBlock(g.text))
+              added += 120 + tok.count(c.after[i].files.get(/ path="([^"]*)"/.exec(g.text)![1]) ?? '');
           }
         }
         if (added >= env.budget * 0.2) continue;
         const cuts = next.pruned.filter((p) => BUDGET_CUTS.has(p.reason));
         assert.equal(next.envelope.blocked, undefined, `${where(c, next)}: blocked right after a cut`);
-        assert.deepEqual(cuts.map((p) => `${p.reason} ${p.item}`), [], `${where(c, next)}: cut again (previous turn ${env.totalTokens}/${env.budget}, added ≤ ${added})`);
+        assert.deepEqual(
+          cuts.map((p) => `${p.reason} ${p.item}`),
+          [],
+          `${where(c, next)}: cut again (previous turn ${env.totalTokens}/${env.budget}, added ≤ ${added})`,
+        );
       }
     },
   },
   {
-    title: 'a turn without cuts keeps the stable prefix: transcript re-sends the previous request byte-identical, library keeps L1+L2 and appends',
+    title:
+      'a turn without cuts keeps the stable prefix: transcript re-sends the previous request byte-identical, library keeps L1+L2 and appends',
     check: (c) => {
       let prev: RunTurn | undefined;
       for (const t of c.run) {
@@ -257,11 +290,22 @@ export const PROPERTIES: EngineProperty[] = [
               let d = 0;
               while (d < a.length && a[d] === b[d]) d++;
               const from = Math.max(0, a.lastIndexOf('\n', d - 1) + 1);
-              assert.fail(`${where(c, t)}: message ${at} of turn ${prev.turn}'s request changed although nothing was cut, at: ${JSON.stringify(a.slice(from, d + 80))} → ${JSON.stringify(b.slice(from, d + 80))}`);
+              assert.fail(
+                `${where(c, t)}: message ${at} of turn ${prev.turn}'s request changed although nothing was cut, at: ${JSON.stringify(a.slice(from, d + 80))} → ${JSON.stringify(b.slice(from, d + 80))}`,
+              );
             }
-            assert.equal(t.envelope.prefixBreak, false, `${where(c, t)}: the engine reports a prefix break (${t.envelope.prefixBreakReason}) in a turn without cuts`);
+            assert.equal(
+              t.envelope.prefixBreak,
+              false,
+              `${where(c, t)}: the engine reports a prefix break (${t.envelope.prefixBreakReason}) in a turn without cuts`,
+            );
           } else {
-            const stable = (r: RunTurn) => r.envelope.layers.slice(0, 2).flatMap((l) => l.segments).filter((g) => g.kind !== 'summary').map((g) => g.text);
+            const stable = (r: RunTurn) =>
+              r.envelope.layers
+                .slice(0, 2)
+                .flatMap((l) => l.segments)
+                .filter((g) => g.kind !== 'summary')
+                .map((g) => g.text);
             const before = stable(prev);
             const now = stable(t).slice(0, before.length);
             const at = before.findIndex((x, i) => x !== now[i]);
@@ -291,11 +335,15 @@ export const PROPERTIES: EngineProperty[] = [
           diffs.set(g.artifactKey!, base === 1 ? id : `${id}@v${base}`);
         }
         // Resolve chains (v3 as a diff of v2, itself a diff of a full v1).
-        for (let grew = true; grew; ) {
+        for (let grew = true; grew;) {
           grew = false;
           for (const [k, base] of diffs) if (!known.has(k) && known.has(base)) grew = !!known.add(k);
         }
-        for (const [k, base] of diffs) assert.ok(known.has(k), `${where(c, t)}: ${k} is a diff against ${base}, which this request does not carry (in full or as an applicable diff)`);
+        for (const [k, base] of diffs)
+          assert.ok(
+            known.has(k),
+            `${where(c, t)}: ${k} is a diff against ${base}, which this request does not carry (in full or as an applicable diff)`,
+          );
       }
     },
   },

@@ -29,7 +29,8 @@ export interface ScannedBlock {
   marker: string;
 }
 
-const OPEN = /<(file|selection|diagnostics|folder|tool|text) id="([^"\n]*)" version="(\d+)" path="([^"\n]*)"(?: lines="\d+-\d+")? sha="([0-9a-f]{8,}(?:-\d+)?)"[^>\n]*>\n/g;
+const OPEN =
+  /<(file|selection|diagnostics|folder|tool|text) id="([^"\n]*)" version="(\d+)" path="([^"\n]*)"(?: lines="\d+-\d+")? sha="([0-9a-f]{8,}(?:-\d+)?)"[^>\n]*>\n/g;
 
 export function unescapeAttribute(v: string): string {
   return v.replace(/&(quot|lt|gt|amp|#(\d+));/g, (_m, name: string, code?: string) => {
@@ -66,9 +67,20 @@ export function scanBlocks(text: string): { blocks: ScannedBlock[]; unterminated
       continue;
     }
     blocks.push({
-      kind, rawId, rawPath, id: unescapeAttribute(rawId), path: unescapeAttribute(rawPath), version: Number(version), sha,
-      openTag: tag.slice(0, -1), body: text.slice(bodyStart, c.index), openStart: m.index, bodyStart, bodyEnd: c.index,
-      closeEnd: c.index + c[0].length, marker: c[1],
+      kind,
+      rawId,
+      rawPath,
+      id: unescapeAttribute(rawId),
+      path: unescapeAttribute(rawPath),
+      version: Number(version),
+      sha,
+      openTag: tag.slice(0, -1),
+      body: text.slice(bodyStart, c.index),
+      openStart: m.index,
+      bodyStart,
+      bodyEnd: c.index,
+      closeEnd: c.index + c[0].length,
+      marker: c[1],
     });
     pos = c.index + c[0].length;
   }

@@ -65,8 +65,24 @@ export interface ScenarioSpec {
 
 // ------------------------------------------------------------------ deterministic content
 
-
-const WORDS = ['alpha', 'beta', 'queue', 'retry', 'parse', 'token', 'budget', 'layer', 'cache', 'prefix', 'value', 'result', 'error', 'state', 'async', 'limit'];
+const WORDS = [
+  'alpha',
+  'beta',
+  'queue',
+  'retry',
+  'parse',
+  'token',
+  'budget',
+  'layer',
+  'cache',
+  'prefix',
+  'value',
+  'result',
+  'error',
+  'state',
+  'async',
+  'limit',
+];
 
 function words(rand: () => number, n: number): string {
   const out: string[] = [];
@@ -182,7 +198,9 @@ export function buildTrajectory(spec: ScenarioSpec, name = 'property'): Trajecto
       if (list.length === 0) return undefined;
       return list.map((r) => {
         if (r.unknown || written.length === 0) {
-          return r.pick % 2 === 0 ? { file: 'src/never-attached.ts' } : { selection: { file: PATHS[0], startLine: 900 + (r.pick % 7), endLine: 950 } };
+          return r.pick % 2 === 0
+            ? { file: 'src/never-attached.ts' }
+            : { selection: { file: PATHS[0], startLine: 900 + (r.pick % 7), endLine: 950 } };
         }
         return written[r.pick % written.length];
       });
@@ -213,7 +231,12 @@ export function buildTrajectory(spec: ScenarioSpec, name = 'property'): Trajecto
   });
   return {
     name,
-    model: { id: 'test-model', contextWindow: spec.model.contextWindow, maxOutputTokens: spec.model.maxOutputTokens, encoding: 'o200k_base' },
+    model: {
+      id: 'test-model',
+      contextWindow: spec.model.contextWindow,
+      maxOutputTokens: spec.model.maxOutputTokens,
+      encoding: 'o200k_base',
+    },
     system: 'You are a coding assistant. Answer from the attached context.',
     files,
     turns,
@@ -230,7 +253,10 @@ const fileSpec: fc.Arbitrary<FileSpec> = fc.record({
 
 const editSpec: fc.Arbitrary<EditSpec> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('change' as const), file: fc.nat(4), seed: fc.nat() }), weight: 4 },
-  { arbitrary: fc.record({ op: fc.constant('create' as const), file: fc.nat(6), seed: fc.nat(), lines: fc.integer({ min: 1, max: 60 }) }), weight: 1 },
+  {
+    arbitrary: fc.record({ op: fc.constant('create' as const), file: fc.nat(6), seed: fc.nat(), lines: fc.integer({ min: 1, max: 60 }) }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ op: fc.constant('delete' as const), file: fc.nat(6) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('revert' as const), file: fc.nat(4), back: fc.nat(4) }), weight: 2 },
 );
@@ -257,19 +283,40 @@ const refSpec: fc.Arbitrary<RefSpec> = fc.record({
 
 const turnSpec: fc.Arbitrary<TurnSpec> = fc.record({
   attach: fc.array(attachSpec, { maxLength: 4 }),
-  edits: fc.oneof({ arbitrary: fc.constant([] as EditSpec[]), weight: 3 }, { arbitrary: fc.array(editSpec, { minLength: 1, maxLength: 2 }), weight: 2 }),
-  pin: fc.oneof({ arbitrary: fc.constant([] as RefSpec[]), weight: 3 }, { arbitrary: fc.array(refSpec, { minLength: 1, maxLength: 2 }), weight: 1 }),
-  unpin: fc.oneof({ arbitrary: fc.constant([] as RefSpec[]), weight: 6 }, { arbitrary: fc.array(refSpec, { minLength: 1, maxLength: 1 }), weight: 1 }),
-  detach: fc.oneof({ arbitrary: fc.constant([] as RefSpec[]), weight: 6 }, { arbitrary: fc.array(refSpec, { minLength: 1, maxLength: 1 }), weight: 1 }),
+  edits: fc.oneof(
+    { arbitrary: fc.constant([] as EditSpec[]), weight: 3 },
+    { arbitrary: fc.array(editSpec, { minLength: 1, maxLength: 2 }), weight: 2 },
+  ),
+  pin: fc.oneof(
+    { arbitrary: fc.constant([] as RefSpec[]), weight: 3 },
+    { arbitrary: fc.array(refSpec, { minLength: 1, maxLength: 2 }), weight: 1 },
+  ),
+  unpin: fc.oneof(
+    { arbitrary: fc.constant([] as RefSpec[]), weight: 6 },
+    { arbitrary: fc.array(refSpec, { minLength: 1, maxLength: 1 }), weight: 1 },
+  ),
+  detach: fc.oneof(
+    { arbitrary: fc.constant([] as RefSpec[]), weight: 6 },
+    { arbitrary: fc.array(refSpec, { minLength: 1, maxLength: 1 }), weight: 1 },
+  ),
   userSeed: fc.nat(),
-  userWords: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 12 }), weight: 10 }, { arbitrary: fc.integer({ min: 100, max: 1500 }), weight: 1 }),
-  replyWords: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 40 }), weight: 6 }, { arbitrary: fc.integer({ min: 100, max: 900 }), weight: 1 }),
+  userWords: fc.oneof(
+    { arbitrary: fc.integer({ min: 0, max: 12 }), weight: 10 },
+    { arbitrary: fc.integer({ min: 100, max: 1500 }), weight: 1 },
+  ),
+  replyWords: fc.oneof(
+    { arbitrary: fc.integer({ min: 1, max: 40 }), weight: 6 },
+    { arbitrary: fc.integer({ min: 100, max: 900 }), weight: 1 },
+  ),
 });
 
 const modelSpec: fc.Arbitrary<ModelSpec> = fc.oneof(
   // Small windows force pruning, sometimes blocking.
   { arbitrary: fc.record({ contextWindow: fc.integer({ min: 3000, max: 9000 }), maxOutputTokens: fc.constantFrom(256, 1024) }), weight: 4 },
-  { arbitrary: fc.record({ contextWindow: fc.integer({ min: 9000, max: 20000 }), maxOutputTokens: fc.constantFrom(1024, 2048) }), weight: 2 },
+  {
+    arbitrary: fc.record({ contextWindow: fc.integer({ min: 9000, max: 20000 }), maxOutputTokens: fc.constantFrom(1024, 2048) }),
+    weight: 2,
+  },
   // A large window: pruning never needed.
   { arbitrary: fc.constant({ contextWindow: 200_000, maxOutputTokens: 4096 }), weight: 1 },
 );

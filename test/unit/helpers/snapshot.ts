@@ -60,7 +60,12 @@ export function stableStringify(value: unknown, indent = ''): string {
 }
 
 /** The first path where `actual` and `expected` differ (`turns[3].messages[0].blocks[2].sha8`), with both values. */
-export function firstDifference(actual: unknown, expected: unknown, path = '$', ignore: ReadonlySet<string> = new Set()): string | undefined {
+export function firstDifference(
+  actual: unknown,
+  expected: unknown,
+  path = '$',
+  ignore: ReadonlySet<string> = new Set(),
+): string | undefined {
   if (Object.is(actual, expected)) return undefined;
   const show = (v: unknown) => {
     const s = JSON.stringify(v);
@@ -73,7 +78,8 @@ export function firstDifference(actual: unknown, expected: unknown, path = '$', 
       const d = firstDifference(actual[i], expected[i], `${path}[${i}]`, ignore);
       if (d) return d;
     }
-    if (actual.length !== expected.length) return `${path}: expected ${expected.length} items, got ${actual.length} (first extra: ${show(actual.length > expected.length ? actual[expected.length] : expected[actual.length])})`;
+    if (actual.length !== expected.length)
+      return `${path}: expected ${expected.length} items, got ${actual.length} (first extra: ${show(actual.length > expected.length ? actual[expected.length] : expected[actual.length])})`;
     return undefined;
   }
   const a = actual as Record<string, unknown>;

@@ -53,7 +53,14 @@ export function stressWorkspace(names: readonly string[], quota: number): Memory
 }
 
 function options(chatId: string): EngineOptions {
-  return { conversationId: chatId, layout: 'transcript', policy: 'append-version', tokenizer: getTokenizer('o200k_base'), system: 'stress', limits: { contextWindow: 1_000_000, maxOutputTokens: 4096 } };
+  return {
+    conversationId: chatId,
+    layout: 'transcript',
+    policy: 'append-version',
+    tokenizer: getTokenizer('o200k_base'),
+    system: 'stress',
+    limits: { contextWindow: 1_000_000, maxOutputTokens: 4096 },
+  };
 }
 
 /** Slows chat-line and blob writes down so that kills land inside them. */
@@ -105,14 +112,22 @@ function logLine(file: string, text: string): void {
 export function runWriter(a: WriterArgs): void {
   const rnd = prng(a.seed ^ process.pid);
   slowWrites(rnd);
-  const store = ChatStore.open(a.root, { durable: false, blobGraceMs: 0, lock: { waitMs: 30_000, onBreak: (what) => logLine(a.log, `broke ${what}`) } });
+  const store = ChatStore.open(a.root, {
+    durable: false,
+    blobGraceMs: 0,
+    lock: { waitMs: 30_000, onBreak: (what) => logLine(a.log, `broke ${what}`) },
+  });
   const ws = stressWorkspace(['a', 'b'], a.quota);
   const provider = new ScriptedProvider((req) => {
     const m = req.messages[req.messages.length - 1];
     return `reply to ${m.content[m.content.length - 1].text.slice(0, 40)}`;
   });
   let base = { turns: 0, stateHash: '' };
-  const pipeline = new TurnPipeline({ engine: new PromptContextEngine(options(a.chatId)), port: ws, persist: { store, chatId: a.chatId, base: () => base } });
+  const pipeline = new TurnPipeline({
+    engine: new PromptContextEngine(options(a.chatId)),
+    port: ws,
+    persist: { store, chatId: a.chatId, base: () => base },
+  });
   const reload = (): number => {
     if (!store.hasChat(a.chatId)) return 0;
     const loaded = store.loadChat(a.chatId);
@@ -135,7 +150,10 @@ export function runWriter(a: WriterArgs): void {
     const outcome = pipeline.runSync({ userText, attachments }, provider, { model: 'stress', maxOutputTokens: 100 });
     if (outcome.status === 'done' && outcome.saved) {
       base = outcome.saved.base;
-      logLine(a.log, `done ${a.name}-${i} ${outcome.saved.turn}${outcome.saved.rebased ? ` rebased ${outcome.saved.rebased.otherTurns}` : ''}`);
+      logLine(
+        a.log,
+        `done ${a.name}-${i} ${outcome.saved.turn}${outcome.saved.rebased ? ` rebased ${outcome.saved.rebased.otherTurns}` : ''}`,
+      );
       i++;
     } else {
       // chat-changed / persist-failed (the lock waited too long): follow the disk and try again.

@@ -113,7 +113,8 @@
      * message posted → handled (text in the DOM), and → the next frame with its layout done.
      */
     async measureChunks(chatId, turnId, firstSeq, count, texts) {
-      const body = () => document.querySelector('[data-testid="strata-message"][data-status="streaming"] [data-testid="strata-message-body"]');
+      const body = () =>
+        document.querySelector('[data-testid="strata-message"][data-status="streaming"] [data-testid="strata-message-body"]');
       const samples = [];
       for (let i = 0; i < count; i++) {
         await new Promise((r) => setTimeout(r, 4 + Math.random() * 24));
