@@ -18,7 +18,7 @@ import { fileId, makeArtifact, sliceLines, versionKey, type NewArtifactInput } f
 import { emptyState, type ChatState, type TurnItem } from '../src/engine/state';
 import { engineMeta, type EngineMeta } from '../src/engine/stateCodec';
 import { PromptContextEngine } from '../src/engine/engine';
-import { ChatStore } from '../src/services/chatStore';
+import { ChatStore } from '../src/services/store/chatStore';
 import { ChatSession } from '../src/services/chatSession';
 import { MemoryWorkspace } from '../src/services/memoryWorkspace';
 import { modelInfo } from '../src/services/modelInfo';

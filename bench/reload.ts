@@ -12,7 +12,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { setReloadHook, type ReloadHook } from './replay';
 import { engineFor } from './replayCore';
-import { ChatStore, chatIdFor } from '../src/services/chatStore';
+import { ChatStore, chatIdFor } from '../src/services/store/chatStore';
 import { compareEngineMeta, engineMeta } from '../src/engine/stateCodec';
 import { PromptContextEngine } from '../src/engine/engine';
 

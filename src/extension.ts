@@ -16,7 +16,7 @@ import { StrataController } from './host/strataController';
 import { WorkspaceStateStore } from './host/stateStorage';
 import { hasRequest, treeNodes } from './host/treeSource';
 import { PRODUCT_PROMPT } from './services/productPrompt';
-import { watchChatStore } from './services/storeWatcher';
+import { watchChatStore } from './services/store/storeWatcher';
 
 /** What `activate` returns; the integration suite drives the panel through it. */
 export interface StrataApi {

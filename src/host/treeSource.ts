@@ -6,7 +6,7 @@
 import type { TurnEnvelope } from '../engine/engine';
 import type { Segment } from '../engine/types';
 import type { ChatSession } from '../services/chatSession';
-import type { TurnMeta } from '../services/chatStore';
+import type { TurnMeta } from '../services/store/chatStore';
 import { buildLedgerTree, sourceOfKey, type LedgerTreeNode, type NextItem, type RequestRecord } from '../services/ledgerTree';
 import type { SentRequest, StrataController } from './strataController';
 import { providerCachePrediction } from '../services/cacheModel';

@@ -31,7 +31,7 @@ import type { EntryState } from '../engine/state';
 import type { ChangedFilesPolicy, ChatMessage, IHasher, ITokenizer, LayerId, Layout } from '../engine/types';
 import { LAYER_IDS } from '../engine/types';
 import type { ChatSummaryView, ChipView, LayerBar, MessageView, MeterLevel, MeterView } from '../protocol/messages';
-import { ChatStore, ChatStoreError, type ChatBase, type ChatStoreOptions, type TurnMeta } from './chatStore';
+import { ChatStore, ChatStoreError, type ChatBase, type ChatStoreOptions, type TurnMeta } from './store/chatStore';
 import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
 import { modelInfo, sameModel, type ModelInfo } from './modelInfo';
 import type { ChatProvider } from './providers/types';

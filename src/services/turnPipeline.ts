@@ -54,7 +54,7 @@ import {
   type StoredRef,
   type StoredTurnRequest,
   type TurnMeta,
-} from './chatStore';
+} from './store/chatStore';
 import {
   ProviderError,
   type ChatProvider,

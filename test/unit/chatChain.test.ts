@@ -23,7 +23,7 @@ import {
   type StateDelta,
 } from '../../src/engine/stateCodec';
 import type { PromptContextEngine } from '../../src/engine/engine';
-import { canonicalize, encodedDigest, StateChain } from '../../src/services/chatChain';
+import { canonicalize, encodedDigest, StateChain } from '../../src/services/store/chatChain';
 import { getTokenizer } from '../../src/services/tokenizer';
 import { buildTrajectory, scenarioArb } from './helpers/scenario';
 

@@ -12,7 +12,7 @@ import * as path from 'path';
 import type { ChatMessage } from '../../src/engine/types';
 import { DEFAULT_EXCLUDES, IsolationPolicy } from '../../src/engine/isolation';
 import { ChatSession, type ChatSessionOptions, type SessionSettings } from '../../src/services/chatSession';
-import { ChatStore } from '../../src/services/chatStore';
+import { ChatStore } from '../../src/services/store/chatStore';
 import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
 import { modelInfo, type ModelInfo } from '../../src/services/modelInfo';
 import { OpenAIProvider, ProviderError, type ChatRequest } from '../../src/services/providers';

@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ChatStore, ChatStoreError, chatIdFor, validateChatId } from '../../src/services/chatStore';
+import { ChatStore, ChatStoreError, chatIdFor, validateChatId } from '../../src/services/store/chatStore';
 import { PromptContextEngine, type EngineOptions, type TurnInput } from '../../src/engine/engine';
 import { sliceLines, type NewArtifactInput } from '../../src/engine/artifacts';
 import { normalizeRelativePath } from '../../src/engine/isolation';

@@ -13,7 +13,7 @@ import { fork, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ChatStore } from '../../src/services/chatStore';
+import { ChatStore } from '../../src/services/store/chatStore';
 import { encodeState, referencedBlobs } from '../../src/engine/stateCodec';
 import type { WriterArgs } from './helpers/storeWriter';
 import { prng } from '../../bench/perfGenerate';

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { PromptContextEngine, type EngineOptions } from '../../src/engine/engine';
-import { ChatStore, ChatStoreError } from '../../src/services/chatStore';
+import { ChatStore, ChatStoreError } from '../../src/services/store/chatStore';
 import { getTokenizer } from '../../src/services/tokenizer';
 
 const tmpDirs: string[] = [];

@@ -14,7 +14,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { PromptContextEngine, type EngineOptions } from '../../src/engine/engine';
 import { diffState, encodeState, engineMeta, stateBlobs, stateDigest } from '../../src/engine/stateCodec';
-import { ChatStore, ChatStoreError, type ChatBase } from '../../src/services/chatStore';
+import { ChatStore, ChatStoreError, type ChatBase } from '../../src/services/store/chatStore';
 import { getTokenizer } from '../../src/services/tokenizer';
 
 const tmpDirs: string[] = [];

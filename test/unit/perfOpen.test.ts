@@ -13,7 +13,7 @@ import { PromptContextEngine } from '../../src/engine/engine';
 import { checkEnvelope } from '../../src/engine/invariants';
 import { sha256Hex } from '../../src/common/hash';
 import { ChatSession, METER_DEFERRED_TURNS } from '../../src/services/chatSession';
-import { ChatStore } from '../../src/services/chatStore';
+import { ChatStore } from '../../src/services/store/chatStore';
 import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
 import { modelInfo } from '../../src/services/modelInfo';
 import { getTokenizer } from '../../src/services/tokenizer';

@@ -13,7 +13,7 @@ import { loadTrajectory, main, parseArgs, runReplay } from '../../bench/replay';
 import { replay, type ReplayOptions } from '../../bench/replayCore';
 import type { Trajectory } from '../../bench/trajectory';
 import { getTokenizer } from '../../src/services/tokenizer';
-import { ChatStore } from '../../src/services/chatStore';
+import { ChatStore } from '../../src/services/store/chatStore';
 import { PromptContextEngine, type TurnEnvelope } from '../../src/engine/engine';
 import type { ChangedFilesPolicy, Layout } from '../../src/engine/types';
 import { buildTrajectory, cheapTokenizer, scenarioArb } from './helpers/scenario';

@@ -8,8 +8,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { PromptContextEngine } from '../../src/engine/engine';
-import { ChatStore } from '../../src/services/chatStore';
-import { watchChatStore, type StoreChange } from '../../src/services/storeWatcher';
+import { ChatStore } from '../../src/services/store/chatStore';
+import { watchChatStore, type StoreChange } from '../../src/services/store/storeWatcher';
 import { getTokenizer } from '../../src/services/tokenizer';
 
 const tmpDirs: string[] = [];

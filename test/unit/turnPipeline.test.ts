@@ -11,7 +11,7 @@ import * as path from 'path';
 import { PromptContextEngine, type EngineOptions } from '../../src/engine/engine';
 import { IsolationPolicy, DEFAULT_EXCLUDES, type Rejection } from '../../src/engine/isolation';
 import { extractBody } from '../../src/engine/render';
-import { ChatStore } from '../../src/services/chatStore';
+import { ChatStore } from '../../src/services/store/chatStore';
 import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
 import { AnthropicProvider, OpenAIProvider, ProviderError, type ChatProvider } from '../../src/services/providers';
 import { ScriptedProvider } from '../../src/services/providers/scripted';

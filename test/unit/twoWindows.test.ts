@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ChatSession, type ChatSessionOptions } from '../../src/services/chatSession';
-import { ChatStore } from '../../src/services/chatStore';
+import { ChatStore } from '../../src/services/store/chatStore';
 import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
 import { modelInfo } from '../../src/services/modelInfo';
 import { ScriptedProvider } from '../../src/services/providers/scripted';

@@ -20,10 +20,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { PromptContextEngine, type EngineOptions } from '../../../src/engine/engine';
-import { ChatStore } from '../../../src/services/chatStore';
+import { ChatStore } from '../../../src/services/store/chatStore';
 import { MemoryWorkspace } from '../../../src/services/memoryWorkspace';
 import { ScriptedProvider } from '../../../src/services/providers/scripted';
-import { sleepSync } from '../../../src/services/storeLock';
+import { sleepSync } from '../../../src/services/store/storeLock';
 import { getTokenizer } from '../../../src/services/tokenizer';
 import { TurnPipeline } from '../../../src/services/turnPipeline';
 import { prng } from '../../../bench/perfGenerate';

@@ -18,7 +18,7 @@
  * element's text remembered.
  */
 import * as crypto from 'crypto';
-import type { HistorySummary, TurnRecord } from '../engine/state';
+import type { HistorySummary, TurnRecord } from '../../engine/state';
 import {
   canonicalJson,
   decodeEngineMetaOf,
@@ -33,11 +33,8 @@ import {
   type EngineMeta,
   type KeyedDelta,
   type StateDelta,
-} from '../engine/stateCodec';
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+} from '../../engine/stateCodec';
+import { isObj } from '../../common/guards';
 
 function fail(where: string, what: string): never {
   throw new StateDecodeError(`chat state ${where}: ${what}`);

@@ -1,0 +1,670 @@
+/**
+ * The chat store: per workspace, under the folder the host passes (`ExtensionContext.storageUri`),
+ * every chat as an append-only JSONL file plus content-addressed blobs for artifact snapshots, so a
+ * reloaded chat renders byte-identical requests even when the files changed on disk since. Plain Node
+ * (fs), no vscode. The file layout and line format are in chatFormat.ts; this class is the façade over
+ * the store's parts (the chat heads, blobs, index, token counts, export and import, the lock).
+ *
+ * Crash safety: blobs are written before the line that needs them, a line is appended with one
+ * write + fsync, and only a torn last line can be lost (it is ignored with a warning and cut off
+ * before the next append). The index is rebuilt from the chat files when it is missing or stale.
+ * Wall-clock time appears only in display metadata (`createdAt`, `updatedAt`, a turn's `at`),
+ * never in anything that is rendered into a request.
+ *
+ * Two windows, one folder: every change (append, regenerate, rename, delete, blob collection, index
+ * writes, moving a damaged file aside) happens under the store lock, after re-reading what it
+ * changes; reads take no lock. A turn is appended only on the state it was built on: the caller
+ * passes that state's `ChatBase` (turn count + the last line's stateHash, from `loadChat` or the
+ * previous append), and when the file has moved on since, the append is refused with a `conflict`
+ * saying whether the other window only appended (`appended`: rebuild the turn on top, see
+ * TurnPipeline) or rewrote or deleted what the turn followed (`diverged`, `missing`). So no line is
+ * ever written twice or between another writer's lines, and a torn tail is only cut by the lock
+ * holder (a reader that sees one while another window holds the lock treats it as a write in
+ * progress). Blob collection keeps every blob a chat file names and, for the blobs no file names
+ * yet, a grace period (`collectBlobs`).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { emptyState, type ChatState } from '../../engine/state';
+import { decodeEngineMetaOf, deltaEntryKeys, diffState, engineMeta, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
+import { appendDurably, fileIno, safeReaddir, truncateDurably } from './atomicFile';
+import { BLOB_GRACE_MS, BlobStore, blobNamesIn } from './blobStore';
+import { canonicalize, encodedDigest, StateChain } from './chatChain';
+import { CHAT_FILE, CHAT_FORMAT, chatIdFor, CORRUPT_NAME, LINE_VERSION, titleFrom, validateChatId, type ChatLine } from './chatFormat';
+import { baseOf, ChatCorrupt, emptyHead, readChatHead, type ChatHead } from './chatHead';
+import { ChatIndex } from './chatIndex';
+import {
+  ChatStoreError,
+  type AppendTurnInput,
+  type AppendTurnResult,
+  type ChatBase,
+  type ChatConflict,
+  type ChatIndexEntry,
+  type ChatStoreOptions,
+  type ImportResult,
+  type LoadedChat,
+  type TurnMeta,
+} from './chatTypes';
+import { chatToMarkdown, secretsOf } from './markdownExport';
+import { parseChatExport } from './markdownImport';
+import { SavedForms } from './savedForms';
+import { decodeChatState } from './stateDecoding';
+import { LockBusyError, StoreLock } from './storeLock';
+import { TokenCountCache } from './tokenCounts';
+import { sha256HexNode } from '../nodeHasher';
+import { buildTurnMeta } from './turnMeta';
+
+export { chatIdFor, validateChatId } from './chatFormat';
+export { ChatStoreError } from './chatTypes';
+export type {
+  AppendTurnInput,
+  AppendTurnResult,
+  ChatBase,
+  ChatConflict,
+  ChatIndexEntry,
+  ChatStoreErrorCode,
+  ChatStoreOptions,
+  EnvelopeFacts,
+  ImportResult,
+  LoadedChat,
+  ProviderUsage,
+  StoredRef,
+  StoredTurnRequest,
+  TurnAttachmentMeta,
+  TurnMeta,
+} from './chatTypes';
+
+/** How long opening a store waits for another window's write before it skips checking the index. */
+const OPEN_LOCK_WAIT_MS = 1000;
+
+export class ChatStore {
+  private readonly chatsDir: string;
+  private readonly durable: boolean;
+  private readonly now: () => Date;
+  /** Each chat's head as last read or written (a read continues it with what was appended since). */
+  private readonly heads = new Map<string, ChatHead>();
+  private readonly blobs: BlobStore;
+  private readonly index: ChatIndex;
+  /** Token counts of the chats' texts (a cache, see `appendTokenCounts`). */
+  private readonly counts: TokenCountCache;
+  /** The encoded forms of what was saved, reused by the next save. */
+  private readonly forms = new SavedForms();
+  /** Serializes writers across windows (and store instances). */
+  readonly lock: StoreLock;
+  /** Problems found while opening (index rebuilt, stale temp files removed). */
+  readonly warnings: string[] = [];
+
+  private constructor(
+    readonly root: string,
+    private readonly options: ChatStoreOptions,
+  ) {
+    this.chatsDir = path.join(root, 'chats');
+    this.durable = options.durable ?? true;
+    this.now = options.now ?? (() => new Date());
+    this.blobs = new BlobStore(root, path.join(root, 'blobs'), this.durable);
+    this.index = new ChatIndex(path.join(root, 'index.json'), this.durable, this.now, (w) => this.warnings.push(w));
+    this.counts = new TokenCountCache(path.join(root, 'counts'));
+    this.lock = new StoreLock(path.join(root, 'store.lock'), options.lock);
+  }
+
+  /** Opens (creating if needed) the store of one workspace. */
+  static open(root: string, options: ChatStoreOptions = {}): ChatStore {
+    const store = new ChatStore(path.resolve(root), options);
+    fs.mkdirSync(store.chatsDir, { recursive: true });
+    fs.mkdirSync(store.blobs.dir, { recursive: true });
+    StoreLock.removeStaleTokens(store.root, 'store.lock');
+    // A window opening must not hang on another one's write: a short wait, then the chats as they are.
+    try {
+      store.locked(() => {
+        store.removeStaleTemps();
+        store.reconcileIndex();
+      }, OPEN_LOCK_WAIT_MS);
+    } catch (e) {
+      if (!(e instanceof ChatStoreError && e.code === 'busy')) throw e;
+      store.warnings.push(`the chat list was not checked against the chat files: ${e.message}`);
+    }
+    return store;
+  }
+
+  /**
+   * Runs `fn` holding the store lock (re-entrant: the store's own methods can be called inside): no
+   * other window changes anything meanwhile. For a read-modify-write that spans more than one store
+   * call (the pipeline rebuilding a turn on another window's turns). Keep it short.
+   */
+  exclusive<T>(fn: () => T): T {
+    return this.locked(fn);
+  }
+
+  /** Runs a change under the store lock; a lock held too long by another window is a `busy` error. */
+  private locked<T>(fn: () => T, waitMs?: number): T {
+    try {
+      this.lock.acquire(waitMs);
+    } catch (e) {
+      if (e instanceof LockBusyError) throw new ChatStoreError('busy', e.message);
+      throw e;
+    }
+    try {
+      return fn();
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  // ---------------------------------------------------------------- listing
+
+  /** The chats of this workspace, most recently updated first. */
+  listChats(): ChatIndexEntry[] {
+    return this.index
+      .read()
+      .slice()
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1));
+  }
+
+  hasChat(chatId: string): boolean {
+    return fs.existsSync(this.chatPath(validateChatId(chatId)));
+  }
+
+  // ---------------------------------------------------------------- saving
+
+  /**
+   * Appends the turn the engine just completed. Under the store lock: the chat file is read again
+   * (only what another window added since this instance last read it), `input.base` is checked
+   * against it (a `conflict` error otherwise, see `ChatConflict`), then blobs, then one line
+   * (write + fsync), then the index. Returns the bytes appended, the new base, and any repair
+   * warnings (a torn tail cut off, a corrupt file moved aside and replaced by the full state).
+   */
+  appendTurn(chatId: string, input: AppendTurnInput): AppendTurnResult {
+    const id = validateChatId(chatId);
+    return this.locked(() => this.appendLocked(id, input));
+  }
+
+  private appendLocked(id: string, input: AppendTurnInput): AppendTurnResult {
+    const file = this.chatPath(id);
+    const warnings: string[] = [];
+    const current = this.headForWrite(id, warnings);
+    let head = current.head;
+    // A file this call had to move aside: the caller's state is the best copy there is.
+    if (input.base && !current.movedAside) this.checkBase(id, head, current.exists, input.base);
+    if (input.replaceLast) head = this.cutLastLine(id, head);
+    if (head.validBytes < head.fileBytes) {
+      fs.truncateSync(file, head.validBytes);
+      warnings.push(`chat ${id}: cut off ${head.fileBytes - head.validBytes} bytes of a torn last line before appending`);
+      head = { ...head, fileBytes: head.validBytes };
+    }
+    const headEnc = head.chain?.encoded();
+    const meta = input.engine ? ('tokenizer' in input.engine ? engineMeta(input.engine) : input.engine) : headEnc?.engine;
+    const save = this.forms.encode(id, input.state, meta, head.chain);
+    const enc = save.enc;
+    if (headEnc && enc.completedTurns <= headEnc.completedTurns) {
+      throw new ChatStoreError(
+        'conflict',
+        `chat ${id} already has ${headEnc.completedTurns} turns saved; cannot save turn ${enc.completedTurns} (was the chat changed in another window?)`,
+      );
+    }
+    // Canonical key order on both sides: the delta names only what changed, and its objects keep the
+    // chain canonical (its digest is then a plain JSON.stringify away; see chatChain.ts).
+    // The chain's own [id, value] pairs where they are unchanged (the engine's maps hand out new
+    // pairs at every encoding): canonicalizing, diffing and digesting then compare them by identity.
+    if (head.chain) head.chain.reusePairs(enc);
+    const next = this.forms.canonicalize(enc);
+    const prev = head.chain && !head.chain.canonical ? canonicalize(headEnc).value : headEnc;
+    const delta = diffState(prev, next.value);
+    for (const b of stateBlobs(input.state, deltaEntryKeys(delta))) {
+      this.blobs.write(b.hash, b.text);
+      this.lock.touch();
+    }
+    // Applied in place: a long chat's chain is not copied at every save. Should anything below fail
+    // before the line is on disk, the cached head is dropped (the next access reads the file again).
+    const chain = head.chain ?? new StateChain();
+    this.heads.delete(id);
+    chain.apply(delta, next.canonical);
+    const stateHash = chain.digest();
+    this.forms.remember(id, chain, input.state, save);
+    const line: ChatLine = {
+      format: CHAT_FORMAT,
+      v: LINE_VERSION,
+      turn: enc.completedTurns,
+      delta,
+      stateHash,
+      meta: buildTurnMeta(input, this.now),
+    };
+    const json = JSON.stringify(line);
+    const text = (head.needsNewline ? '\n' : '') + json + '\n';
+    this.lock.assertHeld();
+    const bytes = this.appendLine(file, text);
+    const lineStart = head.fileBytes + (head.needsNewline ? 1 : 0);
+    const saved = meta ? { ...line.meta!, engine: meta } : line.meta!;
+    const lineHashes = head.lineHashes;
+    lineHashes.set(enc.completedTurns, stateHash);
+    const ino = head.ino >= 0 ? head.ino : fileIno(file);
+    const fileBytes = head.fileBytes + bytes;
+    this.heads.set(id, {
+      chain,
+      turns: [...head.turns, saved],
+      warnings: [],
+      validBytes: fileBytes,
+      fileBytes,
+      needsNewline: false,
+      lastLineStart: lineStart,
+      lastLineTurns: enc.completedTurns - (headEnc?.completedTurns ?? 0),
+      lines: head.lines + 1,
+      lastHash: stateHash,
+      lastVersion: LINE_VERSION,
+      lastLineSha: sha256HexNode(json + '\n'),
+      lineHashes,
+      ino,
+    });
+    const first = input.state.turns[0]?.userText ?? '';
+    this.index.upsert(id, enc.completedTurns, input.title ?? titleFrom(first));
+    return { bytes, warnings, meta: saved, turn: enc.completedTurns, base: { turns: enc.completedTurns, stateHash } };
+  }
+
+  /**
+   * The chat's head as on disk now, for a writer (under the lock): the cached head continued with
+   * what was appended since; a missing file is an empty head; a corrupt one is moved aside.
+   */
+  private headForWrite(id: string, warnings: string[]): { head: ChatHead; exists: boolean; movedAside: boolean } {
+    try {
+      const head = this.readHead(id, undefined, this.heads.get(id));
+      this.heads.set(id, head);
+      return { head, exists: true, movedAside: false };
+    } catch (e) {
+      if (e instanceof ChatStoreError && e.code === 'not-found') {
+        this.heads.delete(id);
+        return { head: emptyHead(), exists: false, movedAside: false };
+      }
+      if (!(e instanceof ChatCorrupt)) throw e;
+      const err = this.corrupt(id, e.message);
+      warnings.push(`${err.message}; the chat continues from the current state in a new file`);
+      return { head: emptyHead(), exists: false, movedAside: true };
+    }
+  }
+
+  private checkBase(id: string, head: ChatHead, exists: boolean, base: ChatBase): void {
+    const disk = baseOf(head);
+    if (disk.turns === base.turns && disk.stateHash === base.stateHash) return;
+    const reason: ChatConflict['reason'] =
+      !exists && base.turns > 0
+        ? 'missing'
+        : base.turns === 0 || head.lineHashes.get(base.turns) === base.stateHash
+          ? 'appended'
+          : 'diverged';
+    const what =
+      reason === 'missing'
+        ? `chat ${id} was deleted (in another window?)`
+        : reason === 'appended'
+          ? `chat ${id} has ${disk.turns - base.turns} turn(s) saved after turn ${base.turns} (in another window?)`
+          : `chat ${id} no longer holds the turn ${base.turns} this turn followed (it was replaced or removed, in another window?)`;
+    throw new ChatStoreError('conflict', `${what}; the turn was not saved`, undefined, { reason, base: { ...base }, disk });
+  }
+
+  /** Regenerate's first half, under the append's lock: cut the last line (it must be one turn). */
+  private cutLastLine(id: string, head: ChatHead): ChatHead {
+    if (!head.chain || head.chain.turnCount === 0) throw new ChatStoreError('not-found', `chat ${id} has no turn to remove`);
+    if (head.lastLineTurns !== 1)
+      throw new ChatStoreError(
+        'conflict',
+        `the last ${head.lastLineTurns} turns of chat ${id} were imported together and cannot be removed one by one`,
+      );
+    truncateDurably(this.chatPath(id), head.lastLineStart, this.durable);
+    this.heads.delete(id);
+    const again = this.readHead(id);
+    this.heads.set(id, again);
+    return again;
+  }
+
+  // ---------------------------------------------------------------- loading
+
+  /**
+   * Loads a chat: its state exactly as last saved (nothing in the workspace is read), the engine
+   * options in force, per-turn metadata, its base (for the next append), and warnings (a torn last
+   * line that was ignored). A corrupt file is moved aside (`ChatStoreError` code `corrupt`,
+   * `movedTo`); a missing or damaged blob is a `missing-blob` error for this chat only.
+   *
+   * `reuse`: a state of this chat already in memory (a reload after another window saved): snapshots
+   * it holds are taken from it instead of being read and verified again.
+   */
+  loadChat(chatId: string, opts: { throughTurn?: number; reuse?: ChatState } = {}): LoadedChat {
+    const id = validateChatId(chatId);
+    const head = opts.throughTurn === undefined ? this.syncHead(id) : this.checkedHead(id, opts.throughTurn);
+    const enc = head.chain?.encoded();
+    let state: ChatState;
+    let engine: EngineMeta | undefined;
+    if (!enc) {
+      state = emptyState();
+    } else {
+      try {
+        state = decodeChatState(id, enc, this.blobs, opts.reuse);
+        engine = decodeEngineMetaOf(enc);
+        this.forms.rememberLoaded(state, enc);
+      } catch (e) {
+        if (e instanceof ChatStoreError) throw e;
+        throw this.corruptAfterRecheck(id, (e as Error).message, opts.throughTurn);
+      }
+    }
+    const entry = this.index.read().find((c) => c.id === id);
+    return {
+      id,
+      title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''),
+      state,
+      engine,
+      turns: head.turns.slice(),
+      warnings: head.warnings,
+      bytes: head.fileBytes,
+      base: baseOf(head),
+    };
+  }
+
+  /**
+   * Where chat `chatId` on disk stands relative to `base` (what a window shows): `same`, or the
+   * conflict reason another window's change would cause. Cheap when nothing changed (a stat and a
+   * read of the last line); after another window's append, only the new lines are read.
+   */
+  chatStatus(chatId: string, base: ChatBase): { relation: 'same' | ChatConflict['reason']; disk: ChatBase } {
+    const id = validateChatId(chatId);
+    let head: ChatHead;
+    try {
+      head = this.syncHead(id);
+    } catch (e) {
+      if (e instanceof ChatStoreError && (e.code === 'not-found' || e.code === 'corrupt')) {
+        return { relation: base.turns === 0 ? 'same' : 'missing', disk: { turns: 0, stateHash: '' } };
+      }
+      throw e;
+    }
+    const disk = baseOf(head);
+    if (disk.turns === base.turns && disk.stateHash === base.stateHash) return { relation: 'same', disk };
+    return { relation: base.turns === 0 || head.lineHashes.get(base.turns) === base.stateHash ? 'appended' : 'diverged', disk };
+  }
+
+  /** Metadata of each saved turn of a chat, in order (reads only what was appended since the last read; no snapshot is read). */
+  turnMetas(chatId: string): TurnMeta[] {
+    return this.syncHead(validateChatId(chatId)).turns.slice();
+  }
+
+  /** The chat's head as on disk now, read without the lock (only what was appended since the last read). */
+  private syncHead(id: string): ChatHead {
+    try {
+      const head = this.readHead(id, undefined, this.heads.get(id));
+      this.heads.set(id, head);
+      return head;
+    } catch (e) {
+      this.heads.delete(id);
+      if (e instanceof ChatCorrupt) throw this.corruptAfterRecheck(id, e.message);
+      throw e;
+    }
+  }
+
+  /** The head up to `throughTurn` (Regenerate's state before the last turn; not cached). */
+  private checkedHead(id: string, throughTurn: number): ChatHead {
+    try {
+      return this.readHead(id, throughTurn);
+    } catch (e) {
+      if (e instanceof ChatCorrupt) throw this.corruptAfterRecheck(id, e.message, throughTurn);
+      throw e;
+    }
+  }
+
+  /**
+   * A read without the lock found the file damaged: read it again under the lock (a rewrite by
+   * another window can look like damage to a reader racing with it) and move it aside only if it
+   * still is. Returns the error to throw.
+   */
+  private corruptAfterRecheck(id: string, why: string, throughTurn?: number): ChatStoreError {
+    return this.locked(() => {
+      this.heads.delete(id);
+      try {
+        const head = this.readHead(id, throughTurn);
+        const enc = head.chain?.encoded();
+        if (enc) decodeChatState(id, enc, this.blobs);
+      } catch (e) {
+        if (e instanceof ChatCorrupt) return this.corrupt(id, e.message);
+        if (e instanceof ChatStoreError) return e;
+        return this.corrupt(id, (e as Error).message);
+      }
+      return new ChatStoreError('busy', `chat ${id} changed while it was being read (${why}); try again`);
+    });
+  }
+
+  /** Moves a corrupt chat file aside (under the lock), drops it from the index, and returns the error to throw. */
+  private corrupt(id: string, why: string): ChatStoreError {
+    return this.locked(() => {
+      const file = this.chatPath(id);
+      let n = 1;
+      while (fs.existsSync(path.join(this.chatsDir, `${id}.corrupt-${n}.jsonl`))) n++;
+      const moved = path.join(this.chatsDir, `${id}.corrupt-${n}.jsonl`);
+      fs.renameSync(file, moved);
+      this.heads.delete(id);
+      this.index.write(this.index.read().filter((c) => c.id !== id));
+      return new ChatStoreError(
+        'corrupt',
+        `chat ${id} is damaged (${why}); it was moved aside to ${path.relative(this.root, moved)}`,
+        moved,
+      );
+    });
+  }
+
+  // ---------------------------------------------------------------- renaming, regenerating
+
+  /** Sets the title the chat list shows (kept in the index; a rebuilt index falls back to the first message). */
+  renameChat(chatId: string, title: string): ChatIndexEntry {
+    const id = validateChatId(chatId);
+    const clean = title.replace(/\s+/g, ' ').trim().slice(0, 200);
+    if (clean.length === 0) throw new ChatStoreError('invalid-title', 'a chat title cannot be empty');
+    return this.locked(() => {
+      const index = this.index.read();
+      const i = index.findIndex((c) => c.id === id);
+      if (i < 0) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
+      index[i] = { ...index[i], title: clean };
+      this.index.write(index);
+      return index[i];
+    });
+  }
+
+  /**
+   * Removes the last turn: the chat file is cut at the start of its last line (one truncate + fsync,
+   * so a crash leaves either the old file or the shorter one, both valid), and the index follows. A
+   * torn tail after it goes too. Returns the turns left. An imported chat's first line holds several
+   * turns at once and cannot be cut into: `conflict`. (Regenerate replaces the last turn with
+   * `appendTurn(…, { replaceLast })`, both halves under one lock.)
+   */
+  dropLastTurn(chatId: string): { turns: number } {
+    const id = validateChatId(chatId);
+    return this.locked(() => {
+      let head: ChatHead;
+      try {
+        head = this.readHead(id);
+      } catch (e) {
+        if (e instanceof ChatCorrupt) throw this.corrupt(id, e.message);
+        throw e;
+      }
+      const cut = this.cutLastLine(id, head);
+      const turns = cut.chain?.turnCount ?? 0;
+      const index = this.index.read();
+      const i = index.findIndex((c) => c.id === id);
+      if (i >= 0) {
+        index[i] = { ...index[i], turns, updatedAt: this.now().toISOString() };
+        this.index.write(index);
+      }
+      return { turns };
+    });
+  }
+
+  // ---------------------------------------------------------------- deleting
+
+  /** Deletes a chat (and copies of it moved aside as corrupt), then collects unreferenced blobs. */
+  deleteChat(chatId: string): { removedBlobs: number } {
+    const id = validateChatId(chatId);
+    return this.locked(() => {
+      let found = false;
+      const released = new Set<string>();
+      for (const name of fs.readdirSync(this.chatsDir)) {
+        const m = CORRUPT_NAME.exec(name);
+        if (name === `${id}.jsonl` || (m && m[1] === id)) {
+          const file = path.join(this.chatsDir, name);
+          for (const h of blobNamesIn(file)) released.add(h);
+          fs.unlinkSync(file);
+          found = true;
+        }
+      }
+      const index = this.index.read();
+      if (!found && !index.some((c) => c.id === id)) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
+      this.counts.remove(id);
+      this.heads.delete(id);
+      this.forms.forget(id);
+      this.index.write(index.filter((c) => c.id !== id));
+      return { removedBlobs: this.collectBlobs({ released }) };
+    });
+  }
+
+  /**
+   * Removes blobs no chat file references, under the store lock. References are found by scanning
+   * every chat file (including ones moved aside, and a torn tail) for sha256-shaped strings, so a
+   * damaged file keeps its blobs. A blob no file names is removed when the chat being deleted named
+   * it (`released`: its lines were complete) or when it is older than the grace period
+   * (`ChatStoreOptions.blobGraceMs`): younger ones may belong to a line another window has not
+   * appended yet (writers holding the lock never leave such a window open; an older Strata without
+   * the lock might). Interrupted blob writes (`.tmp-` files) go after the same grace, at least a minute.
+   */
+  collectBlobs(opts: { released?: ReadonlySet<string>; graceMs?: number } = {}): number {
+    return this.locked(() => {
+      const grace = opts.graceMs ?? this.options.blobGraceMs ?? BLOB_GRACE_MS;
+      const referenced = new Set<string>();
+      for (const name of fs.readdirSync(this.chatsDir)) {
+        if (!name.endsWith('.jsonl')) continue;
+        for (const h of blobNamesIn(path.join(this.chatsDir, name))) referenced.add(h);
+      }
+      return this.blobs.collect(referenced, opts.released, grace);
+    });
+  }
+
+  // ---------------------------------------------------------------- export / import
+
+  /**
+   * The chat as Markdown, as the user saw it: messages, the attachments of each turn, selection
+   * snapshots verbatim, and a hidden `<!-- strata-chat: base64 JSON -->` comment holding the state and
+   * its snapshots so `importMarkdown` can restore it. Secrets (the options' keys, key-like environment
+   * values, and `extraSecrets` — the host's stored API keys) are replaced by [REDACTED] everywhere; an
+   * export that would still contain one is refused.
+   */
+  exportMarkdown(chatId: string, extraSecrets: readonly string[] = []): string {
+    const loaded = this.loadChat(chatId);
+    const secrets = [...new Set([...secretsOf(this.options), ...extraSecrets.filter((x) => x.length >= 8)])];
+    return chatToMarkdown(loaded, secrets);
+  }
+
+  /**
+   * Imports a chat exported by `exportMarkdown` as a new chat of this workspace. Every attachment
+   * path is checked with `isAllowedPath` (the host's workspace isolation guard); disallowed ones are
+   * dropped with everything that named them, and reported. Snapshots are verified by hash.
+   */
+  importMarkdown(text: string, opts: { isAllowedPath: (path: string) => boolean; chatId?: string }): ImportResult {
+    const { chat, state, full, turns, dropped, warnings } = parseChatExport(text, opts.isAllowedPath);
+    return this.locked(() => {
+      const id = opts.chatId !== undefined ? validateChatId(opts.chatId) : this.freeId(chatIdFor(chat.id));
+      if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
+      for (const b of stateBlobs(state)) {
+        this.blobs.write(b.hash, b.text);
+        this.lock.touch();
+      }
+      const line: ChatLine = {
+        format: CHAT_FORMAT,
+        v: LINE_VERSION,
+        turn: full.completedTurns,
+        delta: diffState(undefined, full),
+        stateHash: encodedDigest(full),
+        imported: { from: chat.id, turns },
+      };
+      this.lock.assertHeld();
+      this.appendLine(this.chatPath(id), JSON.stringify(line) + '\n');
+      this.index.upsert(id, full.completedTurns, chat.title);
+      return { chatId: id, turns: full.completedTurns, dropped, warnings };
+    });
+  }
+
+  private freeId(base: string): string {
+    if (!this.hasChat(base)) return base;
+    for (let n = 2; ; n++) {
+      const suffix = `-${n}`;
+      const id = base.slice(0, 128 - suffix.length) + suffix;
+      if (!this.hasChat(id)) return id;
+    }
+  }
+
+  // ---------------------------------------------------------------- files
+
+  private chatPath(id: string): string {
+    return path.join(this.chatsDir, `${id}.jsonl`);
+  }
+
+  /** Reads chat `id`'s head (see `readChatHead`); a torn last line is a write in progress while another window holds the lock. */
+  private readHead(id: string, throughTurn?: number, from?: ChatHead): ChatHead {
+    return readChatHead(this.chatPath(id), id, () => this.lock.heldByOther(), throughTurn, from);
+  }
+
+  /**
+   * Token counts of texts a chat's requests carried, by sha256 (its first 32 hex digits): a cache
+   * beside the chat, so that a window opening the chat does not tokenize its whole history again
+   * before its first meter. One line per turn, appended; never part of the chat's state (deleting the
+   * file loses nothing but time). Returns false when it could not be written (the turn is saved anyway).
+   */
+  appendTokenCounts(chatId: string, counter: string, counts: readonly (readonly [string, number])[]): boolean {
+    return this.counts.append(validateChatId(chatId), counter, counts);
+  }
+
+  /**
+   * The counts saved for a chat by tokenizers like `counter` (an encoding and its guard settings:
+   * counts of another are not these), empty when none; a damaged line is skipped.
+   */
+  loadTokenCounts(chatId: string, counter: string): Map<string, number> {
+    return this.counts.load(validateChatId(chatId), counter);
+  }
+
+  /** Appends one chat line (one write + fsync). */
+  private appendLine(file: string, text: string): number {
+    return appendDurably(file, text, this.durable);
+  }
+
+  private removeStaleTemps(): void {
+    for (const name of safeReaddir(this.root)) {
+      if (name.startsWith('index.json.tmp-')) {
+        fs.rmSync(path.join(this.root, name), { force: true });
+        this.warnings.push(`removed ${name} left by an interrupted index write`);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- index
+
+  /** Makes the index list exactly the chat files present (a crash may leave it behind them). */
+  private reconcileIndex(): void {
+    const index = this.index.read();
+    const files = new Set<string>();
+    for (const name of fs.readdirSync(this.chatsDir)) {
+      const m = CHAT_FILE.exec(name);
+      if (m) files.add(m[1]);
+    }
+    let changed = false;
+    const kept = index.filter((c) => files.has(c.id));
+    if (kept.length !== index.length) changed = true;
+    const known = new Set(kept.map((c) => c.id));
+    for (const id of [...files].sort()) {
+      if (known.has(id)) continue;
+      const st = fs.statSync(this.chatPath(id));
+      let title = 'Recovered chat';
+      let turns = 0;
+      try {
+        const head = this.readHead(id);
+        const enc = head.chain?.encoded();
+        turns = enc?.completedTurns ?? 0;
+        title = titleFrom(enc?.turns[0]?.userText ?? '');
+      } catch (e) {
+        // Corrupt: moved aside (open holds the lock).
+        this.warnings.push((e instanceof ChatCorrupt ? this.corrupt(id, e.message) : (e as Error)).message);
+        continue;
+      }
+      kept.push({ id, title, turns, createdAt: st.mtime.toISOString(), updatedAt: st.mtime.toISOString() });
+      changed = true;
+    }
+    if (changed || !fs.existsSync(this.index.file)) this.index.write(kept);
+  }
+}

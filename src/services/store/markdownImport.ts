@@ -1,0 +1,116 @@
+/**
+ * Reading back a chat exported by `chatToMarkdown` (markdownExport.ts): the hidden payload is decoded
+ * and checked (format, shapes, every snapshot against its hash), and every attachment path is checked
+ * with `isAllowedPath` (the host's workspace isolation guard): disallowed ones are dropped with
+ * everything that named them, and reported. Writing the chat is the store's part.
+ */
+import type { ChatState } from '../../engine/state';
+import {
+  checkEncodedShape,
+  decodeEngineMetaOf,
+  decodeState,
+  encodeState,
+  withoutEntries,
+  type EncodedState,
+  type EngineMeta,
+} from '../../engine/stateCodec';
+import { isObj } from '../../common/guards';
+import { sha256HexNode } from '../nodeHasher';
+import { EXPORT_FORMAT, FORMAT_VERSION, HEX64 } from './chatFormat';
+import { ChatStoreError, type ImportResult, type TurnMeta } from './chatTypes';
+
+/** A chat read from an export, ready to be written as a new chat. */
+export interface ParsedExport {
+  /** The chat's id and title in the workspace it came from. */
+  chat: { id: string; title: string };
+  state: ChatState;
+  engine: EngineMeta | undefined;
+  /** The state encoded again (without the dropped attachments). */
+  full: EncodedState;
+  /** Per-turn metadata, without the dropped attachments. */
+  turns: TurnMeta[];
+  dropped: ImportResult['dropped'];
+  warnings: string[];
+}
+
+/** Reads the chat an exported Markdown holds; `invalid-import` when there is none or it is damaged. */
+export function parseChatExport(text: string, isAllowedPath: (path: string) => boolean): ParsedExport {
+  const matches = [...text.matchAll(/<!-- strata-chat: ([A-Za-z0-9+/=]+) -->/g)];
+  if (matches.length === 0)
+    throw new ChatStoreError(
+      'invalid-import',
+      'this Markdown has no Strata chat metadata (<!-- strata-chat: … -->); only chats exported by Strata can be imported',
+    );
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(matches[matches.length - 1][1], 'base64').toString('utf8'));
+  } catch {
+    throw new ChatStoreError('invalid-import', 'the Strata chat metadata is damaged (not base64 JSON)');
+  }
+  const bad = (why: string): never => {
+    throw new ChatStoreError('invalid-import', `the Strata chat metadata is invalid: ${why}`);
+  };
+  if (!isObj(payload) || payload.format !== EXPORT_FORMAT) bad(`format must be ${EXPORT_FORMAT}`);
+  const p = payload as Record<string, unknown>;
+  if (p.v !== FORMAT_VERSION) bad(`version ${String(p.v)} is not supported`);
+  const rawChat = p.chat;
+  if (!isObj(rawChat) || typeof rawChat.id !== 'string' || typeof rawChat.title !== 'string') bad('chat must be {id, title}');
+  const chat = rawChat as { id: string; title: string };
+  const blobs = p.blobs;
+  if (!isObj(blobs)) bad('blobs must be an object');
+  for (const [h, t] of Object.entries(blobs as Record<string, unknown>)) {
+    if (!HEX64.test(h) || typeof t !== 'string') bad(`blob ${h.slice(0, 16)} is not a sha256-named string`);
+    if (sha256HexNode(t as string) !== h) bad(`blob ${h.slice(0, 12)}… does not match its hash`);
+  }
+  if (!Array.isArray(p.turns)) bad('turns must be an array');
+  let enc: EncodedState;
+  try {
+    enc = checkEncodedShape(p.state);
+  } catch (e) {
+    return bad((e as Error).message);
+  }
+  // Workspace isolation: every path is re-checked here, in this workspace.
+  const byPath = new Map<string, string[]>();
+  for (const e of enc.entries) {
+    const list = byPath.get(e.artifact.source.uri) ?? [];
+    list.push(e.key);
+    byPath.set(e.artifact.source.uri, list);
+  }
+  const dropped: ImportResult['dropped'] = [];
+  const drop = new Set<string>();
+  for (const [uri, keys] of byPath) {
+    let ok = false;
+    try {
+      ok = isAllowedPath(uri) === true;
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      dropped.push({ path: uri, keys, reason: 'not-allowed' });
+      for (const k of keys) drop.add(k);
+    }
+  }
+  enc = withoutEntries(enc, drop);
+  const blobMap = blobs as Record<string, string>;
+  let state: ChatState;
+  try {
+    state = decodeState(enc, (h) => {
+      const t = blobMap[h];
+      if (t === undefined) throw new Error(`blob ${h.slice(0, 12)}… is not in the export`);
+      return t;
+    });
+  } catch (e) {
+    return bad((e as Error).message);
+  }
+  const engine = decodeEngineMetaOf(enc);
+  const turns = (p.turns as TurnMeta[])
+    .filter(isObj)
+    .map((t) => ({ ...t, attachments: Array.isArray(t.attachments) ? t.attachments.filter((a) => isObj(a) && !drop.has(a.key)) : [] }));
+  const full = encodeState(state, { engine });
+  const warnings: string[] = [];
+  if (dropped.length > 0)
+    warnings.push(
+      `${dropped.length} attachment path(s) are not allowed in this workspace and were left out: ${dropped.map((d) => d.path).join(', ')}`,
+    );
+  return { chat, state, engine, full, turns, dropped, warnings };
+}
