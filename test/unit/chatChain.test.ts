@@ -1,5 +1,5 @@
 /**
- * The chat store's in-place delta chain (src/services/chatChain.ts) against the engine's codec: the
+ * The chat store's in-place delta chain (src/services/store/chatChain.ts) against the engine's codec: the
  * same state as `applyDelta` after every line, the same digest as `stateDigest` (plain and canonical
  * lines, old key order too), the same refusals, and `canonicalize` giving `canonicalJson`'s order.
  */

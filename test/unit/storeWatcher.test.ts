@@ -1,5 +1,5 @@
 /**
- * The chat store watcher (src/services/storeWatcher.ts): another window's saved turn, rename and
+ * The chat store watcher (src/services/store/storeWatcher.ts): another window's saved turn, rename and
  * delete are reported (chat ids, index), a save is one notification, and the polling fallback reports
  * the same changes.
  */
