@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import type { EditorModelInfo } from '../services/providers/auto';
 import { runStream, type RawPiece } from '../services/providers/runner';
 import type { ToolDefinition } from '../services/tools/definitions';
-import type { WireMessage as ChatMessage } from '../services/tools/messages';
+import type { ChatMessage } from '../engine/types';
 import { ProviderError, type ChatProvider, type ChatRequest, type StreamEvent } from '../services/providers/types';
 
 export function toLanguageModelMessages(messages: readonly ChatMessage[]): vscode.LanguageModelChatMessage[] {

@@ -3,14 +3,14 @@
  * implements the same `ChatProvider` interface with the editor's API.
  */
 import type { ToolCall, ToolDefinition } from '../tools/definitions';
-import type { WireMessage } from '../tools/messages';
+import type { ChatMessage } from '../../engine/types';
 
 /** `scripted`: replays a scripted reply (the replay, the benchmark, tests); never a network call. */
 export type ProviderKind = 'openai' | 'anthropic' | 'vscode-lm' | 'scripted';
 
 export interface ChatRequest {
   /** The envelope's provider-neutral messages (blocks may carry `cacheBreakpoint`; tool steps, DESIGN §9). */
-  messages: WireMessage[];
+  messages: ChatMessage[];
   /**
    * The workspace tools the model may call (absent: none offered). The same list, in the same order,
    * in every request of a chat: providers put tool definitions at the front of their prompt cache.
