@@ -6,7 +6,7 @@
  */
 import { LAYER_IDS } from '../engine/types';
 import { percent, fmt } from '../services/ledgerTree';
-import type { WholeRequest } from './strataController';
+import type { WholeRequest } from './sentRequests';
 
 export function lastRequestDocument(r: WholeRequest): string {
   const env = r.envelope;
