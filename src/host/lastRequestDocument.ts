@@ -1,6 +1,6 @@
 /**
  * "Strata: Show Last Request": the exact request of the last turn as a read-only JSONC document —
- * a commented ledger summary on top, then the request in DESIGN §9's dump form (roles, blocks, cache
+ * a commented ledger summary on top, then the request in its dump form (roles, blocks, cache
  * breakpoints), whose strings JSON-decode to exactly the bytes that were sent. API keys and settings
  * never appear in it: it is built from the envelope, which holds neither.
  */

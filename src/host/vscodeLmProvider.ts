@@ -3,7 +3,7 @@
  * (`vscode.lm.selectChatModels`). Implements the same `ChatProvider` as the LangChain providers and
  * reuses their stream loop (timeout, cancellation within 200 ms, no half-recorded turn).
  *
- * The API has no system role: the system content is sent as a leading user message (DESIGN §4).
+ * The API has no system role: the system content is sent as a leading user message.
  * It reports no usage, so the ledger shows only the engine's prediction for this provider.
  *
  * Tools go through the API's tool support: definitions as `LanguageModelChatTool`s, an assistant's
