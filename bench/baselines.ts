@@ -11,10 +11,9 @@
  *   given the same cache breakpoints as the transcript layout (end of the system message, end of the
  *   previous request, the last block), so it differs from Strata only in what it sends.
  */
-import type { ChatMessage as EngineMessage, TextBlock } from '../src/engine/types';
+import type { ChatMessage, ChatMessage as EngineMessage, TextBlock } from '../src/engine/types';
 import type { Rejection } from '../src/engine/isolation';
 import type { NewArtifactInput } from '../src/engine/artifacts';
-import type { WireMessage as ChatMessage } from '../src/services/tools/messages';
 import { DEFAULT_TOOL_LIMITS, ToolExecutor, type ToolOutput } from '../src/services/tools/executor';
 import { runStepsSync } from '../src/common/steps';
 import { VirtualWorkspace, type Trajectory } from './trajectory';

@@ -17,7 +17,7 @@
  *   default) for an exact comparison.
  * - Replies are capped at a few tokens (`maxOutputTokens`, default 16): they are not used.
  */
-import type { WireMessage as ChatMessage } from '../src/services/tools/messages';
+import type { ChatMessage } from '../src/engine/types';
 import {
   AnthropicProvider,
   OpenAIProvider,

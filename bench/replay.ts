@@ -6,8 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { ChangedFilesPolicy, Layout, PruneReport } from '../src/engine/types';
-import type { WireMessage as ChatMessage } from '../src/services/tools/messages';
+import type { ChangedFilesPolicy, ChatMessage, Layout, PruneReport } from '../src/engine/types';
 import { LAYER_IDS } from '../src/engine/types';
 import type { Rejection } from '../src/engine/isolation';
 import { getTokenizer, type Tokenizer } from '../src/services/tokenizer';

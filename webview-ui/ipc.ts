@@ -1,17 +1,27 @@
-import { REQUEST_TIMEOUT_MS, type ResponseMessage, type WebviewRequest, type WebviewToHostMessage } from '../src/protocol/messages';
+import { ProtocolError, REQUEST_TIMEOUT_MS, type ResponseMessage } from '../src/protocol/messages';
+import {
+  parseResponseValue,
+  type PanelResponseOf,
+  type WebviewRequest,
+  type WebviewRequestKind,
+  type WebviewRequestOf,
+  type WebviewToHostMessage,
+} from '../src/protocol/requests';
 
-export type RequestResult = { ok: true; value: unknown } | { ok: false; error: string; timedOut?: true };
+/** How a request ended: its checked value, or why it failed. */
+export type RequestResult<T = undefined> = { ok: true; value: T } | { ok: false; error: string; timedOut?: true };
 
 interface Pending {
-  kind: WebviewRequest['kind'];
-  resolve(result: RequestResult): void;
+  kind: WebviewRequestKind;
+  resolve(result: RequestResult<unknown>): void;
   timer: ReturnType<typeof setTimeout>;
 }
 
 /**
  * The webview's side of the request/response protocol: every request gets an id, the host's
  * `response` settles it, and a request without an answer after `REQUEST_TIMEOUT_MS` is failed and
- * forgotten (a late answer is then ignored). Never rejects: callers get `{ok: false, error}`.
+ * forgotten (a late answer is then ignored). An answer's value is checked where it arrives; one that
+ * fails its check fails the request. Never rejects: callers get `{ok: false, error}`.
  */
 export class HostClient {
   private nextId = 1;
@@ -26,9 +36,9 @@ export class HostClient {
     this.post({ type: 'ready' });
   }
 
-  request(request: WebviewRequest): Promise<RequestResult> {
+  request<K extends WebviewRequestKind>(request: WebviewRequestOf<K>): Promise<RequestResult<PanelResponseOf<K>>> {
     const requestId = this.nextId++;
-    return new Promise<RequestResult>((resolve) => {
+    return new Promise<RequestResult<PanelResponseOf<K>>>((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(requestId);
         resolve({
@@ -37,9 +47,9 @@ export class HostClient {
           timedOut: true,
         });
       }, this.timeoutMs);
-      this.pending.set(requestId, { kind: request.kind, resolve, timer });
+      this.pending.set(requestId, { kind: request.kind, resolve: resolve as Pending['resolve'], timer });
       try {
-        this.post({ type: 'request', requestId, request });
+        this.post({ type: 'request', requestId, request: request as WebviewRequest });
       } catch (err) {
         clearTimeout(timer);
         this.pending.delete(requestId);
@@ -54,7 +64,12 @@ export class HostClient {
     if (!entry) return;
     this.pending.delete(message.requestId);
     clearTimeout(entry.timer);
-    entry.resolve(message.ok ? { ok: true, value: message.value } : { ok: false, error: message.error });
+    if (!message.ok) {
+      entry.resolve({ ok: false, error: message.error });
+      return;
+    }
+    const value = parseResponseValue(entry.kind, message.value);
+    entry.resolve(value instanceof ProtocolError ? { ok: false, error: value.message } : { ok: true, value });
   }
 
   get pendingCount(): number {

@@ -1,11 +1,6 @@
 import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
-import {
-  PROTOCOL_VERSION,
-  parseHostToWebviewMessage,
-  type HostToWebviewMessage,
-  type PanelState,
-  type WebviewRequest,
-} from '../src/protocol/messages';
+import { PROTOCOL_VERSION, parseHostToWebviewMessage, type HostToWebviewMessage, type PanelState } from '../src/protocol/messages';
+import type { PanelResponseOf, WebviewRequest, WebviewRequestKind, WebviewRequestOf } from '../src/protocol/requests';
 import { Banners } from './banners';
 import { Composer } from './composer';
 import { Conversation } from './conversation';
@@ -131,7 +126,7 @@ class App {
     });
   }
 
-  private request(request: WebviewRequest): Promise<RequestResult> {
+  private request<K extends WebviewRequestKind>(request: WebviewRequestOf<K>): Promise<RequestResult<PanelResponseOf<K>>> {
     return this.client.request(request);
   }
 

@@ -4,29 +4,8 @@ import type { RequestResult } from './ipc';
 import { Popover } from './popover';
 
 export interface ModelMenuHost {
-  listModels(): Promise<RequestResult>;
+  listModels(): Promise<RequestResult<ModelOption[]>>;
   selectModel(option?: ModelOption): void;
-}
-
-const PROVIDERS = new Set(['vscode-lm', 'openai', 'anthropic']);
-
-/** The `listModels` answer: a list of model options (anything else is treated as an error). */
-export function parseModelOptions(value: unknown): ModelOption[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const out: ModelOption[] = [];
-  for (const v of value) {
-    if (typeof v !== 'object' || v === null) return undefined;
-    const o = v as Record<string, unknown>;
-    if (typeof o.provider !== 'string' || !PROVIDERS.has(o.provider) || typeof o.model !== 'string' || typeof o.label !== 'string')
-      return undefined;
-    out.push({
-      provider: o.provider as ModelOption['provider'],
-      model: o.model,
-      label: o.label,
-      detail: typeof o.detail === 'string' ? o.detail : undefined,
-    });
-  }
-  return out;
 }
 
 /** The model picker's menu: asks the host for the models each time it opens. */
@@ -63,9 +42,8 @@ export class ModelMenu {
     if (!result.ok) {
       this.render('error', result.error);
     } else {
-      const options = parseModelOptions(result.value);
-      if (options) this.options = options;
-      this.render(options ? 'list' : 'error', options ? undefined : 'The extension sent an unexpected model list.');
+      this.options = result.value;
+      this.render('list');
     }
     this.popover.place();
     this.el.querySelector<HTMLElement>('[aria-checked="true"], [role="menuitemradio"], [role="menuitem"]')?.focus();

@@ -1,13 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable, DisposableStore } from '../common/lifecycle';
-import {
-  PROTOCOL_VERSION,
-  ProtocolError,
-  parseWebviewToHostMessage,
-  type HostToWebviewMessage,
-  type PanelState,
-  type WebviewRequest,
-} from '../protocol/messages';
+import { PROTOCOL_VERSION, ProtocolError, type HostToWebviewMessage, type PanelState } from '../protocol/messages';
+import { parseWebviewToHostMessage, type ResponseOf, type WebviewRequestKind, type WebviewRequestOf } from '../protocol/requests';
 import { VIEW_IDS } from './commandIds';
 import { renderWebviewHtml, webviewResourceRoots } from './webviewHtml';
 
@@ -18,14 +12,14 @@ export interface PanelHandler {
   /** The `init` carrying `state` has reached the webview (what it left out can follow). */
   statePosted(state: PanelState): void;
   /** Acts on one validated request; the resolved value (or the error's message) is the response. */
-  handle(request: WebviewRequest): Promise<unknown>;
+  handle<K extends WebviewRequestKind>(request: WebviewRequestOf<K>): Promise<ResponseOf<K>>;
 }
 
 /**
  * The chat side panel (WebviewView `strata.chat`). Loads the webview bundle, waits for the webview's
  * `ready`, then sends `init`; messages posted before `ready` are dropped (the `init` state carries
- * everything). Every inbound message is validated (DESIGN §6): a malformed or forged one is rejected
- * and logged, never acted on.
+ * everything). Every inbound message is validated: a malformed or forged one is rejected and logged,
+ * never acted on.
  */
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
   static readonly viewId = VIEW_IDS.chat;
@@ -40,7 +34,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   private readonly onDidRejectEmitter = this._register(new vscode.EventEmitter<string>());
   /** Fires with the reason whenever an inbound message is rejected (tests, diagnostics). */
   readonly onDidReject = this.onDidRejectEmitter.event;
-  /** Messages the panel received and handled, by request kind (tests, diagnostics). */
+  /** Observers of every message posted to the webview (tests, diagnostics). */
   private readonly postedListeners = new Set<(m: HostToWebviewMessage) => void>();
 
   constructor(

@@ -1,12 +1,12 @@
 /**
  * "Strata: Show Last Request": the exact request of the last turn as a read-only JSONC document —
- * a commented ledger summary on top, then the request in DESIGN §9's dump form (roles, blocks, cache
+ * a commented ledger summary on top, then the request in its dump form (roles, blocks, cache
  * breakpoints), whose strings JSON-decode to exactly the bytes that were sent. API keys and settings
  * never appear in it: it is built from the envelope, which holds neither.
  */
 import { LAYER_IDS } from '../engine/types';
 import { percent, fmt } from '../services/ledgerTree';
-import type { WholeRequest } from './strataController';
+import type { WholeRequest } from './sentRequests';
 
 export function lastRequestDocument(r: WholeRequest): string {
   const env = r.envelope;

@@ -20,15 +20,16 @@ import type {
   PanelState,
   RequestPreviewView,
   ToolStepView,
-  WebviewRequest,
 } from '../protocol/messages';
+import type { ResponseOf, WebviewRequestKind, WebviewRequestOf } from '../protocol/requests';
 import type { ChatSession } from '../services/chatSession';
 import { callLabel } from '../services/tools/definitions';
-import type { ProviderUsage } from '../services/providers/types';
 import type { TurnEvent, TurnOutcome } from '../services/turnPipeline';
 import { fileSpec, openEditorDocuments, selectionSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
 import type { ChatViewProvider, PanelHandler } from './chatViewProvider';
-import { ProviderResolver, type ResolvedProvider } from './providerResolver';
+import { INITIAL_TURNS, panelRequestHandlers, type PanelRequestHandlers } from './panelRequests';
+import type { ProviderResolver, ResolvedProvider } from './providerResolver';
+import { requestDump, SentRequestLog, type SentRequest, type WholeRequest } from './sentRequests';
 import type { MeterStatusBar } from './statusBar';
 
 export interface ControllerDeps {
@@ -38,33 +39,6 @@ export interface ControllerDeps {
   statusBar: MeterStatusBar;
   log: vscode.LogOutputChannel;
   notices: () => NoticeView[];
-}
-
-/** Turns the panel gets when a chat opens (two messages each); older ones load on scroll. */
-export const INITIAL_TURNS = 25;
-
-/** What the tree shows of a request sent earlier: its figures and ledger, not its messages. */
-export type RequestFigures = Pick<
-  TurnEnvelope,
-  'turn' | 'ledger' | 'totalTokens' | 'budget' | 'prefixBreak' | 'prefixBreakReason' | 'pruned'
->;
-
-/** A request sent (or previewed) in this window, as the tree and "Show Last Request" show it. */
-export interface SentRequest {
-  chatId: string;
-  turn: number;
-  /**
-   * The request as built. Kept whole (messages, segments) from the chat's last settled request on;
-   * an older one keeps only its figures and ledger, which is all the tree shows of it (whole, the
-   * 200 kept requests of a 1,000-turn chat held ~15 MB).
-   */
-  envelope: TurnEnvelope | RequestFigures;
-  /** `streaming` while the reply comes in. */
-  status: TurnOutcome['status'] | 'streaming';
-  usage?: ProviderUsage;
-  /** `provider · model` label. */
-  model: string;
-  provider: string;
 }
 
 const NO_MODEL: ModelView = { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false };
@@ -83,14 +57,30 @@ export class StrataController extends Disposable implements PanelHandler {
   private current: Promise<TurnOutcome | undefined> | undefined;
   /** The store changed on disk while a turn streamed: look again when it ends. */
   private storeChangedDuringTurn = false;
-  /** Requests sent in this window, per chat and turn (the tree's breakdowns, Show Last Request). */
-  private readonly sent = new Map<string, Map<number, SentRequest>>();
+  private readonly sent = new SentRequestLog();
+  private readonly requests: PanelRequestHandlers;
   private readonly onDidChangeEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires after anything the Context Layers tree shows changed (turn, attach, pin, chat switch). */
   readonly onDidChange = this.onDidChangeEmitter.event;
 
   constructor(private readonly deps: ControllerDeps) {
     super();
+    this.requests = panelRequestHandlers({
+      session: deps.session,
+      send: (text) => this.send(text),
+      stop: () => this.stop(),
+      regenerate: () => this.regenerate(),
+      newChat: () => this.newChat(),
+      switchChat: (chatId) => this.switchChat(chatId),
+      deleteChat: (chatId, confirm) => this.deleteChat(chatId, confirm),
+      attach: (what) => this.attach(what),
+      refreshProvider: () => this.refreshProvider(),
+      bannerAction: (bannerId, action) => this.bannerAction(bannerId, action),
+      modelOptions: () => deps.resolver.modelOptions(),
+      chatsChanged: () => this.postChats(),
+      chipsChanged: () => this.refreshChips(),
+      post: (message) => this.post(message),
+    });
   }
 
   get session(): ChatSession {
@@ -238,59 +228,8 @@ export class StrataController extends Disposable implements PanelHandler {
     }
   }
 
-  async handle(request: WebviewRequest): Promise<unknown> {
-    switch (request.kind) {
-      case 'send':
-        return this.send(request.text);
-      case 'stop':
-        this.stop();
-        return undefined;
-      case 'regenerate':
-        return this.regenerate();
-      case 'newChat':
-        return this.newChat();
-      case 'switchChat':
-        return this.switchChat(request.chatId);
-      case 'renameChat':
-        this.session.renameChat(request.chatId, request.title);
-        this.postChats();
-        return undefined;
-      case 'deleteChat':
-        return this.deleteChat(request.chatId, false);
-      case 'attach':
-        return this.attach(request.what);
-      case 'removeChip':
-        if (!this.session.removeChip(request.chipId)) throw new Error('That attachment is no longer there.');
-        this.refreshChips();
-        return undefined;
-      case 'pinChip':
-        if (!this.session.pinChip(request.chipId, request.pinned)) throw new Error('That attachment is no longer there.');
-        this.refreshChips();
-        return undefined;
-      case 'selectModel':
-        if (request.provider && request.model) {
-          await ProviderResolver.choose({ provider: request.provider, model: request.model });
-          await this.refreshProvider();
-          return undefined;
-        }
-        await vscode.commands.executeCommand('strata.selectModel');
-        return undefined;
-      case 'listModels':
-        return this.deps.resolver.modelOptions();
-      case 'insertCode':
-        return this.insertCode(request.code);
-      case 'copy':
-        await vscode.env.clipboard.writeText(request.text);
-        return undefined;
-      case 'bannerAction':
-        return this.bannerAction(request.bannerId, request.action);
-      case 'loadOlder': {
-        if (request.chatId !== this.session.activeChatId) return undefined;
-        const { messages, hasOlder } = this.session.messages({ beforeTurn: request.beforeTurn, last: INITIAL_TURNS * 2 });
-        this.post({ type: 'olderMessages', chatId: request.chatId, messages, hasOlder });
-        return undefined;
-      }
-    }
+  handle<K extends WebviewRequestKind>(request: WebviewRequestOf<K>): Promise<ResponseOf<K>> {
+    return this.requests[request.kind](request);
   }
 
   private async bannerAction(bannerId: string, action: BannerAction): Promise<void> {
@@ -314,15 +253,6 @@ export class StrataController extends Disposable implements PanelHandler {
       case 'dismiss':
         return;
     }
-  }
-
-  private async insertCode(code: string): Promise<void> {
-    const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
-    if (!editor) throw new Error('Open an editor to insert the code into.');
-    const ok = await editor.edit((e) => {
-      for (const sel of editor.selections) e.replace(sel, code);
-    });
-    if (!ok) throw new Error('The editor did not accept the insertion (is it read-only?).');
   }
 
   // ------------------------------------------------------------------ chats
@@ -406,7 +336,7 @@ export class StrataController extends Disposable implements PanelHandler {
       await this.current;
     }
     this.session.deleteChat(chatId);
-    this.sent.delete(chatId);
+    this.sent.forget(chatId);
     await this.refreshPanel();
     return true;
   }
@@ -610,7 +540,7 @@ export class StrataController extends Disposable implements PanelHandler {
         case 'built':
           envelope = e.envelope;
           // The tree shows the request in flight at once.
-          this.record({
+          this.sent.record({
             chatId,
             turn: e.envelope.turn,
             envelope: e.envelope,
@@ -689,7 +619,7 @@ export class StrataController extends Disposable implements PanelHandler {
     const saved = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.saved : undefined;
     if (t.envelope && outcome.status !== 'blocked') {
       const usage = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.usage : undefined;
-      this.record({
+      this.sent.record({
         chatId,
         turn: saved?.turn ?? t.envelope.turn,
         envelope: t.envelope,
@@ -784,7 +714,7 @@ export class StrataController extends Disposable implements PanelHandler {
       this.showBanner('error', 'The request could not be built.', ['showLog']);
       return;
     }
-    this.record({
+    this.sent.record({
       chatId: this.session.activeChatId,
       turn: outcome.envelope.turn,
       envelope: outcome.envelope,
@@ -814,60 +744,13 @@ export class StrataController extends Disposable implements PanelHandler {
 
   // ------------------------------------------------------------------ requests sent
 
-  private record(r: SentRequest): void {
-    let byTurn = this.sent.get(r.chatId);
-    if (!byTurn) {
-      byTurn = new Map();
-      this.sent.set(r.chatId, byTurn);
-    }
-    // A preview does not replace a request that was really sent for that turn.
-    if (r.status === 'preview' && byTurn.get(r.turn) && byTurn.get(r.turn)!.status !== 'preview') return;
-    byTurn.set(r.turn, r);
-    // Keep the memory bounded: the newest 200 requests of a chat, and whole only from the last
-    // settled one on ("Show Last Request" may fall back to it when a newer turn fails).
-    if (byTurn.size > 200) byTurn.delete(Math.min(...byTurn.keys()));
-    let settled = -1;
-    for (const x of byTurn.values()) if (x.status !== 'error' && x.status !== 'streaming' && x.turn > settled) settled = x.turn;
-    for (const x of byTurn.values()) if (x.turn < settled && isWhole(x.envelope)) x.envelope = figuresOf(x.envelope);
-  }
-
   /** Requests of the active chat sent (or previewed) in this window, by turn. */
   sentRequests(): ReadonlyMap<number, SentRequest> {
-    return this.sent.get(this.session.activeChatId) ?? new Map();
+    return this.sent.of(this.session.activeChatId);
   }
 
   /** The last request of the active chat that went out (or was previewed), if this window made it. */
   lastSent(): WholeRequest | undefined {
-    const byTurn = this.sent.get(this.session.activeChatId);
-    if (!byTurn || byTurn.size === 0) return undefined;
-    let best: WholeRequest | undefined;
-    for (const r of byTurn.values())
-      if (r.status !== 'error' && isWhole(r.envelope) && (!best || r.turn >= best.turn)) best = r as WholeRequest;
-    return best;
+    return this.sent.last(this.session.activeChatId);
   }
-}
-
-/** A kept request with its whole envelope. */
-export type WholeRequest = SentRequest & { envelope: TurnEnvelope };
-
-function isWhole(e: TurnEnvelope | RequestFigures): e is TurnEnvelope {
-  return 'messages' in e;
-}
-
-function figuresOf(e: TurnEnvelope): RequestFigures {
-  const f: RequestFigures = {
-    turn: e.turn,
-    ledger: e.ledger,
-    totalTokens: e.totalTokens,
-    budget: e.budget,
-    prefixBreak: e.prefixBreak,
-    pruned: e.pruned,
-  };
-  if (e.prefixBreakReason !== undefined) f.prefixBreakReason = e.prefixBreakReason;
-  return f;
-}
-
-/** DESIGN §9 dump form of a request (what the preview and Show Last Request show). */
-export function requestDump(env: TurnEnvelope): string {
-  return `${JSON.stringify({ turn: env.turn, messages: env.messages }, null, 2)}\n`;
 }

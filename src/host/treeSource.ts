@@ -8,7 +8,8 @@ import type { Segment } from '../engine/types';
 import type { ChatSession } from '../services/chatSession';
 import type { TurnMeta } from '../services/store/chatStore';
 import { buildLedgerTree, sourceOfKey, type LedgerTreeNode, type NextItem, type RequestRecord } from '../services/ledgerTree';
-import type { SentRequest, StrataController } from './strataController';
+import type { SentRequest } from './sentRequests';
+import type { StrataController } from './strataController';
 import { providerCachePrediction } from '../services/cacheModel';
 
 function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget: number): RequestRecord {

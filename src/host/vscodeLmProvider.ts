@@ -3,7 +3,7 @@
  * (`vscode.lm.selectChatModels`). Implements the same `ChatProvider` as the LangChain providers and
  * reuses their stream loop (timeout, cancellation within 200 ms, no half-recorded turn).
  *
- * The API has no system role: the system content is sent as a leading user message (DESIGN §4).
+ * The API has no system role: the system content is sent as a leading user message.
  * It reports no usage, so the ledger shows only the engine's prediction for this provider.
  *
  * Tools go through the API's tool support: definitions as `LanguageModelChatTool`s, an assistant's
@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import type { EditorModelInfo } from '../services/providers/auto';
 import { runStream, type RawPiece } from '../services/providers/runner';
 import type { ToolDefinition } from '../services/tools/definitions';
-import type { WireMessage as ChatMessage } from '../services/tools/messages';
+import type { ChatMessage } from '../engine/types';
 import { ProviderError, type ChatProvider, type ChatRequest, type StreamEvent } from '../services/providers/types';
 
 export function toLanguageModelMessages(messages: readonly ChatMessage[]): vscode.LanguageModelChatMessage[] {

@@ -1,15 +1,18 @@
 /**
- * Host ⇄ webview messages (DESIGN §6), declared once for both sides, each with a runtime check.
+ * Host ⇄ webview messages, declared once for both sides, each with a runtime check. What the
+ * webview sends (`ready`, then requests) is in requests.ts; this file holds the view models and what
+ * the host posts.
  *
- * - The webview is UI, not trust: the host validates every inbound message with
- *   `parseWebviewToHostMessage` and rejects (and logs) anything malformed or forged, never acting on it.
+ * - The webview is UI, not trust: the host validates everything it receives (requests.ts).
  * - The webview says `ready` first; the host posts nothing before it.
- * - Everything else the webview sends is a `request` with an id; the host answers each with a
- *   `response` echoing the id: `{ok: true, value}` or `{ok: false, error}`. The webview times pending
- *   requests out (`REQUEST_TIMEOUT_MS`).
+ * - The host answers each request with a `response` echoing its id: `{ok: true, value}` or
+ *   `{ok: false, error}`. The webview times pending requests out (`REQUEST_TIMEOUT_MS`).
  * - Streaming replies arrive as `chunk` messages with a per-turn sequence number (0, 1, 2, …).
  * - The host decides; the webview renders the view models below and asks for changes.
  */
+
+import { isObj } from '../common/guards';
+import { isInt } from './fieldChecks';
 
 export const PROTOCOL_VERSION = 2;
 /** A webview request without a response after this long is failed on the webview side. */
@@ -65,7 +68,7 @@ export interface UsageView {
 }
 
 /**
- * One tool call of a turn (issue 11), shown as a collapsible step in the assistant message: what the
+ * One tool call of a turn, shown as a collapsible step in the assistant message: what the
  * model asked for and what it got back (size, and whether it was already in the context).
  */
 export interface ToolStepView {
@@ -115,7 +118,7 @@ export interface MessageView {
   model?: string;
   /** Assistant messages with status `error`: what went wrong. */
   error?: string;
-  /** Assistant messages: the tool calls the model made before answering, in order (issue 11). */
+  /** Assistant messages: the tool calls the model made before answering, in order. */
   toolSteps?: ToolStepView[];
   /**
    * A `streaming` assistant message inside `init`/`state` (the view was shown again mid-turn): the
@@ -193,7 +196,7 @@ export interface NoticeView {
 }
 
 export interface RequestPreviewView {
-  /** The exact request that would be sent (provider-neutral messages, DESIGN §9 dump format). */
+  /** The exact request that would be sent (provider-neutral messages, in the dump form). */
   request: string;
   promptTokens: number;
   /** How to configure a provider (markdown, sanitized by the webview like any other). */
@@ -224,45 +227,7 @@ export interface PanelState {
   preview?: RequestPreviewView;
 }
 
-// --------------------------------------------------------------------------- webview → host
-
-/** The webview's script has loaded and listens; the host posts nothing before this. */
-export interface ReadyMessage {
-  readonly type: 'ready';
-}
-
 export type AttachWhat = 'activeFile' | 'selection' | 'openEditors';
-
-export type WebviewRequest =
-  | { kind: 'send'; text: string }
-  | { kind: 'stop' }
-  | { kind: 'regenerate' }
-  | { kind: 'newChat' }
-  | { kind: 'switchChat'; chatId: string }
-  | { kind: 'renameChat'; chatId: string; title: string }
-  | { kind: 'deleteChat'; chatId: string }
-  | { kind: 'attach'; what: AttachWhat }
-  | { kind: 'removeChip'; chipId: string }
-  | { kind: 'pinChip'; chipId: string; pinned: boolean }
-  /** Without provider/model: the host opens its model quick pick. */
-  | { kind: 'selectModel'; provider?: ModelOption['provider']; model?: string }
-  /** Answered with `value: ModelOption[]` (the models the picker offers). */
-  | { kind: 'listModels' }
-  | { kind: 'insertCode'; code: string }
-  | { kind: 'copy'; text: string }
-  | { kind: 'bannerAction'; bannerId: string; action: BannerAction }
-  /** Messages of `chatId` before turn `beforeTurn` (lazy loading on scroll). */
-  | { kind: 'loadOlder'; chatId: string; beforeTurn: number };
-
-export type WebviewRequestKind = WebviewRequest['kind'];
-
-export interface RequestMessage {
-  readonly type: 'request';
-  readonly requestId: number;
-  readonly request: WebviewRequest;
-}
-
-export type WebviewToHostMessage = ReadyMessage | RequestMessage;
 
 // --------------------------------------------------------------------------- host → webview
 
@@ -330,116 +295,9 @@ export type HostToWebviewType = HostToWebviewMessage['type'];
 
 type Rec = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Rec {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const CHAT_ID = /^[a-z0-9][a-z0-9_-]{0,127}$/;
-const CHIP_ID = /^[A-Za-z0-9:_.-]{1,128}$/;
-const PROVIDERS: readonly string[] = ['vscode-lm', 'openai', 'anthropic'];
-const ATTACH: readonly string[] = ['activeFile', 'selection', 'openEditors'];
-
-function str(v: unknown, max: number, allowEmpty = true): v is string {
-  return typeof v === 'string' && v.length <= max && (allowEmpty || v.length > 0);
-}
-
-function int(v: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): v is number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
-}
-
-function onlyKeys(v: Rec, keys: readonly string[]): boolean {
-  for (const k of Object.keys(v)) if (!keys.includes(k)) return false;
-  return true;
-}
-
 /** Why a webview message was rejected (for the log; never contains the message's text). */
 export class ProtocolError extends Error {
   override readonly name = 'ProtocolError';
-}
-
-/**
- * Validates one webview request; returns a fresh object holding only the checked fields, or a reason.
- * Unknown kinds, missing or extra fields, wrong types and oversized strings are all rejected.
- */
-export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolError {
-  if (!isRecord(value)) return new ProtocolError('request is not an object');
-  const kind = value.kind;
-  const bad = (why: string) => new ProtocolError(`${typeof kind === 'string' ? kind.slice(0, 40) : 'request'}: ${why}`);
-  const shape = (keys: readonly string[]) => onlyKeys(value, ['kind', ...keys]);
-  switch (kind) {
-    case 'send':
-      if (!shape(['text']) || !str(value.text, MAX_INPUT_CHARS))
-        return bad(`text must be a string of at most ${MAX_INPUT_CHARS} characters`);
-      return { kind, text: value.text };
-    case 'stop':
-    case 'regenerate':
-    case 'newChat':
-    case 'listModels':
-      if (!shape([])) return bad('takes no fields');
-      return { kind };
-    case 'switchChat':
-    case 'deleteChat':
-      if (!shape(['chatId']) || !str(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
-      return { kind, chatId: value.chatId };
-    case 'renameChat':
-      if (!shape(['chatId', 'title']) || !str(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
-      if (!str(value.title, MAX_TITLE_CHARS) || value.title.trim().length === 0)
-        return bad(`title must be 1–${MAX_TITLE_CHARS} characters`);
-      return { kind, chatId: value.chatId, title: value.title };
-    case 'attach':
-      if (!shape(['what']) || typeof value.what !== 'string' || !ATTACH.includes(value.what))
-        return bad(`what must be one of ${ATTACH.join(', ')}`);
-      return { kind, what: value.what as AttachWhat };
-    case 'removeChip':
-      if (!shape(['chipId']) || !str(value.chipId, 128) || !CHIP_ID.test(value.chipId)) return bad('chipId is not a chip id');
-      return { kind, chipId: value.chipId };
-    case 'pinChip':
-      if (!shape(['chipId', 'pinned']) || !str(value.chipId, 128) || !CHIP_ID.test(value.chipId)) return bad('chipId is not a chip id');
-      if (typeof value.pinned !== 'boolean') return bad('pinned must be a boolean');
-      return { kind, chipId: value.chipId, pinned: value.pinned };
-    case 'selectModel': {
-      if (!shape(['provider', 'model'])) return bad('unexpected fields');
-      if (value.provider === undefined && value.model === undefined) return { kind };
-      if (typeof value.provider !== 'string' || !PROVIDERS.includes(value.provider))
-        return bad(`provider must be one of ${PROVIDERS.join(', ')}`);
-      if (!str(value.model, 200, false)) return bad('model must be a non-empty string of at most 200 characters');
-      return { kind, provider: value.provider as ModelOption['provider'], model: value.model };
-    }
-    case 'insertCode':
-      if (!shape(['code']) || !str(value.code, MAX_CODE_CHARS)) return bad(`code must be a string of at most ${MAX_CODE_CHARS} characters`);
-      return { kind, code: value.code };
-    case 'copy':
-      if (!shape(['text']) || !str(value.text, MAX_CODE_CHARS)) return bad(`text must be a string of at most ${MAX_CODE_CHARS} characters`);
-      return { kind, text: value.text };
-    case 'bannerAction':
-      if (!shape(['bannerId', 'action']) || !str(value.bannerId, 128, false)) return bad('bannerId must be a non-empty string');
-      if (typeof value.action !== 'string' || !(BANNER_ACTIONS as readonly string[]).includes(value.action))
-        return bad(`action must be one of ${BANNER_ACTIONS.join(', ')}`);
-      return { kind, bannerId: value.bannerId, action: value.action as BannerAction };
-    case 'loadOlder':
-      if (!shape(['chatId', 'beforeTurn']) || !str(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
-      if (!int(value.beforeTurn, 1)) return bad('beforeTurn must be a positive integer');
-      return { kind, chatId: value.chatId, beforeTurn: value.beforeTurn };
-    default:
-      return new ProtocolError(`unknown request kind ${JSON.stringify(typeof kind === 'string' ? kind.slice(0, 40) : kind)}`);
-  }
-}
-
-/** Validates a message from the webview; a `ProtocolError` says why it was rejected. */
-export function parseWebviewToHostMessage(value: unknown): WebviewToHostMessage | ProtocolError {
-  if (!isRecord(value)) return new ProtocolError('message is not an object');
-  if (value.type === 'ready') {
-    if (!onlyKeys(value, ['type'])) return new ProtocolError('ready: takes no fields');
-    return { type: 'ready' };
-  }
-  if (value.type === 'request') {
-    if (!onlyKeys(value, ['type', 'requestId', 'request'])) return new ProtocolError('request: unexpected fields');
-    if (!int(value.requestId, 0)) return new ProtocolError('request: requestId must be a non-negative integer');
-    const request = parseWebviewRequest(value.request);
-    if (request instanceof ProtocolError) return request;
-    return { type: 'request', requestId: value.requestId, request };
-  }
-  return new ProtocolError(`unknown message type ${JSON.stringify(typeof value.type === 'string' ? value.type.slice(0, 40) : value.type)}`);
 }
 
 const HOST_TYPES: readonly HostToWebviewType[] = [
@@ -468,21 +326,21 @@ const HOST_TYPES: readonly HostToWebviewType[] = [
  * (a known type and the fields the panel dereferences), not every nested field.
  */
 export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage | undefined {
-  if (!isRecord(value) || typeof value.type !== 'string' || !(HOST_TYPES as readonly string[]).includes(value.type)) return undefined;
+  if (!isObj(value) || typeof value.type !== 'string' || !(HOST_TYPES as readonly string[]).includes(value.type)) return undefined;
   const m = value as Rec & { type: HostToWebviewType };
   switch (m.type) {
     case 'init':
-      return int(m.protocolVersion) && typeof m.extensionVersion === 'string' && isPanelState(m.state)
+      return isInt(m.protocolVersion) && typeof m.extensionVersion === 'string' && isPanelState(m.state)
         ? (m as unknown as HostToWebviewMessage)
         : undefined;
     case 'state':
       return isPanelState(m.state) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'response':
-      return int(m.requestId) && typeof m.ok === 'boolean' && (m.ok || typeof m.error === 'string')
+      return isInt(m.requestId) && typeof m.ok === 'boolean' && (m.ok || typeof m.error === 'string')
         ? (m as unknown as HostToWebviewMessage)
         : undefined;
     case 'chunk':
-      return typeof m.turnId === 'string' && typeof m.chatId === 'string' && int(m.seq) && typeof m.text === 'string'
+      return typeof m.turnId === 'string' && typeof m.chatId === 'string' && isInt(m.seq) && typeof m.text === 'string'
         ? (m as unknown as HostToWebviewMessage)
         : undefined;
     case 'toolStep':
@@ -506,17 +364,17 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
     case 'chips':
       return Array.isArray(m.chips) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'meter':
-      return isRecord(m.meter) && int(m.meter.used) && int(m.meter.budget) ? (m as unknown as HostToWebviewMessage) : undefined;
+      return isObj(m.meter) && isInt(m.meter.used) && isInt(m.meter.budget) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'model':
-      return isRecord(m.model) && typeof m.model.label === 'string' ? (m as unknown as HostToWebviewMessage) : undefined;
+      return isObj(m.model) && typeof m.model.label === 'string' ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'banners':
       return Array.isArray(m.banners) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'notices':
       return Array.isArray(m.notices) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'removeTurn':
-      return int(m.turn, 1) ? (m as unknown as HostToWebviewMessage) : undefined;
+      return isInt(m.turn, 1) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'preview':
-      return m.preview === null || (isRecord(m.preview) && typeof m.preview.request === 'string')
+      return m.preview === null || (isObj(m.preview) && typeof m.preview.request === 'string')
         ? (m as unknown as HostToWebviewMessage)
         : undefined;
     case 'setInput':
@@ -533,9 +391,9 @@ const STEP_STATUSES: readonly string[] = ['running', 'done', 'refused', 'error']
 
 function isToolStep(v: unknown): v is ToolStepView {
   return (
-    isRecord(v) &&
+    isObj(v) &&
     typeof v.id === 'string' &&
-    int(v.step, 1) &&
+    isInt(v.step, 1) &&
     typeof v.name === 'string' &&
     typeof v.label === 'string' &&
     typeof v.args === 'string' &&
@@ -546,9 +404,9 @@ function isToolStep(v: unknown): v is ToolStepView {
 
 function isMessage(v: unknown): v is MessageView {
   return (
-    isRecord(v) &&
+    isObj(v) &&
     typeof v.id === 'string' &&
-    int(v.turn) &&
+    isInt(v.turn) &&
     (v.role === 'user' || v.role === 'assistant') &&
     typeof v.text === 'string' &&
     typeof v.status === 'string' &&
@@ -558,14 +416,14 @@ function isMessage(v: unknown): v is MessageView {
 
 function isPanelState(v: unknown): v is PanelState {
   return (
-    isRecord(v) &&
+    isObj(v) &&
     typeof v.chatId === 'string' &&
     Array.isArray(v.chats) &&
     Array.isArray(v.messages) &&
     v.messages.every(isMessage) &&
     Array.isArray(v.chips) &&
-    (v.meter === undefined || isRecord(v.meter)) &&
-    isRecord(v.model) &&
+    (v.meter === undefined || isObj(v.meter)) &&
+    isObj(v.model) &&
     typeof v.busy === 'boolean'
   );
 }

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
 import type { HostToWebviewMessage } from '../../src/protocol/messages';
 import type { LedgerTreeNode } from '../../src/services/ledgerTree';
-import type { WireMessage as ChatMessage } from '../../src/services/tools/messages';
+import type { ChatMessage } from '../../src/engine/types';
 import { startOpenAIImitation, type OpenAIImitationServer } from '../support/imitationServers';
 import { configure, PanelDriver, strataApi, until, withTimeout } from './support/panel';
 

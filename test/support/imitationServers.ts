@@ -21,8 +21,7 @@
  */
 import * as http from 'http';
 import type { AddressInfo, Socket } from 'net';
-import type { TextBlock } from '../../src/engine/types';
-import type { WireMessage as ChatMessage } from '../../src/services/tools/messages';
+import type { ChatMessage, TextBlock } from '../../src/engine/types';
 import { AnthropicCacheModel, OpenAICacheModel, requestTokens, type TokenEncoder } from '../../src/services/cacheModel';
 import { getTokenizer } from '../../src/services/tokenizer';
 

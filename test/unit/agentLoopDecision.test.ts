@@ -21,7 +21,7 @@ import { toAnthropicMessages, toOpenAIMessages } from '../../src/services/provid
 import { OpenAIProvider } from '../../src/services/providers/openai';
 import type { ChatProvider } from '../../src/services/providers/types';
 import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
-import type { WireMessage } from '../../src/services/tools/messages';
+import type { ChatMessage as WireMessage } from '../../src/engine/types';
 import {
   startAnthropicImitation,
   startOpenAIImitation,

@@ -11,7 +11,7 @@ import type { ChatProvider, StreamEvent } from '../../src/services/providers/typ
 import { requestTokens } from '../../src/services/cacheModel';
 import { getTokenizer } from '../../src/services/tokenizer';
 import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
-import type { WireMessage } from '../../src/services/tools/messages';
+import type { ChatMessage as WireMessage } from '../../src/engine/types';
 import { startAnthropicImitation, startOpenAIImitation } from '../support/imitationServers';
 import { installNetworkGuard, type NetworkGuard } from '../support/networkGuard';
 

@@ -24,7 +24,6 @@ import {
   type ProviderUsage,
   type StreamEvent,
 } from '../../src/services/providers';
-import { LlmSummarizer, renderTurnsForSummary, truncateToTokens } from '../../src/services/summarizer';
 import {
   AnthropicImitationServer,
   OpenAIImitationServer,
@@ -548,40 +547,6 @@ describe('providers (real LangChain clients → imitation servers on 127.0.0.1)'
       const { error: e2 } = await drain(p.stream(req(simple, { signal: AbortSignal.abort() })));
       assert.ok(ProviderError.is(e2, 'aborted'));
       assert.strictEqual(slowO.chatRequests.length, before);
-    });
-  });
-
-  describe('summarizer (LLM-backed, bounded)', () => {
-    it('sends a bounded request with max_tokens = the budget and caps the result', async () => {
-      const turns = Array.from({ length: 6 }, (_, i) => ({ user: `question ${i} `.repeat(400), reply: `answer ${i} `.repeat(400) }));
-      oai.queueReply('Summary: ' + 'the user asked questions and got answers. '.repeat(20));
-      const s = new LlmSummarizer({
-        provider: openai,
-        model: 'imitation-model',
-        tokenizer,
-        conversationId: 'chat-9',
-        inputBudgetTokens: 1500,
-      });
-      const out = await s.summarize(turns, 40);
-      assert.ok(tokenizer.count(out) <= 40, `summary has ${tokenizer.count(out)} tokens`);
-      assert.ok(out.startsWith('Summary:'));
-      const rec = oai.chatRequests.at(-1)!;
-      assert.strictEqual((rec.body as { max_tokens: number }).max_tokens, 40);
-      assert.strictEqual((rec.body as { prompt_cache_key: string }).prompt_cache_key, 'chat-9:summary');
-      assert.ok(rec.usage!.input < 1500 + 200, `input ${rec.usage!.input} within budget`);
-      assert.match(rec.messages![1].content[0].text, /Turn 6/);
-    });
-
-    it('renderTurnsForSummary keeps every turn within the budget; truncateToTokens is bounded', () => {
-      const turns = [
-        { user: 'short', reply: 'short' },
-        { user: 'x '.repeat(5000), reply: 'y '.repeat(5000) },
-      ];
-      const text = renderTurnsForSummary(turns, 500, tokenizer);
-      assert.ok(tokenizer.count(text) <= 502, `${tokenizer.count(text)}`);
-      assert.match(text, /User: short/);
-      assert.ok(tokenizer.count(truncateToTokens('word '.repeat(1000), 10, tokenizer)) <= 10);
-      assert.strictEqual(truncateToTokens('tiny', 10, tokenizer), 'tiny');
     });
   });
 

@@ -6,7 +6,7 @@ import { assistantMessage, CHAT_ID, longChat, state, STREAM_TEXTS, userMessage }
 import { BUNDLE, launchBrowser, Panel, SCREENSHOTS, type WithDriver } from './harness';
 import { PanelServer } from './server';
 
-/** Targets (issue 9). */
+/** The panel's speed and size targets. */
 const BUNDLE_MAX_BYTES = 400 * 1024;
 const INIT_500_MAX_MS = 300;
 const CHUNK_MAX_MS = 16;

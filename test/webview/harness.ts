@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { HostToWebviewMessage, PanelState, WebviewRequest } from '../../src/protocol/messages';
+import type { HostToWebviewMessage, PanelState } from '../../src/protocol/messages';
+import type { WebviewRequest } from '../../src/protocol/requests';
+import { isObj } from '../../src/common/guards';
 import { PanelServer, repoRoot, type ThemeKind } from './server';
 import { codeServer } from '../e2e/support/harness';
 
@@ -77,7 +79,7 @@ export class Panel {
     const page = await browser.newPage({ viewport: { width: opts.width ?? 400, height: opts.height ?? 700 }, deviceScaleFactor: 1 });
     const panel = new Panel(page, server, theme);
     await page.goto(server.pageUrl(theme));
-    await panel.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await panel.waitForPosted((m) => isObj(m) && m.type === 'ready');
     await page.evaluate(() => (globalThis as WithDriver).strataTest.fontsReady());
     return panel;
   }
@@ -93,7 +95,7 @@ export class Panel {
   async reload(opts: { clearUiState?: boolean } = {}): Promise<void> {
     if (opts.clearUiState) await this.page.evaluate(() => (globalThis as WithDriver).strataTest.clearUiState());
     await this.page.reload();
-    await this.waitForPosted((m) => isRecord(m) && m.type === 'ready');
+    await this.waitForPosted((m) => isObj(m) && m.type === 'ready');
   }
 
   /** Posts a host → webview message. */
@@ -121,7 +123,7 @@ export class Panel {
   }
 
   async requests(): Promise<PostedRequest[]> {
-    return (await this.posted()).filter((m): m is PostedRequest => isRecord(m) && m.type === 'request');
+    return (await this.posted()).filter((m): m is PostedRequest => isObj(m) && m.type === 'request');
   }
 
   async clearPosted(): Promise<void> {
@@ -178,8 +180,4 @@ export class Panel {
     await this.page.screenshot({ path: file });
     return file;
   }
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,15 +1,10 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Locator } from 'playwright-core';
-import {
-  parseWebviewToHostMessage,
-  ProtocolError,
-  type BannerView,
-  type MessageView,
-  type ToolStepView,
-  type WebviewRequest,
-} from '../../src/protocol/messages';
+import { ProtocolError, type BannerView, type MessageView, type ToolStepView } from '../../src/protocol/messages';
+import { parseWebviewToHostMessage, type WebviewRequest } from '../../src/protocol/requests';
 import { assistantMessage, bar, CHAT_ID, chips, longChat, meter, model, state, userMessage } from './fixtures';
-import { isRecord, launchBrowser, Panel, type WithDriver } from './harness';
+import { isObj } from '../../src/common/guards';
+import { launchBrowser, Panel, type WithDriver } from './harness';
 import { PanelServer } from './server';
 
 /** Browser globals used inside page functions (the Node tsconfig has no DOM library). */
@@ -701,7 +696,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await until('collapsed', async () => (await preview.getByTestId('strata-preview-request').isVisible()) === false);
     await until('ui state saved', async () => {
       const ui = await p.page.evaluate(() => (globalThis as WithDriver).strataTest.uiState());
-      return isRecord(ui) && ui.requestCollapsed === true;
+      return isObj(ui) && ui.requestCollapsed === true;
     });
     await preview.getByTestId('strata-preview-toggle').click({ position: { x: 40, y: 10 } });
     await preview.getByTestId('strata-preview-request').waitFor({ state: 'visible' });

@@ -3,7 +3,7 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ToolCall, ToolDefinition } from '../tools/definitions';
-import type { WireMessage as ChatMessage } from '../tools/messages';
+import type { ChatMessage } from '../../engine/types';
 import type { ToolCallChunk } from './runner';
 
 const TRACING_VARS = ['LANGSMITH_TRACING_V2', 'LANGCHAIN_TRACING_V2', 'LANGSMITH_TRACING', 'LANGCHAIN_TRACING', 'LANGCHAIN_VERBOSE'];

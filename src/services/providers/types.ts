@@ -1,16 +1,16 @@
 /**
- * Provider-neutral chat interface (DESIGN §4). No vscode import: the `vscode.lm` adapter in src/host
+ * Provider-neutral chat interface. No vscode import: the `vscode.lm` adapter in src/host
  * implements the same `ChatProvider` interface with the editor's API.
  */
 import type { ToolCall, ToolDefinition } from '../tools/definitions';
-import type { WireMessage } from '../tools/messages';
+import type { ChatMessage } from '../../engine/types';
 
 /** `scripted`: replays a scripted reply (the replay, the benchmark, tests); never a network call. */
 export type ProviderKind = 'openai' | 'anthropic' | 'vscode-lm' | 'scripted';
 
 export interface ChatRequest {
-  /** The envelope's provider-neutral messages (blocks may carry `cacheBreakpoint`; tool steps, DESIGN §9). */
-  messages: WireMessage[];
+  /** The envelope's provider-neutral messages (blocks may carry `cacheBreakpoint`; tool steps carry their calls and results). */
+  messages: ChatMessage[];
   /**
    * The workspace tools the model may call (absent: none offered). The same list, in the same order,
    * in every request of a chat: providers put tool definitions at the front of their prompt cache.
@@ -102,7 +102,7 @@ export class ProviderError extends Error {
     this.attempts = init.attempts ?? 1;
   }
 
-  /** The caller should prune harder (DESIGN §5: target 50%) and retry once. */
+  /** The caller should prune harder (to half the budget) and retry once. */
   get shouldPruneHarder(): boolean {
     return this.code === 'context-length';
   }

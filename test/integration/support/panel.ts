@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { StrataApi } from '../../../src/extension';
-import type { HostToWebviewMessage, WebviewRequest } from '../../../src/protocol/messages';
+import type { HostToWebviewMessage } from '../../../src/protocol/messages';
+import type { WebviewRequest } from '../../../src/protocol/requests';
 
 export const EXTENSION_ID = 'strata-dev.strata';
 

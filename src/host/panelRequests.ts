@@ -1,0 +1,84 @@
+import * as vscode from 'vscode';
+import type { AttachWhat, BannerAction, ChipView, HostToWebviewMessage, ModelOption } from '../protocol/messages';
+import type { ResponseOf, WebviewRequestKind, WebviewRequestOf } from '../protocol/requests';
+import type { ChatSession } from '../services/chatSession';
+import { ProviderResolver } from './providerResolver';
+
+/** Turns the panel gets when a chat opens (two messages each); older ones load on scroll. */
+export const INITIAL_TURNS = 25;
+
+/** One handler per request kind, each answering with the value the protocol declares for it. */
+export type PanelRequestHandlers = { [K in WebviewRequestKind]: (request: WebviewRequestOf<K>) => Promise<ResponseOf<K>> };
+
+/** What the panel's requests act on: the controller's operations and its ways to update the panel. */
+export interface PanelActions {
+  readonly session: ChatSession;
+  send(text: string): Promise<void>;
+  stop(): void;
+  regenerate(): Promise<void>;
+  newChat(): Promise<void>;
+  switchChat(chatId: string): Promise<void>;
+  deleteChat(chatId: string, confirm: boolean): Promise<boolean>;
+  attach(what: AttachWhat): Promise<ChipView[]>;
+  refreshProvider(): Promise<void>;
+  bannerAction(bannerId: string, action: BannerAction): Promise<void>;
+  modelOptions(): Promise<ModelOption[]>;
+  /** The chat list or the active chat's title changed. */
+  chatsChanged(): void;
+  /** The composer's chips changed. */
+  chipsChanged(): void;
+  post(message: HostToWebviewMessage): void;
+}
+
+/** The host's answer to each panel request (the webview is UI; these decide). */
+export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
+  return {
+    send: async (r) => a.send(r.text),
+    stop: async () => a.stop(),
+    regenerate: async () => a.regenerate(),
+    newChat: async () => a.newChat(),
+    switchChat: async (r) => a.switchChat(r.chatId),
+    renameChat: async (r) => {
+      a.session.renameChat(r.chatId, r.title);
+      a.chatsChanged();
+    },
+    deleteChat: async (r) => a.deleteChat(r.chatId, false),
+    attach: async (r) => a.attach(r.what),
+    removeChip: async (r) => {
+      if (!a.session.removeChip(r.chipId)) throw new Error('That attachment is no longer there.');
+      a.chipsChanged();
+    },
+    pinChip: async (r) => {
+      if (!a.session.pinChip(r.chipId, r.pinned)) throw new Error('That attachment is no longer there.');
+      a.chipsChanged();
+    },
+    selectModel: async (r) => {
+      if (r.provider && r.model) {
+        await ProviderResolver.choose({ provider: r.provider, model: r.model });
+        await a.refreshProvider();
+        return;
+      }
+      await vscode.commands.executeCommand('strata.selectModel');
+    },
+    listModels: async () => a.modelOptions(),
+    insertCode: async (r) => insertCode(r.code),
+    copy: async (r) => {
+      await vscode.env.clipboard.writeText(r.text);
+    },
+    bannerAction: async (r) => a.bannerAction(r.bannerId, r.action),
+    loadOlder: async (r) => {
+      if (r.chatId !== a.session.activeChatId) return;
+      const { messages, hasOlder } = a.session.messages({ beforeTurn: r.beforeTurn, last: INITIAL_TURNS * 2 });
+      a.post({ type: 'olderMessages', chatId: r.chatId, messages, hasOlder });
+    },
+  };
+}
+
+async function insertCode(code: string): Promise<void> {
+  const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+  if (!editor) throw new Error('Open an editor to insert the code into.');
+  const ok = await editor.edit((e) => {
+    for (const sel of editor.selections) e.replace(sel, code);
+  });
+  if (!ok) throw new Error('The editor did not accept the insertion (is it read-only?).');
+}

@@ -1,0 +1,204 @@
+/**
+ * What the webview asks of the host. Each request kind has its fields and the value its `response`
+ * carries in one map, so the host's handler and the webview's client are typed per kind:
+ *
+ * - The webview says `ready` first; everything else it sends is a `request` with an id.
+ * - The host checks every inbound message with `parseWebviewToHostMessage` and rejects (and logs)
+ *   anything malformed or forged, never acting on it.
+ * - The webview checks each answer it reads (`parseResponseValue`) where it arrives; the values of
+ *   the other kinds it drops unread.
+ */
+import { isObj } from '../common/guards';
+import { hasOnlyKeys, isInt, isStr } from './fieldChecks';
+import {
+  BANNER_ACTIONS,
+  MAX_CODE_CHARS,
+  MAX_INPUT_CHARS,
+  MAX_TITLE_CHARS,
+  ProtocolError,
+  type AttachWhat,
+  type BannerAction,
+  type ChipView,
+  type ModelOption,
+} from './messages';
+
+type NoFields = Record<never, never>;
+
+/** Every request kind: the fields it carries (`params`) and the value the host answers with (`response`). */
+export interface WebviewRequestMap {
+  send: { params: { text: string }; response: void };
+  stop: { params: NoFields; response: void };
+  regenerate: { params: NoFields; response: void };
+  newChat: { params: NoFields; response: void };
+  switchChat: { params: { chatId: string }; response: void };
+  renameChat: { params: { chatId: string; title: string }; response: void };
+  /** Answered with whether the chat was deleted. */
+  deleteChat: { params: { chatId: string }; response: boolean };
+  /** Answered with the chips added. */
+  attach: { params: { what: AttachWhat }; response: ChipView[] };
+  removeChip: { params: { chipId: string }; response: void };
+  pinChip: { params: { chipId: string; pinned: boolean }; response: void };
+  /** Without provider/model: the host opens its model quick pick. */
+  selectModel: { params: { provider?: ModelOption['provider']; model?: string }; response: void };
+  /** Answered with the models the picker offers. */
+  listModels: { params: NoFields; response: ModelOption[] };
+  insertCode: { params: { code: string }; response: void };
+  copy: { params: { text: string }; response: void };
+  bannerAction: { params: { bannerId: string; action: BannerAction }; response: void };
+  /** Messages of `chatId` before turn `beforeTurn` (lazy loading on scroll); they arrive as `olderMessages`. */
+  loadOlder: { params: { chatId: string; beforeTurn: number }; response: void };
+}
+
+export type WebviewRequestKind = keyof WebviewRequestMap;
+
+/** The request of one kind, as sent: `{kind, ...params}`. */
+export type WebviewRequestOf<K extends WebviewRequestKind> = { kind: K } & WebviewRequestMap[K]['params'];
+
+export type WebviewRequest = { [K in WebviewRequestKind]: WebviewRequestOf<K> }[WebviewRequestKind];
+
+/** The value the host answers a request of kind `K` with. */
+export type ResponseOf<K extends WebviewRequestKind> = WebviewRequestMap[K]['response'];
+
+/** The webview's script has loaded and listens; the host posts nothing before this. */
+export interface ReadyMessage {
+  readonly type: 'ready';
+}
+
+export interface RequestMessage {
+  readonly type: 'request';
+  readonly requestId: number;
+  readonly request: WebviewRequest;
+}
+
+export type WebviewToHostMessage = ReadyMessage | RequestMessage;
+
+// ----------------------------------------------------------------------------------- checks
+
+const CHAT_ID = /^[a-z0-9][a-z0-9_-]{0,127}$/;
+const CHIP_ID = /^[A-Za-z0-9:_.-]{1,128}$/;
+const PROVIDERS: readonly string[] = ['vscode-lm', 'openai', 'anthropic'];
+const ATTACH: readonly string[] = ['activeFile', 'selection', 'openEditors'];
+
+/**
+ * Validates one webview request; returns a fresh object holding only the checked fields, or a reason.
+ * Unknown kinds, missing or extra fields, wrong types and oversized strings are all rejected.
+ */
+export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolError {
+  if (!isObj(value)) return new ProtocolError('request is not an object');
+  const kind = value.kind;
+  const bad = (why: string) => new ProtocolError(`${typeof kind === 'string' ? kind.slice(0, 40) : 'request'}: ${why}`);
+  const shape = (keys: readonly string[]) => hasOnlyKeys(value, ['kind', ...keys]);
+  switch (kind) {
+    case 'send':
+      if (!shape(['text']) || !isStr(value.text, MAX_INPUT_CHARS))
+        return bad(`text must be a string of at most ${MAX_INPUT_CHARS} characters`);
+      return { kind, text: value.text };
+    case 'stop':
+    case 'regenerate':
+    case 'newChat':
+    case 'listModels':
+      if (!shape([])) return bad('takes no fields');
+      return { kind };
+    case 'switchChat':
+    case 'deleteChat':
+      if (!shape(['chatId']) || !isStr(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
+      return { kind, chatId: value.chatId };
+    case 'renameChat':
+      if (!shape(['chatId', 'title']) || !isStr(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
+      if (!isStr(value.title, MAX_TITLE_CHARS) || value.title.trim().length === 0)
+        return bad(`title must be 1–${MAX_TITLE_CHARS} characters`);
+      return { kind, chatId: value.chatId, title: value.title };
+    case 'attach':
+      if (!shape(['what']) || typeof value.what !== 'string' || !ATTACH.includes(value.what))
+        return bad(`what must be one of ${ATTACH.join(', ')}`);
+      return { kind, what: value.what as AttachWhat };
+    case 'removeChip':
+      if (!shape(['chipId']) || !isStr(value.chipId, 128) || !CHIP_ID.test(value.chipId)) return bad('chipId is not a chip id');
+      return { kind, chipId: value.chipId };
+    case 'pinChip':
+      if (!shape(['chipId', 'pinned']) || !isStr(value.chipId, 128) || !CHIP_ID.test(value.chipId)) return bad('chipId is not a chip id');
+      if (typeof value.pinned !== 'boolean') return bad('pinned must be a boolean');
+      return { kind, chipId: value.chipId, pinned: value.pinned };
+    case 'selectModel': {
+      if (!shape(['provider', 'model'])) return bad('unexpected fields');
+      if (value.provider === undefined && value.model === undefined) return { kind };
+      if (typeof value.provider !== 'string' || !PROVIDERS.includes(value.provider))
+        return bad(`provider must be one of ${PROVIDERS.join(', ')}`);
+      if (!isStr(value.model, 200, false)) return bad('model must be a non-empty string of at most 200 characters');
+      return { kind, provider: value.provider as ModelOption['provider'], model: value.model };
+    }
+    case 'insertCode':
+      if (!shape(['code']) || !isStr(value.code, MAX_CODE_CHARS))
+        return bad(`code must be a string of at most ${MAX_CODE_CHARS} characters`);
+      return { kind, code: value.code };
+    case 'copy':
+      if (!shape(['text']) || !isStr(value.text, MAX_CODE_CHARS))
+        return bad(`text must be a string of at most ${MAX_CODE_CHARS} characters`);
+      return { kind, text: value.text };
+    case 'bannerAction':
+      if (!shape(['bannerId', 'action']) || !isStr(value.bannerId, 128, false)) return bad('bannerId must be a non-empty string');
+      if (typeof value.action !== 'string' || !(BANNER_ACTIONS as readonly string[]).includes(value.action))
+        return bad(`action must be one of ${BANNER_ACTIONS.join(', ')}`);
+      return { kind, bannerId: value.bannerId, action: value.action as BannerAction };
+    case 'loadOlder':
+      if (!shape(['chatId', 'beforeTurn']) || !isStr(value.chatId, 128) || !CHAT_ID.test(value.chatId))
+        return bad('chatId is not a chat id');
+      if (!isInt(value.beforeTurn, 1)) return bad('beforeTurn must be a positive integer');
+      return { kind, chatId: value.chatId, beforeTurn: value.beforeTurn };
+    default:
+      return new ProtocolError(`unknown request kind ${JSON.stringify(typeof kind === 'string' ? kind.slice(0, 40) : kind)}`);
+  }
+}
+
+/** Validates a message from the webview; a `ProtocolError` says why it was rejected. */
+export function parseWebviewToHostMessage(value: unknown): WebviewToHostMessage | ProtocolError {
+  if (!isObj(value)) return new ProtocolError('message is not an object');
+  if (value.type === 'ready') {
+    if (!hasOnlyKeys(value, ['type'])) return new ProtocolError('ready: takes no fields');
+    return { type: 'ready' };
+  }
+  if (value.type === 'request') {
+    if (!hasOnlyKeys(value, ['type', 'requestId', 'request'])) return new ProtocolError('request: unexpected fields');
+    if (!isInt(value.requestId, 0)) return new ProtocolError('request: requestId must be a non-negative integer');
+    const request = parseWebviewRequest(value.request);
+    if (request instanceof ProtocolError) return request;
+    return { type: 'request', requestId: value.requestId, request };
+  }
+  return new ProtocolError(`unknown message type ${JSON.stringify(typeof value.type === 'string' ? value.type.slice(0, 40) : value.type)}`);
+}
+
+/** The `listModels` answer: a list of model options (anything else is refused). */
+export function parseModelOptions(value: unknown): ModelOption[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: ModelOption[] = [];
+  for (const v of value) {
+    if (!isObj(v)) return undefined;
+    if (typeof v.provider !== 'string' || !PROVIDERS.includes(v.provider) || typeof v.model !== 'string' || typeof v.label !== 'string')
+      return undefined;
+    out.push({
+      provider: v.provider as ModelOption['provider'],
+      model: v.model,
+      label: v.label,
+      detail: typeof v.detail === 'string' ? v.detail : undefined,
+    });
+  }
+  return out;
+}
+
+/** The answers the webview reads, each with its check and what it says when the check fails. */
+const RESPONSE_CHECKS = {
+  listModels: { parse: parseModelOptions, refused: 'The extension sent an unexpected model list.' },
+} satisfies { [K in WebviewRequestKind]?: { parse(value: unknown): ResponseOf<K> | undefined; refused: string } };
+
+type CheckedKind = keyof typeof RESPONSE_CHECKS;
+
+/** What the webview gets of a response of kind `K`: the checked value, or nothing for the kinds it does not read. */
+export type PanelResponseOf<K extends WebviewRequestKind> = K extends CheckedKind ? ResponseOf<K> : undefined;
+
+/** The webview's check of an answer's value: the checked value, or why it was refused. */
+export function parseResponseValue<K extends WebviewRequestKind>(kind: K, value: unknown): PanelResponseOf<K> | ProtocolError {
+  if (!Object.hasOwn(RESPONSE_CHECKS, kind)) return undefined as PanelResponseOf<K>;
+  const check = RESPONSE_CHECKS[kind as CheckedKind];
+  const parsed = check.parse(value);
+  return parsed === undefined ? new ProtocolError(check.refused) : (parsed as PanelResponseOf<K>);
+}
