@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 // `npm run package` (and the packaging step of `npm test`): builds the VSIX non-interactively.
-// The marketplace page cannot show the README's benchmark charts (SVG images are refused) nor
-// resolve links into the repository, so the VSIX gets a copy of README.md without them.
+// The Marketplace page resolves nothing relative to the repository (the package names no public
+// repository to serve images and documents from), so the VSIX gets a copy of README.md without its
+// repository-relative images and with its links to repository documents as plain text.
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
