@@ -6,7 +6,9 @@ import type { Instruction } from './engine/engine';
 import { ChatViewProvider } from './host/chatViewProvider';
 import { commandHandlers } from './host/commandHandlers';
 import { registerCommands } from './host/commands';
-import { onDidChangeSettings, readSetting } from './host/config';
+import { onDidChangeSettings, readSetting, restrictedModeNotice, simulateRestrictedMode, workspaceTrusted } from './host/config';
+import { EndpointTrust } from './host/endpointTrust';
+import { RESTRICTED_KEYS } from './host/settingsPolicy';
 import { HostWorkspace } from './host/hostWorkspace';
 import { LayersTreeProvider } from './host/layersTreeProvider';
 import { ProviderResolver } from './host/providerResolver';
@@ -34,6 +36,8 @@ export interface StrataApi {
     onDidPost(listener: (m: HostToWebviewMessage) => void): vscode.Disposable;
     onDidReject(listener: (reason: string) => void): vscode.Disposable;
     readonly activationMs: number;
+    /** Reads the settings as in Restricted Mode (the harness opens its workspace trusted), or as the editor says. */
+    simulateRestrictedMode(restricted: boolean | undefined): Promise<void>;
   };
 }
 
@@ -80,18 +84,14 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     { storeRoot: storage.fsPath, port: workspace, tokenizer: getTokenizer, settings, log: (line) => log.info(line) },
     memento.get('activeChatId'),
   );
-  const resolver = new ProviderResolver(context.secrets);
+  const resolver = new ProviderResolver(context.secrets, new EndpointTrust(context.globalState));
   const chatView = new ChatViewProvider(context.extensionUri, String(context.extension.packageJSON.version), log);
   const statusBar = new MeterStatusBar();
   const documents = new RequestDocuments();
 
   const notices = (): NoticeView[] => {
     const out: NoticeView[] = [];
-    if (!vscode.workspace.isTrusted)
-      out.push({
-        id: 'restricted',
-        message: 'Restricted Mode: project instruction files (strata.instructionsFiles) are not read until you trust this workspace.',
-      });
+    if (!workspaceTrusted()) out.push({ id: 'restricted', message: restrictedModeNotice() });
     if (noFolder)
       out.push({
         id: 'no-folder',
@@ -115,7 +115,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     const list: Instruction[] = [];
     const own = readSetting('instructions').trim();
     if (own) list.push({ source: 'settings', text: own });
-    if (vscode.workspace.isTrusted) {
+    if (workspaceTrusted()) {
       const multi = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
       for (const folder of vscode.workspace.workspaceFolders ?? []) {
         for (const file of readSetting('instructionsFiles')) {
@@ -149,6 +149,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
         controller.refreshMeter();
       }
       if (keys.some((k) => k === 'context.exclude' || k === 'context.maxFileBytes')) workspace.invalidate();
+      if (!workspaceTrusted() && keys.some((k) => RESTRICTED_KEYS.includes(k))) void controller.refreshPanel();
     }),
     vscode.lm.onDidChangeChatModels(() => void controller.refreshProvider()),
     context.secrets.onDidChange(() => void controller.refreshProvider()),
@@ -186,6 +187,13 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       onDidPost: (l) => chatView.onDidPost(l),
       onDidReject: (l) => chatView.onDidReject(l),
       activationMs,
+      simulateRestrictedMode: async (restricted) => {
+        simulateRestrictedMode(restricted);
+        workspace.invalidate();
+        await loadInstructions();
+        await controller.refreshProvider();
+        await controller.refreshPanel();
+      },
     },
   };
 }

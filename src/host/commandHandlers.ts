@@ -1,5 +1,5 @@
 /**
- * What each of the 14 commands (DESIGN §11) does. Commands that name an item (pin, unpin, remove)
+ * What each command does. Commands that name an item (pin, unpin, remove)
  * take the item from their argument — a Context Layers tree node or a chip id — or ask with a quick
  * pick when run from the Command Palette.
  */
@@ -116,8 +116,9 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       await controller.refreshProvider();
       return pick.option;
     },
-    // Arguments (for scripts and keybindings): a provider id, then optionally the key itself.
-    'strata.setApiKey': async (arg?: unknown, keyArg?: unknown) => {
+    // Argument (for scripts and keybindings): a provider id. The key itself is always typed into the
+    // prompt: anything that can run a command could otherwise replace the user's key with its own.
+    'strata.setApiKey': async (arg?: unknown) => {
       let provider: KeyedProvider | undefined =
         typeof arg === 'string' && (KEYED_PROVIDERS as readonly string[]).includes(arg) ? (arg as KeyedProvider) : undefined;
       if (!provider) {
@@ -131,17 +132,14 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
         provider = pick?.provider;
       }
       if (!provider) return false;
-      const key =
-        typeof keyArg === 'string'
-          ? keyArg
-          : await vscode.window.showInputBox({
-              password: true,
-              ignoreFocusOut: true,
-              prompt: vscode.l10n.t(
-                "API key for {0}. Stored in VS Code's secret storage, never in settings. Leave empty to delete the stored key.",
-                provider === 'openai' ? 'OpenAI' : 'Anthropic',
-              ),
-            });
+      const key = await vscode.window.showInputBox({
+        password: true,
+        ignoreFocusOut: true,
+        prompt: vscode.l10n.t(
+          "API key for {0}. Stored in VS Code's secret storage, never in settings. Leave empty to delete the stored key.",
+          provider === 'openai' ? 'OpenAI' : 'Anthropic',
+        ),
+      });
       if (key === undefined) return false;
       await d.resolver.setApiKey(provider, key.trim() || undefined);
       await controller.refreshProvider();
@@ -217,13 +215,11 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       const name = `${content.title.replace(/[^A-Za-z0-9._@ -]+/g, '_').slice(0, 80)}.txt`;
       return d.documents.open(name, content.text, 'plaintext');
     },
+    // Argument: a chat id (or `{ chatId }`). The confirmation is always asked: skipping it is for
+    // the panel's own delete, which has its confirmation in the webview.
     'strata.deleteChat': async (arg?: unknown) => {
       let chatId = typeof arg === 'string' ? arg : undefined;
-      let confirm = true;
-      if (arg && typeof arg === 'object' && 'chatId' in arg) {
-        chatId = String((arg as { chatId: unknown }).chatId);
-        confirm = (arg as { confirm?: unknown }).confirm !== false;
-      }
+      if (arg && typeof arg === 'object' && 'chatId' in arg) chatId = String((arg as { chatId: unknown }).chatId);
       if (!chatId) {
         const chats = session.chats();
         const pick = await vscode.window.showQuickPick(
@@ -237,7 +233,20 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
         chatId = pick?.id;
       }
       if (!chatId) return false;
-      return controller.deleteChat(chatId, confirm);
+      return controller.deleteChat(chatId, true);
+    },
+    'strata.forgetTrustedEndpoints': async () => {
+      const count = await d.resolver.endpoints.forgetAll();
+      await controller.refreshProvider();
+      void vscode.window.showInformationMessage(
+        count > 0
+          ? vscode.l10n.t(
+              "Strata: forgot {0} confirmed server(s); a workspace's server is asked about again before anything goes there.",
+              count,
+            )
+          : vscode.l10n.t('Strata: no server was confirmed.'),
+      );
+      return count;
     },
   };
 }

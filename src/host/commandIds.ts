@@ -17,7 +17,8 @@ export const COMMAND_IDS = [
   'strata.exportChat',
   'strata.importChat',
   'strata.deleteChat',
-  // Context Layers tree item actions (issue 10), beyond DESIGN §11's list.
+  'strata.forgetTrustedEndpoints',
+  // Actions of a Context Layers tree item.
   'strata.openSource',
   'strata.showContent',
 ] as const;

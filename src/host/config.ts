@@ -1,12 +1,46 @@
 import * as vscode from 'vscode';
-import { CONFIG_SECTION, SETTING_DEFAULTS, type SettingKey, type StrataSettings } from './configKeys';
+import { CONFIG_SECTION, SETTING_DEFAULTS, SETTING_KEYS, type SettingKey, type StrataSettings } from './configKeys';
+import { effectiveSetting, ignoredSettingsSentence, type EffectiveSetting } from './settingsPolicy';
+
+/** Set by the integration suite only: the harness opens its workspace trusted. */
+let restrictedModeForTesting: boolean | undefined;
+
+/** Makes the settings read as in Restricted Mode (true), trusted (false), or as the editor says (undefined). */
+export function simulateRestrictedMode(restricted: boolean | undefined): void {
+  restrictedModeForTesting = restricted;
+}
+
+/** Whether the workspace is trusted, so its settings and instruction files apply. */
+export function workspaceTrusted(): boolean {
+  return restrictedModeForTesting === undefined ? vscode.workspace.isTrusted : !restrictedModeForTesting;
+}
+
+/**
+ * A `strata.*` setting in force and where it comes from, read level by level so that a workspace
+ * can only add exclude patterns and, untrusted, chooses nothing (settingsPolicy.ts).
+ */
+export function settingInForce<K extends SettingKey>(key: K, scope?: vscode.ConfigurationScope): EffectiveSetting<StrataSettings[K]> {
+  const inspected = vscode.workspace.getConfiguration(CONFIG_SECTION, scope).inspect<StrataSettings[K]>(key);
+  return effectiveSetting(key, inspected, workspaceTrusted());
+}
 
 /**
  * The one place that reads `strata.*` settings (the manifest test fails on a
  * `getConfiguration` call anywhere else in src/), so every key read is a declared, typed key.
  */
 export function readSetting<K extends SettingKey>(key: K, scope?: vscode.ConfigurationScope): StrataSettings[K] {
-  return vscode.workspace.getConfiguration(CONFIG_SECTION, scope).get<StrataSettings[K]>(key, SETTING_DEFAULTS[key]);
+  return settingInForce(key, scope).value;
+}
+
+/** The value in the user's own settings (never the workspace's), else the default. */
+export function userSetting<K extends SettingKey>(key: K): StrataSettings[K] {
+  const inspected = vscode.workspace.getConfiguration(CONFIG_SECTION).inspect<StrataSettings[K]>(key);
+  return effectiveSetting(key, { defaultValue: inspected?.defaultValue, globalValue: inspected?.globalValue }, true).value;
+}
+
+/** The keys this workspace's settings set but that are not in force (Restricted Mode). */
+export function ignoredWorkspaceSettings(): SettingKey[] {
+  return SETTING_KEYS.filter((key) => settingInForce(key).ignored);
 }
 
 /** Writes a `strata.*` setting (user settings unless a target is given). */
@@ -29,4 +63,10 @@ export function onDidChangeSettings(listener: (changed: SettingKey[]) => void): 
       listener(changed);
     }
   });
+}
+
+/** The panel's Restricted Mode notice: what is not read, and which of the workspace's settings are ignored. */
+export function restrictedModeNotice(): string {
+  const ignored = ignoredSettingsSentence(ignoredWorkspaceSettings());
+  return `Restricted Mode: project instruction files (strata.instructionsFiles) are not read until you trust this workspace.${ignored ? ` ${ignored}` : ''}`;
 }

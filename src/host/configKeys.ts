@@ -28,7 +28,7 @@ export interface StrataSettings {
   'budget.warnPercent': number;
   'budget.compactPercent': number;
   'budget.targetPercent': number;
-  /** Workspace tools offered to models that support tool calling (issue 11). */
+  /** Workspace tools offered to models that support tool calling. */
   'tools.enabled': boolean;
   /** Tool rounds per turn at most. */
   'tools.maxSteps': number;
@@ -37,7 +37,7 @@ export interface StrataSettings {
   /** Tokens all tool results of one turn may add, together. */
   'tools.maxTurnTokens': number;
   instructions: string;
-  /** Not read in Restricted Mode (see `capabilities.untrustedWorkspaces` in package.json). */
+  /** Not read in Restricted Mode (see `capabilities.untrustedWorkspaces` in package.json and settingsPolicy.ts). */
   instructionsFiles: readonly string[];
 }
 

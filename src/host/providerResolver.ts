@@ -11,7 +11,9 @@ import * as vscode from 'vscode';
 import type { ModelOption, ModelView, ProviderId } from '../protocol/messages';
 import type { ChatProvider } from '../services/providers/types';
 import { DEFAULT_MODELS, KNOWN_ANTHROPIC_MODELS, modelInfo, type ModelInfo } from '../services/modelInfo';
-import { readSetting, writeSetting } from './config';
+import { readSetting, settingInForce, userSetting, writeSetting } from './config';
+import { ollamaName, originToConfirm } from './endpointOrigin';
+import type { EndpointQuestion, EndpointTrust } from './endpointTrust';
 import { editorModels, VscodeLmProvider } from './vscodeLmProvider';
 
 export type KeyedProvider = 'openai' | 'anthropic';
@@ -51,7 +53,13 @@ export class ProviderResolver {
   /** base URL → whether it is one of Strata's local imitation servers. */
   private readonly imitation = new Map<string, Promise<boolean>>();
 
-  constructor(private readonly secrets: vscode.SecretStorage) {}
+  /** The workspace-chosen endpoint the last resolve found unconfirmed (asked about on the next send). */
+  private pending: EndpointQuestion | undefined;
+
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    readonly endpoints: EndpointTrust,
+  ) {}
 
   async apiKey(provider: KeyedProvider): Promise<string | undefined> {
     const stored = await this.secrets.get(SECRET_KEYS[provider]);
@@ -84,21 +92,26 @@ export class ProviderResolver {
 
   /** The provider for the next send, from the settings as they are now. */
   async resolve(): Promise<ResolvedProvider> {
-    const setting = readSetting('provider');
+    this.pending = undefined;
+    const chosen = settingInForce('provider');
+    const setting = chosen.value;
     const model = readSetting('model').trim();
-    const baseUrl = readSetting('baseUrl').trim();
-    if (setting === 'openai' || setting === 'anthropic') return this.keyed(setting, model, baseUrl);
+    const base = settingInForce('baseUrl');
+    const baseUrl = base.value.trim();
+    const fromWorkspace = chosen.origin === 'workspace' || base.origin === 'workspace';
+    if (setting === 'openai' || setting === 'anthropic') return this.keyed(setting, model, baseUrl, fromWorkspace);
     if (setting === 'vscode-lm') return this.editor(model, true);
     // auto: an editor model, else a local Ollama, else nothing.
     const viaEditor = await this.editor(model, false);
     if (viaEditor.provider) return viaEditor;
-    if (baseUrl) return this.keyed('openai', model, baseUrl);
+    if (baseUrl) return this.keyed('openai', model, baseUrl, fromWorkspace);
     const providers = await loadProviders();
     const ollama = await providers.probeOllama().catch(() => undefined);
     if (ollama && ollama.models.length > 0) {
       const pick = ollama.models.includes(model) ? model : ollama.models[0];
       const provider = new providers.OpenAIProvider({ baseURL: ollama.baseURL, promptCacheKey: false });
-      const info = { ...modelInfo('openai', pick), label: `Ollama · ${pick}` };
+      // Whatever answers on that port gets the chat: the label names the server before the first send.
+      const info = { ...modelInfo('openai', pick), label: `${ollamaName(ollama.baseURL)} · ${pick}` };
       return { provider, info, view: { provider: 'openai', model: pick, label: info.label, configured: true, imitation: false } };
     }
     const info = modelInfo('openai', model || DEFAULT_MODELS.openai);
@@ -112,6 +125,36 @@ export class ProviderResolver {
         action: 'selectModel',
       },
     };
+  }
+
+  /**
+   * Asks the user about the endpoint the last resolve held back (a workspace's choice); true when it
+   * is confirmed now, so the caller resolves again.
+   */
+  async confirmPendingEndpoint(): Promise<boolean> {
+    const question = this.pending;
+    if (!question || !(await this.endpoints.confirm(question))) return false;
+    this.pending = undefined;
+    return true;
+  }
+
+  /**
+   * The endpoint a workspace's settings chose that is not the user's own and not confirmed, or
+   * undefined when requests may go there. A key is bound to its provider's public API or to the base
+   * URL in the user's own settings; any other origin a workspace names waits for the user.
+   */
+  private heldBack(kind: KeyedProvider, baseUrl: string, fromWorkspace: boolean, carriesKey: boolean): EndpointQuestion | undefined {
+    const origin = originToConfirm({
+      kind,
+      baseUrl,
+      fromWorkspace,
+      userBaseUrl: userSetting('baseUrl'),
+      userProvider: userSetting('provider'),
+      confirmed: this.endpoints.list(),
+    });
+    if (!origin) return undefined;
+    const settings = (['provider', 'baseUrl'] as const).filter((k) => settingInForce(k).origin === 'workspace').map((k) => `strata.${k}`);
+    return { origin, provider: PROVIDER_NAMES[kind], settings, carriesKey };
   }
 
   private async editor(model: string, explicit: boolean): Promise<ResolvedProvider> {
@@ -155,11 +198,26 @@ export class ProviderResolver {
     };
   }
 
-  private async keyed(kind: KeyedProvider, model: string, baseUrl: string): Promise<ResolvedProvider> {
+  private async keyed(kind: KeyedProvider, model: string, baseUrl: string, fromWorkspace: boolean): Promise<ResolvedProvider> {
     const modelId = model || DEFAULT_MODELS[kind];
     const info = modelInfo(kind, modelId);
     const local = baseUrl !== '' && isLoopbackUrl(baseUrl);
     const key = await this.apiKey(kind);
+    const held = this.heldBack(kind, baseUrl, fromWorkspace, !!key);
+    if (held) {
+      this.pending = held;
+      const label = `${PROVIDER_NAMES[kind]} at ${held.origin} (not confirmed) · ${modelId}`;
+      info.label = label;
+      return {
+        provider: undefined,
+        info,
+        view: { provider: kind, model: modelId, label, configured: false, imitation: false },
+        problem: {
+          message: `This workspace's settings (${held.settings.join(', ')}) send Strata's requests to ${held.origin}. Nothing goes there — no key, no chat, no model listing — until you confirm it: send a message to be asked.`,
+          action: 'openSettings',
+        },
+      };
+    }
     const imitation = local ? await this.isImitation(baseUrl) : false;
     const where = imitation
       ? 'Local imitation server'
@@ -198,12 +256,19 @@ export class ProviderResolver {
     } catch {
       // no editor models
     }
-    const baseUrl = readSetting('baseUrl').trim();
-    const setting = readSetting('provider');
-    const openaiBase = setting === 'anthropic' ? '' : baseUrl;
-    const openaiModels = await this.listOpenAiModels(openaiBase).catch(() => [] as string[]);
-    const imitation = openaiBase ? await this.isImitation(openaiBase) : false;
-    const openaiDetail = imitation ? 'Local imitation server' : openaiBase ? `OpenAI-compatible at ${safeHost(openaiBase)}` : 'OpenAI';
+    const base = settingInForce('baseUrl');
+    const chosen = settingInForce('provider');
+    const openaiBase = chosen.value === 'anthropic' ? '' : base.value.trim();
+    const held = this.heldBack('openai', openaiBase, chosen.origin === 'workspace' || base.origin === 'workspace', false);
+    const openaiModels = held ? [] : await this.listOpenAiModels(openaiBase).catch(() => [] as string[]);
+    const imitation = openaiBase && !held ? await this.isImitation(openaiBase) : false;
+    const openaiDetail = held
+      ? `OpenAI-compatible at ${held.origin} (not confirmed)`
+      : imitation
+        ? 'Local imitation server'
+        : openaiBase
+          ? `OpenAI-compatible at ${safeHost(openaiBase)}`
+          : 'OpenAI';
     for (const id of openaiModels.length > 0 ? openaiModels : ['gpt-4o', 'gpt-4.1', 'gpt-5', 'o4-mini'])
       out.push({ provider: 'openai', model: id, label: id, detail: openaiDetail });
     for (const id of KNOWN_ANTHROPIC_MODELS) out.push({ provider: 'anthropic', model: id, label: id, detail: 'Anthropic' });

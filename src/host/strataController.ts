@@ -450,6 +450,8 @@ export class StrataController extends Disposable implements PanelHandler {
     if (this.busy || this.streaming) throw new Error('A reply is still streaming. Stop it first.');
     if (text.trim().length === 0 && this.session.chips().length === 0) throw new Error('Type a message first.');
     this.lastText = text;
+    // A workspace-chosen endpoint is asked about here, on the user's own send, never on a refresh.
+    if (await this.deps.resolver.confirmPendingEndpoint()) await this.refreshProvider();
     const resolved = await this.provider();
     this.clearBanners((b) => b.severity === 'error');
     if (!resolved.provider) {

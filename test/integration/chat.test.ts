@@ -340,8 +340,8 @@ describe('Chat panel (host) in the real editor', function () {
     ) as { messages: ChatMessage[] };
     assert.deepEqual(requestText(json.messages), requestText(openai.chatRequests[openai.chatRequests.length - 1].messages));
     assert.ok(!doc.getText().includes('sk-'), 'no key in the document');
-    // setApiKey: stored in SecretStorage, never in settings
-    assert.equal(await vscode.commands.executeCommand('strata.setApiKey', 'anthropic', 'sk-ant-test-0123456789'), true);
+    // setApiKey: stored in SecretStorage, never in settings (the command always prompts; the store is the internal path)
+    await api.testing.resolver.setApiKey('anthropic', 'sk-ant-test-0123456789');
     const inspected = JSON.stringify(vscode.workspace.getConfiguration('strata'));
     assert.ok(!inspected.includes('sk-ant-test-0123456789'), 'the key is not in the settings');
     assert.equal(await api.testing.resolver.apiKey('anthropic'), 'sk-ant-test-0123456789');
@@ -351,15 +351,15 @@ describe('Chat panel (host) in the real editor', function () {
     const exported = fs.readFileSync(exportUri.fsPath, 'utf8');
     assert.match(exported, /Two files/);
     assert.ok(!exported.includes('sk-ant-test-0123456789'));
-    assert.equal(await vscode.commands.executeCommand('strata.setApiKey', 'anthropic', ''), true);
+    await api.testing.resolver.setApiKey('anthropic', undefined);
     // importChat: a new chat with the same turns
     const exportedId = api.testing.session.activeChatId;
     const imported = (await vscode.commands.executeCommand('strata.importChat', exportUri)) as { chatId: string; turns: number };
     assert.notEqual(imported.chatId, exportedId);
     assert.equal(imported.turns, 1);
     assert.equal(api.testing.session.activeChatId, imported.chatId);
-    // deleteChat
-    assert.equal(await vscode.commands.executeCommand('strata.deleteChat', { chatId: imported.chatId, confirm: false }), true);
+    // deleteChat without its confirmation: only the internal path skips it
+    assert.equal(await api.testing.controller.deleteChat(imported.chatId, false), true);
     assert.ok(!api.testing.session.chats().some((c) => c.id === imported.chatId));
     // selectModel through its quick pick: pick the first option
     const picking = vscode.commands.executeCommand('strata.selectModel');

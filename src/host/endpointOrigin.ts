@@ -1,0 +1,53 @@
+/**
+ * Where a keyed provider's requests go, and whether a workspace-chosen endpoint has to wait for the
+ * user. No vscode import: unit tests load this file in plain Node.
+ */
+
+/** Where the keyed providers' clients send when no base URL is set. */
+export const PUBLIC_ORIGINS: Readonly<Record<'openai' | 'anthropic', string>> = {
+  openai: 'https://api.openai.com',
+  anthropic: 'https://api.anthropic.com',
+};
+
+/** `scheme://host:port` of a URL, or undefined when it is not one. */
+export function originOf(url: string): string | undefined {
+  try {
+    const origin = new URL(url).origin;
+    return origin && origin !== 'null' ? origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "Ollama at http://127.0.0.1:11434": the server the `auto` fallback sends to, by name. */
+export function ollamaName(baseURL: string): string {
+  return `Ollama at ${originOf(baseURL) ?? baseURL}`;
+}
+
+export interface EndpointChoice {
+  kind: 'openai' | 'anthropic';
+  /** The base URL in force (empty: the provider's public API). */
+  baseUrl: string;
+  /** The provider or the base URL in force comes from the workspace's settings. */
+  fromWorkspace: boolean;
+  /** The user's own settings. */
+  userBaseUrl: string;
+  userProvider: string;
+  /** Origins the user confirmed. */
+  confirmed: readonly string[];
+}
+
+/**
+ * The origin that must be confirmed before anything goes there, or undefined. A key is bound to its
+ * provider's public API (when the user's own settings choose that provider) or to the base URL in
+ * the user's own settings; any other origin a workspace's settings name waits for the user.
+ */
+export function originToConfirm(choice: EndpointChoice): string | undefined {
+  if (!choice.fromWorkspace) return undefined;
+  const baseUrl = choice.baseUrl.trim();
+  const origin = baseUrl ? (originOf(baseUrl) ?? baseUrl) : PUBLIC_ORIGINS[choice.kind];
+  const userBase = choice.userBaseUrl.trim();
+  const userOrigin = userBase ? originOf(userBase) : choice.userProvider === choice.kind ? PUBLIC_ORIGINS[choice.kind] : undefined;
+  if (origin === userOrigin || choice.confirmed.includes(origin)) return undefined;
+  return origin;
+}
