@@ -36,15 +36,9 @@ import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
 import { modelInfo, sameModel, type ModelInfo } from './modelInfo';
 import type { ChatProvider } from './providers/types';
 import type { EncodingName } from './tokenizer';
-import {
-  STEP_TEXT_SEPARATOR,
-  TurnPipeline,
-  type ToolLoopOptions,
-  type TurnAttachment,
-  type TurnEvent,
-  type TurnOutcome,
-  type TurnRequest,
-} from './turnPipeline';
+import { TurnPipeline, type ToolLoopOptions, type TurnEvent, type TurnOutcome } from './turnPipeline';
+import { STEP_TEXT_SEPARATOR } from './turn/toolLoopState';
+import type { TurnAttachment, TurnRequest } from './turn/turnRequest';
 import { TOOL_DEFINITIONS } from './tools/definitions';
 import { DEFAULT_TOOL_LIMITS, ToolExecutor } from './tools/executor';
 import { isToolWorkspacePort } from './tools/toolPort';
