@@ -1,5 +1,6 @@
 /**
- * Prompt-cache simulation (DESIGN §9). Pure TypeScript: no vscode, no Node built-ins.
+ * Prompt-cache simulation: what OpenAI's and Anthropic's prompt caches serve of each request. Pure
+ * TypeScript: no vscode, no Node built-ins.
  *
  * Used by the replay/benchmark tool (predicted cache hits), by the host (the ledger's "predicted"
  * figures) and by the imitation servers in test/support (the "reported" figures), so the three
@@ -16,7 +17,7 @@ export interface TokenEncoder {
   encode(text: string): number[];
 }
 
-/** Minimum cacheable prefix, both providers (DESIGN §9). */
+/** Minimum cacheable prefix, both providers (neither caches a shorter one). */
 export const MIN_CACHEABLE_TOKENS = 1024;
 /** OpenAI reports cached tokens in steps of 128. */
 export const OPENAI_CACHE_STEP = 128;
@@ -25,7 +26,7 @@ export function frameHeader(role: Role): string {
   return `<|${role}|>\n`;
 }
 
-/** The message's text as the token rule counts it: its blocks, then the JSON of its tool calls (DESIGN §9). */
+/** The message's text as the token rule counts it: its blocks, then the JSON of its tool calls. */
 export function messageText(m: ChatMessage): string {
   let s = '';
   for (const b of m.content) s += b.text;
@@ -81,7 +82,7 @@ function memoEncode(tokenizer: TokenEncoder, text: string): number[] {
 /*
  * Per message object too: an engine's past messages are the same objects from one request to the
  * next (src/engine/assembly.ts), so their framed text is not built again every turn (a long chat's
- * request is megabytes of text: issue 12).
+ * request is megabytes of text).
  */
 const messageMemos = new WeakMap<object, WeakMap<ChatMessage, number[]>>();
 
@@ -148,7 +149,7 @@ function breakpointsOf(
   return { parts, breakpointOffsets, total };
 }
 
-/** Token ids of the request and the prefix lengths at its cache breakpoints (DESIGN §9). */
+/** Token ids of the request and the prefix lengths at its cache breakpoints. */
 export function requestTokens(messages: readonly ChatMessage[], tokenizer: TokenEncoder): RequestTokens {
   const { parts, breakpointOffsets, total } = breakpointsOf(messages, tokenizer);
   const tokens = new Array<number>(total);
@@ -190,7 +191,7 @@ export function requestTokenCount(messages: readonly ChatMessage[], tokenizer: T
  * prefix) plus what it adds. Memory is what the sequences do not share: an edge keeps its own
  * compact copy (Int32Array) of the tokens it adds, never the request's whole array — a long chat's
  * requests are mostly the previous request plus a little, so the tree holds about one request's
- * tokens, not every request's (issue 12: the 200-turn replay had peaked at 740 MB keeping them).
+ * tokens, not every request's (keeping them all grows with the square of a chat's length).
  * ---------------------------------------------------------------------------------------------- */
 type TokenRun = Int32Array | readonly number[];
 /** A request's token ids: an array, or a typed view (RequestTokenBuffer). */
@@ -339,7 +340,7 @@ export class TokenPrefixTree {
   }
 }
 
-/** DESIGN §9 OpenAI rounding: ≥ 1024, rounded down to a multiple of 128; else 0. */
+/** What OpenAI reports cached of a prefix: ≥ 1024 tokens, rounded down to a multiple of 128; else 0. */
 export function openaiCacheable(prefixTokens: number): number {
   if (prefixTokens < MIN_CACHEABLE_TOKENS) return 0;
   return Math.floor(prefixTokens / OPENAI_CACHE_STEP) * OPENAI_CACHE_STEP;
@@ -421,7 +422,7 @@ export class AnthropicCacheModel {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Cost units (DESIGN §9).
+ * Cost units: an uncached prompt token costs 1, a cache read 0.1 of that, an Anthropic cache write 1.25.
  * ---------------------------------------------------------------------------------------------- */
 export function openaiCostUnits(promptTokens: number, cached: number): number {
   return promptTokens - cached + 0.1 * cached;

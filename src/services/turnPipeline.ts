@@ -81,8 +81,7 @@ export interface SendOptions {
   onEvent?: (event: TurnEvent) => void;
   /**
    * The reply recorded in the chat instead of the streamed one: the replay's scripted reply when a real
-   * provider is called (the history a trajectory replays holds its scripted replies, whatever the
-   * provider answered).
+   * provider is called, so a trajectory's history is the same whichever provider answers.
    */
   recordReply?: string;
   /** `provider · model`, kept in the turn's metadata. */
@@ -165,10 +164,7 @@ export type TurnEvent =
   | { type: 'blocked'; outcome: TurnOutcome }
   | { type: 'preview'; outcome: TurnOutcome };
 
-/**
- * After a context-length error, cut to this percent of the budget and retry once: the provider's
- * count disagreed with ours, and half the budget leaves room for any plausible disagreement.
- */
+/** After a provider's context-length error (its count exceeded ours), cut to this percent of the budget and retry once. */
 export const PRUNE_HARDER_PERCENT = 50;
 
 const now = (): number => performance.now();
@@ -193,7 +189,7 @@ export class TurnPipeline {
 
   /** Runs one turn, awaiting the port and the provider. Never throws: failures are `error` outcomes. */
   async run(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions): Promise<TurnOutcome> {
-    return runSteps(this.steps(request, provider, send, true));
+    return runSteps(this.turnSteps(request, provider, send, true));
   }
 
   /**
@@ -202,12 +198,12 @@ export class TurnPipeline {
    */
   runSync(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions): TurnOutcome {
     return runStepsSync(
-      this.steps(request, provider, send, false),
+      this.turnSteps(request, provider, send, false),
       'TurnPipeline.runSync: the workspace port or the provider answered with a promise; use run()',
     );
   }
 
-  private *steps(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions, async: boolean): Step<TurnOutcome> {
+  private *turnSteps(request: TurnRequest, provider: ChatProvider | undefined, send: SendOptions, async: boolean): Step<TurnOutcome> {
     const t0 = now();
     const engine = this.engine;
     const emit = (event: TurnEvent): void => {
@@ -333,7 +329,6 @@ export class TurnPipeline {
       let doneText: string | undefined;
       let toolRounds = 0;
       let toolTokens = 0;
-      const steps = tools;
       for (;;) {
         const req: ChatRequest = {
           messages: envelope.messages,
@@ -363,9 +358,9 @@ export class TurnPipeline {
                 if (ev.text.length === 0) continue;
                 state.firstTokenMs ??= now() - tSend;
                 // Text of an earlier step and this one's are shown as separate paragraphs.
-                if (streamed.length === 0 && steps.shownText) emit({ type: 'text', text: STEP_TEXT_SEPARATOR, seq: seq++ });
+                if (streamed.length === 0 && tools.shownText) emit({ type: 'text', text: STEP_TEXT_SEPARATOR, seq: seq++ });
                 streamed += ev.text;
-                steps.shownText = true;
+                tools.shownText = true;
                 emit({ type: 'text', text: ev.text, seq: seq++ });
               } else if (ev.type === 'usage') {
                 state.usage = ev.usage;
@@ -402,9 +397,9 @@ export class TurnPipeline {
               request,
               emit,
               finish,
-              steps,
+              tools,
             );
-          if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder && steps.requests.length === 0) {
+          if (pe.code === 'context-length' && streamed.length === 0 && !state.prunedHarder && tools.requests.length === 0) {
             state.prunedHarder = true;
             const harder: TurnInput = {
               ...input,
@@ -424,7 +419,7 @@ export class TurnPipeline {
         // Past the step limit the calls are answered with a note, and the next answer ends the turn.
         if (toolRounds > maxSteps) break;
         toolRounds++;
-        steps.stepUsage.push(state.usage);
+        tools.stepUsage.push(state.usage);
         const tStep = now();
         const over = toolRounds > maxSteps;
         const inputs: ToolStepResultInput[] = [];
@@ -452,7 +447,7 @@ export class TurnPipeline {
               request,
               emit,
               finish,
-              steps,
+              tools,
             );
           inputs.push(toStepInput(result));
           results.push(result);
@@ -461,14 +456,14 @@ export class TurnPipeline {
         const stepInput: ToolStepInput = { text: doneText ?? '', calls, results: inputs };
         const stepLimits = { maxTokens: Math.max(0, loop.maxTurnTokens - toolTokens) };
         const appended = engine.appendToolStep(stepInput, stepLimits);
-        steps.appends.push({ step: stepInput, limits: stepLimits });
-        steps.timings.push({ toolsMs: roundMs(tAppend - tStep), appendMs: roundMs(now() - tAppend) });
-        steps.requests.push(envelope);
+        tools.appends.push({ step: stepInput, limits: stepLimits });
+        tools.timings.push({ toolsMs: roundMs(tAppend - tStep), appendMs: roundMs(now() - tAppend) });
+        tools.requests.push(envelope);
         envelope = appended.envelope;
         appended.outcomes.forEach((o, i) => {
           toolTokens += o.tokens;
           const view = toolStepView(toolRounds, calls[i], results[i], o);
-          steps.views.push(view);
+          tools.views.push(view);
           emit({ type: 'toolResult', step: toolRounds, view, outcome: o });
         });
         state.violations = this.options.check
@@ -476,13 +471,13 @@ export class TurnPipeline {
           : [];
         emit({ type: 'built', envelope, buildMs: 0, pruneHarder: false, violations: state.violations });
         if (send.signal?.aborted)
-          return this.stopped(engine, '', envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish, steps);
+          return this.stopped(engine, '', envelope, input, { ...send, providerKind: provider?.kind }, state, request, emit, finish, tools);
       }
 
       // 6. Complete, persist, done.
       fillStepCachedTokens(tools, envelope, state.usage, provider.kind);
       const reply =
-        send.recordReply ?? (doneText && doneText.length > 0 ? doneText : steps.requests.length > 0 ? TOOL_LIMIT_REPLY : (doneText ?? ''));
+        send.recordReply ?? (doneText && doneText.length > 0 ? doneText : tools.requests.length > 0 ? TOOL_LIMIT_REPLY : (doneText ?? ''));
       const saved = this.save({
         engine,
         reply,
@@ -493,7 +488,7 @@ export class TurnPipeline {
         modelLabel: send.modelLabel,
         providerKind: provider?.kind,
         stopped: false,
-        tools: steps,
+        tools,
       });
       if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
       if (saved.bytes !== undefined) emit({ type: 'persisted', turn: saved.saved?.turn ?? envelope.turn, bytes: saved.bytes });
