@@ -9,7 +9,8 @@ import type { ChangedFilesPolicy, IHasher, ITokenizer, Layout, PruneReport } fro
 import { PromptContextEngine, type AttachmentRef, type TurnEnvelope, type TurnInput } from '../src/engine/engine';
 import type { IsolationPolicy, Rejection } from '../src/engine/isolation';
 import type { Violation } from '../src/engine/invariants';
-import { TurnPipeline, type SendOptions, type TurnOutcome, type TurnRequest } from '../src/services/turnPipeline';
+import { TurnPipeline, type SendOptions, type TurnOutcome } from '../src/services/turnPipeline';
+import type { TurnRequest } from '../src/services/turn/turnRequest';
 import { ScriptedProvider } from '../src/services/providers/scripted';
 import type { ChatProvider } from '../src/services/providers/types';
 import type { AttachmentSpec } from '../src/services/workspacePort';

@@ -1,5 +1,6 @@
 /**
- * Prompt-cache simulation. Pure TypeScript: no vscode, no Node built-ins.
+ * Prompt-cache simulation: what OpenAI's and Anthropic's prompt caches serve of each request. Pure
+ * TypeScript: no vscode, no Node built-ins.
  *
  * Used by the replay/benchmark tool (predicted cache hits), by the host (the ledger's "predicted"
  * figures) and by the imitation servers in test/support (the "reported" figures), so the three
@@ -16,7 +17,7 @@ export interface TokenEncoder {
   encode(text: string): number[];
 }
 
-/** Minimum cacheable prefix, both providers. */
+/** Minimum cacheable prefix, both providers (neither caches a shorter one). */
 export const MIN_CACHEABLE_TOKENS = 1024;
 /** OpenAI reports cached tokens in steps of 128. */
 export const OPENAI_CACHE_STEP = 128;
@@ -191,7 +192,7 @@ export function requestTokenCount(messages: readonly ChatMessage[], tokenizer: T
  * prefix) plus what it adds. Memory is what the sequences do not share: an edge keeps its own
  * compact copy (Int32Array) of the tokens it adds, never the request's whole array — a long chat's
  * requests are mostly the previous request plus a little, so the tree holds about one request's
- * tokens, not every request's.
+ * tokens, not every request's (keeping them all grows with the square of a chat's length).
  * ---------------------------------------------------------------------------------------------- */
 type TokenRun = Int32Array | readonly number[];
 /** A request's token ids: an array, or a typed view (RequestTokenBuffer). */
@@ -340,7 +341,7 @@ export class TokenPrefixTree {
   }
 }
 
-/** OpenAI rounding: ≥ 1024, rounded down to a multiple of 128; else 0. */
+/** What OpenAI reports cached of a prefix: ≥ 1024 tokens, rounded down to a multiple of 128; else 0. */
 export function openaiCacheable(prefixTokens: number): number {
   if (prefixTokens < MIN_CACHEABLE_TOKENS) return 0;
   return Math.floor(prefixTokens / OPENAI_CACHE_STEP) * OPENAI_CACHE_STEP;
@@ -422,7 +423,7 @@ export class AnthropicCacheModel {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Cost units.
+ * Cost units: an uncached prompt token costs 1, a cache read 0.1 of that, an Anthropic cache write 1.25.
  * ---------------------------------------------------------------------------------------------- */
 export function openaiCostUnits(promptTokens: number, cached: number): number {
   return promptTokens - cached + 0.1 * cached;

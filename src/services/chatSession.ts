@@ -1,13 +1,15 @@
 /**
- * The chat of one window's workspace (issue 9): its chat store, the active chat's engine (behind the
- * turn pipeline), the composer's attachment chips, the pending pin / unpin / remove of items already
- * in the chat, the model, and the views the panel shows (messages, chips, meter). The host creates one
+ * The chat of one window's workspace: its chat store, the active chat's engine (behind the turn
+ * pipeline), the model and the settings, and the turns. Its collaborators under `session/` hold the
+ * composer's attachment chips, the pending pin / unpin / remove of items already in the chat, the
+ * context meter, the chat's saved token counts, and the views the panel shows. The host creates one
  * per window with the store folder, a WorkspacePort over the editor, a tokenizer factory, a settings
  * getter and a log function; it hands in a `ChatProvider` per send (LangChain is only ever imported
  * by the host, lazily: this module imports provider *types* only).
  *
  * Every turn goes through `TurnPipeline`, the same code the replay and the benchmark run. A reloaded
- * window opening the same store and chat renders a byte-identical next request (DESIGN §10).
+ * window opening the same store and chat renders a byte-identical next request, so a reload costs the
+ * provider's prompt cache nothing.
  *
  * Two windows on one folder share the store. The session knows which saved state its chat is (its
  * `ChatBase`); `syncWithDisk` (called when the store folder changes, and before each send) reloads the
@@ -16,39 +18,27 @@
  * which the chat is reloaded here).
  */
 import { NODE_HASHER } from './nodeHasher';
-import {
-  PromptContextEngine,
-  type AttachmentRef,
-  type EngineOptions,
-  type Instruction,
-  type TurnEnvelope,
-  type TurnInput,
-} from '../engine/engine';
-import type { NewArtifactInput } from '../engine/artifacts';
-import { computeBudget, DEFAULT_THRESHOLDS, safetyMargin, validateThresholds, type Thresholds } from '../engine/budget';
+import { PromptContextEngine, type EngineOptions, type Instruction, type TurnEnvelope, type TurnInput } from '../engine/engine';
+import { DEFAULT_THRESHOLDS, validateThresholds, type Thresholds } from '../engine/budget';
 import type { Rejection } from '../engine/isolation';
-import type { EntryState } from '../engine/state';
-import type { ChangedFilesPolicy, ChatMessage, IHasher, ITokenizer, LayerId, Layout } from '../engine/types';
-import { LAYER_IDS } from '../engine/types';
-import type { ChatSummaryView, ChipView, LayerBar, MessageView, MeterLevel, MeterView } from '../protocol/messages';
+import type { ChangedFilesPolicy, ChatMessage, IHasher, Layout } from '../engine/types';
+import type { ChatSummaryView, ChipView, MessageView, MeterView } from '../protocol/messages';
 import { ChatStore, ChatStoreError, type ChatBase, type ChatStoreOptions, type TurnMeta } from './store/chatStore';
 import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
 import { modelInfo, sameModel, type ModelInfo } from './modelInfo';
 import type { ChatProvider } from './providers/types';
 import type { EncodingName } from './tokenizer';
-import {
-  STEP_TEXT_SEPARATOR,
-  TurnPipeline,
-  type ToolLoopOptions,
-  type TurnAttachment,
-  type TurnEvent,
-  type TurnOutcome,
-  type TurnRequest,
-} from './turnPipeline';
+import { TurnPipeline, type ToolLoopOptions, type TurnEvent, type TurnOutcome } from './turnPipeline';
+import { turnRequestFromStored, type TurnRequest } from './turn/turnRequest';
 import { TOOL_DEFINITIONS } from './tools/definitions';
 import { DEFAULT_TOOL_LIMITS, ToolExecutor } from './tools/executor';
 import { isToolWorkspacePort } from './tools/toolPort';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
+import { ComposerChips } from './session/composerChips';
+import { ContextMeter } from './session/contextMeter';
+import { messageViews } from './session/messageViews';
+import { PendingOperations, type ChatItemView } from './session/pendingOperations';
+import { TokenCountTracker, type SessionTokenizer } from './session/tokenCountTracker';
 
 /** The product prompt (L1) when the host passes none. */
 export const DEFAULT_SYSTEM_PROMPT =
@@ -67,7 +57,7 @@ export interface SessionSettings {
   reservedOutputTokens?: number;
   /** `strata.requestTimeoutSeconds` × 1000. */
   requestTimeoutMs?: number;
-  /** Workspace tools (issue 11): `strata.tools.*`. Absent or disabled: no tools are offered. */
+  /** Workspace tools: `strata.tools.*`. Absent or disabled: no tools are offered. */
   tools?: ToolSettings;
 }
 
@@ -77,18 +67,6 @@ export interface ToolSettings {
   maxResultTokens: number;
   maxTurnTokens: number;
 }
-
-/**
- * A tokenizer as the session wants it: `warm` counts big content ahead without blocking; `seed`,
- * `setRecorder` and `counter` let a chat's token counts be saved beside it and reused when it is
- * opened again (see `ChatStore.appendTokenCounts`).
- */
-export type SessionTokenizer = ITokenizer & {
-  warm?(text: string, signal?: AbortSignal): Promise<void>;
-  readonly counter?: string;
-  seed?(counts: Iterable<readonly [string, number]>): void;
-  setRecorder?(fn: ((key: string, n: number) => void) | undefined): void;
-};
 
 export interface ChatSessionOptions {
   /** The workspace's chat store folder (`ExtensionContext.storageUri`). */
@@ -122,66 +100,13 @@ export interface DiskSync {
   removedId?: string;
 }
 
-/** An item already in the active chat (for the Context Layers tree and the pin / remove commands). */
-export interface ChatItemView {
-  /** Artifact id (all versions). */
-  id: string;
-  /** Newest version's key (`id` or `id@vN`). */
-  key: string;
-  kind: string;
-  label: string;
-  pinned: boolean;
-  status: 'present' | 'compacted' | 'pruned' | 'detached';
-  missing: boolean;
-  /** What the next turn will do to it. */
-  pending?: 'pin' | 'unpin' | 'detach';
-}
-
-interface Chip {
-  id: string;
-  spec: AttachmentSpec;
-  /** A selection's snapshot (sent as is); a file's content when attached (re-read at send). */
-  input: NewArtifactInput;
-  pinned: boolean;
-  tokens: number;
-  label: string;
-  detail: string;
-}
-
-type ItemOp = 'pin' | 'unpin' | 'detach';
-
 function defaultChatId(): string {
   return `chat-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-/**
- * A chat at least this long that was just opened in this window gets its first meter after the panel
- * shows its messages (see `meterIfReady`): that build renders its whole history, and pruning it for a
- * smaller window took a few hundred milliseconds at 1,000 turns.
- */
-export const METER_DEFERRED_TURNS = 200;
-
-/** `path` or `path:L12-30` (the chip label, ChipView). */
-function inputLabel(input: Pick<NewArtifactInput, 'uri' | 'range'>): string {
-  return input.range ? `${input.uri}:L${input.range.startLine}-${input.range.endLine}` : input.uri;
-}
-
-function refOf(input: Pick<NewArtifactInput, 'kind' | 'uri' | 'range'>): AttachmentRef | undefined {
-  if (input.kind === 'file') return { kind: 'file', uri: input.uri };
-  if (input.kind === 'selection' && input.range) return { kind: 'selection', uri: input.uri, range: { ...input.range } };
-  return undefined;
-}
-
-function countLines(text: string): number {
-  let n = 1;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }
 
 export class ChatSession {
   readonly store: ChatStore;
   private readonly opts: ChatSessionOptions;
-  private readonly hasher: IHasher;
   private model: ModelInfo;
   private chatId: string;
   /** Title for a chat not saved yet (renamed before its first turn). */
@@ -191,21 +116,27 @@ export class ChatSession {
   private metas: TurnMeta[] = [];
   /** The saved state the active chat's engine state is (turn count 0 and '' for a chat not saved yet). */
   private base: ChatBase = { turns: 0, stateHash: '' };
-  private chipList: Chip[] = [];
-  private chipSeq = 0;
-  private readonly itemOps = new Map<string, ItemOp>();
-  private compactPending = false;
+  private readonly composer = new ComposerChips();
+  private readonly pending = new PendingOperations();
   private running: { controller: AbortController; done?: Promise<TurnOutcome> } | undefined;
-  private meterCache: MeterView | undefined;
+  private readonly contextMeter = new ContextMeter({
+    engine: () => this.engine,
+    nextInput: () => this.predictedInput(),
+    lastMeta: () => this.metas[this.metas.length - 1],
+    tokenizerEstimated: () => this.model.tokenizerEstimated,
+    streaming: () => !!this.running,
+    built: (engine) => this.tokenCounts.meterBuilt(this.chatId, engine.options.tokenizer as SessionTokenizer),
+  });
+  private readonly tokenCounts: TokenCountTracker;
   /** A model switch or settings change that arrived while a turn was streaming. */
   private deferred: { model?: ModelInfo; settings?: boolean } = {};
   private last: { chatId: string; turn: number; messages: ChatMessage[] } | undefined;
 
   private constructor(opts: ChatSessionOptions, chatId?: string) {
     this.opts = opts;
-    this.hasher = opts.hasher ?? NODE_HASHER;
     this.model = opts.model ?? modelInfo('none', 'unknown');
     this.store = ChatStore.open(opts.storeRoot, opts.store);
+    this.tokenCounts = new TokenCountTracker(this.store, (l) => this.log(l));
     for (const w of this.store.warnings) this.log(w);
     const initial = chatId && this.store.hasChat(chatId) ? chatId : this.store.listChats()[0]?.id;
     this.chatId = initial ?? this.freshId();
@@ -356,12 +287,11 @@ export class ChatSession {
     this.metas = loaded ? loaded.turns.slice() : [];
     this.base = loaded ? { ...loaded.base } : { turns: 0, stateHash: '' };
     if (!reload) {
-      this.itemOps.clear();
-      this.compactPending = false;
+      this.pending.reset();
       this.last = undefined;
     }
     const engine = this.newEngine(id, loaded?.state);
-    if (loaded) this.flushCounts = true;
+    if (loaded) this.tokenCounts.openedFromDisk();
     if (loaded?.engine && !reload) {
       const diff = compareEngineMeta(loaded.engine, engineMeta(engine.options));
       if (diff.length > 0)
@@ -371,7 +301,7 @@ export class ChatSession {
     }
     this.pipeline.engine = engine;
     this.attachStore();
-    this.dirty();
+    this.contextMeter.invalidate();
   }
 
   private attachStore(): void {
@@ -426,7 +356,7 @@ export class ChatSession {
       layout: s.layout,
       policy: s.policy,
       tokenizer: this.opts.tokenizer(this.model.encoding),
-      hasher: this.hasher,
+      hasher: this.opts.hasher ?? NODE_HASHER,
       system: s.system,
       instructions: s.instructions,
       limits: this.limits(),
@@ -436,45 +366,9 @@ export class ChatSession {
     };
   }
 
-  /** Texts counted for the active chat since its last saved turn: saved beside it with the next turn. */
-  private newCounts = new Map<string, number>();
-  /** Chats whose saved counts this session's tokenizers were given (per counter). */
-  private readonly seeded = new Set<string>();
-  /** `<counter> <chat id>` that `newCounts` belongs to. */
-  private countsFor = '';
-  /** A chat was opened from disk: its first meter's new counts are saved at once. */
-  private flushCounts = false;
-
-  /**
-   * The active chat's tokenizer remembers what it counts, and knows what the chat's earlier windows
-   * counted: opening a long chat then does not tokenize its whole history again before the first
-   * meter (a 1,000-turn chat: ~1.4 s of the extension host).
-   */
-  private trackCounts(chatId: string, tok: SessionTokenizer): void {
-    if (!tok.seed || !tok.setRecorder || !tok.counter) return;
-    const key = `${tok.counter} ${chatId}`;
-    if (!this.seeded.has(key) && this.store.hasChat(chatId)) {
-      this.seeded.add(key);
-      tok.seed(this.store.loadTokenCounts(chatId, tok.counter));
-    }
-    if (this.countsFor !== key) this.newCounts = new Map();
-    this.countsFor = key;
-    const counts = this.newCounts;
-    tok.setRecorder((k, n) => counts.set(k, n));
-  }
-
-  /** Saves the counts recorded since the chat's last saved turn (a cache: a failure only costs time). */
-  private saveCounts(chatId: string): void {
-    const tok = this.engine.options.tokenizer as SessionTokenizer;
-    if (this.newCounts.size === 0 || !tok.counter || this.countsFor !== `${tok.counter} ${chatId}`) return;
-    if (!this.store.appendTokenCounts(chatId, tok.counter, [...this.newCounts]))
-      this.log(`chat ${chatId}: its token counts could not be saved (the next window counts its history again)`);
-    this.newCounts.clear();
-  }
-
   private newEngine(chatId: string, state?: ReturnType<ChatStore['loadChat']>['state']): PromptContextEngine {
     const options = this.engineOptions(chatId);
-    this.trackCounts(chatId, options.tokenizer as SessionTokenizer);
+    this.tokenCounts.track(chatId, options.tokenizer as SessionTokenizer);
     return new PromptContextEngine(options, state);
   }
 
@@ -506,7 +400,7 @@ export class ChatSession {
       if (next.contextWindow !== cur.contextWindow || next.maxOutputTokens !== cur.maxOutputTokens)
         this.engine.updateOptions({ limits: next });
     }
-    this.dirty();
+    this.contextMeter.invalidate();
   }
 
   /**
@@ -530,7 +424,7 @@ export class ChatSession {
       thresholds: err ? DEFAULT_THRESHOLDS : s.thresholds,
       tools: !!s.tools?.enabled,
     });
-    this.dirty();
+    this.contextMeter.invalidate();
     return err;
   }
 
@@ -542,14 +436,7 @@ export class ChatSession {
   // ------------------------------------------------------------------ composer chips
 
   chips(): ChipView[] {
-    return this.chipList.map((c) => ({
-      id: c.id,
-      kind: c.input.kind === 'selection' ? 'selection' : 'file',
-      label: c.label,
-      tokens: c.tokens,
-      pinned: c.pinned,
-      detail: c.detail,
-    }));
+    return this.composer.views();
   }
 
   /**
@@ -563,111 +450,58 @@ export class ChatSession {
     const input = r.input;
     await this.warm(input.content, signal);
     const tokens = this.engine.options.tokenizer.count(input.content);
-    const same = this.chipList.find(
-      (c) =>
-        c.input.kind === input.kind &&
-        c.input.uri === input.uri &&
-        (input.kind !== 'selection' ||
-          (c.input.range?.startLine === input.range?.startLine &&
-            c.input.range?.endLine === input.range?.endLine &&
-            c.input.content === input.content)),
-    );
-    const lines = countLines(input.content);
-    const detail = `${input.uri}${input.range ? `, lines ${input.range.startLine}-${input.range.endLine}` : ''}: ${lines} line${lines === 1 ? '' : 's'}, ${tokens} tokens${input.requestedEndLine !== undefined ? ` (the file ends at line ${input.range!.endLine})` : ''}`;
-    if (same) {
-      same.input = input;
-      same.tokens = tokens;
-      same.detail = detail;
-      this.dirty();
-      return { ok: true, chip: this.chips().find((c) => c.id === same.id)! };
-    }
-    const chip: Chip = { id: `chip-${++this.chipSeq}`, spec, input, pinned: false, tokens, label: inputLabel(input), detail };
-    this.chipList.push(chip);
-    this.dirty();
-    return { ok: true, chip: this.chips()[this.chipList.length - 1] };
+    const chip = this.composer.put(spec, input, tokens);
+    this.contextMeter.invalidate();
+    return { ok: true, chip };
   }
 
   removeChip(id: string): boolean {
-    const n = this.chipList.length;
-    this.chipList = this.chipList.filter((c) => c.id !== id);
-    if (this.chipList.length === n) return false;
-    this.dirty();
+    if (!this.composer.remove(id)) return false;
+    this.contextMeter.invalidate();
     return true;
   }
 
   pinChip(id: string, pinned: boolean): boolean {
-    const chip = this.chipList.find((c) => c.id === id);
-    if (!chip) return false;
-    chip.pinned = pinned;
-    this.dirty();
+    if (!this.composer.setPinned(id, pinned)) return false;
+    this.contextMeter.invalidate();
     return true;
   }
 
   clearChips(): void {
-    this.chipList = [];
-    this.dirty();
+    this.composer.reset();
+    this.contextMeter.invalidate();
   }
 
   // ------------------------------------------------------------------ items already in the chat
 
   /** The attachments of the active chat (newest version of each), with what the next turn does to them. */
   chatItems(): ChatItemView[] {
-    const s = this.engine.state;
-    const out: ChatItemView[] = [];
-    for (const [id, key] of s.latest) {
-      const e = s.entries.get(key)!;
-      const status = e.presence === 'present' ? (e.compacted ? 'compacted' : 'present') : e.presence === 'detached' ? 'detached' : 'pruned';
-      const item: ChatItemView = {
-        id,
-        key,
-        kind: e.artifact.kind,
-        label: inputLabel({ uri: e.artifact.source.uri, range: e.artifact.source.range }),
-        pinned: e.essential,
-        status,
-        missing: e.missing,
-      };
-      const op = this.itemOps.get(id);
-      if (op) item.pending = op;
-      out.push(item);
-    }
-    return out;
+    return this.pending.itemViews(this.engine.state);
   }
 
   /** Pins or unpins an item already in the chat from the next turn on (the meter shows it at once). */
   setItemPinned(id: string, pinned: boolean): boolean {
-    const e = this.latestEntry(id);
-    if (!e || e.presence === 'detached') return false;
-    if (e.essential === pinned) this.itemOps.delete(id);
-    else this.itemOps.set(id, pinned ? 'pin' : 'unpin');
-    this.dirty();
+    if (!this.pending.setPinned(this.engine.state, id, pinned)) return false;
+    this.contextMeter.invalidate();
     return true;
   }
 
-  /** Removes an item from the chat from the next turn on (a reported cut; DESIGN §8 `detach`). */
+  /** Removes an item from the chat from the next turn on (a reported cut, `detach` in the request). */
   removeItem(id: string): boolean {
-    const e = this.latestEntry(id);
-    if (!e || e.presence === 'detached' || !refOf({ kind: e.artifact.kind, uri: e.artifact.source.uri, range: e.artifact.source.range }))
-      return false;
-    this.itemOps.set(id, 'detach');
-    this.dirty();
+    if (!this.pending.remove(this.engine.state, id)) return false;
+    this.contextMeter.invalidate();
     return true;
   }
 
   /** Forgets a pending pin / unpin / remove. */
   cancelItemOp(id: string): void {
-    if (this.itemOps.delete(id)) this.dirty();
-  }
-
-  private latestEntry(idOrKey: string): EntryState | undefined {
-    const s = this.engine.state;
-    const key = s.latest.get(idOrKey) ?? (s.entries.has(idOrKey) ? s.latest.get(s.entries.get(idOrKey)!.artifact.id) : undefined);
-    return key ? s.entries.get(key) : undefined;
+    if (this.pending.cancel(id)) this.contextMeter.invalidate();
   }
 
   /** Compact now: the next request is cut down to the target percent of the budget. */
   compactNow(): MeterView {
-    this.compactPending = true;
-    this.dirty();
+    this.pending.requestCompaction();
+    this.contextMeter.invalidate();
     return this.meter();
   }
 
@@ -675,24 +509,16 @@ export class ChatSession {
 
   /** The pipeline request for `text` with the chips and the pending operations. */
   private nextRequest(text: string): TurnRequest {
-    const attachments: TurnAttachment[] = this.chipList.map((c) =>
-      c.input.kind === 'selection' ? { kind: 'snapshot', input: c.input, label: c.label } : c.spec,
-    );
-    const pin: AttachmentRef[] = [];
-    const unpin: AttachmentRef[] = [];
-    const detach: AttachmentRef[] = [];
-    for (const c of this.chipList) {
-      const ref = c.pinned ? refOf(c.input) : undefined;
-      if (ref) pin.push(ref);
-    }
-    for (const [id, op] of this.itemOps) {
-      const e = this.latestEntry(id);
-      const ref = e && refOf({ kind: e.artifact.kind, uri: e.artifact.source.uri, range: e.artifact.source.range });
-      if (!ref) continue;
-      (op === 'pin' ? pin : op === 'unpin' ? unpin : detach).push(ref);
-    }
-    const req: TurnRequest = { userText: text, attachments, pin, unpin, detach };
-    if (this.compactPending) req.targetPercentOverride = this.settings().thresholds.targetPercent;
+    const attachments = this.composer.turnAttachments();
+    const ops = this.pending.refs(this.engine.state);
+    const req: TurnRequest = {
+      userText: text,
+      attachments,
+      pin: [...this.composer.pinnedRefs(), ...ops.pin],
+      unpin: ops.unpin,
+      detach: ops.detach,
+    };
+    if (this.pending.compactionRequested) req.targetPercentOverride = this.settings().thresholds.targetPercent;
     return req;
   }
 
@@ -701,7 +527,7 @@ export class ChatSession {
     const req = this.nextRequest('');
     const input: TurnInput = {
       userText: '',
-      attachments: this.chipList.map((c) => c.input),
+      attachments: this.composer.inputs(),
       pin: [...(req.pin ?? [])],
       unpin: [...(req.unpin ?? [])],
       detach: [...(req.detach ?? [])],
@@ -715,22 +541,7 @@ export class ChatSession {
    * message), built and abandoned. While a turn streams, the last value.
    */
   meter(): MeterView {
-    if (this.meterCache && (this.running || !this.meterDirty)) return this.meterCache;
-    const engine = this.engine;
-    const env = engine.buildTurn(this.predictedInput());
-    engine.abandonTurn();
-    // The first meter of a chat opened from disk counts what its saved counts lack (all of it, for a
-    // chat an older version saved): kept now, not only with the next turn, so the next window does
-    // not count it again.
-    if (this.flushCounts) {
-      this.flushCounts = false;
-      if (this.store.hasChat(this.chatId)) this.saveCounts(this.chatId);
-    }
-    this.predicted = env;
-    this.meteredEngine = engine;
-    this.meterCache = this.meterView(env);
-    this.meterDirty = false;
-    return this.meterCache;
+    return this.contextMeter.current();
   }
 
   /**
@@ -739,58 +550,17 @@ export class ChatSession {
    * build renders, and perhaps prunes, its whole history: the panel shows the messages first).
    */
   meterIfReady(): MeterView | undefined {
-    if (this.meterCache && (this.running || !this.meterDirty)) return this.meterCache;
-    if (this.engine.state.completedTurns >= METER_DEFERRED_TURNS && this.meteredEngine !== this.engine) return undefined;
-    return this.meter();
+    return this.contextMeter.ifReady();
   }
-
-  private meterDirty = true;
-  /** The engine the last meter was built with (its caches hold the chat's history). */
-  private meteredEngine: PromptContextEngine | undefined;
-  private predicted: TurnEnvelope | undefined;
 
   /** The predicted next request the meter shows (history + chips + pending operations + an empty message). */
   predictedEnvelope(): TurnEnvelope | undefined {
-    this.meter();
-    return this.predicted;
+    return this.contextMeter.predictedEnvelope();
   }
 
   /** Metadata of each completed turn of the active chat, oldest first (the Context Layers "Requests"). */
   turnMetas(): readonly TurnMeta[] {
     return this.metas;
-  }
-
-  private dirty(): void {
-    this.meterDirty = true;
-  }
-
-  private meterView(env: TurnEnvelope): MeterView {
-    const t = this.engine.options.thresholds ?? DEFAULT_THRESHOLDS;
-    const limits = this.engine.options.limits;
-    const budget = computeBudget(limits);
-    const used = env.totalTokens;
-    const lastMeta = this.metas[this.metas.length - 1];
-    const cutNow = env.pruned.some((p) => p.reason !== 'detached');
-    const cutLast = !!lastMeta?.prunedReports?.some((p) => p.reason !== 'detached');
-    let level: MeterLevel = 'ok';
-    if (env.blocked || used > budget) level = 'over';
-    else if (cutNow || cutLast) level = 'pruned';
-    else if (used > (budget * t.warnPercent) / 100) level = 'warn';
-    const view: MeterView = {
-      used,
-      budget,
-      contextWindow: limits.contextWindow,
-      reservedOutput: limits.maxOutputTokens,
-      margin: safetyMargin(limits.contextWindow),
-      warnPercent: t.warnPercent,
-      compactPercent: t.compactPercent,
-      targetPercent: t.targetPercent,
-      level,
-      estimated: this.model.tokenizerEstimated,
-    };
-    const share = lastMeta ? cachedShare(lastMeta) : undefined;
-    if (share !== undefined) view.lastCachedShare = share;
-    return view;
   }
 
   // ------------------------------------------------------------------ turns
@@ -830,7 +600,7 @@ export class ChatSession {
     if (model) this.setModel(model);
     const n = this.engine.state.completedTurns;
     if (n === 0 || !this.store.hasChat(this.chatId)) throw new Error('There is no reply to regenerate.');
-    const request = this.storedRequestOf(n);
+    const request = turnRequestFromStored(this.engine.state, n, this.metas[n - 1], (l) => this.log(l));
     const before = this.store.loadChat(this.chatId, { throughTurn: n - 1 });
     const engine = new PromptContextEngine(this.engine.options, before.state);
     return this.runTurn(request, provider, signal, onEvent, {
@@ -839,49 +609,8 @@ export class ChatSession {
     });
   }
 
-  /** The request of turn `n` as it was sent, from its stored form (or, for chats saved without it, from its items). */
-  private storedRequestOf(n: number): TurnRequest {
-    const s = this.engine.state;
-    const record = s.turns[n - 1];
-    const meta = this.metas[n - 1];
-    const req: TurnRequest = { userText: record.userText, attachments: [] };
-    const stored = meta?.request;
-    if (!stored) {
-      req.attachments = record.items
-        .map((i) => s.entries.get(i.key)!.artifact)
-        .map((a): TurnAttachment =>
-          a.kind === 'selection' && a.source.range
-            ? { kind: 'snapshot', input: { kind: 'selection', uri: a.source.uri, range: { ...a.source.range }, content: a.content } }
-            : { kind: 'file', path: a.source.uri },
-        );
-      return req;
-    }
-    const attachments: TurnAttachment[] = [];
-    for (const a of stored.attachments) {
-      if (a.kind !== 'snapshot') {
-        attachments.push({ ...a });
-        continue;
-      }
-      const e = [...s.entries.values()].find((x) => x.artifact.contentHash === a.contentHash && x.artifact.source.uri === a.uri);
-      if (!e) {
-        this.log(`regenerate: the snapshot of ${a.label ?? a.uri} is no longer in the chat; it is left out`);
-        continue;
-      }
-      const input: NewArtifactInput = { kind: 'selection', uri: a.uri, content: e.artifact.content };
-      if (a.range) input.range = { ...a.range };
-      if (a.requestedEndLine !== undefined) input.requestedEndLine = a.requestedEndLine;
-      attachments.push({ kind: 'snapshot', input, ...(a.label ? { label: a.label } : {}) });
-    }
-    req.attachments = attachments;
-    if (stored.pin) req.pin = stored.pin.map((r) => ({ ...r }));
-    if (stored.unpin) req.unpin = stored.unpin.map((r) => ({ ...r }));
-    if (stored.detach) req.detach = stored.detach.map((r) => ({ ...r }));
-    if (stored.targetPercentOverride !== undefined) req.targetPercentOverride = stored.targetPercentOverride;
-    return req;
-  }
-
   /**
-   * The workspace tools for a turn (issue 11): on when the setting is, the provider supports tool
+   * The workspace tools for a turn: on when the setting is, the provider supports tool
    * calling, and the workspace port can list files, diagnostics and the selection.
    */
   private toolLoop(t: ToolSettings | undefined, provider: ChatProvider | undefined): { tools?: ToolLoopOptions } {
@@ -965,15 +694,14 @@ export class ChatSession {
     }
     if (kept && outcome.saved && chatId === this.chatId) {
       this.base = { ...outcome.saved.base };
-      this.saveCounts(chatId);
+      this.tokenCounts.save(chatId, this.engine.options.tokenizer as SessionTokenizer);
     }
     if (kept) {
       if (outcome.envelope) this.last = { chatId, turn: outcome.saved?.turn ?? outcome.envelope.turn, messages: outcome.envelope.messages };
       if (how.fromComposer) {
-        this.chipList = [];
-        this.itemOps.clear();
-      }
-      this.compactPending = false;
+        this.composer.reset();
+        this.pending.reset();
+      } else this.pending.compactionDone();
       this.pendingTitle = undefined;
     }
     if (outcome.status === 'error' && (outcome.error.code === 'persist-failed' || outcome.error.code === 'chat-changed')) {
@@ -1002,7 +730,7 @@ export class ChatSession {
         if (err) this.log(err);
       }
     }
-    this.dirty();
+    this.contextMeter.invalidate();
   }
 
   /** The turn metas as saved (after a turn was rebuilt on another window's turns). */
@@ -1036,36 +764,7 @@ export class ChatSession {
    * messages each) before turn `beforeTurn` (default: after the last turn). Cost: O(turns returned).
    */
   messages(opts: { last?: number; beforeTurn?: number } = {}): { messages: MessageView[]; hasOlder: boolean } {
-    const s = this.engine.state;
-    const end = Math.min(s.completedTurns, opts.beforeTurn !== undefined ? opts.beforeTurn - 1 : s.completedTurns);
-    const start = opts.last !== undefined ? Math.max(1, end - opts.last + 1) : 1;
-    const out: MessageView[] = [];
-    for (let t = start; t <= end; t++) {
-      const record = s.turns[t - 1];
-      const meta = this.metas[t - 1];
-      const user: MessageView = { id: `${t}:user`, turn: t, role: 'user', text: record.userText, status: 'complete' };
-      const labels = record.items
-        .filter((i) => i.mode !== 'missing')
-        .map((i) => {
-          const a = s.entries.get(i.key)!.artifact;
-          return inputLabel({ uri: a.source.uri, range: a.source.range });
-        });
-      if (labels.length > 0) user.attachments = labels;
-      const assistant: MessageView = {
-        id: `${t}:assistant`,
-        turn: t,
-        role: 'assistant',
-        text: displayReply(record),
-        status: meta?.stopped ? 'stopped' : 'complete',
-      };
-      if (meta?.toolSteps && meta.toolSteps.length > 0) assistant.toolSteps = meta.toolSteps.map((v) => ({ ...v }));
-      const bar = meta ? layerBar(meta) : undefined;
-      if (bar) assistant.bar = bar;
-      if (meta?.usage) assistant.usage = { ...meta.usage };
-      if (meta?.model) assistant.model = meta.model;
-      out.push(user, assistant);
-    }
-    return { messages: out, hasOlder: start > 1 };
+    return messageViews(this.engine.state, this.metas, opts);
   }
 
   private log(line: string): void {
@@ -1073,39 +772,6 @@ export class ChatSession {
   }
 }
 
-/** What the panel shows of a turn's reply: the text of each tool step, then the reply, as it streamed. */
-export function displayReply(record: { reply: string; steps?: readonly { text: string }[] }): string {
-  if (!record.steps || record.steps.length === 0) return record.reply;
-  return [...record.steps.map((s) => s.text), record.reply].filter((t) => t.length > 0).join(STEP_TEXT_SEPARATOR);
-}
-
 function isFinal(ev: TurnEvent): ev is Extract<TurnEvent, { outcome: TurnOutcome }> {
   return ev.type === 'done' || ev.type === 'stopped' || ev.type === 'error' || ev.type === 'blocked' || ev.type === 'preview';
-}
-
-/** The stacked bar of a turn: its layer tokens and the cached part (reported when known, else predicted). */
-export function layerBar(meta: TurnMeta): LayerBar | undefined {
-  if (!meta.layerTokens) return undefined;
-  const layers = Object.fromEntries(LAYER_IDS.map((id: LayerId) => [id, meta.layerTokens![id] ?? 0])) as LayerBar['layers'];
-  const total = LAYER_IDS.reduce((n, id) => n + layers[id], 0);
-  const reported = meta.usage !== undefined;
-  const cached = reported ? meta.usage!.cacheRead : (meta.predicted?.cachedTokens ?? 0);
-  const bar: LayerBar = { layers, total, cached, cachedReported: reported };
-  if (meta.layerCached && cached > 0) {
-    // The engine's per-layer split, scaled to the total the provider reported.
-    const predicted = LAYER_IDS.reduce((n, id) => n + (meta.layerCached![id] ?? 0), 0);
-    if (predicted > 0) {
-      const scale = cached / predicted;
-      bar.cachedByLayer = Object.fromEntries(
-        LAYER_IDS.map((id) => [id, Math.min(layers[id], Math.round((meta.layerCached![id] ?? 0) * scale))]),
-      );
-    }
-  }
-  return bar;
-}
-
-function cachedShare(meta: TurnMeta): number | undefined {
-  if (meta.usage && meta.usage.input > 0) return meta.usage.cacheRead / meta.usage.input;
-  if (meta.predicted && meta.predicted.promptTokens > 0) return meta.predicted.cachedTokens / meta.predicted.promptTokens;
-  return undefined;
 }

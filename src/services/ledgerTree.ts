@@ -1,5 +1,5 @@
 /**
- * The Context Layers tree as data (issue 10): where every token of a request went. Built from the
+ * The Context Layers tree as data: where every token of a request went. Built from the
  * engine's ledger (typed items, nothing parsed out of rendered text); src/host/layersTreeProvider.ts
  * only renders these nodes as TreeItems. Pure: no vscode.
  *
@@ -227,7 +227,7 @@ function itemNode(parentId: string, item: LedgerItem, budget: number, index: num
   const report = item.key ? pruned.get(item.key) : undefined;
   const statusText = status === 'pruned' && item.reason ? `pruned (${item.reason})` : STATUS_TEXT[status];
   const recoverable = item.recoverable;
-  // What a workspace tool read (issue 11): marked with the tool, and as recoverable (it can be read again).
+  // What a workspace tool read: marked with the tool, and as recoverable (it can be read again).
   const readByTool = isArtifact && item.tool !== undefined;
   const description = `${fmt(item.tokens)} tokens · ${statusText}${item.cached ? ' · cached' : ''}${readByTool ? ` · ${item.tool}${recoverable ? ' · recoverable' : ''}` : ''}`;
   const lines: string[] = [
@@ -387,7 +387,7 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
     expanded,
   };
   // Only a request shown open gets its layers now; the others when opened (a chat sent from this
-  // window keeps up to 200 ledgers: building them all at every refresh took seconds at 1,000 turns).
+  // window keeps up to 200 ledgers, and a long chat's ledgers hold thousands of items each).
   if (r.ledger && expanded) node.children = layerNodes(id, r.ledger);
   else if (r.ledger) {
     const ledger = r.ledger;

@@ -12,7 +12,8 @@ import { measureOpenTime, writeGeneratedChat, writeSyntheticChat } from '../../b
 import { PromptContextEngine } from '../../src/engine/engine';
 import { checkEnvelope } from '../../src/engine/invariants';
 import { sha256Hex } from '../../src/common/hash';
-import { ChatSession, METER_DEFERRED_TURNS } from '../../src/services/chatSession';
+import { ChatSession } from '../../src/services/chatSession';
+import { METER_DEFERRED_TURNS } from '../../src/services/session/contextMeter';
 import { ChatStore } from '../../src/services/store/chatStore';
 import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
 import { modelInfo } from '../../src/services/modelInfo';

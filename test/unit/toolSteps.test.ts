@@ -19,14 +19,9 @@ import type { ChatRequest } from '../../src/services/providers/types';
 import { GuardedTokenizer } from '../../src/services/tokenizer';
 import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
 import { DEFAULT_TOOL_LIMITS, ToolExecutor } from '../../src/services/tools/executor';
-import {
-  STEP_TEXT_SEPARATOR,
-  TurnPipeline,
-  type SendOptions,
-  type TurnEvent,
-  type TurnOutcome,
-  type TurnRequest,
-} from '../../src/services/turnPipeline';
+import { TurnPipeline, type SendOptions, type TurnEvent, type TurnOutcome } from '../../src/services/turnPipeline';
+import { STEP_TEXT_SEPARATOR } from '../../src/services/turn/toolLoopState';
+import type { TurnRequest } from '../../src/services/turn/turnRequest';
 
 const tokenizer = new GuardedTokenizer('o200k_base');
 const SECRET = 'OPENAI_API_KEY=sk-live-TOOLSTEPS-0123456789';

@@ -16,7 +16,9 @@ import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
 import { AnthropicProvider, OpenAIProvider, ProviderError, type ChatProvider } from '../../src/services/providers';
 import { ScriptedProvider } from '../../src/services/providers/scripted';
 import { GuardedTokenizer } from '../../src/services/tokenizer';
-import { formatTurnReport, TurnPipeline, type TurnEvent, type TurnOutcome, type TurnRequest } from '../../src/services/turnPipeline';
+import { TurnPipeline, type TurnEvent, type TurnOutcome } from '../../src/services/turnPipeline';
+import { formatTurnReport } from '../../src/services/turn/turnReport';
+import type { TurnRequest } from '../../src/services/turn/turnRequest';
 import type { WorkspacePort } from '../../src/services/workspacePort';
 import {
   startAnthropicImitation,

@@ -1,0 +1,113 @@
+/**
+ * The context meter: the predicted next request (history + chips + pending operations + an empty
+ * message), built and abandoned, shown as used tokens against the budget. It is built again only
+ * after something it depends on changed (`invalidate`), and not while a turn streams.
+ */
+import type { PromptContextEngine, TurnEnvelope, TurnInput } from '../../engine/engine';
+import { computeBudget, DEFAULT_THRESHOLDS, safetyMargin } from '../../engine/budget';
+import type { MeterLevel, MeterView } from '../../protocol/messages';
+import type { TurnMeta } from '../store/chatStore';
+
+/**
+ * A chat at least this long that was just opened in this window gets its first meter after the panel
+ * shows its messages (see `ContextMeter.ifReady`): that build renders its whole history, and pruning
+ * it for a smaller window costs a few hundred milliseconds at 1,000 turns.
+ */
+export const METER_DEFERRED_TURNS = 200;
+
+/** What the meter reads from the session, each time it is built. */
+export interface MeterSource {
+  engine(): PromptContextEngine;
+  /** The next request as an engine input, without reading the workspace. */
+  nextInput(): TurnInput;
+  /** The last completed turn's metadata (was it cut, what did the cache serve). */
+  lastMeta(): TurnMeta | undefined;
+  /** The model's tokenizer is an estimate. */
+  tokenizerEstimated(): boolean;
+  /** A turn is streaming: the last meter stands. */
+  streaming(): boolean;
+  /** Called after each build, with the engine it used. */
+  built(engine: PromptContextEngine): void;
+}
+
+export class ContextMeter {
+  private view: MeterView | undefined;
+  private stale = true;
+  /** The engine the last meter was built with (its caches hold the chat's history). */
+  private meteredEngine: PromptContextEngine | undefined;
+  private predicted: TurnEnvelope | undefined;
+
+  constructor(private readonly source: MeterSource) {}
+
+  /** Something the meter depends on changed: the next read builds it again. */
+  invalidate(): void {
+    this.stale = true;
+  }
+
+  /** The meter now (while a turn streams, the last value). */
+  current(): MeterView {
+    if (this.view && (this.source.streaming() || !this.stale)) return this.view;
+    const engine = this.source.engine();
+    const env = engine.buildTurn(this.source.nextInput());
+    engine.abandonTurn();
+    this.source.built(engine);
+    this.predicted = env;
+    this.meteredEngine = engine;
+    this.view = meterView(env, engine, this.source.lastMeta(), this.source.tokenizerEstimated());
+    this.stale = false;
+    return this.view;
+  }
+
+  /**
+   * The meter when it is at hand: the last one while nothing changed, or a new one for a chat short
+   * enough to count at once; undefined for a long chat not counted yet in this window (its first
+   * build renders, and perhaps prunes, its whole history: the panel shows the messages first).
+   */
+  ifReady(): MeterView | undefined {
+    if (this.view && (this.source.streaming() || !this.stale)) return this.view;
+    const engine = this.source.engine();
+    if (engine.state.completedTurns >= METER_DEFERRED_TURNS && this.meteredEngine !== engine) return undefined;
+    return this.current();
+  }
+
+  /** The predicted next request the meter shows. */
+  predictedEnvelope(): TurnEnvelope | undefined {
+    this.current();
+    return this.predicted;
+  }
+}
+
+function meterView(env: TurnEnvelope, engine: PromptContextEngine, lastMeta: TurnMeta | undefined, estimated: boolean): MeterView {
+  const t = engine.options.thresholds ?? DEFAULT_THRESHOLDS;
+  const limits = engine.options.limits;
+  const budget = computeBudget(limits);
+  const used = env.totalTokens;
+  const cutNow = env.pruned.some((p) => p.reason !== 'detached');
+  const cutLast = !!lastMeta?.prunedReports?.some((p) => p.reason !== 'detached');
+  let level: MeterLevel = 'ok';
+  if (env.blocked || used > budget) level = 'over';
+  else if (cutNow || cutLast) level = 'pruned';
+  else if (used > (budget * t.warnPercent) / 100) level = 'warn';
+  const view: MeterView = {
+    used,
+    budget,
+    contextWindow: limits.contextWindow,
+    reservedOutput: limits.maxOutputTokens,
+    margin: safetyMargin(limits.contextWindow),
+    warnPercent: t.warnPercent,
+    compactPercent: t.compactPercent,
+    targetPercent: t.targetPercent,
+    level,
+    estimated,
+  };
+  const share = lastMeta ? cachedShare(lastMeta) : undefined;
+  if (share !== undefined) view.lastCachedShare = share;
+  return view;
+}
+
+/** The share of the last request the provider's cache served (reported when known, else predicted). */
+function cachedShare(meta: TurnMeta): number | undefined {
+  if (meta.usage && meta.usage.input > 0) return meta.usage.cacheRead / meta.usage.input;
+  if (meta.predicted && meta.predicted.promptTokens > 0) return meta.predicted.cachedTokens / meta.predicted.promptTokens;
+  return undefined;
+}

@@ -1,0 +1,74 @@
+/** The active chat's turns as the panel shows them: messages, replies with their tool steps, and each request's layer bar. */
+import type { ChatState } from '../../engine/state';
+import { LAYER_IDS, type LayerId } from '../../engine/types';
+import type { LayerBar, MessageView } from '../../protocol/messages';
+import type { TurnMeta } from '../store/chatStore';
+import { STEP_TEXT_SEPARATOR } from '../turn/toolLoopState';
+import { inputLabel } from './attachmentNames';
+
+/**
+ * The messages of the chat in `state`, oldest first: the `last` N turns (two messages each) before
+ * turn `beforeTurn` (default: after the last turn). Cost: O(turns returned).
+ */
+export function messageViews(
+  state: ChatState,
+  metas: readonly TurnMeta[],
+  opts: { last?: number; beforeTurn?: number } = {},
+): { messages: MessageView[]; hasOlder: boolean } {
+  const end = Math.min(state.completedTurns, opts.beforeTurn !== undefined ? opts.beforeTurn - 1 : state.completedTurns);
+  const start = opts.last !== undefined ? Math.max(1, end - opts.last + 1) : 1;
+  const out: MessageView[] = [];
+  for (let t = start; t <= end; t++) {
+    const record = state.turns[t - 1];
+    const meta = metas[t - 1];
+    const user: MessageView = { id: `${t}:user`, turn: t, role: 'user', text: record.userText, status: 'complete' };
+    const labels = record.items
+      .filter((i) => i.mode !== 'missing')
+      .map((i) => {
+        const a = state.entries.get(i.key)!.artifact;
+        return inputLabel({ uri: a.source.uri, range: a.source.range });
+      });
+    if (labels.length > 0) user.attachments = labels;
+    const assistant: MessageView = {
+      id: `${t}:assistant`,
+      turn: t,
+      role: 'assistant',
+      text: displayReply(record),
+      status: meta?.stopped ? 'stopped' : 'complete',
+    };
+    if (meta?.toolSteps && meta.toolSteps.length > 0) assistant.toolSteps = meta.toolSteps.map((v) => ({ ...v }));
+    const bar = meta ? layerBar(meta) : undefined;
+    if (bar) assistant.bar = bar;
+    if (meta?.usage) assistant.usage = { ...meta.usage };
+    if (meta?.model) assistant.model = meta.model;
+    out.push(user, assistant);
+  }
+  return { messages: out, hasOlder: start > 1 };
+}
+
+/** What the panel shows of a turn's reply: the text of each tool step, then the reply, as it streamed. */
+export function displayReply(record: { reply: string; steps?: readonly { text: string }[] }): string {
+  if (!record.steps || record.steps.length === 0) return record.reply;
+  return [...record.steps.map((s) => s.text), record.reply].filter((t) => t.length > 0).join(STEP_TEXT_SEPARATOR);
+}
+
+/** The stacked bar of a turn: its layer tokens and the cached part (reported when known, else predicted). */
+export function layerBar(meta: TurnMeta): LayerBar | undefined {
+  if (!meta.layerTokens) return undefined;
+  const layers = Object.fromEntries(LAYER_IDS.map((id: LayerId) => [id, meta.layerTokens![id] ?? 0])) as LayerBar['layers'];
+  const total = LAYER_IDS.reduce((n, id) => n + layers[id], 0);
+  const reported = meta.usage !== undefined;
+  const cached = reported ? meta.usage!.cacheRead : (meta.predicted?.cachedTokens ?? 0);
+  const bar: LayerBar = { layers, total, cached, cachedReported: reported };
+  if (meta.layerCached && cached > 0) {
+    // The engine's per-layer split, scaled to the total the provider reported.
+    const predicted = LAYER_IDS.reduce((n, id) => n + (meta.layerCached![id] ?? 0), 0);
+    if (predicted > 0) {
+      const scale = cached / predicted;
+      bar.cachedByLayer = Object.fromEntries(
+        LAYER_IDS.map((id) => [id, Math.min(layers[id], Math.round((meta.layerCached![id] ?? 0) * scale))]),
+      );
+    }
+  }
+  return bar;
+}
