@@ -1,7 +1,7 @@
 /**
- * Provider-neutral messages with tool calls (DESIGN §9): an assistant message may carry `toolCalls`
+ * Provider-neutral messages with tool calls: an assistant message may carry `toolCalls`
  * (its `content` holds what the model said before calling, often nothing), and each result is a
- * `tool` message answering one call by its id. Token counting (§9): `<|assistant|>\n` + text + the
+ * `tool` message answering one call by its id. Token counting: `<|assistant|>\n` + text + the
  * JSON of the calls + `\n`, and `<|tool|>\n` + text + `\n`. The engine's `ChatMessage` carries all of
  * it; these names stay for the code that speaks of requests on the wire.
  */
