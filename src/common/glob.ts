@@ -17,6 +17,8 @@
 export const MAX_GLOB_LENGTH = 256;
 /** `{...}` alternatives may expand to this many globs at most. */
 export const MAX_GLOB_ALTERNATIVES = 64;
+/** Any glob (a setting's too) longer than this is unusable: it is compiled on every check. */
+const MAX_COMPILED_LENGTH = 4 * MAX_GLOB_LENGTH;
 
 export interface GlobOptions {
   /** Match regardless of case (excludes on file systems that ignore case). */
@@ -52,11 +54,12 @@ export function globProblem(glob: string, maxLength = MAX_GLOB_LENGTH): string |
 
 /**
  * The matcher of `glob`. One whose alternatives expand to more than {@link MAX_GLOB_ALTERNATIVES}
- * globs matches as `options.unusable` says.
+ * globs, or longer than four times {@link MAX_GLOB_LENGTH}, matches as `options.unusable` says.
  */
 export function compileGlob(glob: string, options: GlobOptions = {}): GlobMatcher {
   const fold = options.caseInsensitive === true;
-  const alternatives = expandBraces(fold ? glob.toLowerCase() : glob, MAX_GLOB_ALTERNATIVES);
+  const alternatives =
+    glob.length > MAX_COMPILED_LENGTH ? undefined : expandBraces(fold ? glob.toLowerCase() : glob, MAX_GLOB_ALTERNATIVES);
   if (alternatives === undefined) {
     const answer = options.unusable === 'matches-everything';
     return { test: () => answer };
