@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { parseArgs, runReplay, ArgError } from '../../bench/replay';
 import { loadTrajectory } from '../../bench/replay';
-import { globToRegExp } from '../../src/common/glob';
+import { compileGlob as globToRegExp } from '../../src/common/glob';
 import { IsolationPolicy, normalizeRelativePath } from '../../src/engine/isolation';
 import { extractBody } from '../../src/engine/render';
 import { captureReplay } from '../support/replayCli';
