@@ -28,7 +28,7 @@ import type {
   TurnRecord,
 } from './state';
 import type { ArtifactKind, ChangedFilesPolicy, Layout } from './types';
-import type { EngineOptions } from './engine';
+import type { EngineOptions } from './turnTypes';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './budget';
 import { versionKey } from './artifacts';
 import { sha256Hex } from '../common/hash';
