@@ -1,7 +1,7 @@
 import type { ChatMessage, LayerId, Layout, LedgerItem, Role, Segment, TextBlock } from './types';
 
 /**
- * Request assembly carried from one request to the next (issue 12).
+ * Request assembly carried from one request to the next.
  *
  * A request is three portions: the system message, the past turns' messages and the current user
  * message. The past portion of the next request is almost always the past portion of this one plus
@@ -647,7 +647,7 @@ export class RequestAssembler {
     const segmentAt = (i: number): Segment | undefined =>
       i < sysLen ? sys.segs[i] : i < curStart ? carry.segs[i - sysLen] : cur.segs[i - curStart];
 
-    // Cache breakpoints (DESIGN §4), the same positions a scan of the flat request finds.
+    // Cache breakpoints, the same positions a scan of the flat request finds.
     const bps = new Set<number>();
     const lastOfLayer = (l: number, withCurrent: boolean, pred?: (g: Segment) => boolean): number => {
       const c = withCurrent ? cur.lastOf(l, pred) : -1;

@@ -42,11 +42,11 @@ export interface EncodedEntry {
   compacted?: EncodedCompacted;
   inPlaceOf?: string;
   requestedEndLine?: number;
-  /** Read by a workspace tool (issue 11): the tool's name. */
+  /** Read by a workspace tool: the tool's name. */
   tool?: string;
 }
 
-/** The engine options that decide rendering, without the ports (DESIGN §10: "policy and model in force"). */
+/** The engine options that decide rendering, without the ports. */
 export interface EngineMeta {
   conversationId: string;
   layout: Layout;

@@ -107,7 +107,7 @@ export class PromptContextEngine {
     return computeBudget(this.opts.limits);
   }
 
-  /** Recoverable artifacts that must be re-read before the next turn (freshness, DESIGN §1). */
+  /** Recoverable artifacts that must be re-read before the next turn (freshness). */
   recoverableSources(): { id: string; uri: string; contentHash: string; missing: boolean }[] {
     const out: { id: string; uri: string; contentHash: string; missing: boolean }[] = [];
     for (const [id, key] of this.committed.latest) {
@@ -144,7 +144,7 @@ export class PromptContextEngine {
   }
 
   /**
-   * Appends one tool step to the pending turn (issue 11): the assistant's calls and a result per
+   * Appends one tool step to the pending turn: the assistant's calls and a result per
    * call. The new request is the previous one plus these messages, byte for byte (a pure append:
    * nothing earlier is re-rendered, pruned or moved), so everything before can be a cache hit.
    *

@@ -1,6 +1,6 @@
 import { GlobSet } from '../common/glob';
 
-/** Why an attachment was refused (DESIGN §3). */
+/** Why an attachment was refused. */
 export type RejectionReason = 'outside-workspace' | 'not-found' | 'excluded' | 'binary' | 'too-large';
 
 export interface Rejection {

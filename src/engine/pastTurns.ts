@@ -293,8 +293,8 @@ export class PastTurnCache {
    * The past render kept across a change of the summary's reach (`through`): a record renders the
    * same whatever the summary covers, so the records now summarized are dropped from the front and
    * records no longer summarized are rendered and put in front; the rest are kept. Pruning probes
-   * several summaries in a row (galloping, then bisecting); rebuilding every record for each was
-   * most of a long chat's first meter. False when nothing is worth keeping (then it starts over).
+   * several summaries in a row (galloping, then bisecting); rebuilding every record for each
+   * would make a long chat's first meter grow with its length. False when nothing is worth keeping (then it starts over).
    */
   private moveSummaryEnd(s: ChatState, c: PastRender, through: number, start: number): boolean {
     const oldStart = firstRecordAfter(c.turns, c.through);

@@ -67,7 +67,7 @@ export class Pruner {
       });
     }
 
-    // 1b. What workspace tools read (issue 11), oldest first: the model can read it again. Before
+    // 1b. What workspace tools read, oldest first: the model can read it again. Before
     //     anything the user attached is compacted or dropped.
     for (const e of am.present()) {
       if (r.total <= target) return r;
@@ -251,7 +251,7 @@ export class Pruner {
   }
 
   /**
-   * The structure + preview of an artifact (DESIGN §5), with its hash: memoized per artifact (they
+   * The structure + preview of an artifact, with its hash: memoized per artifact (they
    * are immutable), since a chat over budget compacts the same files at every build of the meter
    * until a turn is sent.
    */

@@ -107,7 +107,7 @@ export class TurnInputApplier {
 
   /**
    * Pins and unpins. Pinning something that was cut (pruned or compacted) sends it again in full as
-   * a new version, since a pinned item is never cut (DESIGN §2, §5).
+   * a new version, since a pinned item is never cut.
    */
   private applyPins(s: ChatState, turn: number, input: TurnInput, rejections: Rejection[], reports: PruneReport[]): TurnItem[] {
     const items: TurnItem[] = [];
@@ -140,7 +140,7 @@ export class TurnInputApplier {
   /**
    * Library: when a compacted version's content is sent again in full (re-attached or pinned), its
    * preview leaves this request — the new version supersedes it, and the same lines are not sent
-   * twice (issue 12). Transcript keeps past messages byte-identical (the prefix), so it keeps it.
+   * twice. Transcript keeps past messages byte-identical (the prefix), so it keeps it.
    */
   private supersedePreview(s: ChatState, turn: number, old: EntryState, next: EntryState, reports: PruneReport[]): void {
     if (
@@ -240,7 +240,7 @@ export class TurnInputApplier {
    * The re-read files whose newest version must change (deleted, back, or new content), as [id, key
    * of its newest version], in the order of `s.latest` (the order their new versions are made in).
    * Found from `fresh` with a lookup per file: most turns change one file, and walking every id of a
-   * long chat's `latest` was most of the turn. Whether a file changed does not depend on another
+   * long chat's `latest` would make every turn grow with the chat. Whether a file changed does not depend on another
    * file's new version, so finding them all first gives what checking each in turn gives.
    */
   private freshChanges(s: ChatState, fresh: ReadonlyMap<string, string | null>): [string, string][] {

@@ -25,10 +25,10 @@ export interface EngineOptions {
   limits: ModelLimits;
   thresholds?: Thresholds;
   summarizer?: ISummarizer;
-  /** History turns kept verbatim when older ones are summarized (K, DESIGN §5). */
+  /** History turns kept verbatim when older ones are summarized (K). */
   keepRecentTurns?: number;
   /**
-   * Workspace tools are offered to the model (issue 11): a compacted file's recovery hint names
+   * Workspace tools are offered to the model: a compacted file's recovery hint names
    * `read_file` instead of asking the user to re-attach it. Requests are otherwise unchanged.
    */
   tools?: boolean;
@@ -80,7 +80,7 @@ export interface TurnEnvelope extends Envelope {
   newBlocks: string[];
 }
 
-/** One tool call's result, as the tools returned it (issue 11). */
+/** One tool call's result, as the tools returned it. */
 export interface ToolStepResultInput {
   callId: string;
   /** The tool that was called. */
