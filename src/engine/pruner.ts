@@ -42,15 +42,15 @@ export class Pruner {
     start: Rendered,
     target: number,
     reports: PruneReport[],
-    hm: HistoryManager,
-    am: AttachmentManager,
+    history: HistoryManager,
+    attachments: AttachmentManager,
   ): Rendered {
     let r = start;
     const rerender = () => (r = this.requests.render(s, turn, items, input.userText));
     const currentKeys = new Set(items.map((i) => i.key));
 
     // 1. Superseded versions, oldest first.
-    for (const e of am.present()) {
+    for (const e of attachments.present()) {
       if (r.total <= target) return r;
       if (!e.superseded || e.essential) continue;
       const pre = this.requests.keyTokens(r, e.key);
@@ -69,7 +69,7 @@ export class Pruner {
 
     // 1b. What workspace tools read, oldest first: the model can read it again. Before
     //     anything the user attached is compacted or dropped.
-    for (const e of am.present()) {
+    for (const e of attachments.present()) {
       if (r.total <= target) return r;
       if (e.tool === undefined || e.essential || currentKeys.has(e.key)) continue;
       const pre = this.requests.keyTokens(r, e.key);
@@ -87,7 +87,7 @@ export class Pruner {
     }
 
     // 2. Compact recoverable artifacts to structure + preview: the library first (oldest first), this turn's last.
-    const compactable = am.present().filter((e) => e.artifact.recoverable && !e.essential && !e.compacted);
+    const compactable = attachments.present().filter((e) => e.artifact.recoverable && !e.essential && !e.compacted);
     const ordered = [...compactable.filter((e) => !currentKeys.has(e.key)), ...compactable.filter((e) => currentKeys.has(e.key))];
     for (const e of ordered) {
       if (r.total <= target) return r;
@@ -114,10 +114,10 @@ export class Pruner {
 
     // 3. Summarize the oldest history turns; the last K stay verbatim.
     const summarizeThrough = (through: number, reason: string): boolean => {
-      const from = hm.summarizedThrough + 1;
+      const from = history.summarizedThrough + 1;
       if (through < from) return false;
       const pre = this.turnTokens(r, from, through);
-      if (!hm.summarizeThrough(through, input.precomputedSummary)) return false;
+      if (!history.summarizeThrough(through, input.precomputedSummary)) return false;
       rerender();
       reports.push({
         layer: 'L4',
@@ -133,18 +133,18 @@ export class Pruner {
     // One turn at a time while a few are enough (a chat that grows past the threshold); when far over
     // (a long chat opened with a model that has a smaller window), the fewest turns that fit are found
     // by galloping and bisecting, so the cost is a few summaries and renders, not one per turn.
-    for (let step = 0; r.total > target && hm.summarizedThrough < hm.lastSummarizable; step++) {
+    for (let step = 0; r.total > target && history.summarizedThrough < history.lastSummarizable; step++) {
       if (step < (this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS)) {
-        summarizeThrough(hm.summarizedThrough + 1, 'summarized');
+        summarizeThrough(history.summarizedThrough + 1, 'summarized');
         continue;
       }
-      const from = hm.summarizedThrough + 1;
-      const last = hm.lastSummarizable;
+      const from = history.summarizedThrough + 1;
+      const last = history.lastSummarizable;
       const before = r;
       const saved = s.summary;
       const probe = (through: number): boolean => {
         s.summary = saved;
-        hm.summarizeThrough(through, input.precomputedSummary);
+        history.summarizeThrough(through, input.precomputedSummary);
         rerender();
         return r.total <= target;
       };
@@ -180,12 +180,12 @@ export class Pruner {
 
     // 4. Drop by priority: highest number first, ties oldest first. Verbatim history turns (but the
     //    last) take part at medium priority; pinned items, L1, L5 and the last turn never do.
-    type Cand = { priority: number; age: number; seq: number; apply: () => void };
-    const cands: Cand[] = [];
+    type Candidate = { priority: number; age: number; seq: number; apply: () => void };
+    const candidates: Candidate[] = [];
     let seq = 0;
-    for (const e of am.dropOrder()) {
-      const priority = am.effectivePriority(e);
-      cands.push({
+    for (const e of attachments.dropOrder()) {
+      const priority = attachments.effectivePriority(e);
+      candidates.push({
         priority,
         age: e.firstTurn,
         seq: seq++,
@@ -208,19 +208,19 @@ export class Pruner {
         },
       });
     }
-    for (let t = hm.summarizedThrough + 1; t < hm.completed; t++) {
+    for (let t = history.summarizedThrough + 1; t < history.completed; t++) {
       const through = t;
-      cands.push({
+      candidates.push({
         priority: PRIORITY.medium,
         age: t,
         seq: seq++,
         apply: () => {
-          if (hm.summarizedThrough < through) summarizeThrough(through, 'budget');
+          if (history.summarizedThrough < through) summarizeThrough(through, 'budget');
         },
       });
     }
-    cands.sort((a, b) => b.priority - a.priority || a.age - b.age || a.seq - b.seq);
-    for (const c of cands) {
+    candidates.sort((a, b) => b.priority - a.priority || a.age - b.age || a.seq - b.seq);
+    for (const c of candidates) {
       if (r.total <= target) return r;
       c.apply();
     }

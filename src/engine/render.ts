@@ -146,7 +146,7 @@ export function extractBody(block: string): string | undefined {
   return block.slice(openEnd + 2, block.length - m[1].length - 2);
 }
 
-/** The JSON of an assistant message's tool calls, as sent and as the §9 token rule counts it. */
+/** The JSON of an assistant message's tool calls, as sent and as the framing token rule counts it. */
 export function toolCallsJson(calls: readonly ToolCall[]): string {
   return JSON.stringify(calls.map((c) => ({ id: c.id, name: c.name, args: c.args })));
 }

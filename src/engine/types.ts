@@ -76,7 +76,7 @@ export interface Segment {
   artifactKey?: string;
   /** Turn the segment belongs to (history and transcript turns). */
   turn?: number;
-  /** `tool-call` segments: the calls (the text is their JSON, counted by the §9 rule). */
+  /** `tool-call` segments: the calls (the text is their JSON, which its tokens count). */
   toolCalls?: ToolCall[];
   /** Tool-step segments (`tool-call`, `step-text`, and a tool message's blocks and notes): the tool's name. */
   tool?: string;
