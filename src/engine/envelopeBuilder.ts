@@ -48,6 +48,7 @@ export class EnvelopeBuilder {
     this.pendingSigs = [];
   }
 
+  /** The envelope of a built turn's first request; its block signatures become the pending ones. */
   turnEnvelope(
     s: ChatState,
     turn: number,
@@ -244,6 +245,7 @@ export class EnvelopeBuilder {
     return h;
   }
 
+  /** Block signatures of the pending request (made now if they were deferred). */
   pendingSignatures(): string[] {
     const p = this.pendingSigs;
     return typeof p === 'function' ? (this.pendingSigs = p()) : p;

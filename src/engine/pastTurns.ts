@@ -91,7 +91,7 @@ export class PastTurnCache {
    * user message, then (transcript) each tool step's assistant message and tool results, then the
    * reply. How many there are depends on the record alone, never on the status of what it shows.
    */
-  private memoizedTurnMessages(t: TurnRecord, sig: string, userSegs: () => Segment[], stepDrafts?: () => Draft[]): Draft[] {
+  private memoizedTurnMessages(t: TurnRecord, sig: string, userSegments: () => Segment[], toolStepMessages?: () => Draft[]): Draft[] {
     const key = `${this.opts.layout}:${sig}`;
     const memo = this.renderings.get(t.turn);
     const at = memo ? memo.findIndex((m) => m.sig === key) : -1;
@@ -102,8 +102,8 @@ export class PastTurnCache {
       return hit.drafts;
     }
     const drafts: Draft[] = [
-      { role: 'user', framingLayer: 'L4', segs: userSegs() },
-      ...(stepDrafts ? stepDrafts() : []),
+      { role: 'user', framingLayer: 'L4', segs: userSegments() },
+      ...(toolStepMessages ? toolStepMessages() : []),
       {
         role: 'assistant',
         framingLayer: 'L4',
@@ -130,7 +130,7 @@ export class PastTurnCache {
     return keys;
   }
 
-  /** The two messages of a past turn (memoized by turn and signature). */
+  /** The messages of a past turn and the status signature they were rendered for (memoized by turn and signature). */
   private turnMessages(s: ChatState, t: TurnRecord): { sig: string; drafts: Draft[] } {
     if (this.opts.layout === 'library') {
       const drafts = this.memoizedTurnMessages(t, '', () => {

@@ -126,6 +126,7 @@ export class RequestRenderer {
     return system;
   }
 
+  /** The request for `items` and `userText` in state `s`: library or transcript layout. */
   render(s: ChatState, turn: number, items: TurnItem[], userText: string): Rendered {
     const cutThrough = s.summary?.throughTurn ?? 0;
     if (this.opts.layout === 'transcript')
@@ -165,6 +166,7 @@ export class RequestRenderer {
     return this.renderWith(s, turn, items, userText, cutThrough, system);
   }
 
+  /** The request with this system message: the past turns after the summary, then the current user message. */
   private renderWith(s: ChatState, turn: number, items: TurnItem[], userText: string, cutThrough: number, system: Draft): Rendered {
     const past = this.pastTurns.pastMessages(s, cutThrough);
     const currentSegs = items.map((i) => this.segments.itemSegment(s, i, 'L3', 'L3', 'user', '', turn, i.mode === 'full'));

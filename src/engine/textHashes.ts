@@ -17,14 +17,15 @@ export class TextHashes {
   private readonly uncommitted = new Map<string, Artifact>();
   private emptyTextHash?: string;
 
-  constructor(private readonly base: IHasher) {
+  /** @param baseHasher the unmemoized hasher, for inputs unique to one place (a chain step's text is never seen again). */
+  constructor(readonly baseHasher: IHasher) {
     this.hasher = { sha256Hex: (text: string) => this.hash(text) };
   }
 
   hash(text: string): string {
     let h = this.hashes.get(text);
     if (h === undefined) {
-      h = this.base.sha256Hex(text);
+      h = this.baseHasher.sha256Hex(text);
       // Bounded by entries and characters: re-read files arrive as new strings every turn.
       this.hashedChars += text.length;
       if (this.hashes.size > 50_000 || this.hashedChars > 64 * 1024 * 1024) {
@@ -34,11 +35,6 @@ export class TextHashes {
       this.hashes.set(text, h);
     }
     return h;
-  }
-
-  /** The unmemoized hasher, for inputs unique to one place (a chain step's text is never seen again). */
-  get baseHasher(): IHasher {
-    return this.base;
   }
 
   /** sha256(''): the start of every hash chain. */
