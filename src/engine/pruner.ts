@@ -1,11 +1,10 @@
-import type { Artifact, PruneReport } from './types';
+import type { Artifact, IHasher, PruneReport } from './types';
 import type { ChatState, TurnItem } from './state';
 import type { AttachmentManager } from './attachmentManager';
 import type { HistoryManager } from './historyManager';
 import type { MessageFraming } from './messageFraming';
 import type { Rendered, RequestRenderer } from './requestRenderer';
 import type { BlockedTurn, EngineOptions, TurnInput } from './turnTypes';
-import type { IHasher } from './types';
 import { describeArtifact, PRIORITY } from './artifacts';
 import { buildPreview, type Preview } from './compaction';
 import { renderedMessages } from './requestRenderer';
@@ -34,6 +33,7 @@ export class Pruner {
     this.opts = opts;
   }
 
+  /** The request cut down to `target` tokens (or as far as it goes), each cut reported in `reports`. */
   prune(
     s: ChatState,
     turn: number,
