@@ -10,7 +10,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { setReloadHook, type ReloadHook } from './replay';
+import type { ReloadHook } from './replay';
 import { engineFor } from './replayCore';
 import { ChatStore, chatIdFor } from '../src/services/chatStore';
 import { compareEngineMeta, engineMeta } from '../src/engine/stateCodec';
@@ -73,5 +73,3 @@ export const reloadHook: ReloadHook = (traj, strategy, args, tok) => {
     }
   };
 };
-
-setReloadHook(reloadHook);
