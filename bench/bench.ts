@@ -14,7 +14,7 @@ import * as path from 'path';
 import { DEFAULT_LAYOUT, STRATEGIES, loadTrajectory, runReplay, type ReplayReport } from './replay';
 import type { Trajectory } from './trajectory';
 import { markdownTable, svgChart } from './charts';
-import { formatInt, machineFacts, round, stats, type MachineFacts, type Stats } from './perfStats';
+import { formatInt, machineFacts, round, stats, type MachineFacts, type Stats } from './perf/stats';
 import { replay, usesTools } from './replayCore';
 import { getTokenizer } from '../src/services/tokenizer';
 import {
@@ -26,15 +26,15 @@ import {
   type InterleavedResult,
   type ProbeResult,
   type ScalingResult,
-} from './perfBuild';
-import { runIsolated, runJob, type IsolatedJob, type ScalingChat } from './perfIsolated';
-import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GeneratedInfo } from './perfGenerate';
-import { isProjectFunction, profileGrowth, type GrowthRow } from './perfProfile';
-import { measureTokenizerThroughput, trajectoryCorpus, type ThroughputResult } from './perfTokenizer';
-import { runMemoryCase, type HeapResult, type RssResult } from './perfMemory';
+} from './perf/build';
+import { runIsolated, runJob, type IsolatedJob, type ScalingChat } from './perf/isolated';
+import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GeneratedInfo } from './perf/generate';
+import { isProjectFunction, profileGrowth, type GrowthRow } from './perf/profile';
+import { measureTokenizerThroughput, trajectoryCorpus, type ThroughputResult } from './perf/tokenizer';
+import { runMemoryCase, type HeapResult, type RssResult } from './perf/memory';
 import { comparePromptTsx, type PromptTsxComparison } from './promptTsxCompare';
-import { measureOpenTime, type OpenTimeResult } from './perfOpen';
-import { measureSessionTurns, type SessionTurnsResult } from './perfSession';
+import { measureOpenTime, type OpenTimeResult } from './perf/open';
+import { measureSessionTurns, type SessionTurnsResult } from './perf/session';
 import { GuardedTokenizer } from '../src/services/tokenizer';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -924,7 +924,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
     }
     const { trajectory: generated, info } = generateConversation();
     perf.scaling = step(`scaling, generated ${generated.turns.length} turns`, durations, () => {
-      // Each in a child process of its own (perfIsolated.ts): a chat's figure does not depend on what ran before it.
+      // Each in a child process of its own (perf/isolated.ts): a chat's figure does not depend on what ran before it.
       const main = repeated({
         kind: 'scaling',
         chat: 'generated',

@@ -45,8 +45,8 @@ import { sha256Hex } from '../src/common/hash';
 import { frameHeader, requestTokenCount } from '../src/services/cacheModel';
 import { getTokenizer, type Tokenizer } from '../src/services/tokenizer';
 import type { Trajectory } from './trajectory';
-import { driveEngine } from './perfDrive';
-import { round, stats } from './perfStats';
+import { driveEngine } from './perf/drive';
+import { round, stats } from './perf/stats';
 
 /** One piece of a message: part of an artifact chunk (its full block) or of the turn's history chunk. */
 interface Piece {

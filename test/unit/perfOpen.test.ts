@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { evaluateTargets, performanceMarkdown } from '../../bench/bench';
-import { measureOpenTime, writeGeneratedChat, writeSyntheticChat } from '../../bench/perfOpen';
+import { measureOpenTime, writeGeneratedChat, writeSyntheticChat } from '../../bench/perf/open';
 import { PromptContextEngine } from '../../src/engine/engine';
 import { checkEnvelope } from '../../src/engine/invariants';
 import { sha256Hex } from '../../src/common/hash';

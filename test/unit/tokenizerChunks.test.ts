@@ -18,7 +18,7 @@ import {
   isChunkBoundary,
   type EncodingName,
 } from '../../src/services/tokenizer';
-import { codeLikeText, withTicker } from '../../bench/perfWarm';
+import { codeLikeText, withTicker } from '../../bench/perf/warm';
 
 const TRAJECTORIES = path.resolve(__dirname, '../../../test/fixtures/trajectories');
 const ENCODINGS: EncodingName[] = ['o200k_base', 'cl100k_base'];

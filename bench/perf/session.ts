@@ -11,17 +11,17 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ChatSession } from '../src/services/chatSession';
-import { MemoryWorkspace } from '../src/services/memoryWorkspace';
-import { ScriptedProvider } from '../src/services/providers/scripted';
-import type { TurnEnvelope } from '../src/engine/engine';
-import { treeNodes } from '../src/host/treeSource';
-import type { SentRequest, StrataController } from '../src/host/strataController';
-import { GuardedTokenizer } from '../src/services/tokenizer';
-import { modelInfo } from '../src/services/modelInfo';
-import { generateConversation, LONG_CHAT, type GeneratedInfo, type GenerateOptions } from './perfGenerate';
-import { expandFileValue } from './trajectory';
-import { round, stats, type Stats } from './perfStats';
+import { ChatSession } from '../../src/services/chatSession';
+import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
+import { ScriptedProvider } from '../../src/services/providers/scripted';
+import type { TurnEnvelope } from '../../src/engine/engine';
+import { treeNodes } from '../../src/host/treeSource';
+import type { SentRequest, StrataController } from '../../src/host/strataController';
+import { GuardedTokenizer } from '../../src/services/tokenizer';
+import { modelInfo } from '../../src/services/modelInfo';
+import { generateConversation, LONG_CHAT, type GeneratedInfo, type GenerateOptions } from './generate';
+import { expandFileValue } from '../trajectory';
+import { round, stats, type Stats } from './stats';
 
 export interface SessionWindow {
   /** `ChatSession.send`, from the call to the saved turn (build, scripted reply, commit, save). */

@@ -13,9 +13,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { GuardedTokenizer, type EncodingName } from '../src/services/tokenizer';
-import { expandFileValue, type Trajectory } from './trajectory';
-import { round, stats, type Stats } from './perfStats';
+import { GuardedTokenizer, type EncodingName } from '../../src/services/tokenizer';
+import { expandFileValue, type Trajectory } from '../trajectory';
+import { round, stats, type Stats } from './stats';
 
 const MAX_RUN = 2000;
 

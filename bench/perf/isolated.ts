@@ -9,8 +9,8 @@
  * for the comparison (bench.ts).
  */
 import { execFileSync } from 'child_process';
-import type { Layout } from '../src/engine/types';
-import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GenerateOptions } from './perfGenerate';
+import type { Layout } from '../../src/engine/types';
+import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GenerateOptions } from './generate';
 import {
   measureInterleaved,
   measureProbe,
@@ -19,7 +19,7 @@ import {
   type InterleavedResult,
   type ProbeResult,
   type ScalingResult,
-} from './perfBuild';
+} from './build';
 
 /** The generated conversations the scaling cases use. */
 export type ScalingChat = 'generated' | 'long' | 'uncut';
@@ -65,7 +65,7 @@ if (require.main === module) {
     if (!job || !['scaling', 'probe', 'interleaved'].includes(job.kind) || !(job.chat in CHATS)) throw new Error('not a job');
   } catch {
     process.stderr.write(
-      'usage: node out/bench/perfIsolated.js \'{"kind":"scaling"|"probe"|"interleaved","chat":"generated"|"long"|"uncut",…}\'\n',
+      'usage: node out/bench/perf/isolated.js \'{"kind":"scaling"|"probe"|"interleaved","chat":"generated"|"long"|"uncut",…}\'\n',
     );
     process.exit(2);
   }

@@ -10,7 +10,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { expandFileValue, type Trajectory, type TrajectoryTurn } from './trajectory';
+import { expandFileValue, type Trajectory, type TrajectoryTurn } from '../trajectory';
 
 export interface GenerateOptions {
   seed?: number;
@@ -76,8 +76,8 @@ export function prng(seed: number): () => number {
 }
 
 export function defaultSourceDir(): string {
-  // out/bench/perfGenerate.js → <repo>/test/fixtures/trajectories
-  return path.resolve(__dirname, '../../test/fixtures/trajectories');
+  // out/bench/perf/generate.js → <repo>/test/fixtures/trajectories
+  return path.resolve(__dirname, '../../../test/fixtures/trajectories');
 }
 
 /** Printable-ASCII lines of the source trajectories' files (code and markdown), in a stable order. */
