@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 3): cache economics of every shared trajectory × strategy × cache model,
+ * `npm run bench`: cache economics of every shared trajectory × strategy × cache model,
  * plus the performance cases, side by side in one run. Writes bench/results/latest.json (everything,
  * with the machine's facts), latest.md (the tables) and an SVG chart per trajectory, and prints the
  * tables, the performance figures and the targets.
@@ -174,7 +174,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
         .sort()
         .map((n) => path.join(args.toolTrajectoriesDir, n))
     : [];
-  const toolResults = step('tool-heavy sessions (issue 11)', durations, () => toolEconomics(toolFiles));
+  const toolResults = step('tool-heavy sessions', durations, () => toolEconomics(toolFiles));
   const perf: PerfResults = {};
   if (args.perf) {
     const ls = files.find((f) => path.basename(f) === 'long-session-20.json');

@@ -14,7 +14,7 @@ export function fmtStats(s: Stats, unit = 'ms'): string {
 /** The tool-heavy table: each strategy's cost and efficiency, and its cost ÷ the plain agent transcript's. */
 export function toolMarkdown(results: ToolTrajectoryResult[]): string {
   if (results.length === 0) return '';
-  const out: string[] = ['## Tool-heavy sessions (issue 11)', ''];
+  const out: string[] = ['## Tool-heavy sessions', ''];
   out.push(
     'The model explores a repository with the workspace tools (scripted calls, one model request per step). `tools-plain` is a plain agent transcript: every tool result re-sent as plain text each time it is read, no dedup, never pruned, with the same cache breakpoints as `transcript`. Ratios are cost units ÷ those of `tools-plain`; requests counts every model call (the steps and the final one of each turn).',
     '',
@@ -151,7 +151,7 @@ export function performanceMarkdown(p: PerfResults): string {
   }
   if (p.longChats && p.scaling) {
     const { main: all } = p.scaling;
-    out.push('### Long chats (issue 12)', '');
+    out.push('### Long chats', '');
     out.push(
       "Same measurement, side by side: Node's native sha256 given through the engine's IHasher port (as the extension, the replay and the benchmark run) and the engine's own pure-JS sha256 (its default when no port is given); " +
         `and a ${formatInt(LONG_CHAT.turns)}-turn conversation with ${formatInt(LONG_CHAT.fileBytes)} bytes of files in the same window, which cuts a few times near the end (those turns are listed apart, not in the windows; files cut then are sent again in full when attached later, where a window no cut reaches sends a reference, so its last 20 turns send more new blocks than its first 20: those turns are the cut's deferred work and the last column compares the windows without them, the target of this case), ` +
@@ -306,7 +306,7 @@ export function performanceMarkdown(p: PerfResults): string {
       ),
     );
     out.push(
-      `The cache simulation keeps one radix tree of the requests' tokens per rule; an edge holds its own compact copy (Int32Array) of the tokens it adds, so a chat whose requests extend each other keeps about one request's tokens, not all ${m.replay.turns} (up to ${formatInt(m.replay.promptTokensLastTurn)} tokens each). Before issue 12 it kept every request's token array and peaked at 740 MB.`,
+      `The cache simulation keeps one radix tree of the requests' tokens per rule; an edge holds its own compact copy (Int32Array) of the tokens it adds, so a chat whose requests extend each other keeps about one request's tokens, not all ${m.replay.turns} (up to ${formatInt(m.replay.promptTokensLastTurn)} tokens each).`,
       '',
     );
     out.push(

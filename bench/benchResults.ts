@@ -33,7 +33,7 @@ export interface PerfResults {
   buildLongSession?: BuildTimeResult;
   scaling?: { generated: GeneratedInfo; main: ScalingResult; allFresh: ScalingResult; growth: GrowthRow[] };
   /**
-   * Issue 12: the same measurements on more cases — the 200-turn chat with the engine given a native
+   * The same measurements on more cases — the 200-turn chat with the engine given a native
    * sha256 through its IHasher port (as a host can), and a 1,000-turn chat with 5 MB of files — and the
    * same turn built at different lengths of one chat (the probe). `scaling.main` stays the main row.
    */
@@ -45,13 +45,13 @@ export interface PerfResults {
   tokenizer?: ThroughputResult;
   memory?: { replay: RssResult; engineOnly: RssResult; heap: HeapResult[] };
   promptTsx?: PromptTsxComparison;
-  /** Opening a 1,000-turn chat from disk (issue 12). */
+  /** Opening a 1,000-turn chat from disk. */
   openChat?: OpenTimeResult;
-  /** The 1,000-turn chat sent turn by turn through `ChatSession` (issue 12): what a user waits for per turn. */
+  /** The 1,000-turn chat sent turn by turn through `ChatSession`: what a user waits for per turn. */
   sessionTurns?: SessionTurnsResult;
 }
 
-/** A tool-heavy trajectory (issue 11): Strata's layouts against the plain agent transcript. */
+/** A tool-heavy trajectory: Strata's layouts against the plain agent transcript. */
 export interface ToolTrajectoryResult {
   name: string;
   /** The trajectory as written, or replayed with a smaller context window. */

@@ -1,5 +1,5 @@
 /**
- * `--reload-at N` for the replay tool (DESIGN §9, §10): every completed turn up to N is saved
+ * `--reload-at N` for the replay tool: every completed turn up to N is saved
  * through the real `ChatStore` (into a temporary folder); after turn N the chat is loaded by a
  * fresh store instance into a fresh `PromptContextEngine` built with the same options, and the
  * replay continues with it. The request dumps must then be byte-identical to a run without reload.

@@ -63,7 +63,7 @@ export function loadTrajectory(file: string): Trajectory {
   return validateTrajectory(raw);
 }
 
-/** One model call of a turn with tool calls, before its last request (DESIGN §9, step dumps). */
+/** One model call of a turn with tool calls, before its last request (dumped as a step). */
 export interface StepReport {
   step: number;
   promptTokens: number;
@@ -147,7 +147,7 @@ function framingLayerOf(i: number, n: number, role: string): string {
   return i === n - 1 ? 'L5' : 'L4';
 }
 
-/** Per-layer tokens for a request, adding up exactly to the §9 prompt count. */
+/** Per-layer tokens for a request, adding up exactly to the request's prompt count. */
 function exactLayers(raw: RawTurn, tok: Tokenizer): { layers: Record<string, number>; prompt: number } {
   const layers: Record<string, number> = { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 };
   let prompt = 0;
@@ -453,7 +453,7 @@ function summarize(name: Strategy, turns: TurnReport[], overBudgetTurns: number)
   };
 }
 
-/** One message as the request dump writes it (DESIGN §9): blocks, then tool calls or the call a result answers. */
+/** One message as the request dump writes it: blocks, then tool calls or the call a result answers. */
 function dumpMessage(m: ChatMessage): Record<string, unknown> {
   const out: Record<string, unknown> = { role: m.role };
   if (m.toolCallId !== undefined) out.toolCallId = m.toolCallId;

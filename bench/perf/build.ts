@@ -1,5 +1,5 @@
 /**
- * Envelope build time per turn (issue 3): `engine.buildTurn` only, driven like the replay.
+ * Envelope build time per turn: `engine.buildTurn` only, driven like the replay.
  * Pass 1 runs with an empty tokenizer memo (cold); the following passes build the same turns with a
  * fresh engine and the memo warm (warm), which is the steady state of a chat: every text but the new
  * one has been counted before.

@@ -52,7 +52,7 @@ export const GENERATED_DEFAULTS = {
   contextWindow: 2_000_000,
 } as const;
 
-/** The long-chat case (issue 12): 1,000 turns, 5 MB of files, the same window (it cuts a few times near the end). */
+/** The long-chat case: 1,000 turns, 5 MB of files, the same window (it cuts a few times near the end). */
 export const LONG_CHAT = { turns: 1000, fileBytes: 5_000_000 } as const;
 
 /**

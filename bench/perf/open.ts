@@ -1,5 +1,5 @@
 /**
- * Opening a long chat from disk (issue 12: a 1,000-turn chat ≤ 150 ms). The generated conversation of
+ * Opening a long chat from disk (target: a 1,000-turn chat in ≤ 150 ms). The generated conversation of
  * bench/perf/generate.ts (seeded, real source text, ~5 MB of distinct files, edits, selections) is
  * saved by the real `ChatStore`, one line per turn — its states built directly (`writeSyntheticChat`,
  * seconds) or by driving the turn pipeline (`writeGeneratedChat`, what the extension writes, a minute

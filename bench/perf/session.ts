@@ -1,5 +1,5 @@
 /**
- * A long chat as the extension sends it (issue 12): the generated 1,000-turn conversation driven
+ * A long chat as the extension sends it: the generated 1,000-turn conversation driven
  * through `ChatSession` — chips attached, `send` with a scripted provider (build, stream, commit,
  * save to the chat store), then the meter and the panel's last 50 messages, as the host refreshes
  * the panel after a turn. What a user waits for besides the model, per turn, early and late.

@@ -122,7 +122,7 @@ export function measureTokenizerThroughput(corpus: TokenizerCorpus, runs: number
     const c0 = performance.now();
     const tk = new Tiktoken(ranks);
     theirs.construct.push(performance.now() - c0);
-    // Special-token strings are ordinary text (DESIGN §9): nothing allowed, nothing disallowed.
+    // Special-token strings are ordinary text: nothing allowed, nothing disallowed.
     const cold = pass(pieces, (s) => tk.encode(s, [], []).length);
     const warm = pass(pieces, (s) => tk.encode(s, [], []).length);
     theirTokens = cold.tokens;

@@ -1,5 +1,5 @@
 /**
- * Attaching a 5 MB file without blocking the extension host (issue 9): measured in a fresh process.
+ * Attaching a 5 MB file without blocking the extension host: measured in a fresh process.
  *
  *   node out/bench/perf/warm.js [MB]
  *
