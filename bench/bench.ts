@@ -232,8 +232,8 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
           result: repeated(scaling('uncut', 'native')),
         },
         { label: `${m} turns, pure-JS sha256`, generated: long.info, result: once(runIsolated(scaling('long', 'pure-js'))) },
-        // For comparison, as this section measured before: in the benchmark's own process, which holds
-        // the other sections' conversations, results and garbage.
+        // For comparison: in the benchmark's own process, which holds the other sections'
+        // conversations, results and garbage.
         {
           label: `${m} turns, in the benchmark's own process`,
           inProcess: true,
