@@ -4,7 +4,7 @@
  * model). Pure functions of a replay report: the same report gives byte-identical output.
  */
 import type { ReplayReport, StrategyReport } from './replay';
-import { formatInt } from './perfStats';
+import { formatInt } from './perf/stats';
 
 const BASELINE = 'inline-every-turn';
 

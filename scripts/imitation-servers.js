@@ -21,9 +21,14 @@ const { spawnSync } = require('child_process');
 
 const root = path.resolve(__dirname, '..');
 const compiled = path.join(root, 'out', 'test', 'support', 'imitationServers.js');
-const sources = ['test/support/imitationServers.ts', 'src/services/cacheModel.ts', 'src/services/tokenizer.ts'].map((p) =>
-  path.join(root, p),
-);
+const sources = [
+  'test/support/imitationServers.ts',
+  'src/services/cacheModel.ts',
+  'src/services/tokenizer/guardedTokenizer.ts',
+  'src/services/tokenizer/longRunGuard.ts',
+  'src/services/tokenizer/chunking.ts',
+  'src/services/tokenizer/encodings.ts',
+].map((p) => path.join(root, p));
 
 function stale() {
   if (!fs.existsSync(compiled)) return true;

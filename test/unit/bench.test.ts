@@ -5,11 +5,13 @@
 import * as assert from 'assert';
 import type { ReplayReport, StrategyReport, TurnReport } from '../../bench/replay';
 import { markdownTable, niceMax, svgChart, escapeXml } from '../../bench/charts';
-import { formatInt, stats } from '../../bench/perfStats';
-import { evaluateTargets, needsPruning, type TrajectoryResult } from '../../bench/bench';
+import { formatInt, stats } from '../../bench/perf/stats';
+import { needsPruning } from '../../bench/bench';
+import type { TrajectoryResult } from '../../bench/benchResults';
+import { evaluateTargets } from '../../bench/targets';
 import { limitsForBudget } from '../../bench/promptTsxCompare';
 import { computeBudget } from '../../src/engine/budget';
-import { generateConversation, prng } from '../../bench/perfGenerate';
+import { generateConversation, prng } from '../../bench/perf/generate';
 
 function turn(n: number, prompt: number, oa: number, read: number, write: number, extra: Partial<TurnReport> = {}): TurnReport {
   return {

@@ -16,7 +16,7 @@ import * as path from 'path';
 import { ChatStore } from '../../src/services/store/chatStore';
 import { encodeState, referencedBlobs } from '../../src/engine/stateCodec';
 import type { WriterArgs } from './helpers/storeWriter';
-import { prng } from '../../bench/perfGenerate';
+import { prng } from '../../bench/perf/generate';
 
 const tmpDirs: string[] = [];
 after(() => {

@@ -13,7 +13,7 @@ import { cloneState, entryChanges, LayeredMap, putEntry, writableEntry, writeCou
 import { encodeState, decodeState, stateBlobs } from '../../src/engine/stateCodec';
 import { engineFor, replay } from '../../bench/replayCore';
 import { validateTrajectory, type Trajectory } from '../../bench/trajectory';
-import { generateConversation } from '../../bench/perfGenerate';
+import { generateConversation } from '../../bench/perf/generate';
 import { getTokenizer } from '../../src/services/tokenizer';
 import { buildTrajectory, scenarioArb, type ScenarioSpec } from './helpers/scenario';
 import { tokenizerOf } from './helpers/engineChecks';

@@ -5,7 +5,8 @@
  */
 import * as assert from 'assert';
 import * as path from 'path';
-import { ArgError, main, parseArgs, loadTrajectory, type ReplayReport } from '../../bench/replay';
+import { ArgError, loadTrajectory, type ReplayReport } from '../../bench/replay';
+import { main, parseArgs } from '../../bench/replayCli';
 import { runAgainstProvider } from '../../bench/providerRun';
 import {
   startAnthropicImitation,

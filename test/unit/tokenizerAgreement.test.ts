@@ -142,7 +142,7 @@ describe('tokenizer agreement with js-tiktoken (trajectories)', function () {
       '    \t\t  \n\n\n   trailing spaces   ',
       'a'.repeat(2000),
       '='.repeat(1000) + ' ' + '-'.repeat(1000),
-      // U+FEFF: gpt-tokenizer 4.0.0 alone gets these wrong (see patchBomMerges in src/services/tokenizer.ts).
+      // U+FEFF: gpt-tokenizer 4.0.0 alone gets these wrong (see patchBomMerges in src/services/tokenizer/encodings.ts).
       '\ufeff',
       '\ufeffusing System;\r\n',
       '\ufeff// header\n\ufeff#x\n\ufeff\ufeff a\ufeffb',

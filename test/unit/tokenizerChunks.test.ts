@@ -1,5 +1,5 @@
 /**
- * Chunked counting of long texts (src/services/tokenizer.ts, "Chunked counting"): the sum of the
+ * Chunked counting of long texts (docs/tokenizer.md, "Chunked counting of long texts"): the sum of the
  * chunk counts equals the count of the whole text, exactly, for both encodings — on every text of
  * the shared trajectories, on adversarial.json, and on random texts made of the characters the split
  * regexes treat specially; chunks are content-defined (a wrapped text shares its inner chunks); and
@@ -18,7 +18,7 @@ import {
   isChunkBoundary,
   type EncodingName,
 } from '../../src/services/tokenizer';
-import { codeLikeText, withTicker } from '../../bench/perfWarm';
+import { codeLikeText, withTicker } from '../../bench/perf/warm';
 
 const TRAJECTORIES = path.resolve(__dirname, '../../../test/fixtures/trajectories');
 const ENCODINGS: EncodingName[] = ['o200k_base', 'cl100k_base'];

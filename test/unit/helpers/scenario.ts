@@ -8,7 +8,7 @@
 import * as fc from 'fast-check';
 import type { ChangedFilesPolicy, ITokenizer, Layout } from '../../../src/engine/types';
 import type { Trajectory, TrajectoryAttachment, TrajectoryTurn } from '../../../bench/trajectory';
-import { prng } from '../../../bench/perfGenerate';
+import { prng } from '../../../bench/perf/generate';
 
 /** Paths of the virtual workspace: the first 3–5 exist from the start, the others once an edit creates them. */
 export const PATHS = ['src/app.ts', 'docs/guide.md', 'lib/util.js', 'src/big.ts', 'notes/todo.txt', 'src/extra.ts', 'docs/new.md'] as const;

@@ -13,9 +13,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { GuardedTokenizer, type EncodingName } from '../src/services/tokenizer';
-import { expandFileValue, type Trajectory } from './trajectory';
-import { round, stats, type Stats } from './perfStats';
+import { GuardedTokenizer, type EncodingName } from '../../src/services/tokenizer';
+import { expandFileValue, type Trajectory } from '../trajectory';
+import { round, stats, type Stats } from './stats';
 
 const MAX_RUN = 2000;
 
@@ -122,7 +122,7 @@ export function measureTokenizerThroughput(corpus: TokenizerCorpus, runs: number
     const c0 = performance.now();
     const tk = new Tiktoken(ranks);
     theirs.construct.push(performance.now() - c0);
-    // Special-token strings are ordinary text (DESIGN §9): nothing allowed, nothing disallowed.
+    // Special-token strings are ordinary text: nothing allowed, nothing disallowed.
     const cold = pass(pieces, (s) => tk.encode(s, [], []).length);
     const warm = pass(pieces, (s) => tk.encode(s, [], []).length);
     theirTokens = cold.tokens;

@@ -10,7 +10,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { expandFileValue, type Trajectory, type TrajectoryTurn } from './trajectory';
+import { expandFileValue, type Trajectory, type TrajectoryTurn } from '../trajectory';
 
 export interface GenerateOptions {
   seed?: number;
@@ -26,14 +26,14 @@ export interface GenerateOptions {
    * off): as many new files of the same sizes, as many files attached again, an edit of a file of
    * about the same size, a selection of as many lines, messages and replies of the same lengths.
    * The two windows the scaling case compares then do the same work and differ only in the chat
-   * before them; drawn independently, one window re-attached 30 files against the other's 18.
+   * before them; drawn independently, one window can re-attach far more files than the other.
    */
   mirrorLast?: number;
   /**
    * Files attached with the first message (the rest are spread over the conversation). Turns
-   * re-attach 1–3 files attached before: with one new file every few turns, the first turns had
-   * fewer than that to draw from, so they re-attached 0.9 files a turn against 1.5 in the last 20,
-   * and the scaling case compared windows doing different work.
+   * re-attach 1–3 files attached before: with one new file every few turns, the first turns would
+   * otherwise have fewer than that to draw from and re-attach fewer files than the last ones, and the
+   * scaling case would compare windows doing different work.
    */
   openingFiles?: number;
   contextWindow?: number;
@@ -52,7 +52,7 @@ export const GENERATED_DEFAULTS = {
   contextWindow: 2_000_000,
 } as const;
 
-/** The long-chat case (issue 12): 1,000 turns, 5 MB of files, the same window (it cuts a few times near the end). */
+/** The long-chat case: 1,000 turns, 5 MB of files, the same window (it cuts a few times near the end). */
 export const LONG_CHAT = { turns: 1000, fileBytes: 5_000_000 } as const;
 
 /**
@@ -76,8 +76,8 @@ export function prng(seed: number): () => number {
 }
 
 export function defaultSourceDir(): string {
-  // out/bench/perfGenerate.js → <repo>/test/fixtures/trajectories
-  return path.resolve(__dirname, '../../test/fixtures/trajectories');
+  // out/bench/perf/generate.js → <repo>/test/fixtures/trajectories
+  return path.resolve(__dirname, '../../../test/fixtures/trajectories');
 }
 
 /** Printable-ASCII lines of the source trajectories' files (code and markdown), in a stable order. */
@@ -247,8 +247,8 @@ export function generateConversation(options: GenerateOptions = {}): { trajector
     const shape: TurnShape = mirrored ?? {
       edit: t % o.editEvery === 0 && attached.length > 0 ? { fileChars: 0, replChars: int(400, 2500), removed: int(10, 40) } : undefined,
       // 1–3 distinct files attached before. Drawn without replacement: drawing with replacement and
-      // skipping repeats made early turns (few files to draw from) attach half as many as late ones,
-      // so the scaling case compared windows doing different work.
+      // skipping repeats would make early turns (few files to draw from) attach fewer than late
+      // ones, and the scaling case would compare windows doing different work.
       reattach: attached.length > 1 && rnd() < 0.6 ? int(1, 3) : 0,
       selectionLines: t % o.selectionEvery === 0 && attached.length > 0 ? int(10, 60) : 0,
       userChars: int(80, 300),

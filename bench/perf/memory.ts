@@ -13,12 +13,12 @@
  */
 import { execFileSync } from 'child_process';
 import * as v8 from 'v8';
-import { GuardedTokenizer } from '../src/services/tokenizer';
-import type { PromptContextEngine } from '../src/engine/engine';
-import { DEFAULT_LAYOUT, runReplay } from './replay';
-import { generateConversation, type GenerateOptions } from './perfGenerate';
-import { driveEngine } from './perfDrive';
-import { round } from './perfStats';
+import { GuardedTokenizer } from '../../src/services/tokenizer';
+import type { PromptContextEngine } from '../../src/engine/engine';
+import { DEFAULT_LAYOUT, runReplay } from '../replay';
+import { generateConversation, type GenerateOptions } from './generate';
+import { driveEngine } from './drive';
+import { round } from './stats';
 
 export interface RssResult {
   mode: 'rss' | 'rss-engine';
@@ -171,7 +171,7 @@ if (require.main === module) {
   const turns = Number(turnsArg);
   const gen = (genArg ? JSON.parse(genArg) : {}) as GenerateOptions;
   if ((mode !== 'rss' && mode !== 'rss-engine' && mode !== 'heap') || !Number.isInteger(turns) || turns < 1) {
-    process.stderr.write('usage: node [--expose-gc] out/bench/perfMemory.js rss|rss-engine|heap TURNS [generator options JSON]\n');
+    process.stderr.write('usage: node [--expose-gc] out/bench/perf/memory.js rss|rss-engine|heap TURNS [generator options JSON]\n');
     process.exit(2);
   }
   const result = mode === 'heap' ? heapCase(turns, gen) : rssCase(mode, turns, gen);

@@ -1,6 +1,6 @@
 /**
- * Opening a long chat from disk (issue 12: a 1,000-turn chat ≤ 150 ms). The generated conversation of
- * bench/perfGenerate.ts (seeded, real source text, ~5 MB of distinct files, edits, selections) is
+ * Opening a long chat from disk (target: a 1,000-turn chat in ≤ 150 ms). The generated conversation of
+ * bench/perf/generate.ts (seeded, real source text, ~5 MB of distinct files, edits, selections) is
  * saved by the real `ChatStore`, one line per turn — its states built directly (`writeSyntheticChat`,
  * seconds) or by driving the turn pipeline (`writeGeneratedChat`, what the extension writes, a minute
  * for 1,000 turns). Then the open is timed the way a window opens it: a fresh `ChatStore`
@@ -8,26 +8,26 @@
  * engine built on the loaded state, metas, the panel's last 50 messages); and once as the first thing
  * a new process does (cold).
  *
- *   node out/bench/perfOpen.js [turns] [--pipeline]
+ *   node out/bench/perf/open.js [turns] [--pipeline]
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { fileId, makeArtifact, sliceLines, versionKey, type NewArtifactInput } from '../src/engine/artifacts';
-import { emptyState, type ChatState, type TurnItem } from '../src/engine/state';
-import { engineMeta, type EngineMeta } from '../src/engine/stateCodec';
-import { PromptContextEngine } from '../src/engine/engine';
-import { ChatStore } from '../src/services/store/chatStore';
-import { ChatSession } from '../src/services/chatSession';
-import { MemoryWorkspace } from '../src/services/memoryWorkspace';
-import { modelInfo } from '../src/services/modelInfo';
-import { GuardedTokenizer } from '../src/services/tokenizer';
-import { NODE_HASHER } from '../src/services/nodeHasher';
-import { generateConversation, type GeneratedInfo, type GenerateOptions } from './perfGenerate';
-import { ReplayRun } from './replayCore';
-import { expandFileValue } from './trajectory';
-import { round, stats, type Stats } from './perfStats';
+import { fileId, makeArtifact, sliceLines, versionKey, type NewArtifactInput } from '../../src/engine/artifacts';
+import { emptyState, type ChatState, type TurnItem } from '../../src/engine/state';
+import { engineMeta, type EngineMeta } from '../../src/engine/stateCodec';
+import { PromptContextEngine } from '../../src/engine/engine';
+import { ChatStore } from '../../src/services/store/chatStore';
+import { ChatSession } from '../../src/services/chatSession';
+import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
+import { modelInfo } from '../../src/services/modelInfo';
+import { GuardedTokenizer } from '../../src/services/tokenizer';
+import { NODE_HASHER } from '../../src/services/nodeHasher';
+import { generateConversation, type GeneratedInfo, type GenerateOptions } from './generate';
+import { ReplayRun } from '../replayCore';
+import { expandFileValue } from '../trajectory';
+import { round, stats, type Stats } from './stats';
 
 export const OPEN_DEFAULTS = { turns: 1000, fileBytes: 5_000_000 } as const;
 
@@ -334,7 +334,7 @@ if (require.main === module) {
   if (args[0] === '--cold') {
     process.stdout.write(`${coldOpen(args[1], args[2])}\n`);
   } else {
-    // node out/bench/perfOpen.js [turns] [--pipeline]
+    // node out/bench/perf/open.js [turns] [--pipeline]
     const turns = Number(args.find((a) => /^\d+$/.test(a)) ?? OPEN_DEFAULTS.turns);
     const r = measureOpenTime(5, { turns }, args.includes('--pipeline') ? 'pipeline' : 'synthetic');
     process.stdout.write(JSON.stringify(r, null, 2) + '\n');

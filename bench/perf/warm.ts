@@ -1,7 +1,7 @@
 /**
- * Attaching a 5 MB file without blocking the extension host (issue 9): measured in a fresh process.
+ * Attaching a 5 MB file without blocking the extension host: measured in a fresh process.
  *
- *   node out/bench/perfWarm.js [MB]
+ *   node out/bench/perf/warm.js [MB]
  *
  * - `warm`: the tokenizer counts the text in slices that yield to the event loop — total time, number
  *   of slices, the longest slice (wall and CPU), and the longest gap seen by an event-loop ticker.
@@ -12,18 +12,18 @@
  * - `buildTurn, not warmed`: `buildTurn` with the file as the attachment and an empty tokenizer memo
  *   (what every turn would cost without chunked, memoized counting).
  */
-import { NODE_HASHER } from '../src/services/nodeHasher';
+import { NODE_HASHER } from '../../src/services/nodeHasher';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { PromptContextEngine } from '../src/engine/engine';
-import { ChatSession } from '../src/services/chatSession';
-import { MemoryWorkspace } from '../src/services/memoryWorkspace';
-import { modelInfo } from '../src/services/modelInfo';
-import { GuardedTokenizer } from '../src/services/tokenizer';
-import type { TurnEvent } from '../src/services/turnPipeline';
-import { prng } from './perfGenerate';
-import { round } from './perfStats';
+import { PromptContextEngine } from '../../src/engine/engine';
+import { ChatSession } from '../../src/services/chatSession';
+import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
+import { modelInfo } from '../../src/services/modelInfo';
+import { GuardedTokenizer } from '../../src/services/tokenizer';
+import type { TurnEvent } from '../../src/services/turnPipeline';
+import { prng } from './generate';
+import { round } from './stats';
 
 /** Code-like text, different everywhere (no repeated blocks the memo could shortcut). */
 export function codeLikeText(length: number, seed: number): string {
@@ -169,7 +169,7 @@ if (require.main === module) {
   measureWarm(Number.isFinite(mb) && mb > 0 ? mb : 5).then(
     (r) => process.stdout.write(JSON.stringify(r, null, 2) + '\n'),
     (e) => {
-      process.stderr.write(`perfWarm: ${(e as Error).stack ?? e}\n`);
+      process.stderr.write(`perf/warm: ${(e as Error).stack ?? e}\n`);
       process.exit(2);
     },
   );

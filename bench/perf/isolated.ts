@@ -1,16 +1,14 @@
 /**
- * The scaling measurements of issue 12, each in a child process of its own (as the memory cases
- * are): a chat's per-turn cost is measured in a process that holds that chat only. In the
- * benchmark's own process, the 1,000-turn cases ran after the other cases (their trajectories,
- * tokenizer memos and garbage: a heap several times the chat's), and late turns paid for that heap:
- * the same case measured 1.6–1.8× there and 1.1–1.4× alone, and its figure depended on the order
- * the cases ran in. The child regenerates the conversation from the same generator options (it is
+ * The scaling measurements, each in a child process of its own (as the memory cases are): a chat's
+ * per-turn cost is measured in a process that holds that chat only. In the benchmark's own process,
+ * late turns would pay for the heap of the cases that ran before (their trajectories, tokenizer memos
+ * and garbage), and a figure would depend on the order the cases run in. The child regenerates the conversation from the same generator options (it is
  * deterministic), so it measures the same turns. One case also runs in the benchmark's own process,
  * for the comparison (bench.ts).
  */
 import { execFileSync } from 'child_process';
-import type { Layout } from '../src/engine/types';
-import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GenerateOptions } from './perfGenerate';
+import type { Layout } from '../../src/engine/types';
+import { generateConversation, GENERATED_DEFAULTS, LONG_CHAT, LONG_CHAT_UNCUT, type GenerateOptions } from './generate';
 import {
   measureInterleaved,
   measureProbe,
@@ -19,7 +17,7 @@ import {
   type InterleavedResult,
   type ProbeResult,
   type ScalingResult,
-} from './perfBuild';
+} from './build';
 
 /** The generated conversations the scaling cases use. */
 export type ScalingChat = 'generated' | 'long' | 'uncut';
@@ -65,7 +63,7 @@ if (require.main === module) {
     if (!job || !['scaling', 'probe', 'interleaved'].includes(job.kind) || !(job.chat in CHATS)) throw new Error('not a job');
   } catch {
     process.stderr.write(
-      'usage: node out/bench/perfIsolated.js \'{"kind":"scaling"|"probe"|"interleaved","chat":"generated"|"long"|"uncut",…}\'\n',
+      'usage: node out/bench/perf/isolated.js \'{"kind":"scaling"|"probe"|"interleaved","chat":"generated"|"long"|"uncut",…}\'\n',
     );
     process.exit(2);
   }

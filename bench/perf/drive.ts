@@ -4,11 +4,11 @@
  * `engine.buildTurn` alone, as measured by the pipeline around that call: no invariant check, no cache
  * simulation, no pipeline plumbing in the figure. Used by the build-time and memory cases.
  */
-import type { ChangedFilesPolicy, IHasher, ITokenizer, Layout } from '../src/engine/types';
-import { PromptContextEngine, type TurnEnvelope, type TurnInput } from '../src/engine/engine';
-import type { ModelLimits } from '../src/engine/budget';
-import type { Trajectory } from './trajectory';
-import { ReplayRun } from './replayCore';
+import type { ChangedFilesPolicy, IHasher, ITokenizer, Layout } from '../../src/engine/types';
+import { PromptContextEngine, type TurnEnvelope, type TurnInput } from '../../src/engine/engine';
+import type { ModelLimits } from '../../src/engine/budget';
+import type { Trajectory } from '../trajectory';
+import { ReplayRun } from '../replayCore';
 
 export interface DriveOptions {
   layout: Layout;

@@ -5,10 +5,10 @@
  */
 import * as inspector from 'inspector';
 import * as path from 'path';
-import type { ITokenizer } from '../src/engine/types';
-import type { Trajectory } from './trajectory';
-import { driveEngine } from './perfDrive';
-import { round } from './perfStats';
+import type { ITokenizer } from '../../src/engine/types';
+import type { Trajectory } from '../trajectory';
+import { driveEngine } from './drive';
+import { round } from './stats';
 
 interface ProfileNode {
   id: number;

@@ -1,17 +1,17 @@
 /**
- * Envelope build time per turn (issue 3): `engine.buildTurn` only, driven like the replay.
+ * Envelope build time per turn: `engine.buildTurn` only, driven like the replay.
  * Pass 1 runs with an empty tokenizer memo (cold); the following passes build the same turns with a
  * fresh engine and the memo warm (warm), which is the steady state of a chat: every text but the new
  * one has been counted before.
  */
-import { sha256Hex } from '../src/common/hash';
-import { NODE_HASHER } from '../src/services/nodeHasher';
-import { GuardedTokenizer } from '../src/services/tokenizer';
-import type { IHasher, Layout } from '../src/engine/types';
-import type { TurnInput } from '../src/engine/engine';
-import type { Trajectory } from './trajectory';
-import { driveEngine, TurnStepper } from './perfDrive';
-import { round, stats, type Stats } from './perfStats';
+import { sha256Hex } from '../../src/common/hash';
+import { NODE_HASHER } from '../../src/services/nodeHasher';
+import { GuardedTokenizer } from '../../src/services/tokenizer';
+import type { IHasher, Layout } from '../../src/engine/types';
+import type { TurnInput } from '../../src/engine/engine';
+import type { Trajectory } from '../trajectory';
+import { driveEngine, TurnStepper } from './drive';
+import { round, stats, type Stats } from './stats';
 
 export interface BuildTimeResult {
   trajectory: string;

@@ -1,5 +1,5 @@
 /**
- * A long chat as the extension sends it (issue 12): the generated 1,000-turn conversation driven
+ * A long chat as the extension sends it: the generated 1,000-turn conversation driven
  * through `ChatSession` — chips attached, `send` with a scripted provider (build, stream, commit,
  * save to the chat store), then the meter and the panel's last 50 messages, as the host refreshes
  * the panel after a turn. What a user waits for besides the model, per turn, early and late.
@@ -11,18 +11,18 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ChatSession } from '../src/services/chatSession';
-import { MemoryWorkspace } from '../src/services/memoryWorkspace';
-import { ScriptedProvider } from '../src/services/providers/scripted';
-import type { TurnEnvelope } from '../src/engine/engine';
-import { treeNodes } from '../src/host/treeSource';
-import type { SentRequest } from '../src/host/sentRequests';
-import type { StrataController } from '../src/host/strataController';
-import { GuardedTokenizer } from '../src/services/tokenizer';
-import { modelInfo } from '../src/services/modelInfo';
-import { generateConversation, LONG_CHAT, type GeneratedInfo, type GenerateOptions } from './perfGenerate';
-import { expandFileValue } from './trajectory';
-import { round, stats, type Stats } from './perfStats';
+import { ChatSession } from '../../src/services/chatSession';
+import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
+import { ScriptedProvider } from '../../src/services/providers/scripted';
+import type { TurnEnvelope } from '../../src/engine/engine';
+import { treeNodes } from '../../src/host/treeSource';
+import type { SentRequest } from '../../src/host/sentRequests';
+import type { StrataController } from '../../src/host/strataController';
+import { GuardedTokenizer } from '../../src/services/tokenizer';
+import { modelInfo } from '../../src/services/modelInfo';
+import { generateConversation, LONG_CHAT, type GeneratedInfo, type GenerateOptions } from './generate';
+import { expandFileValue } from '../trajectory';
+import { round, stats, type Stats } from './stats';
 
 export interface SessionWindow {
   /** `ChatSession.send`, from the call to the saved turn (build, scripted reply, commit, save). */
