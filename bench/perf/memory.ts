@@ -101,12 +101,18 @@ function heapCase(turns: number, gen: GenerateOptions): HeapResult {
   const after = v8.getHeapStatistics().used_heap_size;
   const content = distinctContent(engine);
   const engineHeapBytes = after - before;
-  // Diagnostic: the engine's private memos (rendered blocks, text → hash), if they are still named so.
-  const memos = engine as unknown as { blockMemo?: Map<string, string>; hashMemo?: Map<string, string> };
-  memos.blockMemo?.clear();
-  memos.hashMemo?.clear();
+  // Diagnostic: the engine's private memos (rendered blocks, text → hash), reached by name because
+  // they are no API; the column reads 0 if they are renamed.
+  const internals = engine as unknown as {
+    segments?: { derivedBlocks?: Map<string, string> };
+    hashes?: { hashes?: Map<string, string> };
+  };
+  const blocks = internals.segments?.derivedBlocks;
+  const hashes = internals.hashes?.hashes;
+  blocks?.clear();
+  hashes?.clear();
   gc();
-  const blockMemoBytes = memos.blockMemo && memos.hashMemo ? after - v8.getHeapStatistics().used_heap_size : 0;
+  const blockMemoBytes = blocks && hashes ? after - v8.getHeapStatistics().used_heap_size : 0;
   const result: HeapResult = {
     mode: 'heap',
     turns,
