@@ -69,7 +69,10 @@ async function main() {
   }
 
   await step('lint', () => bin('eslint', 'eslint', ['.']));
-  await step('import cycles', async () => (await run(process.execPath, [path.join(root, 'scripts', 'check-cycles.js')], { cwd: root })) === 0);
+  await step(
+    'import cycles',
+    async () => (await run(process.execPath, [path.join(root, 'scripts', 'check-cycles.js')], { cwd: root })) === 0,
+  );
   await step('format (prettier --check)', () => bin('prettier', 'prettier', ['--check', '--log-level', 'warn', '.']));
   await step('typecheck and compile', async () => {
     const main = await bin('typescript', 'tsc', ['-p', 'tsconfig.json']);
