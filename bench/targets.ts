@@ -114,9 +114,10 @@ export function evaluateTargets(econ: TrajectoryResult[], perf: PerfResults, too
   for (const c of perf.longChats?.cases ?? []) {
     const r = c.result;
     if (r.turns < 1000 || r.hasher !== 'native' || r.fresh !== 'changed' || c.inProcess) continue;
-    // The cut case compares turns doing the same kind of work: the turns that cut, and the turns that
-    // send in full again what a cut took out (a window no cut reaches sends a reference there), are
-    // the cut's work, reported apart as the issue asks for pruning turns. All turns are shown beside.
+    // The cut case compares turns doing the same kind of work: the turns that cut, and the turns
+    // that send in full again what a cut took out (a window no cut reaches sends a reference
+    // there), are the cut's work, reported apart because pruning turns have a target of their own.
+    // All turns are shown beside.
     const w = r.sameWork;
     const met = w.ratio <= 1.5 && w.ratioP95 <= 1.5;
     const probe = perf.longChats?.probes.find((p) => p.trajectory === r.trajectory && p.hasher === 'native');

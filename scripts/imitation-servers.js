@@ -95,7 +95,7 @@ async function main() {
   process.on('SIGTERM', stop);
   process.stdout.write(
     [
-      'Strata imitation servers (127.0.0.1 only; usage follows DESIGN §9 cache rules):',
+      'Strata imitation servers (127.0.0.1 only; usage follows the cache rules of docs/design.md#replay):',
       `  OpenAI-compatible base URL: ${openai.url}`,
       `  Anthropic base URL:         ${anthropic.url}`,
       'Set "strata.provider" and "strata.baseUrl" to one of them (any API key works unless --api-key is given).',

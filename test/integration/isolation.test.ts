@@ -15,9 +15,10 @@ import { ScriptedProvider } from '../../src/services/providers/scripted';
 import { GuardedTokenizer } from '../../src/services/tokenizer';
 
 /**
- * Workspace isolation on the real extension host (DESIGN §3) against the multi-root fixture of
- * scripts/harness/fixtureWorkspace.js: folders `app` and `lib`, a symlink out of the workspace, a
- * symlink to `.env`, excluded, binary, over-size and 5 MB files, and a file outside both folders.
+ * Workspace isolation on the real extension host (docs/design.md#isolation) against the multi-root
+ * fixture of scripts/harness/fixtureWorkspace.js: folders `app` and `lib`, a symlink out of the
+ * workspace, a symlink to `.env`, excluded, binary, over-size and 5 MB files, and a file outside
+ * both folders.
  */
 
 function folder(name: string): vscode.WorkspaceFolder {
@@ -174,7 +175,7 @@ describe('Workspace isolation in the extension host', () => {
     );
   });
 
-  it('a file the chat holds that is then deleted keeps its last snapshot, marked missing, and is not refused (DESIGN §1)', async () => {
+  it('a file the chat holds that is then deleted keeps its last snapshot, marked missing, and is not refused', async () => {
     const file = path.join(appDir, 'deleted-later.ts');
     fs.writeFileSync(file, 'export const kept = 1;\n');
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-missing-'));

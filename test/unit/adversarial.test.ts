@@ -1,9 +1,9 @@
 /**
- * adversarial.json (DESIGN §2 "Rendering"): content that tries to close or forge blocks, injection
- * text, control characters, CRLF and emoji, a 20,000-character run, a file name with quotes and angle
- * brackets. Checked on the request dumps as `--requests` writes them (bench/replay.ts `dumpRequest`)
- * and read back, in both layouts: content is verbatim, and the blocks a reader finds in the request
- * text alone are exactly the blocks the engine emitted.
+ * adversarial.json (docs/design.md#artifacts, "Rendering"): content that tries to close or forge
+ * blocks, injection text, control characters, CRLF and emoji, a 20,000-character run, a file name
+ * with quotes and angle brackets. Checked on the request dumps as `--requests` writes them
+ * (bench/replay.ts `dumpRequest`) and read back, in both layouts: content is verbatim, and the
+ * blocks a reader finds in the request text alone are exactly the blocks the engine emitted.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -206,7 +206,7 @@ for (const layout of ['library', 'transcript'] as const) {
   });
 }
 
-describe('closing marker (DESIGN §2)', () => {
+describe('closing marker', () => {
   const hash = 'abcd1234' + 'ef567890' + '0123456789abcdef'.repeat(3);
 
   it('is </kind:hash8> and lengthens by 4 hex digits while the content contains it', () => {

@@ -1,8 +1,9 @@
 /**
- * Issue 11, "the loop with LangChain": can `langchain`'s `createAgent`, with a middleware that hands
- * the model the envelope's messages, keep every model request byte for byte what Strata's own loop
- * (LangChain clients with `bindTools`) sends? This test runs the same two-step tool turn both ways
- * against the imitation servers and compares the HTTP request bodies as they arrived.
+ * The tool loop decision (docs/decisions/0001-tool-loop.md): can `langchain`'s `createAgent`, with
+ * a middleware that hands the model the envelope's messages, keep every model request byte for byte
+ * what Strata's own loop (LangChain clients with `bindTools`) sends? This test runs the same
+ * two-step tool turn both ways against the imitation servers and compares the HTTP request bodies
+ * as they arrived.
  *
  * Result (see the README, "The tool loop"): yes, for both APIs, the bodies are identical, so request
  * exactness does not decide between the two. What decides is the rest of the loop's job: the replay

@@ -142,7 +142,7 @@ describe('bench: markdown table', () => {
     const expected = [
       '### tiny <&> "chat"',
       '',
-      '2 turns, budget 100,000 tokens. OA = OpenAI cache model, AN = Anthropic cache model (DESIGN §9); ratios are cost units ÷ those of `inline-every-turn`.',
+      '2 turns, budget 100,000 tokens. OA = OpenAI cache model, AN = Anthropic cache model (docs/design.md#replay); ratios are cost units ÷ those of `inline-every-turn`.',
       '',
       '| strategy | prompt tokens | cached (OA) | uncached (OA) | cost units OA | efficiency OA | read/write (AN) | cost units AN | efficiency AN | prefix breaks | cuts | cost OA vs inline | cost AN vs inline |',
       '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',

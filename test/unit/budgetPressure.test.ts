@@ -9,7 +9,7 @@ import { getTokenizer } from '../../src/services/tokenizer';
 
 const file = path.resolve(__dirname, '../../../test/fixtures/trajectories/budget-pressure.json');
 
-describe('budget-pressure trajectory (DESIGN §5)', () => {
+describe('budget-pressure trajectory', () => {
   const traj = loadTrajectory(file);
   const sel = traj.turns[0].attach![0].selection!;
   const snapshot = sliceLines(expandFileValue(traj.files[sel.file]), sel)!.content;
@@ -42,8 +42,8 @@ describe('budget-pressure trajectory (DESIGN §5)', () => {
           assert.ok(p.preTokens >= p.postTokens);
           assert.ok(p.kept.length > 0 && p.lost.length > 0 && p.reason.length > 0);
         }
-        // Budget cuts; a compacted preview superseded by its content sent in full again (library,
-        // issue 12) is reported too, but it is not a cut for the budget.
+        // Budget cuts; a compacted preview superseded by its content sent in full again (library)
+        // is reported too, but it is not a cut for the budget.
         const budgetCuts = env.pruned.filter((p) => p.reason !== 'resent-in-full');
         for (const p of env.pruned) if (p.reason === 'resent-in-full') resent.push(`${t.turn} ${p.item}`);
         cuts += budgetCuts.length;

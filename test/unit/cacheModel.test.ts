@@ -25,7 +25,7 @@ function seq(n: number, start = 0): number[] {
   return Array.from({ length: n }, (_, i) => start + i);
 }
 
-describe('cacheModel: framing and token counting (DESIGN §9)', () => {
+describe('cacheModel: framing and token counting', () => {
   it('frames each message as <|role|>\\n + text + \\n and concatenates blocks without separator', () => {
     const m: ChatMessage = { role: 'user', content: [b('ab'), b('cd')] };
     assert.strictEqual(frameMessage(m), '<|user|>\nabcd\n');
@@ -205,7 +205,7 @@ describe('cacheModel: Anthropic rule', () => {
   });
 });
 
-describe('cacheModel: memory (issue 12)', () => {
+describe('cacheModel: memory', () => {
   it('keeps its own compact copy of what a request adds, never the observed arrays', () => {
     const oa = new OpenAICacheModel();
     const an = new AnthropicCacheModel();

@@ -589,7 +589,7 @@ describe('ChatSession: turns', () => {
   });
 });
 
-describe('ChatSession: workspace tools (issue 11)', () => {
+describe('ChatSession: workspace tools', () => {
   it('offers the tools when the setting is on and the provider supports them; the messages show each step; a reopened chat too', async () => {
     const s = setup();
     s.settings.tools = { enabled: true, maxSteps: 8, maxResultTokens: 6000, maxTurnTokens: 60_000 };

@@ -1,6 +1,6 @@
 /**
- * The chat store (DESIGN §10): exact resume, crash safety, corrupt files, workspace separation,
- * freshness after resume, export/import, secrets, retention.
+ * The chat store (docs/design.md#storage): exact resume, crash safety, corrupt files, workspace
+ * separation, freshness after resume, export/import, secrets, retention.
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
@@ -99,7 +99,7 @@ function code(c: string) {
   return (e: unknown) => e instanceof ChatStoreError && e.code === c;
 }
 
-describe('chat store (DESIGN §10)', () => {
+describe('chat store', () => {
   it('keeps token counts beside a chat as a cache: per counter, damaged lines skipped, deleted with the chat', () => {
     const root = tmp();
     const store = ChatStore.open(root, { durable: false });

@@ -1,5 +1,5 @@
 /**
- * Two windows, one workspace (issue 12), for real: two Node processes (child_process.fork of
+ * Two windows, one workspace, for real: two Node processes (child_process.fork of
  * helpers/storeWriter.ts) append turns to the same chat of one chat store through the real turn
  * pipeline, while this process SIGKILLs one of them at seeded random moments — every other kill when
  * it holds the store lock (writes are slowed down in the children so kills land mid-line) — and

@@ -1,5 +1,5 @@
 /**
- * Two windows, one chat store (issue 12), at the store level: two `ChatStore` instances on one folder
+ * Two windows, one chat store, at the store level: two `ChatStore` instances on one folder
  * stand for two windows. Appends checked against their base (appended / diverged / missing), status
  * and incremental reads after the other window's writes, Regenerate refused when its turn is no
  * longer the last, the store lock (stale-lock breaking, busy, a torn line of a write in progress),

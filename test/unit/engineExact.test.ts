@@ -34,7 +34,7 @@ const file = (uri: string, content: string) => ({ kind: 'file' as const, uri, co
 const texts = (m: ChatMessage) => m.content.map((b) => b.text);
 
 describe('artifacts', () => {
-  it('derives ids and version keys as DESIGN §2 writes them', () => {
+  it('derives ids and version keys as docs/design.md#artifacts writes them', () => {
     assert.strictEqual(fileId('src/a.ts'), 'file:src/a.ts');
     const h = sha256Hex('x');
     assert.strictEqual(selectionId('src/a.ts', { startLine: 3, endLine: 9 }, h), `sel:src/a.ts#L3-L9@${h.slice(0, 8)}`);
@@ -324,7 +324,7 @@ describe('library layout', () => {
   });
 });
 
-describe('pruning (DESIGN §5)', () => {
+describe('pruning', () => {
   const big = (n: number, tag: string) =>
     Array.from({ length: n }, (_, i) => (i % 10 === 0 ? `export function ${tag}${i}() {` : `  // ${tag} body line ${i}`)).join('\n');
 
@@ -394,7 +394,7 @@ describe('pruning (DESIGN §5)', () => {
     assert.ok(env3.newBlocks.includes('file:b.ts@v2'), JSON.stringify(env3.newBlocks));
   });
 
-  it('library: re-attaching (or pinning) a compacted file sends it in full and supersedes its preview in the same request (issue 12)', () => {
+  it('library: re-attaching (or pinning) a compacted file sends it in full and supersedes its preview in the same request', () => {
     for (const how of ['re-attach', 'pin'] as const) {
       // budget = 20000 − 1000 − 400 = 18600; compact above 14880, cut down to 11160.
       const e = engine({ layout: 'library', limits: { contextWindow: 20000, maxOutputTokens: 1000 } });

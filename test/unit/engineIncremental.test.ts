@@ -1,5 +1,5 @@
 /**
- * The engine carries each request's results into the next (issue 12: rendered past turns, the
+ * The engine carries each request's results into the next (rendered past turns, the
  * assembled request, ledger items, copy-on-write states). These tests hold it to the one thing that
  * matters: every envelope is exactly the one an engine with nothing carried builds from the same
  * committed state — over random chats (both layouts, all policies, pruning and blocked turns),
@@ -133,7 +133,7 @@ function trajOf(spec: ScenarioSpec): Trajectory {
   return validateTrajectory(JSON.parse(JSON.stringify(buildTrajectory(spec))));
 }
 
-describe('incremental assembly equals a from-scratch build (issue 12)', function () {
+describe('incremental assembly equals a from-scratch build', function () {
   this.timeout(120_000);
 
   const variants: [string, Twists][] = [
@@ -171,7 +171,7 @@ describe('incremental assembly equals a from-scratch build (issue 12)', function
   });
 });
 
-describe('re-read files found from the fresh map (issue 12)', () => {
+describe('re-read files found from the fresh map', () => {
   it('several files changed, deleted or back in one turn: the same request whatever order the host passes them in', () => {
     const files = ['a', 'b', 'c', 'd', 'e'].map((n) => `src/${n}.ts`);
     const content = (f: string, v: number) => `// ${f} v${v}\nexport const x = ${v};\nfunction f() {\n  return ${v};\n}\n`;
@@ -215,7 +215,7 @@ describe('re-read files found from the fresh map (issue 12)', () => {
   });
 });
 
-describe('copy-on-write chat states (issue 12)', () => {
+describe('copy-on-write chat states', () => {
   it('a LayeredMap reads, iterates and copies like a Map that got the same writes', () => {
     const rand = (
       (seed) => () =>

@@ -1,9 +1,10 @@
 /**
- * Property tests of the context envelope engine (DESIGN §1, §2, §5, §7) over random chats: a small
- * virtual workspace, random attachments, selections (also past the end), edits (change, create,
- * delete, revert), pins, unpins and detaches of existing and unknown items, both layouts, all three
- * changed-file policies, the real tokenizer or a cheap one, and context windows small enough to force
- * pruning and sometimes to block a turn. The properties themselves are in helpers/engineChecks.ts.
+ * Property tests of the context envelope engine (docs/design.md: layers, artifacts, budget,
+ * invariants) over random chats: a small virtual workspace, random attachments, selections (also
+ * past the end), edits (change, create, delete, revert), pins, unpins and detaches of existing and
+ * unknown items, both layouts, all three changed-file policies, the real tokenizer or a cheap one,
+ * and context windows small enough to force pruning and sometimes to block a turn. The properties
+ * themselves are in helpers/engineChecks.ts.
  *
  * Runs are reproducible: the seed is fixed (FC_SEED overrides it, FC_RUNS the number of runs).
  * A failure prints the generated spec; `buildTrajectory(spec)` (helpers/scenario.ts) turns it into
@@ -36,7 +37,7 @@ describe('engine properties (random chats, fast-check)', function () {
 });
 
 // ------------------------------------------------------------------------------------------------
-// Minimal reproductions of the engine bugs the properties above found. Each names the DESIGN rule,
+// Minimal reproductions of the engine bugs the properties above found. Each names the design rule,
 // the input, and what is expected; they fail until the engine is fixed. Token counts use the
 // one-token-per-character tokenizer, so every budget decision below can be followed by hand:
 // window 3000 − output 1000 − margin 60 = budget 1940; cuts start above 1552 and go down to 1164.
@@ -66,7 +67,7 @@ const NOTES = Array.from({ length: 100 }, (_, i) => `note line ${i} with some wo
 const SEL_FILE = Array.from({ length: 30 }, (_, i) => `selected ${i} ${'x'.repeat(20)}`).join('\n');
 
 describe('engine bugs found by the properties (minimal reproductions)', () => {
-  it('pinning a file that was cut for budget sends it again in full (or rejects the pin) — DESIGN §2 "essential: never pruned"', () => {
+  it('pinning a file that was cut for budget sends it again in full (or rejects the pin) — pinned items are essential, never pruned', () => {
     // Turn 2 cuts a.txt (budget) to make room for b.txt; turn 3 pins a.txt.
     const run = runTrajectory(
       chat({ 'a.txt': A700, 'b.txt': B700 }, [
@@ -130,7 +131,7 @@ describe('engine bugs found by the properties (minimal reproductions)', () => {
     assert.equal(extractBody(fullBlocks(run[2]).get(pinned[0]) ?? ''), SEL_FILE, 'the pinned selection is sent verbatim');
   });
 
-  it('pinning a compacted file sends it in full — pinned items are never compacted (DESIGN §5)', () => {
+  it('pinning a compacted file sends it in full — pinned items are never compacted', () => {
     // Window 6000: budget 4880, cuts above 3904 down to 2928. Turn 1 sends a.md (~3,100); turn 2 adds
     // b.txt (~1,100) and compacts a.md (~1,800 left); turn 3 pins a.md.
     const run = runTrajectory(
@@ -161,7 +162,7 @@ describe('engine bugs found by the properties (minimal reproductions)', () => {
     assert.equal(extractBody(seg.text), NOTES);
   });
 
-  it('pinning a file the user detached is rejected as not-found, also when it had been compacted (DESIGN §8: detach removes it)', () => {
+  it('pinning a file the user detached is rejected as not-found, also when it had been compacted (detach removes it)', () => {
     // Turn 2 compacts a.md, turn 3 detaches it, turn 4 pins it.
     const run = runTrajectory(
       chat(
@@ -299,7 +300,7 @@ describe('engine bugs found by the properties (minimal reproductions)', () => {
     );
   });
 
-  it('a selection attached again after a cut is sent verbatim under append-diff, never as a diff (DESIGN §2: snapshots verbatim)', () => {
+  it('a selection attached again after a cut is sent verbatim under append-diff, never as a diff (snapshots are verbatim)', () => {
     const run = runTrajectory(
       chat({ 's.txt': SEL_FILE, 'b.txt': B700 }, [
         { user: 'one', attach: [{ selection: { file: 's.txt', startLine: 1, endLine: 30 } }], reply: 'r1' },
@@ -316,7 +317,7 @@ describe('engine bugs found by the properties (minimal reproductions)', () => {
     assert.equal(extractBody(block), SEL_FILE, `the snapshot is not verbatim: ${JSON.stringify(block.slice(0, 200))}`);
   });
 
-  it('pin names a selection in the shape it was attached, also when endLine was past the end (DESIGN §8)', () => {
+  it('pin names a selection in the shape it was attached, also when endLine was past the end', () => {
     // a.txt has 5 lines; the selection is attached as 3-99 (clamped to 3-5) and pinned as 3-99.
     // Actual: the pin is rejected as not-found because the engine compares with the clamped range.
     const run = runTrajectory(
@@ -337,7 +338,7 @@ describe('engine bugs found by the properties (minimal reproductions)', () => {
     assert.deepEqual([...run[1].essentialAfter!.keys()], [`sel:a.txt#L3-L5@${sha256('l3\nl4\nl5').slice(0, 8)}`]);
   });
 
-  it('an empty user message is re-sent in history as it was sent, so the transcript stays append-only (DESIGN §1)', () => {
+  it('an empty user message is re-sent in history as it was sent, so the transcript stays append-only', () => {
     // Turn 1 sends "(empty message)" for an empty text; turn 2 re-sends turn 1's user message as ""
     // (a changed prefix with no cut reported, and an empty text block some providers reject).
     const run = runTrajectory(

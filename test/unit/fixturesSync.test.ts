@@ -1,5 +1,5 @@
 /**
- * DESIGN §8: the trajectories the tests use are copied into test/fixtures/trajectories so a clone is
+ * The trajectories the tests use are copied into test/fixtures/trajectories so a clone is
  * self-contained; the copies must stay byte-identical to ../shared/trajectories when that folder
  * exists next to the repository. Without it, the fixtures folder itself must be complete.
  */
@@ -26,7 +26,7 @@ const list = (dir: string) =>
     .filter((f) => fs.statSync(path.join(dir, f)).isFile())
     .sort();
 
-describe('trajectory fixtures (DESIGN §8)', () => {
+describe('trajectory fixtures', () => {
   it('the fixtures folder holds the five shared trajectories and their README, each a valid trajectory named after its file', () => {
     assert.deepEqual(list(fixtures), EXPECTED);
     for (const f of EXPECTED.filter((x) => x.endsWith('.json'))) {

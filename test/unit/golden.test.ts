@@ -1,5 +1,5 @@
 /**
- * Golden snapshots of whole requests (STYLE.md "Tests at three levels"): every trajectory in
+ * Golden snapshots of whole requests (CONTRIBUTING.md, "Golden snapshots"): every trajectory in
  * test/fixtures/trajectories × both layouts, policy append-version, the real o200k tokenizer.
  * Per turn: each message's role and blocks (segment layer / kind / id, text length, sha256 prefix,
  * cache breakpoint), layer tokens, total, prefix hash, cut reports and rejections; walkthrough-6

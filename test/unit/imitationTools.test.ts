@@ -1,8 +1,8 @@
 /**
- * The imitation servers scripted to call tools (issue 11): OpenAI `tool_calls` deltas and Anthropic
+ * The imitation servers scripted to call tools: OpenAI `tool_calls` deltas and Anthropic
  * `tool_use` / `input_json_delta` events as the real APIs stream them, tool calls and results in
- * requests recorded as DESIGN §9 messages and counted with the §9 rule; and the LangChain providers
- * reading those streams back into whole calls.
+ * requests recorded as provider-neutral messages and counted with the request token rule; and the
+ * LangChain providers reading those streams back into whole calls.
  */
 import * as assert from 'node:assert/strict';
 import { AnthropicProvider } from '../../src/services/providers/anthropic';
@@ -142,7 +142,7 @@ describe('imitation servers: scripted tool calls', () => {
   });
 
   for (const api of ['openai', 'anthropic'] as const) {
-    it(`${api}: the provider reads the streamed calls whole; the next request's calls and results are recorded as §9 messages and counted by the §9 rule`, async () => {
+    it(`${api}: the provider reads the streamed calls whole; the next request's calls and results are recorded as provider-neutral messages and counted by the request token rule`, async () => {
       const server = api === 'openai' ? await startOpenAIImitation({ deltaChars: 3 }) : await startAnthropicImitation({ deltaChars: 3 });
       try {
         const provider: ChatProvider =

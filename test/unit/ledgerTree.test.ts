@@ -194,7 +194,7 @@ describe('Context Layers tree model', () => {
     assert.equal(expanded.length, 5);
   });
 
-  it('a refresh of a long chat makes only what is shown open: the last request with L2 and L3, not earlier requests or collapsed layers (issue 12)', () => {
+  it('a refresh of a long chat makes only what is shown open: the last request with L2 and L3, not earlier requests or collapsed layers', () => {
     // 300 turns sent from this window, each with its full ledger (as the host keeps them): a refresh
     // used to build every item node of every one of them (seconds at 1,000 turns).
     const e = engine();
@@ -304,7 +304,7 @@ describe('Context Layers tree model', () => {
     assert.equal(bare[0].lazyChildren, undefined);
   });
 
-  it('shows what workspace tools read as L3 items marked with the tool and recoverable, and the calls themselves (issue 11)', () => {
+  it('shows what workspace tools read as L3 items marked with the tool and recoverable, and the calls themselves', () => {
     const e = engine();
     e.buildTurn({ userText: 'look' });
     const { envelope } = e.appendToolStep({

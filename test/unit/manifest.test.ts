@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { COMMAND_IDS, VIEW_IDS } from '../../src/host/commandIds';
 import { SETTING_DEFAULTS, SETTING_KEYS } from '../../src/host/configKeys';
 
-/** Consistency of package.json with package.nls.json, the code and DESIGN §3/§11. */
+/** Consistency of package.json with package.nls.json, the code and docs/design.md#manifest. */
 
 function findRepoRoot(start: string): string {
   let dir = start;
@@ -80,7 +80,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('manifest', () => {
-  it('identifies the extension as DESIGN §11 says', () => {
+  it('identifies the extension as docs/design.md#manifest says', () => {
     assert.equal(pkg.name, 'strata');
     assert.equal(pkg.publisher, 'strata-dev');
     assert.equal(pkg.main, './dist/extension.js');
@@ -91,7 +91,7 @@ describe('manifest', () => {
     assert.ok(fs.existsSync(path.join(root, 'LICENSE')), 'LICENSE (vsce asks otherwise)');
   });
 
-  it('orders contributes as STYLE.md says', () => {
+  it('orders the contributes sections from views to configuration', () => {
     const expected = ['viewsContainers', 'views', 'commands', 'menus', 'keybindings', 'configuration'];
     assert.deepEqual(
       Object.keys(contributes).filter((k) => expected.includes(k)),
@@ -172,7 +172,7 @@ describe('manifest', () => {
     }
   });
 
-  it("has the types, enums and defaults of DESIGN §3 and §11 (and issue 11's tool settings)", () => {
+  it('has the documented types, enums and defaults, the tool settings included', () => {
     const expected: Record<string, Partial<SettingSchema>> = {
       'strata.provider': { type: 'string', enum: ['auto', 'vscode-lm', 'openai', 'anthropic'], default: 'auto' },
       'strata.model': { type: 'string' },

@@ -1,5 +1,5 @@
 /**
- * package.json `engines.node` and the installed tree agree (issue 12): every package in the lockfile
+ * package.json `engines.node` and the installed tree agree: every package in the lockfile
  * that names a Node range admits the oldest Node the extension says it supports, so `npm ci` on that
  * Node prints no EBADENGINE. (webpack-cli 7.3 pulled in rechoir 1.0, which wants Node ≥ 22.15.)
  */

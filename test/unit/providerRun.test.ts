@@ -1,7 +1,8 @@
 /**
- * `--provider`: the replay's requests sent through the real LangChain providers over HTTP to the local
- * imitation servers (which compute usage with the DESIGN §9 cache rules), with a network guard that
- * fails on any other destination. The reported cache figures must equal the predicted ones.
+ * `--provider`: the replay's requests sent through the real LangChain providers over HTTP to the
+ * local imitation servers (which compute usage with the cache rules of docs/design.md#replay), with
+ * a network guard that fails on any other destination. The reported cache figures must equal the
+ * predicted ones.
  */
 import * as assert from 'assert';
 import * as path from 'path';

@@ -73,7 +73,7 @@ function loadTrajectory(name: string): Trajectory {
 const fileBlock = (t: Trajectory, f: string) => `<file path="${f}">\n${t.files[f]}\n</file>\n`;
 
 /**
- * Requests shaped like the engine's two layouts (DESIGN §1; files only, selections skipped).
+ * The engine's two layouts (docs/design.md#layouts) as requests, files only (selections skipped).
  * - transcript: system → past turns re-sent byte-identical → current user message; a file's full
  *   block is sent in the turn that first attaches it. Breakpoints: end of the system message, end of
  *   the previous request (the previous user message: the last prefix that was written; a breakpoint

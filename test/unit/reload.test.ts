@@ -1,7 +1,7 @@
 /**
- * `--reload-at N` (DESIGN §9, §10): saving through the real chat store after turn N and resuming in a
- * fresh engine gives byte-identical request dumps, reports, ledgers and hashes, for every shared
- * trajectory and both layouts, with the real tokenizer.
+ * `--reload-at N` (docs/design.md#replay, #storage): saving through the real chat store after turn
+ * N and resuming in a fresh engine gives byte-identical request dumps, reports, ledgers and hashes,
+ * for every shared trajectory and both layouts, with the real tokenizer.
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
@@ -62,7 +62,7 @@ function envelopes(traj: Trajectory, layout: Layout, policy: ChangedFilesPolicy,
   );
 }
 
-describe('replay --reload-at: byte-identical resume (DESIGN §10)', function () {
+describe('replay --reload-at: byte-identical resume', function () {
   this.timeout(60_000);
 
   for (const file of files) {

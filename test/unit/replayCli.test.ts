@@ -23,7 +23,7 @@ function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'strata-replay-'));
 }
 
-describe('isolation (DESIGN §3)', () => {
+describe('isolation', () => {
   it('globs match dot files, span folders with ** and stay case-sensitive', () => {
     assert.ok(globToRegExp('**/.env').test('.env'));
     assert.ok(globToRegExp('**/.env').test('a/b/.env'));
@@ -86,7 +86,7 @@ describe('isolation (DESIGN §3)', () => {
   });
 });
 
-describe('replay CLI (DESIGN §9)', () => {
+describe('replay CLI', () => {
   it('exits 2 with a message on bad arguments and invalid trajectories', async () => {
     const cases: [string[], RegExp][] = [
       [[], /usage: npm run replay/],

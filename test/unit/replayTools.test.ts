@@ -1,8 +1,9 @@
 /**
- * The replay with scripted tool calls (DESIGN §8 `tools`, §9 step dumps): the 17-turn exploration
- * trajectory runs without violations, writes `turn-NNN.step-K.json` for every earlier step and
- * `turn-NNN.json` for the last request, each step a pure append of the one before; the report lists
- * the steps; the tools-plain baseline replays the same calls; bad `tools` entries are refused.
+ * The replay with scripted tool calls (the trajectory's `tools`, per-step request dumps): the
+ * 17-turn exploration trajectory runs without violations, writes `turn-NNN.step-K.json` for every
+ * earlier step and `turn-NNN.json` for the last request, each step a pure append of the one before;
+ * the report lists the steps; the tools-plain baseline replays the same calls; bad `tools` entries
+ * are refused.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -29,7 +30,7 @@ function read(dir: string, name: string): { turn: number; step?: number; message
 
 const strip = (m: DumpMessage) => ({ role: m.role, toolCallId: m.toolCallId, texts: m.content.map((b) => b.text), toolCalls: m.toolCalls });
 
-describe('replay with scripted tool calls (DESIGN §8 tools, §9 step dumps)', function () {
+describe('replay with scripted tool calls (trajectory tools, per-step dumps)', function () {
   this.timeout(120_000);
   const traj = JSON.parse(fs.readFileSync(TOOL_TRAJECTORY, 'utf8')) as {
     turns: { tools?: { name: string; args: Record<string, unknown> }[] }[];

@@ -7,10 +7,11 @@ import { requestTokenCount } from '../../src/services/cacheModel';
 import { getTokenizer } from '../../src/services/tokenizer';
 
 /**
- * DESIGN §9: a request's tokens are those of the concatenation, over messages, of `<|role|>\n` +
- * the message's text + `\n`, and the layer tokens add up to it. The engine counts segments one by
- * one; joins that merge when sent as one text ("?" + "\n" is one token) are taken into the message's
- * framing, so the engine's total is exactly what a provider (and the imitation servers) count.
+ * A request's tokens (docs/design.md#replay) are those of the concatenation, over messages, of
+ * `<|role|>\n` + the message's text + `\n`, and the layer tokens add up to it. The engine counts
+ * segments one by one; joins that merge when sent as one text ("?" + "\n" is one token) are taken
+ * into the message's framing, so the engine's total is exactly what a provider (and the imitation
+ * servers) count.
  */
 const dir = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'trajectories');
 
@@ -20,7 +21,7 @@ describe('request tokens', () => {
     .filter((f) => f.endsWith('.json'))
     .sort()) {
     for (const layout of ['transcript', 'library'] as const) {
-      it(`${file} ${layout}: every request's layer tokens add up to the §9 count of its messages`, () => {
+      it(`${file} ${layout}: every request's layer tokens add up to the token count of its messages`, () => {
         const traj = validateTrajectory(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
         const tokenizer = getTokenizer(traj.model.encoding);
         let checked = 0;
@@ -31,7 +32,7 @@ describe('request tokens', () => {
           assert.equal(
             t.envelope.totalTokens,
             requestTokenCount(t.envelope.messages, tokenizer),
-            `turn ${t.turn}: the engine's total is the §9 count`,
+            `turn ${t.turn}: the engine's total is the token count of its messages`,
           );
           checked++;
         }

@@ -1,4 +1,7 @@
-/** The chat state codec (DESIGN §10): lossless, validated, blobs separate, compact deltas. */
+/**
+ * The chat state codec (docs/design.md#storage): lossless, validated, blobs separate, compact
+ * deltas.
+ */
 import * as assert from 'assert';
 import * as path from 'path';
 import { loadTrajectory } from '../../bench/replay';
@@ -61,7 +64,7 @@ function view(s: ChatState): unknown {
 const budget = statesOf('budget-pressure');
 const adversarial = statesOf('adversarial', 'transcript');
 
-describe('state codec (DESIGN §10)', () => {
+describe('state codec', () => {
   it('round-trips real states exactly, Map order included (compacted previews, pruned and pinned items, versions)', () => {
     const final = budget.states[budget.states.length - 1];
     assert.ok(

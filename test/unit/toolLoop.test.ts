@@ -1,5 +1,5 @@
 /**
- * The tool loop against the imitation servers (issue 11): a turn whose model calls tools, through the
+ * The tool loop against the imitation servers: a turn whose model calls tools, through the
  * REAL LangChain providers (bindTools, streamed tool-call chunks) over HTTP, with the requests the
  * servers received asserted — every model request a pure append of the one before (cache hits
  * within the turn), each version's full block once, refusals for `.env` and `../` without content —

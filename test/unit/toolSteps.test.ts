@@ -1,5 +1,5 @@
 /**
- * Tool steps in the engine and the turn pipeline (issue 11), driven synchronously with the scripted
+ * Tool steps in the engine and the turn pipeline, driven synchronously with the scripted
  * provider over an in-memory workspace: every request of a tool turn is a pure append of the one
  * before; what a tool read follows the once-per-version rules (references for what the request
  * carries, new versions for changed files); refusals carry no content; the next turn extends the
@@ -115,7 +115,7 @@ function count(hay: string, needle: string): number {
 }
 
 describe('tool steps: engine and pipeline (scripted provider, in-memory workspace)', () => {
-  it('a tool turn: each model request is a pure append of the one before, with the calls and results as DESIGN §9 messages', () => {
+  it('a tool turn: each model request is a pure append of the one before, with the calls and results as provider-neutral messages', () => {
     const r = rig();
     const o = turn(r, 'What does src/a.ts export? Check README too.', [
       { text: 'Let me look.', toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'src/a.ts' } }] },

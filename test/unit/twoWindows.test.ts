@@ -1,5 +1,5 @@
 /**
- * Two windows, one workspace (issue 12), at the session level: two `ChatSession`s on one store folder
+ * Two windows, one workspace, at the session level: two `ChatSession`s on one store folder
  * (two windows on one folder share its workspace storage), turns through the real pipeline with a
  * memory workspace and scripted providers. The other window's turn saved while a reply streams is
  * rebuilt-on-top (saved once, after it, with a byte-identical resume), a Regenerate or a delete in the
