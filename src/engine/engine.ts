@@ -18,6 +18,7 @@ import { Pruner } from './pruner';
 import { Ledger } from './ledger';
 import { EnvelopeBuilder } from './envelopeBuilder';
 import { TurnInputApplier } from './turnInput';
+import { excerptSources, type ExcerptSource } from './excerptSources';
 
 export type {
   AttachmentRef,
@@ -116,6 +117,11 @@ export class PromptContextEngine {
         out.push({ id, uri: e.artifact.source.uri, contentHash: e.artifact.contentHash, missing: e.missing });
     }
     return out;
+  }
+
+  /** Selections, ranged reads and search or diagnostics lines the chat holds, with the files they came from. */
+  excerptSources(): ExcerptSource[] {
+    return excerptSources(this.committed);
   }
 
   buildTurn(input: TurnInput): TurnEnvelope {
