@@ -5,7 +5,6 @@
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { performanceMarkdown } from '../../../bench/benchMarkdown';
 import { evaluateTargets } from '../../../bench/targets';
@@ -19,16 +18,9 @@ import { ChatStore } from '../../../src/services/store/chatStore';
 import { MemoryWorkspace } from '../../../src/services/memoryWorkspace';
 import { modelInfo } from '../../../src/services/modelInfo';
 import { getTokenizer } from '../../../src/services/tokenizer';
+import { tempDir } from '../../support/tempDir';
 
-const tmpDirs: string[] = [];
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-perf-open-'));
-  tmpDirs.push(d);
-  return d;
-}
-after(() => {
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmp = (): string => tempDir('strata-perf-open-');
 
 describe('bench: opening a long chat from disk', () => {
   it("the directly built chat is one the engine continues, shaped like the pipeline's", () => {

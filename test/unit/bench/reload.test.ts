@@ -5,7 +5,6 @@
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import { lastReload, reloadHook } from '../../../bench/reload';
@@ -18,6 +17,7 @@ import { ChatStore } from '../../../src/services/store/chatStore';
 import { PromptContextEngine, type TurnEnvelope } from '../../../src/engine/engine';
 import type { ChangedFilesPolicy, Layout } from '../../../src/engine/types';
 import { buildTrajectory, cheapTokenizer, scenarioArb } from '../helpers/scenario';
+import { tempDir } from '../../support/tempDir';
 
 const root = path.resolve(__dirname, '../../../..');
 const fixtures = path.join(root, 'test/fixtures/trajectories');
@@ -25,17 +25,7 @@ const files = fs
   .readdirSync(fixtures)
   .filter((f) => f.endsWith('.json'))
   .sort();
-const tmpDirs: string[] = [];
-
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-reload-test-'));
-  tmpDirs.push(d);
-  return d;
-}
-
-after(() => {
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmp = (): string => tempDir('strata-reload-test-');
 
 function readDir(dir: string): Map<string, Buffer> {
   const out = new Map<string, Buffer>();

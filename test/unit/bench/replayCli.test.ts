@@ -1,6 +1,5 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { runReplay, ArgError } from '../../../bench/replay';
 import { parseArgs } from '../../../bench/replayCli';
@@ -9,6 +8,7 @@ import { compileGlob as globToRegExp } from '../../../src/common/glob';
 import { IsolationPolicy, normalizeRelativePath } from '../../../src/engine/isolation';
 import { extractBody } from '../../../src/engine/render';
 import { captureReplay } from '../../support/replayCli';
+import { tempDir } from '../../support/tempDir';
 
 const root = path.resolve(__dirname, '../../../..');
 const fixtures = path.join(root, 'test/fixtures/trajectories');
@@ -19,9 +19,7 @@ const trajectories = fs
 
 const capture = captureReplay;
 
-function tmp(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'strata-replay-'));
-}
+const tmp = (): string => tempDir('strata-replay-');
 
 describe('isolation', () => {
   it('globs match dot files, span folders with ** and stay case-sensitive', () => {

@@ -7,10 +7,10 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { validateTrajectory, TrajectoryError } from '../../../bench/trajectory';
 import { captureReplay } from '../../support/replayCli';
+import { withTempDir } from '../../support/tempDir';
 
 const root = path.resolve(__dirname, '../../../..');
 const TOOL_TRAJECTORY = path.join(root, 'test/fixtures/trajectories-extra/tool-exploration-17.json');
@@ -47,8 +47,7 @@ describe('replay with scripted tool calls (trajectory tools, per-step dumps)', f
 
   for (const layout of ['transcript', 'library'] as const) {
     it(`${layout}: step dumps, each a pure append; the final request per turn; no violations`, async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-replay-tools-'));
-      try {
+      await withTempDir('strata-replay-tools-', async (dir) => {
         const r = await capture([TOOL_TRAJECTORY, '--layout', layout, '--requests', dir, '--json']);
         assert.equal(r.code, 0, r.err);
         const report = JSON.parse(r.out);
@@ -96,9 +95,7 @@ describe('replay with scripted tool calls (trajectory tools, per-step dumps)', f
         assert.ok(!all.includes('s3cr3t-pr0d-passw0rd'), 'the .env content is in no request');
         assert.match(all, /read_file refused \(excluded\): \.env matches the exclude pattern/);
         assert.match(all, /read_file refused \(outside-workspace\): \.\.\/deploy\/config\.json is outside the workspace/);
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
   }
 

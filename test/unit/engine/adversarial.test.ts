@@ -7,7 +7,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Artifact, ChatMessage, Layout } from '../../../src/engine/types';
 import { dumpRequest, loadTrajectory } from '../../../bench/replay';
@@ -17,6 +16,7 @@ import { getTokenizer } from '../../../src/services/tokenizer';
 import { charTokenizer } from '../../support/charTokenizer';
 import { allSegments, runTrajectory, sha256, type RunTurn } from '../helpers/chatModel';
 import { occurrences, requestText, scanBlocks } from '../helpers/requestScan';
+import { withTempDir } from '../../support/tempDir';
 
 const repoRoot = path.resolve(__dirname, '../../../..');
 const traj = loadTrajectory(path.join(repoRoot, 'test/fixtures/trajectories/adversarial.json'));
@@ -32,8 +32,7 @@ interface Dumped {
 
 function replayAndDump(layout: Layout): Dumped {
   const run = runTrajectory(traj, layout, 'append-version', getTokenizer(traj.model.encoding));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `strata-adversarial-${layout}-`));
-  try {
+  return withTempDir(`strata-adversarial-${layout}-`, (dir) => {
     for (const t of run) dumpRequest(dir, t.turn, t.envelope.messages, t.envelope.blocked?.message);
     const requests = run.map((t) => {
       const dump = JSON.parse(fs.readFileSync(path.join(dir, `turn-${String(t.turn).padStart(3, '0')}.json`), 'utf8')) as {
@@ -44,9 +43,7 @@ function replayAndDump(layout: Layout): Dumped {
       return dump.messages;
     });
     return { run, requests };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The artifact blocks the engine emitted in a turn: (id, version, content it must carry). */

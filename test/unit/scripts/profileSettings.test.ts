@@ -5,8 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { tempDir } from '../../support/tempDir';
 
 interface ProfileSettings {
   parseJsonc(text: string): unknown;
@@ -21,9 +21,8 @@ describe('npm start: private profile settings', () => {
   const read = () => JSON.parse(fs.readFileSync(settingsFile(), 'utf8')) as Record<string, unknown>;
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-profile-'));
+    dir = tempDir('strata-profile-');
   });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('parses settings.json with comments, trailing commas and comment-like strings', () => {
     const text =

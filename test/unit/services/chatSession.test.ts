@@ -7,7 +7,6 @@
 import * as assert from 'assert';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import type { ChatMessage } from '../../../src/engine/types';
 import { DEFAULT_EXCLUDES, IsolationPolicy } from '../../../src/engine/isolation';
@@ -21,16 +20,9 @@ import { getTokenizer, GuardedTokenizer } from '../../../src/services/tokenizer'
 import type { TurnEvent } from '../../../src/services/turnPipeline';
 import { startOpenAIImitation } from '../../support/imitationServers';
 import { installNetworkGuard } from '../../support/networkGuard';
+import { tempDir } from '../../support/tempDir';
 
-const tmpDirs: string[] = [];
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-session-'));
-  tmpDirs.push(d);
-  return d;
-}
-after(() => {
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmp = (): string => tempDir('strata-session-');
 
 const MAIN_TS = Array.from({ length: 40 }, (_, i) => `export function f${i}(x: number): number { return x + ${i}; }`).join('\n') + '\n';
 const UTIL_TS = ['export const a = 1;', 'export const b = 2;', 'export const c = 3;', 'export const d = 4;', ''].join('\n');

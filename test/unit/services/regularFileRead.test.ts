@@ -6,15 +6,15 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { isInside } from '../../../src/common/pathContainment';
 import { readRegularFile } from '../../../src/services/regularFileRead';
+import { tempDir } from '../../support/tempDir';
 
 const posixOnly = process.platform === 'win32' ? it.skip : it;
 
 function tmpRoot(): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'strata-read-')));
+  return fs.realpathSync(tempDir('strata-read-'));
 }
 
 /** A child process that swaps `target` between a regular file (or folder) and a link to `outside`, as fast as it can. */

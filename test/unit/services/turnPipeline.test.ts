@@ -5,9 +5,6 @@
  * previews, blocked turns and isolation at send; and the synchronous driver the replay uses.
  */
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { PromptContextEngine, type EngineOptions } from '../../../src/engine/engine';
 import { IsolationPolicy, DEFAULT_EXCLUDES, type Rejection } from '../../../src/engine/isolation';
 import { extractBody } from '../../../src/engine/render';
@@ -27,17 +24,12 @@ import {
   type OpenAIImitationServer,
 } from '../../support/imitationServers';
 import { installNetworkGuard, type NetworkGuard } from '../../support/networkGuard';
+import { tempDir } from '../../support/tempDir';
 
 const OPENAI_KEY = 'sk-test-pipeline-OPENAI-0123456789SECRET';
 const ANTHROPIC_KEY = 'sk-ant-test-pipeline-ANTHROPIC-0123456789SECRET';
 const tokenizer = new GuardedTokenizer('o200k_base');
-const tmpDirs: string[] = [];
-
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-pipeline-'));
-  tmpDirs.push(d);
-  return d;
-}
+const tmp = (): string => tempDir('strata-pipeline-');
 
 const A_TS = Array.from({ length: 60 }, (_, i) => `export const a${i} = ${i}; // line ${i + 1}`).join('\n') + '\n';
 /** CRLF, a tab, a non-ASCII line and a fake closing tag: selection bytes must arrive verbatim. */
@@ -126,10 +118,6 @@ function fullBlocks(text: string): Map<string, string[]> {
   }
   return out;
 }
-
-after(() => {
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
 
 describe('turn pipeline: full turns against the imitation servers', function () {
   this.timeout(60_000);

@@ -7,9 +7,6 @@
  * reloads the active chat — keeping the composer — or reports it removed, but never mid-turn.
  */
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { ChatSession, type ChatSessionOptions } from '../../../src/services/chatSession';
 import { ChatStore } from '../../../src/services/store/chatStore';
 import { MemoryWorkspace } from '../../../src/services/memoryWorkspace';
@@ -17,11 +14,7 @@ import { modelInfo } from '../../../src/services/modelInfo';
 import { ScriptedProvider } from '../../../src/services/providers/scripted';
 import { getTokenizer } from '../../../src/services/tokenizer';
 import { ProviderError, type ChatProvider, type ChatRequest, type StreamEvent } from '../../../src/services/providers/types';
-
-const tmpDirs: string[] = [];
-after(() => {
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../../support/tempDir';
 
 function files(): Record<string, string> {
   return {
@@ -86,8 +79,7 @@ function nextRequest(s: ChatSession): string {
 }
 
 async function twoWindowsWithOneTurn(): Promise<{ root: string; a: ChatSession; b: ChatSession; logs: string[] }> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-two-windows-'));
-  tmpDirs.push(root);
+  const root = tempDir('strata-two-windows-');
   const logs: string[] = [];
   const a = window(root, 'a', logs);
   assert.strictEqual((await a.send('first, from A', replyTo)).status, 'done');

@@ -4,7 +4,6 @@
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { ChatStore, ChatStoreError, chatIdFor, validateChatId } from '../../../../src/services/store/chatStore';
 import { PromptContextEngine, type EngineOptions, type TurnInput } from '../../../../src/engine/engine';
@@ -13,17 +12,10 @@ import { normalizeRelativePath } from '../../../../src/engine/isolation';
 import { getTokenizer } from '../../../../src/services/tokenizer';
 import { canonicalJson, encodeState } from '../../../../src/engine/stateCodec';
 import type { EntryState } from '../../../../src/engine/state';
+import { tempDir } from '../../../support/tempDir';
 
 const tok = getTokenizer('o200k_base');
-const tmpDirs: string[] = [];
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-store-'));
-  tmpDirs.push(d);
-  return d;
-}
-after(() => {
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmp = (): string => tempDir('strata-store-');
 
 const FIXED = () => new Date('2030-01-02T03:04:05.000Z');
 

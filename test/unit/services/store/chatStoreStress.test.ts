@@ -11,17 +11,12 @@
 import * as assert from 'assert';
 import { fork, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { ChatStore } from '../../../../src/services/store/chatStore';
 import { encodeState, referencedBlobs } from '../../../../src/engine/stateCodec';
 import type { WriterArgs } from '../../helpers/storeWriter';
 import { prng } from '../../../../bench/perf/generate';
-
-const tmpDirs: string[] = [];
-after(() => {
-  if (!process.env.STRATA_KEEP_STRESS) for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../../../support/tempDir';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -36,8 +31,7 @@ describe('chat store: two processes appending to one chat, with random kills', f
   this.timeout(120_000);
 
   it('keeps every completed turn exactly once, in order; the chain and every blob verify; no lock is left', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-stress-'));
-    tmpDirs.push(dir);
+    const dir = tempDir('strata-stress-', { keep: !!process.env.STRATA_KEEP_STRESS });
     const root = path.join(dir, 'store');
     const chatId = 'shared-chat';
     const quota = 160;

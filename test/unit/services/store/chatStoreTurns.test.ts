@@ -5,21 +5,13 @@
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { PromptContextEngine, type EngineOptions } from '../../../../src/engine/engine';
 import { ChatStore, ChatStoreError } from '../../../../src/services/store/chatStore';
 import { getTokenizer } from '../../../../src/services/tokenizer';
+import { tempDir } from '../../../support/tempDir';
 
-const tmpDirs: string[] = [];
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-store-turns-'));
-  tmpDirs.push(d);
-  return d;
-}
-after(() => {
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmp = (): string => tempDir('strata-store-turns-');
 
 function options(id = 'c1'): EngineOptions {
   return {

@@ -16,16 +16,9 @@ import { PromptContextEngine, type EngineOptions } from '../../../../src/engine/
 import { diffState, encodeState, engineMeta, stateBlobs, stateDigest } from '../../../../src/engine/stateCodec';
 import { ChatStore, ChatStoreError, type ChatBase } from '../../../../src/services/store/chatStore';
 import { getTokenizer } from '../../../../src/services/tokenizer';
+import { tempDir } from '../../../support/tempDir';
 
-const tmpDirs: string[] = [];
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-windows-'));
-  tmpDirs.push(d);
-  return d;
-}
-after(() => {
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmp = (): string => tempDir('strata-windows-');
 
 function options(id = 'c1'): EngineOptions {
   return {

@@ -4,18 +4,11 @@
  * the same changes.
  */
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { PromptContextEngine } from '../../../../src/engine/engine';
 import { ChatStore } from '../../../../src/services/store/chatStore';
 import { watchChatStore, type StoreChange } from '../../../../src/services/store/storeWatcher';
 import { getTokenizer } from '../../../../src/services/tokenizer';
-
-const tmpDirs: string[] = [];
-after(() => {
-  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from '../../../support/tempDir';
 
 function saveTurn(store: ChatStore, id: string, text: string): void {
   const engine = new PromptContextEngine(
@@ -45,8 +38,7 @@ async function until(what: string, pred: () => boolean, ms = 5000): Promise<void
 for (const mode of ['fs.watch', 'polling'] as const) {
   describe(`chat store watcher (${mode})`, () => {
     it('reports the chats another window saved to, and index changes (rename, delete), a burst at a time', async () => {
-      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-watch-'));
-      tmpDirs.push(root);
+      const root = tempDir('strata-watch-');
       const mine = ChatStore.open(root, { durable: false });
       saveTurn(mine, 'one', 'first');
       const changes: StoreChange[] = [];
