@@ -2,7 +2,7 @@
  * The benchmark's pure parts: the markdown table and the SVG chart of a tiny report, the stats helper,
  * and the target evaluation.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import type { ReplayReport, StrategyReport, TurnReport } from '../../../bench/replay';
 import { markdownTable, niceMax, svgChart, escapeXml } from '../../../bench/charts';
 import { formatInt, stats } from '../../../bench/perf/stats';

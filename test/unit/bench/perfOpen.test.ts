@@ -3,7 +3,7 @@
  * engine accepts and continues (so the figure is about a real chat file), both writers give chats of
  * the same shape, and the case reports its figures and target.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { performanceMarkdown } from '../../../bench/benchMarkdown';

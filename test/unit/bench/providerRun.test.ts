@@ -4,7 +4,7 @@
  * a network guard that fails on any other destination. The reported cache figures must equal the
  * predicted ones.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as path from 'path';
 import { ArgError, loadTrajectory, type ReplayReport } from '../../../bench/replay';
 import { main, parseArgs } from '../../../bench/replayCli';

@@ -3,7 +3,7 @@
  * N and resuming in a fresh engine gives byte-identical request dumps, reports, ledgers and hashes,
  * for every shared trajectory and both layouts, with the real tokenizer.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as fc from 'fast-check';

@@ -2,7 +2,7 @@
  * `mapBounded` (src/common/steps.ts): what a turn uses to check the files a chat holds a few at a
  * time — results in order, never more calls in flight than the limit, synchronous when the port is.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { mapBounded } from '../../../src/common/steps';
 

@@ -1,4 +1,4 @@
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as path from 'path';
 import { loadTrajectory } from '../../../bench/replay';
 import { replay } from '../../../bench/replayCore';

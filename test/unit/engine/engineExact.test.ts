@@ -1,4 +1,4 @@
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import { PromptContextEngine, type EngineOptions, type TurnInput } from '../../../src/engine/engine';
 import { fileId, lineSpans, selectionId, sliceLines, versionKey } from '../../../src/engine/artifacts';
 import { closingMarker, escapeAttribute, extractBody, renderFullBlock } from '../../../src/engine/render';

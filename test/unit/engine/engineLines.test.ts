@@ -3,7 +3,7 @@
  * compacted preview, must not split the whole file first). They must give exactly what the earlier
  * implementations — kept here as references — gave, on random texts, ranges and options.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { lineSpans, sliceLines } from '../../../src/engine/artifacts';
 import { buildPreview, type Preview } from '../../../src/engine/compaction';

@@ -1,4 +1,4 @@
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import { AttachmentManager } from '../../../src/engine/attachmentManager';
 import { HistoryManager } from '../../../src/engine/historyManager';
 import { emptyState } from '../../../src/engine/state';

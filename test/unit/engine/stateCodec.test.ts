@@ -2,7 +2,7 @@
  * The chat state codec (docs/design.md#storage): lossless, validated, blobs separate, compact
  * deltas.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as path from 'path';
 import { loadTrajectory } from '../../../bench/replay';
 import { replay } from '../../../bench/replayCore';

@@ -1,4 +1,4 @@
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import type { ChatMessage, TextBlock } from '../../../src/engine/types';
 import {

@@ -4,7 +4,7 @@
  * Turns go through the real turn pipeline with a memory workspace and a scripted provider; one test
  * goes to the OpenAI imitation server over HTTP.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';

@@ -4,7 +4,7 @@
  * with the requests the servers received asserted; stop, provider errors, context-length retries,
  * previews, blocked turns and isolation at send; and the synchronous driver the replay uses.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import { PromptContextEngine, type EngineOptions } from '../../../src/engine/engine';
 import { IsolationPolicy, DEFAULT_EXCLUDES, type Rejection } from '../../../src/engine/isolation';
 import { extractBody } from '../../../src/engine/render';

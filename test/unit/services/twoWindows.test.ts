@@ -6,7 +6,7 @@
  * other window makes the save `chat-changed` (nothing saved, the chat reloaded), and `syncWithDisk`
  * reloads the active chat — keeping the composer — or reports it removed, but never mid-turn.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import { ChatSession, type ChatSessionOptions } from '../../../src/services/chatSession';
 import { ChatStore } from '../../../src/services/store/chatStore';
 import { MemoryWorkspace } from '../../../src/services/memoryWorkspace';

@@ -2,7 +2,7 @@
  * Providers end to end: the REAL LangChain clients (ChatOpenAI / ChatAnthropic) over real HTTP to the
  * imitation servers on 127.0.0.1, with a network guard that fails on any other destination.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { ChatMessage, TextBlock } from '../../../../src/engine/types';

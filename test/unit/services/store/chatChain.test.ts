@@ -3,7 +3,7 @@
  * same state as `applyDelta` after every line, the same digest as `stateDigest` (plain and canonical
  * lines, old key order too), the same refusals, and `canonicalize` giving `canonicalJson`'s order.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import * as path from 'path';
 import { loadTrajectory } from '../../../../bench/replay';

@@ -2,7 +2,7 @@
  * The chat store (docs/design.md#storage): exact resume, crash safety, corrupt files, workspace
  * separation, freshness after resume, export/import, secrets, retention.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { ChatStore, ChatStoreError, chatIdFor, validateChatId } from '../../../../src/services/store/chatStore';

@@ -8,7 +8,7 @@
  * the chat exactly once and in its order, the chain and every snapshot verify, every referenced blob
  * exists, and no lock is left behind. The figures are printed.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import { fork, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';

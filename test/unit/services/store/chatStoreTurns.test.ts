@@ -3,7 +3,7 @@
  * request), renameChat, dropLastTurn (Regenerate; crash-safe truncation), loadChat up to a turn, and
  * files written before these fields existed still load.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { PromptContextEngine, type EngineOptions } from '../../../../src/engine/engine';

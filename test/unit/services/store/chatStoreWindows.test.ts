@@ -6,7 +6,7 @@
  * blob collection's grace period, chat files in the engine's key order (written before canonical
  * lines), snapshots reused on reload, and snapshots with lone surrogates.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'child_process';
 import * as crypto from 'crypto';
 import * as fs from 'fs';

@@ -3,7 +3,7 @@
  * delete are reported (chat ids, index), a save is one notification, and the polling fallback reports
  * the same changes.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import { PromptContextEngine } from '../../../../src/engine/engine';
 import { ChatStore } from '../../../../src/services/store/chatStore';
 import { watchChatStore, type StoreChange } from '../../../../src/services/store/storeWatcher';

@@ -3,7 +3,7 @@
  * js-tiktoken (offline: its ranks ship in the package), on every text of the shared trajectories:
  * the same token ids, not only the same counts.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { getTokenizer, type EncodingName } from '../../../../src/services/tokenizer';

@@ -5,7 +5,7 @@
  * regexes treat specially; chunks are content-defined (a wrapped text shares its inner chunks); and
  * `warm` never holds the event loop for long.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as fc from 'fast-check';
