@@ -5,34 +5,25 @@
  * whose saved data cannot be rendered shows an error in place of the damaged turn.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { PromptContextEngine } from '../../src/engine/engine';
-import { isMessage } from '../../src/protocol/messages';
-import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
-import { ScriptedProvider } from '../../src/services/providers/scripted';
-import { messageViews } from '../../src/services/session/messageViews';
-import { ChatStore, ChatStoreError } from '../../src/services/store/chatStore';
-import { MAX_TITLE_CHARS } from '../../src/services/store/markdownImport';
-import { GuardedTokenizer } from '../../src/services/tokenizer';
-import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
-import { ToolExecutor } from '../../src/services/tools/executor';
-import { TurnPipeline } from '../../src/services/turnPipeline';
+import { PromptContextEngine } from '../../../../src/engine/engine';
+import { isMessage } from '../../../../src/protocol/messages';
+import { MemoryWorkspace } from '../../../../src/services/memoryWorkspace';
+import { ScriptedProvider } from '../../../../src/services/providers/scripted';
+import { messageViews } from '../../../../src/services/session/messageViews';
+import { ChatStore, ChatStoreError } from '../../../../src/services/store/chatStore';
+import { MAX_TITLE_CHARS } from '../../../../src/services/store/markdownImport';
+import { GuardedTokenizer } from '../../../../src/services/tokenizer';
+import { TOOL_DEFINITIONS } from '../../../../src/services/tools/definitions';
+import { ToolExecutor } from '../../../../src/services/tools/executor';
+import { TurnPipeline } from '../../../../src/services/turnPipeline';
+import { tempDir } from '../../../support/tempDir';
 
 const tokenizer = new GuardedTokenizer('o200k_base');
 const KEY = 'sk-proj-TOOLSTEPKEY0123456789abcdefXYZ';
-const dirs: string[] = [];
 
 function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-import-'));
-  dirs.push(d);
-  return d;
+  return tempDir('strata-import-');
 }
-
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
 
 /** A saved chat of two turns; the first called tools with the key in a search query. */
 function chatWithToolSteps(store: ChatStore, title = 'Find the key'): void {
