@@ -1,7 +1,7 @@
 /** The active chat's turns as the panel shows them: messages, replies with their tool steps, and each request's layer bar. */
 import type { ChatState } from '../../engine/state';
 import { LAYER_IDS, type LayerId } from '../../engine/types';
-import type { LayerBar, MessageView } from '../../protocol/messages';
+import type { CostView, LayerBar, MessageView } from '../../protocol/messages';
 import type { TurnMeta } from '../store/chatStore';
 import { STEP_TEXT_SEPARATOR } from '../turn/toolLoopState';
 import { inputLabel } from './attachmentNames';
@@ -14,6 +14,7 @@ export function messageViews(
   state: ChatState,
   metas: readonly TurnMeta[],
   opts: { last?: number; beforeTurn?: number } = {},
+  costOf?: (meta: TurnMeta | undefined) => CostView | undefined,
 ): { messages: MessageView[]; hasOlder: boolean } {
   const end = Math.min(state.completedTurns, opts.beforeTurn !== undefined ? opts.beforeTurn - 1 : state.completedTurns);
   const start = opts.last !== undefined ? Math.max(1, end - opts.last + 1) : 1;
@@ -41,6 +42,8 @@ export function messageViews(
     if (bar) assistant.bar = bar;
     if (meta?.usage) assistant.usage = { ...meta.usage };
     if (meta?.model) assistant.model = meta.model;
+    const cost = costOf?.(meta);
+    if (cost) assistant.cost = cost;
     out.push(user, assistant);
   }
   return { messages: out, hasOlder: start > 1 };
