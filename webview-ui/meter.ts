@@ -18,7 +18,8 @@ export class Meter {
   private readonly estimatedText: HTMLElement;
   /** "cache likely expired — the next message costs ~$X (N tokens uncached)", while it is. */
   private readonly expiredText: HTMLElement;
-  private readonly expired: HTMLElement;
+  /** Mounted below the meter (not inside it: the meter's text stays its figures). */
+  readonly expired: HTMLElement;
   private meter: MeterView | undefined;
 
   constructor(tooltips: Tooltips) {
@@ -42,7 +43,6 @@ export class Meter {
       { class: 'meter', 'data-testid': 'strata-meter', 'data-level': 'ok', role: 'meter', tabindex: 0, 'aria-valuemin': 0 },
       h('div', { class: 'meter-track' }, this.fill, this.warnMark, this.compactMark),
       h('div', { class: 'meter-text' }, this.usedText, this.levelText, this.cachedText, this.estimatedText),
-      this.expired,
     );
     this.el.hidden = true;
     tooltips.register(this.el, () =>

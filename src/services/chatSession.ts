@@ -36,7 +36,7 @@ import { isToolWorkspacePort } from './tools/toolPort';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
 import { ComposerChips } from './session/composerChips';
 import { ContextMeter } from './session/contextMeter';
-import { ChatCosts } from './session/chatCosts';
+import { ChatCosts, LISTED_TOTAL_READS } from './session/chatCosts';
 import { DEFAULT_PRICING, type PricingSettings } from './pricing/chatCost';
 import { messageViews } from './session/messageViews';
 import { PendingOperations, type ChatItemView } from './session/pendingOperations';
@@ -197,7 +197,10 @@ export class ChatSession {
 
   /** The chat list (most recent first); a new chat not saved yet comes first. */
   chats(): ChatSummaryView[] {
-    const list: ChatSummaryView[] = this.store.listChats().map((c) => this.costs.summary(c, c.id === this.chatId ? this.metas : undefined));
+    const reads = { left: LISTED_TOTAL_READS };
+    const list: ChatSummaryView[] = this.store
+      .listChats()
+      .map((c) => this.costs.summary(c, c.id === this.chatId ? this.metas : undefined, reads));
     if (!list.some((c) => c.id === this.chatId))
       list.unshift({ id: this.chatId, title: this.pendingTitle ?? 'New chat', turns: 0, updatedAt: '' });
     return list;

@@ -106,6 +106,14 @@ describe('chat costs', () => {
     assert.strictEqual(s.meter().cacheExpired, undefined, 'the new request warmed it');
   });
 
+  it('prices the first message before anything was sent, with nothing cached and no expiry', () => {
+    const { s } = session('OpenAI · gpt-4o');
+    const m = s.meter();
+    assert.match(m.nextCost ?? '', /^Next message: ~\$0\.\d{4} before the reply \([\d,]+ prompt tokens, none cached;/);
+    assert.strictEqual(m.cacheExpired, undefined);
+    assert.strictEqual(s.chatCosts.expiresAt(), undefined);
+  });
+
   it('uses strata.cache.lifetimeSeconds over the documented lifetime', async () => {
     const { s, advance } = session('OpenAI · gpt-4o', { pricing: { ...DEFAULT_PRICING, cacheLifetimeSeconds: 2 } });
     await s.send('hello', openaiReplies(usage));

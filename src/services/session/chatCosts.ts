@@ -16,6 +16,8 @@ import type { TurnMeta } from '../store/chatTypes';
  * is opened: its total means reading its whole file, and the list is built at every panel refresh.
  */
 export const LISTED_TOTAL_MAX_TURNS = 200;
+/** Saved chats read for their totals per chat list at most: a folder with many chats fills the list in over a few refreshes. */
+export const LISTED_TOTAL_READS = 20;
 
 /** The open chat, as costs need it. */
 export interface ActiveChat {
@@ -53,20 +55,29 @@ export class ChatCosts {
   }
 
   /** A chat list row with the chat's total: from `metas` for the open chat, else from its saved turns (remembered). */
-  summary(chat: { id: string; title: string; turns: number; updatedAt: string }, metas: readonly TurnMeta[] | undefined): ChatSummaryView {
+  summary(
+    chat: { id: string; title: string; turns: number; updatedAt: string },
+    metas: readonly TurnMeta[] | undefined,
+    reads: { left: number } = { left: LISTED_TOTAL_READS },
+  ): ChatSummaryView {
     const row: ChatSummaryView = { id: chat.id, title: chat.title, turns: chat.turns, updatedAt: chat.updatedAt };
-    const cost = this.total(chat, metas);
+    const cost = this.total(chat, metas, reads);
     if (cost) row.cost = cost;
     return row;
   }
 
-  private total(chat: { id: string; turns: number; updatedAt: string }, metas: readonly TurnMeta[] | undefined): string | undefined {
+  private total(
+    chat: { id: string; turns: number; updatedAt: string },
+    metas: readonly TurnMeta[] | undefined,
+    reads: { left: number },
+  ): string | undefined {
     const pricing = this.source.pricing();
     if (metas) return chatTotalText(chatTotal(metas, pricing));
     const key = `${chat.turns}|${chat.updatedAt}|${JSON.stringify(pricing)}`;
     const known = this.totals.get(chat.id);
     if (known?.key === key) return known.text;
-    if (chat.turns === 0 || chat.turns > LISTED_TOTAL_MAX_TURNS) return undefined;
+    if (chat.turns === 0 || chat.turns > LISTED_TOTAL_MAX_TURNS || reads.left <= 0) return undefined;
+    reads.left--;
     let text: string | undefined;
     try {
       text = chatTotalText(chatTotal(this.source.turnMetas(chat.id), pricing));
@@ -111,9 +122,9 @@ export class ChatCosts {
   /** The meter with the next message's predicted cost and, once the cache has likely expired, the notice. */
   meter(view: MeterView, next: TurnEnvelope | undefined): MeterView {
     const a = this.source.active();
-    if (!next || !a.lastMeta) return view;
+    if (!next) return view;
     const warmCached = providerCachePrediction(a.provider, next.ledger.cachedTokens);
-    const expired = this.expiry.status(a.chatId, this.lifetimeSeconds(a.provider), a.lastMeta.at).expired;
+    const expired = !!a.lastMeta && this.expiry.status(a.chatId, this.lifetimeSeconds(a.provider), a.lastMeta.at).expired;
     const cost = nextMessageCost(
       { provider: a.provider, label: a.label, promptTokens: next.totalTokens, warmCached, expired },
       this.source.pricing(),
