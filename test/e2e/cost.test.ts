@@ -1,47 +1,32 @@
 /**
  * Cost in the real workbench: the cost line under a reply (the imitation server reports usage; its
  * model is priced through `strata.prices` in the user settings), and "cache likely expired" once
- * `strata.cache.lifetimeSeconds` has passed since the chat's last request.
+ * `strata.cache.lifetimeSeconds` (2 s in the e2e user settings) has passed since the chat's last request.
  *
  * Hooks: `strata-cost` under the assistant message; `strata-cache-expired` in the panel while the
  * cache has likely expired.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { ChatPanel } from './support/chatPanel';
-import { e2eSession, type E2ESession } from './support/session';
+import { CACHE_LIFETIME_SECONDS, e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import { chatFrame, openFile, openStrataView, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
 
 const FILES = ['src/invoice.ts', 'src/money.ts', 'src/render.ts', 'src/tax.ts'];
-const LIFETIME_SECONDS = 2;
-
-/** Changes the user settings while the workbench runs (it watches the file); returns what to write back. */
-function patchUserSettings(session: E2ESession, patch: Record<string, unknown>): () => void {
-  const file = path.join(session.paths.userDataDir, 'User', 'settings.json');
-  const before = fs.readFileSync(file, 'utf8');
-  fs.writeFileSync(file, `${JSON.stringify({ ...JSON.parse(before), ...patch }, null, 2)}\n`);
-  return () => fs.writeFileSync(file, before);
-}
 
 describe('e2e: cost and cache expiry in the real workbench', function () {
   this.timeout(300_000);
   let session: E2ESession;
-  let restore: (() => void) | undefined;
 
   before(async function () {
     this.timeout(180_000);
     session = await e2eSession();
   });
 
-  after(() => restore?.());
-
   it('shows the cost under the reply, then "cache likely expired" once the lifetime has passed', async () => {
     const steps = new Steps(session, 'cost');
     const { page } = session;
     await steps.run('workbench loaded', () => waitForWorkbench(page));
-    restore = patchUserSettings(session, { 'strata.cache.lifetimeSeconds': LIFETIME_SECONDS });
     await steps.run('chat panel open', async () => {
       await openStrataView(page);
       await new ChatPanel(page, await chatFrame(page)).waitUntilReady();
@@ -75,7 +60,7 @@ describe('e2e: cost and cache expiry in the real workbench', function () {
         return (await el.isVisible()) ? ((await el.textContent()) ?? undefined) : undefined;
       }),
     );
-    assert.ok(Date.now() - sentAt >= LIFETIME_SECONDS * 1000, 'not before the lifetime passed');
+    assert.ok(Date.now() - sentAt >= CACHE_LIFETIME_SECONDS * 1000, 'not before the lifetime passed');
     assert.match(notice, /^cache likely expired — the next message costs ~\$0\.\d{4} \([\d,]+ tokens uncached\)$/, notice);
     await session.screenshot('cost-cache-expired');
   });
