@@ -26,7 +26,7 @@ export interface PriceRow {
   /** Model ids it prices: the id itself or the id with a date suffix. */
   model: string;
   prices: ModelPrices;
-  /** The provider's page the figures are from, and the day they were read there. */
+  /** The provider's page that publishes the figures, and the day they were last checked (against @pydantic/genai-prices 0.1.8's data). */
   source: string;
   checked: string;
 }
