@@ -63,6 +63,11 @@ function settings(): SessionSettings {
     },
     system: PRODUCT_PROMPT,
     instructions,
+    pricing: {
+      prices: readSetting('prices'),
+      anthropicCacheTtl: readSetting('anthropicCacheTtl'),
+      cacheLifetimeSeconds: readSetting('cache.lifetimeSeconds'),
+    },
   };
 }
 
@@ -152,6 +157,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
         controller.refreshMeter();
       }
       if (keys.some((k) => k === 'context.exclude' || k === 'context.maxFileBytes')) workspace.invalidate();
+      if (keys.some((k) => k === 'prices' || k === 'cache.lifetimeSeconds' || k === 'anthropicCacheTtl')) void controller.refreshPanel();
       if (!workspaceTrusted() && keys.some((k) => RESTRICTED_KEYS.includes(k))) void controller.refreshPanel();
     }),
     vscode.lm.onDidChangeChatModels(() => void controller.refreshProvider()),

@@ -120,7 +120,7 @@ export class Composer {
         this.sendButton,
       ),
     );
-    this.el = h('footer', { class: 'composer' }, meter.el, box, this.status);
+    this.el = h('footer', { class: 'composer' }, meter.el, meter.expired, box, this.status);
 
     this.input.addEventListener('keydown', (e) => this.onKeyDown(e));
     this.input.addEventListener('compositionstart', () => {

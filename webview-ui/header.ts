@@ -145,7 +145,7 @@ export class Header {
         h('span', { class: 'chat-confirm-actions' }, confirm, cancel),
       );
     }
-    const meta = `${chat.turns} ${chat.turns === 1 ? 'turn' : 'turns'}${chat.updatedAt ? ` · ${formatWhen(chat.updatedAt)}` : ''}`;
+    const meta = `${chat.turns} ${chat.turns === 1 ? 'turn' : 'turns'}${chat.cost ? ` · ${chat.cost}` : ''}${chat.updatedAt ? ` · ${formatWhen(chat.updatedAt)}` : ''}`;
     return h(
       'li',
       attrs,

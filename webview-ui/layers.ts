@@ -149,6 +149,8 @@ export function meterTooltip(m: MeterView): Node {
       ? h('div', { class: 'tooltip-note' }, `Last request: ${formatPercent(m.lastCachedShare)} served from the provider's cache.`)
       : null,
     m.estimated ? h('div', { class: 'tooltip-note' }, 'Token counts are estimated: this model has no exact local tokenizer.') : null,
+    m.nextCost ? h('div', { class: 'tooltip-note', 'data-testid': 'strata-next-cost' }, m.nextCost) : null,
+    m.cacheExpired ? h('div', { class: 'tooltip-note level-warn' }, `${m.cacheExpired[0].toUpperCase()}${m.cacheExpired.slice(1)}.`) : null,
     h('div', { class: `tooltip-note level-${m.level}` }, LEVEL_TEXT[m.level]),
   );
 }

@@ -152,6 +152,7 @@ export function updateAssistantChrome(record: MessageRecord, tooltips: Tooltips)
   }
   const summary = usageSummary(view);
   if (summary) foot.append(h('span', { class: 'msg-usage' }, summary));
+  if (view.cost) foot.append(h('span', { class: 'msg-cost', 'data-testid': 'strata-cost', title: costTitle(view.cost) }, view.cost.text));
   if (view.model) foot.append(h('span', { class: 'msg-model', title: view.model }, view.model));
   const actions = h('span', { class: 'msg-actions' });
   if (!streaming && view.text.length > 0) {
@@ -162,6 +163,11 @@ export function updateAssistantChrome(record: MessageRecord, tooltips: Tooltips)
   if (record.foot) record.foot.replaceWith(foot);
   else el.append(foot);
   record.foot = foot;
+}
+
+function costTitle(cost: NonNullable<MessageView['cost']>): string {
+  if (cost.usd === undefined) return 'No price is known for this model: set one with the strata.prices setting.';
+  return 'What the request that produced this reply cost, from the usage the provider reported; saved: the same tokens billed without the cache, minus that.';
 }
 
 const TOOL_ICONS: Record<string, string> = {

@@ -1,5 +1,5 @@
 import type { MeterView } from '../src/protocol/messages';
-import { h } from './dom';
+import { h, icon } from './dom';
 import { formatInt, formatPercent, formatTokens } from './format';
 import { meterTooltip } from './layers';
 import type { Tooltips } from './tooltip';
@@ -16,6 +16,10 @@ export class Meter {
   private readonly cachedText: HTMLElement;
   private readonly levelText: HTMLElement;
   private readonly estimatedText: HTMLElement;
+  /** "cache likely expired — the next message costs ~$X (N tokens uncached)", while it is. */
+  private readonly expiredText: HTMLElement;
+  /** Mounted below the meter (not inside it: the meter's text stays its figures). */
+  readonly expired: HTMLElement;
   private meter: MeterView | undefined;
 
   constructor(tooltips: Tooltips) {
@@ -26,6 +30,14 @@ export class Meter {
     this.cachedText = h('span', { class: 'meter-cached' });
     this.levelText = h('span', { class: 'meter-level' });
     this.estimatedText = h('span', { class: 'meter-estimated', 'data-testid': 'strata-meter-estimated' }, 'estimated');
+    this.expiredText = h('span', null);
+    this.expired = h(
+      'div',
+      { class: 'meter-expired', 'data-testid': 'strata-cache-expired', role: 'status' },
+      icon('history'),
+      this.expiredText,
+    );
+    this.expired.hidden = true;
     this.el = h(
       'div',
       { class: 'meter', 'data-testid': 'strata-meter', 'data-level': 'ok', role: 'meter', tabindex: 0, 'aria-valuemin': 0 },
@@ -55,6 +67,7 @@ export class Meter {
     this.levelText.textContent = '';
     this.cachedText.textContent = '';
     this.estimatedText.hidden = true;
+    this.expired.hidden = true;
     this.el.removeAttribute('aria-valuemax');
     this.el.removeAttribute('aria-valuenow');
     this.el.setAttribute('aria-label', 'Context: counting the tokens of this chat');
@@ -74,11 +87,13 @@ export class Meter {
     this.levelText.textContent = LEVEL_LABEL[m.level] ? ` · ${LEVEL_LABEL[m.level]}` : '';
     this.cachedText.textContent = m.lastCachedShare !== undefined ? ` · ${formatPercent(m.lastCachedShare)} cached` : '';
     this.estimatedText.hidden = !m.estimated;
+    this.expired.hidden = !m.cacheExpired;
+    this.expiredText.textContent = m.cacheExpired ?? '';
     this.el.setAttribute('aria-valuemax', String(m.budget));
     this.el.setAttribute('aria-valuenow', String(Math.min(m.used, m.budget)));
     this.el.setAttribute(
       'aria-label',
-      `Context: ${formatInt(m.used)} of ${formatInt(m.budget)} tokens (${formatPercent(m.used, m.budget)})${LEVEL_LABEL[m.level] ? `, ${LEVEL_LABEL[m.level]}` : ''}${m.estimated ? ', estimated' : ''}`,
+      `Context: ${formatInt(m.used)} of ${formatInt(m.budget)} tokens (${formatPercent(m.used, m.budget)})${LEVEL_LABEL[m.level] ? `, ${LEVEL_LABEL[m.level]}` : ''}${m.estimated ? ', estimated' : ''}${m.cacheExpired ? `; ${m.cacheExpired}` : ''}`,
     );
     this.el.setAttribute('aria-valuetext', `${formatInt(m.used)} of ${formatInt(m.budget)} tokens`);
   }

@@ -89,6 +89,10 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
           return { before: before.used, after: after.used };
         },
       ),
+    'strata.showChatCost': async () => {
+      const title = session.chats().find((c) => c.id === session.activeChatId)?.title ?? 'New chat';
+      await d.documents.open('Chat Cost.md', session.chatCosts.report(title, session.turnMetas()), 'markdown');
+    },
     'strata.showLastRequest': async () => {
       const last = controller.lastSent();
       if (!last) {

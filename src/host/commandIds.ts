@@ -12,6 +12,7 @@ export const COMMAND_IDS = [
   'strata.removeAttachment',
   'strata.compactNow',
   'strata.showLastRequest',
+  'strata.showChatCost',
   'strata.selectModel',
   'strata.setApiKey',
   'strata.exportChat',

@@ -5,6 +5,7 @@
  * load this file in plain Node.
  */
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../engine/isolation';
+import type { ModelPrices } from '../services/pricing/prices';
 
 export const CONFIG_SECTION = 'strata';
 
@@ -18,6 +19,10 @@ export interface StrataSettings {
   baseUrl: string;
   promptCacheKey: boolean;
   anthropicCacheTtl: '5m' | '1h';
+  /** Seconds a provider is assumed to keep a chat's prompt cache; 0 means: its documented lifetime. */
+  'cache.lifetimeSeconds': number;
+  /** Model id → prices per million tokens, over the built-in table. */
+  prices: Readonly<Record<string, Partial<ModelPrices>>>;
   requestTimeoutSeconds: number;
   layout: LayoutSetting;
   'context.changedFiles': ChangedFilesPolicy;
@@ -49,6 +54,8 @@ export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   baseUrl: '',
   promptCacheKey: true,
   anthropicCacheTtl: '5m',
+  'cache.lifetimeSeconds': 0,
+  prices: {},
   requestTimeoutSeconds: 120,
   layout: 'transcript',
   'context.changedFiles': 'append-version',

@@ -60,11 +60,13 @@ export class StrataController extends Disposable implements PanelHandler {
   private readonly sent = new SentRequestLog();
   private readonly requests: PanelRequestHandlers;
   private readonly onDidChangeEmitter = this._register(new vscode.EventEmitter<void>());
+  private cacheExpiryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Fires after anything the Context Layers tree shows changed (turn, attach, pin, chat switch). */
   readonly onDidChange = this.onDidChangeEmitter.event;
 
   constructor(private readonly deps: ControllerDeps) {
     super();
+    this._register({ dispose: () => clearTimeout(this.cacheExpiryTimer) });
     this.requests = panelRequestHandlers({
       session: deps.session,
       send: (text) => this.send(text),
@@ -207,14 +209,34 @@ export class StrataController extends Disposable implements PanelHandler {
    * counted now and follows as a `meter` message; otherwise the status bar shows the one it carried.
    */
   statePosted(state: PanelState): void {
-    if (state.meter) this.deps.statusBar.update(state.meter);
-    else this.refreshMeter();
+    if (state.meter) {
+      this.deps.statusBar.update(state.meter);
+      this.armCacheExpiry();
+    } else this.refreshMeter();
   }
 
   refreshMeter(): void {
     const meter = this.session.meter();
     this.post({ type: 'meter', meter });
     this.deps.statusBar.update(meter);
+    this.armCacheExpiry();
+  }
+
+  /** The meter and the tree say so when the open chat's prompt cache likely expires: a timer for that moment. */
+  private armCacheExpiry(): void {
+    clearTimeout(this.cacheExpiryTimer);
+    this.cacheExpiryTimer = undefined;
+    const at = this.session.chatCosts.expiresAt();
+    if (at === undefined) return;
+    // A little after the moment, so the session's clock has passed it too.
+    this.cacheExpiryTimer = setTimeout(
+      () => {
+        this.cacheExpiryTimer = undefined;
+        this.refreshMeter();
+        this.onDidChangeEmitter.fire();
+      },
+      Math.max(0, at - Date.now()) + 100,
+    );
   }
 
   private refreshChips(): void {

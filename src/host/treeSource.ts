@@ -89,7 +89,8 @@ export function hasRequest(controller: StrataController, session: ChatSession): 
 
 export function treeNodes(controller: StrataController, session: ChatSession): LedgerTreeNode[] {
   const predicted = session.predictedEnvelope();
-  const budget = session.meter().budget;
+  const meter = session.meter();
+  const budget = meter.budget;
   const sent = controller.sentRequests();
   const metas = session.turnMetas();
   // One record per turn, made when the Requests list is opened (not at every refresh of a long chat).
@@ -100,7 +101,17 @@ export function treeNodes(controller: StrataController, session: ChatSession): L
   if (lastSent && lastSent.turn >= (metas[metas.length - 1]?.turn ?? 0))
     last = recordOf(metas[lastSent.turn - 1] ?? ({ turn: lastSent.turn } as TurnMeta), lastSent, budget);
   else if (metas.length > 0) last = recordOf(metas[metas.length - 1], sent.get(metas[metas.length - 1].turn), budget);
-  return buildLedgerTree({ last, next: nextItems(session, predicted), nextTotal: predicted?.totalTokens, budget, requests });
+  const nodes = buildLedgerTree({ last, next: nextItems(session, predicted), nextTotal: predicted?.totalTokens, budget, requests });
+  if (!meter.cacheExpired) return nodes;
+  const expired: LedgerTreeNode = {
+    id: 'cache-expired',
+    label: meter.cacheExpired,
+    icon: 'warning',
+    contextValue: 'info',
+    accessibility: meter.cacheExpired,
+    tooltip: meter.nextCost,
+  };
+  return [expired, ...nodes];
 }
 
 /** The exact text the request sends for a tree item: its block in the last request, else its snapshot. */

@@ -116,6 +116,8 @@ export interface MessageView {
   usage?: UsageView;
   /** Assistant messages: `provider · model` that answered. */
   model?: string;
+  /** Assistant messages with reported usage: what the request cost (or its tokens when no price is known). */
+  cost?: CostView;
   /** Assistant messages with status `error`: what went wrong. */
   error?: string;
   /** Assistant messages: the tool calls the model made before answering, in order. */
@@ -127,6 +129,13 @@ export interface MessageView {
    */
   turnId?: string;
   nextSeq?: number;
+}
+
+/** A reply's cost line ("$0.0123 · saved $0.0045 by cache"), in US dollars when a price is known. */
+export interface CostView {
+  text: string;
+  usd?: number;
+  savedUsd?: number;
 }
 
 export type MeterLevel = 'ok' | 'warn' | 'pruned' | 'over';
@@ -149,6 +158,10 @@ export interface MeterView {
   level: MeterLevel;
   /** The tokenizer is an estimate for this model (for example Anthropic models). */
   estimated: boolean;
+  /** The next message's predicted prompt cost, for the tooltip. */
+  nextCost?: string;
+  /** Set while the provider's cache has likely expired: "cache likely expired — the next message costs ~$X (N tokens uncached)". */
+  cacheExpired?: string;
 }
 
 export interface ChatSummaryView {
@@ -157,6 +170,8 @@ export interface ChatSummaryView {
   turns: number;
   /** ISO time, display only. */
   updatedAt: string;
+  /** What the chat's priced turns cost ("$0.42"; "+" when some turns have no price). */
+  cost?: string;
 }
 
 export type ProviderId = 'auto' | 'vscode-lm' | 'openai' | 'anthropic' | 'none';

@@ -37,6 +37,8 @@ import { isToolWorkspacePort } from './tools/toolPort';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
 import { ComposerChips } from './session/composerChips';
 import { ContextMeter } from './session/contextMeter';
+import { ChatCosts, LISTED_TOTAL_READS } from './session/chatCosts';
+import { DEFAULT_PRICING, type PricingSettings } from './pricing/chatCost';
 import { messageViews } from './session/messageViews';
 import { PendingOperations, type ChatItemView } from './session/pendingOperations';
 import { TokenCountTracker, type SessionTokenizer } from './session/tokenCountTracker';
@@ -56,6 +58,8 @@ export interface SessionSettings {
   requestTimeoutMs?: number;
   /** Workspace tools: `strata.tools.*`. Absent or disabled: no tools are offered. */
   tools?: ToolSettings;
+  /** Prices and the cache lifetime (default: the built-in table and the documented lifetimes). */
+  pricing?: PricingSettings;
 }
 
 export interface ToolSettings {
@@ -81,6 +85,8 @@ export interface ChatSessionOptions {
   newChatId?: () => string;
   /** Run the invariants checker on every turn and log violations (debug builds). */
   check?: boolean;
+  /** The clock the cache-expiry prediction reads (tests pass a fake one). Default: `Date.now`. */
+  now?: () => number;
 }
 
 /** What `syncWithDisk` found. */
@@ -123,8 +129,10 @@ export class ChatSession {
     tokenizerEstimated: () => this.model.tokenizerEstimated,
     streaming: () => !!this.running,
     built: (engine) => this.tokenCounts.meterBuilt(this.chatId, engine.options.tokenizer as SessionTokenizer),
+    withCost: (view, next) => this.costs.meter(view, next),
   });
   private readonly tokenCounts: TokenCountTracker;
+  private readonly costs: ChatCosts;
   /** A model switch or settings change that arrived while a turn was streaming. */
   private deferred: { model?: ModelInfo; settings?: boolean } = {};
   private last: { chatId: string; turn: number; messages: ChatMessage[] } | undefined;
@@ -134,6 +142,9 @@ export class ChatSession {
     this.model = opts.model ?? modelInfo('none', 'unknown');
     this.store = ChatStore.open(opts.storeRoot, opts.store);
     this.tokenCounts = new TokenCountTracker(this.store, (l) => this.log(l));
+    const active = () => ({ chatId: this.chatId, provider: this.model.provider, label: this.model.label, lastMeta: this.metas.at(-1) });
+    const pricing = () => this.opts.settings().pricing ?? DEFAULT_PRICING;
+    this.costs = new ChatCosts({ pricing, active, turnMetas: (id) => this.store.turnMetas(id), log: (l) => this.log(l) }, opts.now);
     for (const w of this.store.warnings) this.log(w);
     const initial = chatId && this.store.hasChat(chatId) ? chatId : this.store.listChats()[0]?.id;
     this.chatId = initial ?? this.freshId();
@@ -183,9 +194,10 @@ export class ChatSession {
 
   /** The chat list (most recent first); a new chat not saved yet comes first. */
   chats(): ChatSummaryView[] {
+    const reads = { left: LISTED_TOTAL_READS };
     const list: ChatSummaryView[] = this.store
       .listChats()
-      .map((c) => ({ id: c.id, title: c.title, turns: c.turns, updatedAt: c.updatedAt }));
+      .map((c) => this.costs.summary(c, c.id === this.chatId ? this.metas : undefined, reads));
     if (!list.some((c) => c.id === this.chatId))
       list.unshift({ id: this.chatId, title: this.pendingTitle ?? 'New chat', turns: 0, updatedAt: '' });
     return list;
@@ -326,8 +338,8 @@ export class ChatSession {
 
   // ------------------------------------------------------------------ engine, model, settings
 
-  private settings(): Required<Omit<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools'>> &
-    Pick<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools'> {
+  private settings(): Required<Omit<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools' | 'pricing'>> &
+    Pick<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools' | 'pricing'> {
     const s = this.opts.settings();
     return {
       ...s,
@@ -550,6 +562,11 @@ export class ChatSession {
     return this.contextMeter.ifReady();
   }
 
+  /** The active chat's costs: per turn, its total, the prompt cache's expiry. */
+  get chatCosts(): ChatCosts {
+    return this.costs;
+  }
+
   /** The predicted next request the meter shows (history + chips + pending operations + an empty message). */
   predictedEnvelope(): TurnEnvelope | undefined {
     return this.contextMeter.predictedEnvelope();
@@ -650,8 +667,10 @@ export class ChatSession {
       if (this.running === token) this.running = undefined;
       this.settle(outcome, how, chatId);
     };
+    const cacheExpired = provider ? this.costs.expiredAtSend() : undefined;
     const done = this.pipeline
       .run(request, provider, {
+        ...(cacheExpired !== undefined ? { cacheExpired } : {}),
         model: this.model.model,
         maxOutputTokens: this.engine.options.limits.maxOutputTokens,
         conversationId: chatId,
@@ -761,7 +780,7 @@ export class ChatSession {
    * messages each) before turn `beforeTurn` (default: after the last turn). Cost: O(turns returned).
    */
   messages(opts: { last?: number; beforeTurn?: number } = {}): { messages: MessageView[]; hasOlder: boolean } {
-    return messageViews(this.engine.state, this.metas, opts);
+    return messageViews(this.engine.state, this.metas, opts, (meta) => this.costs.messageCost(meta));
   }
 
   private log(line: string): void {

@@ -89,6 +89,8 @@ export interface SendOptions {
   modelLabel?: string;
   /** Workspace tools for this turn; absent: none are offered. */
   tools?: ToolLoopOptions;
+  /** The provider's cache had likely expired when the turn was sent (absent: not predicted); the report judges it. */
+  cacheExpired?: boolean;
 }
 
 /** The tool loop of a turn. */
@@ -228,6 +230,7 @@ export class TurnPipeline {
 
     const finish = (o: { status: TurnStatus } & Record<string, unknown>, errorCode?: string): TurnOutcome => {
       const report = buildTurnReport(this.engine, envelope, o.status, state, now() - t0, errorCode, provider?.kind, tools);
+      if (send.cacheExpired !== undefined) report.cacheExpired = send.cacheExpired;
       const outcome = {
         ...o,
         envelope,

@@ -499,6 +499,56 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal(await m.locator('.meter-fill').evaluate((el) => el.style.width), '100%', 'over budget fills the track');
   });
 
+  it('cost: a line under each reply, the chat total in the list, the next message in the meter tooltip, the expired-cache notice', async () => {
+    const p = await open();
+    const priced = assistantMessage(1, 'Priced reply.', {
+      cost: { text: '$0.0123 · saved $0.0045 by cache', usd: 0.0123, savedUsd: 0.0045 },
+    });
+    const unpriced = assistantMessage(2, 'Unpriced reply.', { cost: { text: '2,000 tokens in (1,024 cached) · 50 out · no price known' } });
+    const chats = state().chats.map((c, i) => (i === 0 ? { ...c, cost: '$0.42' } : c));
+    await p.init(
+      state({
+        chats,
+        messages: [userMessage(1, 'One'), priced, userMessage(2, 'Two'), unpriced],
+        meter: meter({ nextCost: 'Next message: ~$0.0175 before the reply (6,000 of 10,000 prompt tokens cached; prices: x).' }),
+      }),
+    );
+    const lines = p.byTestId('strata-cost');
+    assert.equal(await lines.count(), 2);
+    assert.equal(await lines.nth(0).textContent(), '$0.0123 · saved $0.0045 by cache');
+    assert.equal(await lines.nth(1).textContent(), '2,000 tokens in (1,024 cached) · 50 out · no price known');
+    assert.match((await lines.nth(1).getAttribute('title')) ?? '', /strata\.prices/);
+    const expired = p.byTestId('strata-cache-expired');
+    assert.equal(await expired.isVisible(), false);
+
+    const m = p.byTestId('strata-meter');
+    await m.hover();
+    const tip = p.byTestId('strata-tooltip');
+    await tip.waitFor({ state: 'visible' });
+    assert.match((await tip.textContent()) ?? '', /Next message: ~\$0\.0175 before the reply/);
+
+    const notice = 'cache likely expired — the next message costs ~$0.0375 (10,000 tokens uncached)';
+    await p.post({
+      type: 'meter',
+      meter: meter({
+        cacheExpired: notice,
+        nextCost: 'Next message: ~$0.0375 before the reply (10,000 prompt tokens, none cached; prices: x).',
+      }),
+    });
+    await p.settle();
+    await expired.waitFor({ state: 'visible' });
+    assert.equal(await expired.textContent(), notice);
+    assert.match((await m.getAttribute('aria-label')) ?? '', /cache likely expired/);
+    await p.post({ type: 'meter', meter: meter() });
+    await p.settle();
+    assert.equal(await expired.isVisible(), false, 'a new request warmed the cache');
+
+    await p.byTestId('strata-chat-title').click();
+    const list = p.byTestId('strata-chat-list');
+    await list.waitFor({ state: 'visible' });
+    assert.match((await list.getByTestId('strata-chat-item').first().textContent()) ?? '', /\$0\.42/);
+  });
+
   it('meter while a long chat is counted: the messages first, "Counting tokens…", then the figures', async () => {
     const p = await open();
     await p.init(state({ messages: longChat(50, 3, 176), hasOlder: true, meter: undefined }));

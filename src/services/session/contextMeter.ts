@@ -28,6 +28,8 @@ export interface MeterSource {
   streaming(): boolean;
   /** Called after each build, with the engine it used. */
   built(engine: PromptContextEngine): void;
+  /** Adds what changes with time rather than with the chat (the next message's cost, the cache expiry) at each read. */
+  withCost?(view: MeterView, predicted: TurnEnvelope | undefined): MeterView;
 }
 
 export class ContextMeter {
@@ -46,6 +48,11 @@ export class ContextMeter {
 
   /** The meter now (while a turn streams, the last value). */
   current(): MeterView {
+    const view = this.built();
+    return this.source.withCost ? this.source.withCost(view, this.predicted) : view;
+  }
+
+  private built(): MeterView {
     if (this.view && (this.source.streaming() || !this.stale)) return this.view;
     const engine = this.source.engine();
     const env = engine.buildTurn(this.source.nextInput());
@@ -64,7 +71,7 @@ export class ContextMeter {
    * build renders, and perhaps prunes, its whole history: the panel shows the messages first).
    */
   ifReady(): MeterView | undefined {
-    if (this.view && (this.source.streaming() || !this.stale)) return this.view;
+    if (this.view && (this.source.streaming() || !this.stale)) return this.current();
     const engine = this.source.engine();
     if (engine.state.completedTurns >= METER_DEFERRED_TURNS && this.meteredEngine !== engine) return undefined;
     return this.current();
@@ -72,7 +79,7 @@ export class ContextMeter {
 
   /** The predicted next request the meter shows. */
   predictedEnvelope(): TurnEnvelope | undefined {
-    this.current();
+    this.built();
     return this.predicted;
   }
 }

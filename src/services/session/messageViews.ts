@@ -1,7 +1,7 @@
 /** The active chat's turns as the panel shows them: messages, replies with their tool steps, and each request's layer bar. */
 import type { ChatState } from '../../engine/state';
 import { LAYER_IDS, type LayerId } from '../../engine/types';
-import { isMessage, type LayerBar, type MessageView } from '../../protocol/messages';
+import { isMessage, type CostView, type LayerBar, type MessageView } from '../../protocol/messages';
 import type { TurnMeta } from '../store/chatStore';
 import { STEP_TEXT_SEPARATOR } from '../turn/toolLoopState';
 import { inputLabel } from './attachmentNames';
@@ -14,13 +14,14 @@ export function messageViews(
   state: ChatState,
   metas: readonly TurnMeta[],
   opts: { last?: number; beforeTurn?: number } = {},
+  costOf?: (meta: TurnMeta | undefined) => CostView | undefined,
 ): { messages: MessageView[]; hasOlder: boolean } {
   const end = Math.min(state.completedTurns, opts.beforeTurn !== undefined ? opts.beforeTurn - 1 : state.completedTurns);
   const start = opts.last !== undefined ? Math.max(1, end - opts.last + 1) : 1;
   const out: MessageView[] = [];
   for (let t = start; t <= end; t++) {
     try {
-      out.push(...turnViews(state, metas, t));
+      out.push(...turnViews(state, metas, t, costOf));
     } catch (e) {
       // A damaged turn (its record or metadata) shows as an error in its place; the rest still renders.
       out.push({
@@ -36,7 +37,12 @@ export function messageViews(
 }
 
 /** The user's message and the reply of turn `t`. Throws on a damaged record. */
-function turnViews(state: ChatState, metas: readonly TurnMeta[], t: number): MessageView[] {
+function turnViews(
+  state: ChatState,
+  metas: readonly TurnMeta[],
+  t: number,
+  costOf?: (meta: TurnMeta | undefined) => CostView | undefined,
+): MessageView[] {
   const record = state.turns[t - 1];
   const meta = metas[t - 1];
   const user: MessageView = { id: `${t}:user`, turn: t, role: 'user', text: record.userText, status: 'complete' };
@@ -59,6 +65,8 @@ function turnViews(state: ChatState, metas: readonly TurnMeta[], t: number): Mes
   if (bar) assistant.bar = bar;
   if (meta?.usage) assistant.usage = { ...meta.usage };
   if (meta?.model) assistant.model = meta.model;
+  const cost = costOf?.(meta);
+  if (cost) assistant.cost = cost;
   // The panel refuses a whole state holding one message it cannot show: refuse it here instead.
   for (const m of [user, assistant] as unknown[]) if (!isMessage(m)) throw new Error(`a message of turn ${t} is not well-formed`);
   return [user, assistant];

@@ -2,6 +2,7 @@
 import type { PromptContextEngine, TurnEnvelope } from '../../engine/engine';
 import type { LayerId } from '../../engine/types';
 import { providerCachePrediction } from '../cacheModel';
+import { expiryAccuracy } from '../pricing/cacheExpiry';
 import type { ProviderUsage } from '../providers/types';
 import type { ToolLoopState } from './toolLoopState';
 
@@ -39,6 +40,8 @@ export interface TurnReport {
   toolTokens?: number;
   /** Per tool round: the tools' run time, and the time to append their results to the request (ms). */
   stepMs?: { toolsMs: number; appendMs: number }[];
+  /** The cache-expiry model said the provider's cache had likely expired when the turn was sent (absent: no prediction). */
+  cacheExpired?: boolean;
 }
 
 /** What the pipeline measured during a turn. */
@@ -101,6 +104,15 @@ export function buildTurnReport(
   return r;
 }
 
+/** The expiry model against what the provider served: "cache predicted expired, 0 reported cached: right". */
+function expiryVerdict(r: TurnReport): string {
+  if (r.cacheExpired === undefined) return '';
+  const said = `cache predicted ${r.cacheExpired ? 'expired' : 'warm'}`;
+  if (r.reportedCached === undefined) return `${said}, not reported`;
+  const verdict = expiryAccuracy(r.cacheExpired, r.predictedCached, r.reportedCached);
+  return `${said}, ${r.reportedCached} reported cached: ${verdict ?? 'nothing to expire'}`;
+}
+
 /** The turn report as one log line. */
 export function formatTurnReport(r: TurnReport): string {
   const layers = (['L1', 'L2', 'L3', 'L4', 'L5'] as const)
@@ -114,6 +126,7 @@ export function formatTurnReport(r: TurnReport): string {
     : '';
   const extra = [
     tools,
+    expiryVerdict(r),
     r.prunedHarder ? 'pruned harder after a context-length error' : '',
     r.cuts ? `${r.cuts} cut(s)` : '',
     r.rejections ? `${r.rejections} rejection(s)` : '',

@@ -18,6 +18,10 @@ import { codeServer, harnessConfig, repoRoot, type RunningCodeServer } from './h
 
 /** The model Strata is configured with; the imitation lists and accepts only this one. */
 export const IMITATION_MODEL = 'gpt-4o';
+/** Per million tokens, as OpenAI bills gpt-4o: the cost line under a reply is checked against these. */
+export const IMITATION_PRICES = { input: 2.5, cachedInput: 1.25, output: 10 };
+/** `strata.cache.lifetimeSeconds` in the e2e user settings. */
+export const CACHE_LIFETIME_SECONDS = 2;
 export const VIEWPORT = { width: 1280, height: 800 };
 
 export interface SessionPaths {
@@ -88,6 +92,10 @@ export class E2ESession {
         'strata.provider': 'openai',
         'strata.baseUrl': imitation.url,
         'strata.model': IMITATION_MODEL,
+        // The imitation server is not OpenAI: its model has a price only through the setting.
+        'strata.prices': { [IMITATION_MODEL]: IMITATION_PRICES },
+        // A cache lifetime the cost test can wait out (0 would be the provider's 5 minutes).
+        'strata.cache.lifetimeSeconds': CACHE_LIFETIME_SECONDS,
       });
       const server = await codeServer.startCodeServer({
         runDir: paths.runDir,

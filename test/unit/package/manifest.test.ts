@@ -179,6 +179,8 @@ describe('manifest', () => {
       'strata.baseUrl': { type: 'string' },
       'strata.promptCacheKey': { type: 'boolean', default: true },
       'strata.anthropicCacheTtl': { type: 'string', enum: ['5m', '1h'] },
+      'strata.cache.lifetimeSeconds': { type: 'integer', default: 0 },
+      'strata.prices': { type: 'object', default: {} },
       'strata.requestTimeoutSeconds': { type: 'integer', default: 120 },
       'strata.layout': { type: 'string', enum: ['library', 'transcript'], default: 'transcript' },
       'strata.context.changedFiles': {
