@@ -25,7 +25,8 @@ export const MAX_CITATION_PATH_CHARS = 300;
 const MAX_LINE = 10_000_000;
 
 const SEGMENT = String.raw`[\w@$+-][\w@$+.-]*`;
-const PATH = String.raw`(?:\.{1,2}/)?(?:${SEGMENT}/)*${SEGMENT}\.[A-Za-z][A-Za-z0-9]{0,9}`;
+/** A file name with an extension, or a dotfile (`.env`, which the host then refuses as excluded). */
+const PATH = String.raw`(?:\.{1,2}/)?(?:${SEGMENT}/)*(?:${SEGMENT}\.[A-Za-z][A-Za-z0-9]{0,9}|\.[A-Za-z][\w.-]*)`;
 const LINES = String.raw`(?::(\d{1,7})(?:-(\d{1,7}))?|#L(\d{1,7})(?:-L?(\d{1,7}))?)`;
 /** In prose a path counts as a citation only with its lines (else every "setup.py" would be a candidate). */
 const IN_PROSE = new RegExp(String.raw`(?<![\w/.:#@-])(${PATH})${LINES}(?![\w/-])`, 'g');

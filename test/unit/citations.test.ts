@@ -30,7 +30,10 @@ describe('citations', () => {
     assert.deepEqual(codeSpanCitation('src/a.ts'), { path: 'src/a.ts' });
     assert.deepEqual(codeSpanCitation('src/a.ts:3-4'), { path: 'src/a.ts', startLine: 3, endLine: 4 });
     assert.deepEqual(codeSpanCitation('src/a.ts#L7'), { path: 'src/a.ts', startLine: 7, endLine: 7 });
+    assert.deepEqual(codeSpanCitation('.env'), { path: '.env' });
+    assert.deepEqual(codeSpanCitation('app/.env.local'), { path: 'app/.env.local' });
     assert.equal(codeSpanCitation('npm test'), undefined);
+    assert.equal(codeSpanCitation('...'), undefined);
     assert.equal(codeSpanCitation('a.b()'), undefined);
   });
 
