@@ -21,6 +21,8 @@ describe('apply: target selection', () => {
     assert.equal(pathFromFenceInfo('ts:src/a.ts'), 'src/a.ts');
     assert.equal(pathFromFenceInfo('src/a.ts'), 'src/a.ts');
     assert.equal(pathFromFenceInfo('ts ./src/a.ts'), 'src/a.ts');
+    assert.equal(pathFromFenceInfo('sh app/.env'), 'app/.env');
+    assert.equal(pathFromFenceInfo('text ../outside/secret.txt'), '../outside/secret.txt');
     assert.equal(pathFromFenceInfo('ts'), undefined);
     assert.equal(pathFromFenceInfo(''), undefined);
     assert.equal(pathFromFenceInfo('diff'), undefined);
@@ -39,6 +41,8 @@ describe('apply: target selection', () => {
     assert.ok(looksLikePath('src/a.ts'));
     assert.ok(looksLikePath('README.md'));
     assert.ok(looksLikePath('src/lib'));
+    assert.ok(looksLikePath('.env'));
+    assert.ok(looksLikePath('../../x.ts'));
     assert.ok(!looksLikePath('1.2.3'));
     assert.ok(!looksLikePath('http://x.y/a.ts'));
     assert.ok(!looksLikePath('hello'));

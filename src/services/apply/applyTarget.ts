@@ -5,8 +5,8 @@
  * against the workspace (isolation, excludes) before anything is read or written.
  */
 
-/** A relative or absolute file path with an extension, or with at least one directory. */
-const PATH_TOKEN = /^(?:\.{0,2}\/)?(?:[\w@$+-][\w@$+.-]*\/)*[\w@$+-][\w@$+.-]*$/;
+/** A relative file path (dot files included) with an extension, or with at least one directory. */
+const PATH_TOKEN = /^(?:\.{1,2}\/)*(?:\.?[\w@$+-][\w@$+.-]*\/)*\.?[\w@$+-][\w@$+.-]*$/;
 
 /** Whether `token` reads as a file path (a URL, a version number or a bare word does not). */
 export function looksLikePath(token: string): boolean {
