@@ -1,7 +1,7 @@
 /**
  * The extension's WorkspacePort: attachments and fresh reads through `vscode.workspace.fs` and the
  * editor's open documents (a dirty buffer is read as the editor shows it; untitled documents of this
- * window are attachable), with workspace isolation on the real path (DESIGN §3):
+ * window are attachable), with workspace isolation on the real path:
  *
  * - the path must lie in one of this window's workspace folders, and so must its real path (a
  *   symlink that points out of the workspace is refused as `outside-workspace`);
@@ -10,9 +10,9 @@
  *   byte makes it `binary`, a missing file is `not-found`.
  *
  * Paths in specs are workspace-relative with '/' separators; in a multi-root workspace they start
- * with the folder's name (`<folder>/<path>`), as artifact ids do (DESIGN §2).
+ * with the folder's name (`<folder>/<path>`), as artifact ids do.
  *
- * It is also the workspace tools' port (issue 11): `listFiles` over `vscode.workspace.findFiles`
+ * It is also the workspace tools' port: `listFiles` over `vscode.workspace.findFiles`
  * (then the same glob rules and excludes as everywhere), `diagnostics` from
  * `vscode.languages.getDiagnostics`, `selection` from the active editor. Reading is `resolve`.
  */
@@ -300,8 +300,8 @@ export class HostWorkspace implements ToolWorkspacePort {
 
   /**
    * A file that no longer exists is not refused here (the port contract, as the replay's workspace):
-   * freshness marks it missing and the chat keeps its last snapshot (DESIGN §1). Refusing it detached
-   * a deleted file from the chat with a "does not exist" notice instead.
+   * freshness marks it missing and the chat keeps its last snapshot, rather than detaching it with a
+   * "does not exist" notice.
    */
   async recheck(path: string, label: string): Promise<Rejection | undefined> {
     if (path.startsWith(UNTITLED_PREFIX)) return undefined;
