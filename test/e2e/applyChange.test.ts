@@ -111,6 +111,15 @@ describe('e2e: Apply a code block and open a citation', function () {
         await page.locator('.part.editor .monaco-diff-editor').first().waitFor({ state: 'hidden', timeout: TIMEOUT.ui });
         assert.equal(fs.readFileSync(file, 'utf8'), expected);
       });
+      // The next test starts where a fresh session would: an empty chat, no editors open.
+      await steps.run('left as found: a new empty chat, editors closed', async () => {
+        await runCommand(page, 'View: Close All Editors');
+        await openStrataView(page);
+        await panel.byTestId(TEST_ID.newChat).click();
+        await poll('the new chat to be empty', TIMEOUT.ui, async () =>
+          (await panel.messages('assistant').count()) === 0 ? true : undefined,
+        );
+      });
     } finally {
       fs.writeFileSync(file, original);
     }
