@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
-import { e2eSession, type E2ESession } from './support/session';
+import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import { activeEditor, chatFrame, cursorStatus, openStrataView, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
 
@@ -28,6 +28,19 @@ const REPLY = [
   '}',
   '```',
 ].join('\n');
+
+async function leaveAsFound(session: E2ESession): Promise<void> {
+  const { page } = session;
+  await page.keyboard.press('Escape');
+  await activeEditor(page)
+    .click({ timeout: 5_000 })
+    .catch(() => undefined);
+  await runCommand(page, 'View: Close All Editors');
+  await openStrataView(page);
+  const panel = new ChatPanel(page, await chatFrame(page));
+  await panel.byTestId(TEST_ID.newChat).click();
+  await poll('the new chat to be empty', TIMEOUT.ui, async () => ((await panel.messages('assistant').count()) === 0 ? true : undefined));
+}
 
 describe('e2e: Apply a code block and open a citation', function () {
   this.timeout(300_000);
@@ -107,21 +120,16 @@ describe('e2e: Apply a code block and open a citation', function () {
         await openStrataView(page);
         await reply.locator('[data-testid="strata-apply"]').click();
         await page.locator('.part.editor .monaco-diff-editor').first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+        // Keys go to what has focus: the panel keeps it after the click unless the diff is clicked.
+        await page.locator('.part.editor .monaco-diff-editor .editor.modified .view-lines').first().click();
         await runCommand(page, 'Strata: Reject Change');
         await page.locator('.part.editor .monaco-diff-editor').first().waitFor({ state: 'hidden', timeout: TIMEOUT.ui });
         assert.equal(fs.readFileSync(file, 'utf8'), expected);
       });
-      // The next test starts where a fresh session would: an empty chat, no editors open.
-      await steps.run('left as found: a new empty chat, editors closed', async () => {
-        await runCommand(page, 'View: Close All Editors');
-        await openStrataView(page);
-        await panel.byTestId(TEST_ID.newChat).click();
-        await poll('the new chat to be empty', TIMEOUT.ui, async () =>
-          (await panel.messages('assistant').count()) === 0 ? true : undefined,
-        );
-      });
     } finally {
       fs.writeFileSync(file, original);
+      // The next test starts where a fresh session would: an empty chat, no editors open.
+      await leaveAsFound(session).catch((e: Error) => log(`could not reset the workbench: ${e.message}`));
     }
   });
 });
