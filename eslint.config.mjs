@@ -1,5 +1,6 @@
-// Lint = import boundaries (STYLE.md "Layout") + recommended rules, nothing stylistic.
-// Formatting is not linted; type-aware rules are off so lint stays fast and independent of tsc.
+// Lint = import boundaries (ARCHITECTURE.md "Layers and their rules") + recommended rules, nothing
+// stylistic. Formatting is not linted; type-aware rules are off so lint stays fast and independent
+// of tsc.
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
@@ -68,7 +69,7 @@ export default defineConfig(
     languageOptions: { sourceType: 'module', globals: { ...globals.node } },
   },
 
-  // --- Import boundaries (STYLE.md) ---
+  // --- Import boundaries (ARCHITECTURE.md) ---
   {
     // The engine: no editor, no Node, no LangChain, no DOM; only common/ from the rest of src.
     files: ['src/engine/**/*.ts'],

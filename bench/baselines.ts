@@ -4,7 +4,7 @@
  *   into the current user message; history is display text and replies only.
  * - `latest-copy`: the system message holds the latest copy of every attached item (re-rendered in
  *   place when a file changes, like the seed); history and the current message are text only.
- * - `tools-plain` (issue 11): a plain agent transcript, as a tool loop without an envelope sends it:
+ * - `tools-plain`: a plain agent transcript, as a tool loop without an envelope sends it:
  *   append-only messages; each tool call an assistant message and its result a tool message holding
  *   what the tool returned as plain text, every time (a file read twice is sent twice, a changed file
  *   in full again); attachments inline in the user message of the turn they were attached to. It is

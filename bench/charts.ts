@@ -4,7 +4,7 @@
  * model). Pure functions of a replay report: the same report gives byte-identical output.
  */
 import type { ReplayReport, StrategyReport } from './replay';
-import { formatInt } from './perfStats';
+import { formatInt } from './perf/stats';
 
 const BASELINE = 'inline-every-turn';
 
@@ -24,7 +24,7 @@ export function markdownTable(report: ReplayReport, defaultLayout: string): stri
   const lines: string[] = [];
   lines.push(`### ${report.trajectory}`, '');
   lines.push(
-    `${turns} turns, budget ${formatInt(budget)} tokens. OA = OpenAI cache model, AN = Anthropic cache model (DESIGN §9); ratios are cost units ÷ those of \`${BASELINE}\`.`,
+    `${turns} turns, budget ${formatInt(budget)} tokens. OA = OpenAI cache model, AN = Anthropic cache model (docs/design.md#replay); ratios are cost units ÷ those of \`${BASELINE}\`.`,
     '',
   );
   lines.push(

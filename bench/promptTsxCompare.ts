@@ -1,14 +1,14 @@
 /**
- * Side by side with @vscode/prompt-tsx (issue 4): the same prioritized chunks under the same budget.
+ * Side by side with @vscode/prompt-tsx: the same prioritized chunks under the same budget.
  *
  * The chunks are the request of the last turn of a trajectory (default long-session-20) as Strata's
  * transcript layout builds it with no pruning: the system prompt, every artifact block (each version
  * once, in the turn that first sent it), every earlier turn (its message text, references included,
- * and its reply), and the current message. Priorities are Strata's (DESIGN §5): essential = system
+ * and its reply), and the current message. Priorities are Strata's: essential = system
  * prompt, current message and the last turn; selections 3; other attachments and history turns 5;
  * superseded versions 10; ties oldest first. prompt-tsx gets them as `TextChunk` priorities (higher =
  * kept longer: (10 − p) · 10⁵ + turn · 10² + position) and a tokenizer adapter over our tokenizer
- * with the same message framing as the replay's count (DESIGN §9).
+ * with the same message framing as the replay's count.
  *
  * Methods, for each budget (a fraction of the unpruned request):
  * - `prompt-tsx`: `PromptRenderer.render()` in plain Node (Raw output mode);
@@ -18,7 +18,7 @@
  *   thresholds (prune when over 80% of the budget, down to 60%: the cache-aware hysteresis, which also
  *   compacts and summarizes instead of only dropping);
  * - `engine →99%`: the same with thresholds set to prune only above 100% and down to 99%.
- * Tokens used are counted the same way for all (the exact DESIGN §9 count of the messages sent).
+ * Tokens used are counted the same way for all (the exact count of the messages sent, framing included).
  */
 import * as path from 'path';
 import {
@@ -45,8 +45,8 @@ import { sha256Hex } from '../src/common/hash';
 import { frameHeader, requestTokenCount } from '../src/services/cacheModel';
 import { getTokenizer, type Tokenizer } from '../src/services/tokenizer';
 import type { Trajectory } from './trajectory';
-import { driveEngine } from './perfDrive';
-import { round, stats } from './perfStats';
+import { driveEngine } from './perf/drive';
+import { round, stats } from './perf/stats';
 
 /** One piece of a message: part of an artifact chunk (its full block) or of the turn's history chunk. */
 interface Piece {
@@ -390,7 +390,7 @@ function runOptimizeForLimit(c: ChunkSet, budget: number, tok: Tokenizer, runs: 
   return result('optimizeForLimit', c, budget, used, keptArtifacts, keptHistory, stats(times).median);
 }
 
-/** Limits whose budget (DESIGN §5) is exactly `budget` (or the largest one below it). */
+/** Limits whose budget is exactly `budget` (or the largest one below it). */
 export function limitsForBudget(budget: number): ModelLimits {
   let w = budget;
   while (computeBudget({ contextWindow: w + 1, maxOutputTokens: 0 }) <= budget) w++;

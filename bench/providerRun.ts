@@ -7,7 +7,7 @@
  * - The requests are exactly those of the replay (any strategy: the engine layouts and the baselines).
  *   The engine layouts run through the turn pipeline with the real provider, the same code as the
  *   extension: each turn is built, sent, and recorded with the scripted reply, which is the history
- *   whatever the model answers (DESIGN §8), so what the model says never changes a later request.
+ *   whatever the model answers, so what the model says never changes a later request.
  *   The baselines (not Strata turns) are built first, then sent in order.
  * - Key: `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`; missing → exit 2 with a message (a server on this
  *   machine, e.g. Ollama or the imitation servers, may run without one). The key is never printed.

@@ -1,5 +1,5 @@
 /**
- * `--reload-at N` for the replay tool (DESIGN §9, §10): every completed turn up to N is saved
+ * `--reload-at N` for the replay tool: every completed turn up to N is saved
  * through the real `ChatStore` (into a temporary folder); after turn N the chat is loaded by a
  * fresh store instance into a fresh `PromptContextEngine` built with the same options, and the
  * replay continues with it. The request dumps must then be byte-identical to a run without reload.
@@ -10,7 +10,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { setReloadHook, type ReloadHook } from './replay';
+import type { ReloadHook } from './replay';
 import { engineFor } from './replayCore';
 import { ChatStore, chatIdFor } from '../src/services/store/chatStore';
 import { compareEngineMeta, engineMeta } from '../src/engine/stateCodec';
@@ -73,5 +73,3 @@ export const reloadHook: ReloadHook = (traj, strategy, args, tok) => {
     }
   };
 };
-
-setReloadHook(reloadHook);

@@ -1,5 +1,5 @@
 /**
- * Runs a trajectory (DESIGN §8) turn by turn through the turn pipeline (src/services/turnPipeline.ts),
+ * Runs a trajectory turn by turn through the turn pipeline (src/services/turnPipeline.ts),
  * the same code the extension runs: apply the turn's edits to the virtual workspace, then resolve and
  * isolate attachments, recheck and re-read recoverable files, build, check, stream the reply and
  * commit. The reply comes from a scripted provider that streams the trajectory's `reply`; the
@@ -24,7 +24,7 @@ export function replayToolCallId(turn: number, k: number): string {
   return `call_${turn}_${k}`;
 }
 
-/** The trajectory scripts tool calls: the replay offers the workspace tools (DESIGN §8). */
+/** The trajectory scripts tool calls: the replay offers the workspace tools. */
 export function usesTools(traj: Trajectory): boolean {
   return traj.turns.some((t) => (t.tools?.length ?? 0) > 0);
 }

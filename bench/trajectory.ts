@@ -1,5 +1,5 @@
 /**
- * Trajectory format (DESIGN §8): loading, validation with clear messages, and the virtual workspace.
+ * Trajectory format: loading, validation with clear messages, and the virtual workspace.
  */
 import type { LineRange } from '../src/engine/types';
 import { MemoryWorkspace, type MemoryWorkspaceOptions } from '../src/services/memoryWorkspace';
@@ -17,7 +17,7 @@ export interface TrajectoryAttachment {
   selection?: { file: string; startLine: number; endLine: number };
 }
 
-/** A tool call the model makes in a turn (DESIGN §8 `tools`). */
+/** A tool call the model makes in a turn (a turn's `tools`). */
 export interface TrajectoryToolCall {
   name: string;
   args: Record<string, unknown>;

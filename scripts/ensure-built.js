@@ -50,7 +50,7 @@ const sources = Math.max(
   mtime(path.join(root, 'tsconfig.json')),
 );
 const compiled = newestMtime(path.join(root, 'out'), ['.js']);
-if (!fs.existsSync(path.join(root, 'out', 'bench', 'replay.js')) || sources > compiled) {
+if (!fs.existsSync(path.join(root, 'out', 'bench', 'replayCli.js')) || sources > compiled) {
   process.stderr.write('compiling (tsc)…\n');
   sh(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
 }

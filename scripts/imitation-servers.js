@@ -21,9 +21,14 @@ const { spawnSync } = require('child_process');
 
 const root = path.resolve(__dirname, '..');
 const compiled = path.join(root, 'out', 'test', 'support', 'imitationServers.js');
-const sources = ['test/support/imitationServers.ts', 'src/services/cacheModel.ts', 'src/services/tokenizer.ts'].map((p) =>
-  path.join(root, p),
-);
+const sources = [
+  'test/support/imitationServers.ts',
+  'src/services/cacheModel.ts',
+  'src/services/tokenizer/guardedTokenizer.ts',
+  'src/services/tokenizer/longRunGuard.ts',
+  'src/services/tokenizer/chunking.ts',
+  'src/services/tokenizer/encodings.ts',
+].map((p) => path.join(root, p));
 
 function stale() {
   if (!fs.existsSync(compiled)) return true;
@@ -90,7 +95,7 @@ async function main() {
   process.on('SIGTERM', stop);
   process.stdout.write(
     [
-      'Strata imitation servers (127.0.0.1 only; usage follows DESIGN §9 cache rules):',
+      'Strata imitation servers (127.0.0.1 only; usage follows the cache rules of docs/design.md#replay):',
       `  OpenAI-compatible base URL: ${openai.url}`,
       `  Anthropic base URL:         ${anthropic.url}`,
       'Set "strata.provider" and "strata.baseUrl" to one of them (any API key works unless --api-key is given).',

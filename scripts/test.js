@@ -2,7 +2,7 @@
 'use strict';
 // `npm test`: everything a fresh clone needs, in order, each step timed:
 //   dependencies (npm ci when node_modules does not match the lock) → system packages check →
-//   lint → format check → tsc (extension, tests, bench; webview) → unit tests (mocha) → webpack bundles →
+//   lint → import cycles → format check → tsc (extension, tests, bench; webview) → unit tests (mocha) → webpack bundles →
 //   webview tests (the chat panel's production bundle in Chromium, standalone page) → vsce package →
 //   code-server harness (installed once into ~/.cache/strata-harness) → integration suite (inside the
 //   extension host) → e2e tests (the packaged VSIX in the real workbench, driven by Chromium).
@@ -69,6 +69,10 @@ async function main() {
   }
 
   await step('lint', () => bin('eslint', 'eslint', ['.']));
+  await step(
+    'import cycles',
+    async () => (await run(process.execPath, [path.join(root, 'scripts', 'check-cycles.js')], { cwd: root })) === 0,
+  );
   await step('format (prettier --check)', () => bin('prettier', 'prettier', ['--check', '--log-level', 'warn', '.']));
   await step('typecheck and compile', async () => {
     const main = await bin('typescript', 'tsc', ['-p', 'tsconfig.json']);

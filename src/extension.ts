@@ -77,10 +77,13 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   const noFolder = !context.storageUri;
   const storage = context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-folder');
-  const workspace = new HostWorkspace(() => ({
-    excludes: readSetting('context.exclude'),
-    maxFileBytes: readSetting('context.maxFileBytes'),
-  }));
+  const workspace = new HostWorkspace(
+    () => ({
+      excludes: readSetting('context.exclude'),
+      maxFileBytes: readSetting('context.maxFileBytes'),
+    }),
+    (line) => log.info(line),
+  );
   const memento = new WorkspaceStateStore(context.workspaceState);
   // The chat that was open when the window closed (or reloaded) opens again.
   const session = ChatSession.open(

@@ -1,18 +1,15 @@
 import { MAX_CITATION_PATHS, type Citation } from '../src/protocol/citations';
 import type { MessageView, ToolStepView } from '../src/protocol/messages';
 import { citationCandidates, citationOf, linkCitations } from './citationLinks';
+import { DeferredRender } from './deferredRender';
 import { h, icon } from './dom';
 import { renderMarkdownBatch, type CodeBlock } from './markdown';
-import {
-  applyToolStep,
-  createMessage,
-  fillDeferred,
-  renderAssistantText,
-  renderToolSteps,
-  updateAssistantChrome,
-  type MessageRecord,
-} from './messages';
+import { applyToolStep, createMessage, renderAssistantText, renderToolSteps, updateAssistantChrome, type MessageRecord } from './messages';
+import { OlderMessages } from './olderMessages';
+import { ScrollKeeper, type ScrollPosition } from './scrollKeeper';
 import type { Tooltips } from './tooltip';
+
+export type { ScrollPosition } from './scrollKeeper';
 
 export interface ConversationHost {
   /** Ask the host for messages before `beforeTurn`; resolves false when the request failed. */
@@ -29,12 +26,6 @@ export interface ConversationHost {
   scrolled(position: ScrollPosition): void;
 }
 
-export interface ScrollPosition {
-  atBottom: boolean;
-  anchorId?: string;
-  anchorOffset?: number;
-}
-
 interface Stream {
   record: MessageRecord;
   text: string;
@@ -47,18 +38,12 @@ interface Stream {
   frameRequested: boolean;
 }
 
-/** Within this many px of the end counts as "at the bottom" (the stream is followed). */
-const BOTTOM_SLACK = 24;
-/** Older messages are requested when the top is closer than this (px). */
-const LOAD_OLDER_MARGIN = 400;
 /**
  * Opening a chat renders the markdown of the newest messages at once (enough to fill any panel)
  * and of the others when they come near the viewport or when the panel is idle, newest first.
  */
 const EAGER_MESSAGES = 24;
 const EAGER_CHARS = 40_000;
-/** Deferred messages rendered per idle slice (one sanitizer pass each). */
-const IDLE_BATCH = 12;
 
 /**
  * The scrolling conversation: messages in order, the streaming reply, lazy loading of older
@@ -69,35 +54,17 @@ const IDLE_BATCH = 12;
  */
 export class Conversation {
   readonly el: HTMLElement;
-  private readonly olderRow: HTMLElement;
   private readonly list: HTMLElement;
   readonly tail: HTMLElement;
   private readonly empty: HTMLElement;
   private readonly records = new Map<string, MessageRecord>();
   private readonly streams = new Map<string, Stream>();
   private chatId = '';
-  private hasOlder = false;
-  private loadingOlder = false;
-  private olderFailed = false;
-  private stick = true;
-  /** Until when a scroll event counts as the user's (see the constructor). */
-  private userScrollUntil = 0;
-  /** The content and viewport heights at the last scroll we saw or made. */
-  private lastScrollHeight = 0;
-  private lastClientHeight = 0;
   private busy = false;
   private readonly regenerateButton: HTMLButtonElement;
-  private scrollSaveTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Deferred messages, rendered newest first when idle, or at once when they near the viewport. */
-  private readonly deferred = new Set<MessageRecord>();
-  private readonly nearViewport: IntersectionObserver;
-  private idleScheduled = false;
-  /**
-   * Keeps a message at a given offset from the top of the viewport while the layout settles
-   * (messages off screen are laid out lazily, so heights above it change after a restore or a
-   * prepend). Released by the user's next scroll gesture, or after a short while.
-   */
-  private anchorLock: { record: MessageRecord; offset: number; until: number } | undefined;
+  private readonly older: OlderMessages;
+  private readonly scroll: ScrollKeeper;
+  private readonly deferredRender: DeferredRender;
   /** The host's verdict on each cited path asked about (a link or not), for this chat. */
   private readonly citationVerdicts = new Map<string, boolean>();
 
@@ -106,18 +73,10 @@ export class Conversation {
     private readonly tooltips: Tooltips,
     empty: HTMLElement,
   ) {
-    this.olderRow = h('div', { class: 'older-row' });
     this.list = h('div', { class: 'messages', role: 'feed', 'aria-label': 'Conversation' });
     this.tail = h('div', { class: 'conversation-tail' });
     this.empty = empty;
-    this.el = h(
-      'main',
-      { class: 'conversation', 'data-testid': 'strata-conversation', tabindex: -1 },
-      this.olderRow,
-      this.list,
-      this.empty,
-      this.tail,
-    );
+    this.el = h('main', { class: 'conversation', 'data-testid': 'strata-conversation', tabindex: -1 }, this.list, this.empty, this.tail);
     this.regenerateButton = h(
       'button',
       {
@@ -130,29 +89,35 @@ export class Conversation {
       },
       icon('refresh'),
     );
+    this.older = new OlderMessages(this.el, {
+      loadOlder: (beforeTurn) => this.host.loadOlder(beforeTurn),
+      firstTurn: () => {
+        const first = this.list.firstElementChild;
+        return first ? this.recordOf(first)?.view.turn : undefined;
+      },
+      chatId: () => this.chatId,
+    });
+    this.el.prepend(this.older.row);
 
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
     this.el.addEventListener('click', (e) => this.onClick(e));
-    // Follow the end while the user is there: any growth of the list (streaming text, fonts,
-    // lazily laid-out messages) keeps the bottom in view; this runs after layout, before paint.
-    // The viewport changes size too (banners appear, the input grows): same rule.
-    const resized = new ResizeObserver(() => {
-      if (this.stick) this.scrollToBottom();
-      else this.applyAnchorLock();
-      this.noteGeometry();
-    });
-    resized.observe(this.list);
-    resized.observe(this.el);
-    // A scroll the user asked for (wheel, touch, scrollbar, keys) may leave the bottom; scrolls that
-    // layout causes (lazily laid-out messages, scroll anchoring) must not stop the follow.
-    const intent = () => {
-      this.anchorLock = undefined;
-      this.userScrollUntil = performance.now() + 1000;
-    };
-    for (const type of ['wheel', 'touchstart', 'touchmove', 'mousedown', 'keydown'] as const)
-      this.el.addEventListener(type, intent, { passive: true });
-    this.el.addEventListener('focusin', intent);
-    this.nearViewport = new IntersectionObserver((entries) => this.onNearViewport(entries), { root: this.el, rootMargin: '800px 0px' });
+    this.scroll = new ScrollKeeper(
+      this.el,
+      this.list,
+      this.empty,
+      (item) => this.recordOf(item),
+      (position) => this.host.scrolled(position),
+    );
+    this.deferredRender = new DeferredRender(
+      this.el,
+      (el) => this.recordOf(el),
+      (records) => this.linkCitations(records),
+    );
+  }
+
+  /** The message of a list item (or of any element carrying its id). */
+  private recordOf(el: Element): MessageRecord | undefined {
+    return this.records.get(el.getAttribute('data-message-id') ?? '');
   }
 
   /** The whole chat (init, chat switch). `restore` is where the user was, if it is this chat. */
@@ -161,26 +126,16 @@ export class Conversation {
     this.streams.clear();
     this.records.clear();
     this.citationVerdicts.clear();
-    this.deferred.clear();
-    this.nearViewport.disconnect();
-    this.hasOlder = hasOlder;
-    this.loadingOlder = false;
-    this.olderFailed = false;
+    this.deferredRender.clear();
+    this.older.reset(hasOlder);
     this.list.replaceChildren(this.build(messages));
     this.adoptStreaming(messages);
-    this.updateOlderRow();
+    this.older.updateRow();
     this.updateEmpty();
     this.updateLastActions();
-    this.anchorLock = undefined;
     const anchor = restore && !restore.atBottom && restore.anchorId ? this.records.get(restore.anchorId) : undefined;
-    if (anchor) {
-      this.stick = false;
-      this.lockAnchor(anchor, restore?.anchorOffset ?? 0);
-    } else {
-      this.stick = true;
-      this.scrollToBottom();
-    }
-    this.maybeLoadOlder();
+    this.scroll.restore(anchor, restore?.anchorOffset ?? 0);
+    this.older.maybeLoad();
   }
 
   /**
@@ -210,52 +165,9 @@ export class Conversation {
       fragment.append(record.el);
       if (record.pending) deferred.push(record);
     }
-    for (const record of deferred) {
-      this.deferred.add(record);
-      this.nearViewport.observe(record.el);
-    }
+    this.deferredRender.add(deferred);
     this.linkCitations(assistants.map((m) => this.records.get(m.id)));
-    if (deferred.length > 0) this.scheduleIdle();
     return fragment;
-  }
-
-  private onNearViewport(entries: IntersectionObserverEntry[]): void {
-    const near: MessageRecord[] = [];
-    for (const entry of entries) {
-      if (!entry.isIntersecting) continue;
-      const record = this.records.get(entry.target.getAttribute('data-message-id') ?? '');
-      if (record && this.deferred.has(record)) near.push(record);
-    }
-    this.renderDeferred(near);
-  }
-
-  /** Renders deferred messages while the panel is idle, newest first. */
-  private scheduleIdle(): void {
-    if (this.idleScheduled) return;
-    this.idleScheduled = true;
-    const run = (deadline?: IdleDeadline) => {
-      this.idleScheduled = false;
-      do {
-        const newest = [...this.deferred].slice(-IDLE_BATCH);
-        if (newest.length === 0) return;
-        this.renderDeferred(newest);
-      } while (deadline && deadline.timeRemaining() > 8);
-      if (this.deferred.size > 0) this.scheduleIdle();
-    };
-    if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 1000 });
-    else setTimeout(run, 50);
-  }
-
-  private renderDeferred(records: readonly MessageRecord[]): void {
-    const todo = records.filter((r) => this.deferred.has(r));
-    if (todo.length === 0) return;
-    const rendered = renderMarkdownBatch(todo.map((r) => r.view.text));
-    todo.forEach((record, i) => {
-      this.deferred.delete(record);
-      this.nearViewport.unobserve(record.el);
-      if (record.pending) fillDeferred(record, rendered[i]);
-    });
-    this.linkCitations(todo);
   }
 
   /**
@@ -276,17 +188,15 @@ export class Conversation {
 
   prependOlder(chatId: string, messages: readonly MessageView[], hasOlder: boolean): void {
     if (chatId !== this.chatId) return;
-    this.loadingOlder = false;
-    this.hasOlder = hasOlder;
-    const anchor = this.stick ? undefined : this.firstVisible();
-    const offset = anchor ? this.offsetOf(anchor) : 0;
+    this.older.loaded(hasOlder);
+    const anchor = this.scroll.visibleAnchor();
     this.list.prepend(this.build(messages));
-    this.updateOlderRow();
+    this.older.updateRow();
     this.updateEmpty();
     this.updateLastActions();
-    if (anchor) this.lockAnchor(anchor, offset);
+    if (anchor) this.scroll.lockAnchor(anchor.record, anchor.offset);
     // Still nothing to scroll (a short chat)? Keep loading until the view fills or nothing is left.
-    this.maybeLoadOlder();
+    this.older.maybeLoad();
   }
 
   /** A turn began: the user's message and an empty streaming reply. */
@@ -297,8 +207,7 @@ export class Conversation {
     const record = this.records.get(assistant.id);
     if (record) this.streams.set(turnId, this.newStream(record, assistant.text, 0));
     // Sending is an explicit act: show the new turn even if the user had scrolled up.
-    this.stick = true;
-    this.scrollToBottom();
+    this.scroll.revealEnd();
     this.updateEmpty();
     this.updateLastActions();
   }
@@ -415,8 +324,7 @@ export class Conversation {
     if (!record) return;
     record.el.remove();
     this.records.delete(id);
-    this.deferred.delete(record);
-    this.nearViewport.unobserve(record.el);
+    this.deferredRender.forget(record);
   }
 
   setBusy(busy: boolean): void {
@@ -437,137 +345,22 @@ export class Conversation {
 
   updateEmpty(): void {
     const hasTail = this.tail.childElementCount > 0;
-    this.empty.hidden = this.records.size > 0 || this.hasOlder || hasTail;
+    this.empty.hidden = this.records.size > 0 || this.older.available || hasTail;
   }
 
   /** Scroll to the end and follow it again (after sending, or when the preview appears). */
   revealEnd(): void {
-    this.stick = true;
-    this.scrollToBottom();
-  }
-
-  private scrollToBottom(): void {
-    // The empty state reads from its top (its first step first); there is no end to follow yet.
-    this.el.scrollTop = this.empty.hidden ? this.el.scrollHeight : 0;
-    this.noteGeometry();
-  }
-
-  private noteGeometry(): void {
-    this.lastScrollHeight = this.el.scrollHeight;
-    this.lastClientHeight = this.el.clientHeight;
-  }
-
-  /** A message's top relative to the top of the viewport (px). */
-  private offsetOf(record: MessageRecord): number {
-    return record.el.getBoundingClientRect().top - this.el.getBoundingClientRect().top;
-  }
-
-  private lockAnchor(record: MessageRecord, offset: number): void {
-    this.anchorLock = { record, offset, until: performance.now() + 1500 };
-    this.applyAnchorLock();
-  }
-
-  private applyAnchorLock(): void {
-    const lock = this.anchorLock;
-    if (!lock) return;
-    if (performance.now() > lock.until || !lock.record.el.isConnected) {
-      this.anchorLock = undefined;
-      return;
-    }
-    const delta = this.offsetOf(lock.record) - lock.offset;
-    if (Math.abs(delta) >= 0.5) this.el.scrollTop += delta;
+    this.scroll.revealEnd();
   }
 
   private onScroll(): void {
-    const height = this.el.scrollHeight;
-    const viewport = this.el.clientHeight;
-    const distance = height - this.el.scrollTop - viewport;
-    // Layout moved the view (the content or the viewport changed size: lazily laid-out messages,
-    // scroll anchoring, a banner appearing) unless the user was scrolling just now: keep following.
-    const fromLayout = (height !== this.lastScrollHeight || viewport !== this.lastClientHeight) && performance.now() > this.userScrollUntil;
-    this.noteGeometry();
-    if (distance <= BOTTOM_SLACK) this.stick = true;
-    else if (fromLayout && this.stick) this.scrollToBottom();
-    else this.stick = false;
-    this.maybeLoadOlder();
-    if (this.scrollSaveTimer !== undefined) clearTimeout(this.scrollSaveTimer);
-    this.scrollSaveTimer = setTimeout(() => this.host.scrolled(this.position()), 150);
+    this.scroll.onScroll();
+    this.older.maybeLoad();
+    this.scroll.saveSoon();
   }
 
   position(): ScrollPosition {
-    if (this.stick) return { atBottom: true };
-    const anchor = this.firstVisible();
-    if (!anchor) return { atBottom: false };
-    return { atBottom: false, anchorId: anchor.view.id, anchorOffset: Math.round(this.offsetOf(anchor)) };
-  }
-
-  /** The first message whose bottom is inside the viewport (binary search over document order). */
-  private firstVisible(): MessageRecord | undefined {
-    const items = this.list.children;
-    if (items.length === 0) return undefined;
-    const top = this.el.getBoundingClientRect().top;
-    let lo = 0;
-    let hi = items.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (items[mid].getBoundingClientRect().bottom <= top) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.records.get(items[lo].getAttribute('data-message-id') ?? '');
-  }
-
-  private maybeLoadOlder(): void {
-    if (!this.hasOlder || this.loadingOlder || this.olderFailed) return;
-    if (this.el.scrollTop > LOAD_OLDER_MARGIN && this.el.scrollHeight > this.el.clientHeight) return;
-    void this.loadOlder();
-  }
-
-  private async loadOlder(): Promise<void> {
-    const first = this.list.firstElementChild;
-    const firstRecord = first ? this.records.get(first.getAttribute('data-message-id') ?? '') : undefined;
-    const beforeTurn = firstRecord?.view.turn;
-    if (beforeTurn === undefined || beforeTurn < 1) {
-      this.hasOlder = false;
-      this.updateOlderRow();
-      return;
-    }
-    this.loadingOlder = true;
-    this.olderFailed = false;
-    this.updateOlderRow();
-    const chatId = this.chatId;
-    const ok = await this.host.loadOlder(beforeTurn);
-    if (!ok && chatId === this.chatId && this.loadingOlder) {
-      this.loadingOlder = false;
-      this.olderFailed = true;
-      this.updateOlderRow();
-    }
-  }
-
-  private updateOlderRow(): void {
-    const row = this.olderRow;
-    row.hidden = !this.hasOlder;
-    if (!this.hasOlder) {
-      row.replaceChildren();
-      return;
-    }
-    if (this.loadingOlder) {
-      row.replaceChildren(
-        h(
-          'span',
-          { class: 'older-loading', role: 'status', 'data-testid': 'strata-loading-older' },
-          icon('loading', 'codicon-modifier-spin'),
-          'Loading earlier messages…',
-        ),
-      );
-      return;
-    }
-    row.replaceChildren(
-      h(
-        'button',
-        { type: 'button', class: 'link-btn', 'data-testid': 'strata-load-older', 'data-action': 'load-older' },
-        this.olderFailed ? 'Could not load earlier messages. Retry' : 'Load earlier messages',
-      ),
-    );
+    return this.scroll.position();
   }
 
   private onClick(e: MouseEvent): void {
@@ -575,8 +368,7 @@ export class Conversation {
     if (!target || !this.el.contains(target)) return;
     const action = target.getAttribute('data-action');
     if (action === 'load-older') {
-      this.olderFailed = false;
-      void this.loadOlder();
+      this.older.retry();
       return;
     }
     if (action === 'regenerate') {

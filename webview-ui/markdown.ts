@@ -3,10 +3,10 @@ import MarkdownIt from 'markdown-it';
 import { h, iconButton } from './dom';
 
 /**
- * Model output → DOM, safely: markdown-it with raw HTML off, then DOMPurify with an
- * allowlist of the tags and attributes markdown produces. Links keep only http(s) and mailto
- * targets (no `javascript:`, no `command:` or other editor URIs; a link without a safe target
- * renders as plain text); images render as links (nothing is fetched); no event handlers, no
+ * Model output → DOM, safely (docs/design.md#protocol): markdown-it with raw HTML off, then
+ * DOMPurify with an allowlist of the tags and attributes markdown produces. Links keep only http(s)
+ * and mailto targets (no `javascript:`, no `command:` or other editor URIs; a link without a safe
+ * target renders as plain text); images render as links (nothing is fetched); no event handlers, no
  * style attributes (the CSP forbids them anyway).
  */
 

@@ -11,7 +11,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const cfg = require('./config');
 const { cleanEnv } = require('../lib/proc');
 
-/** Debian Chromium under playwright-core, headless (HARNESS.md). */
+/** Debian Chromium under playwright-core, headless (CONTRIBUTING.md, "The harness"). */
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',

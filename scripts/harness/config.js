@@ -4,7 +4,7 @@
 const os = require('node:os');
 const path = require('node:path');
 
-/** code-server 4.139.1 is VS Code 1.139 (see HARNESS.md); it declares Node 24. */
+/** code-server 4.139.1 is VS Code 1.139 (see CONTRIBUTING.md); it declares Node 24. */
 const CODE_SERVER_VERSION = '4.139.1';
 const NODE_VERSION = '24.21.0';
 

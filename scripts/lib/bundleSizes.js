@@ -1,5 +1,5 @@
 'use strict';
-// The bundle sizes issue 9 sets limits for: the extension's entry bundle (what activation loads) and
+// The bundles whose sizes have limits: the extension's entry bundle (what activation loads) and
 // the webview bundle. The files loaded later (LangChain and the tokenizer's ranks) are listed too.
 const fs = require('node:fs');
 const path = require('node:path');

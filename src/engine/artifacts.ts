@@ -1,6 +1,6 @@
 import type { Artifact, ArtifactKind, IHasher, LineRange } from './types';
 
-/** Default priorities (DESIGN §5). Lower is more important. */
+/** Default priorities. Lower is more important. */
 export const PRIORITY = {
   essential: 0,
   selection: 3,
@@ -8,13 +8,13 @@ export const PRIORITY = {
   low: 10,
 } as const;
 
-/** Files, folders and diagnostics can be read again; so can a tool's output, by calling the tool (issue 11). */
+/** Files, folders and diagnostics can be read again; so can a tool's output, by calling the tool. */
 export function isRecoverableKind(kind: ArtifactKind): boolean {
   return kind === 'file' || kind === 'folder' || kind === 'diagnostics' || kind === 'tool';
 }
 
 /**
- * The key of one artifact version as written everywhere (DESIGN §2): the id alone for v1,
+ * The key of one artifact version as written everywhere: the id alone for v1,
  * `id@vN` for later versions. Stable: it never changes when later versions appear.
  */
 export function versionKey(id: string, version: number): string {
@@ -56,7 +56,7 @@ export function lineSpans(text: string): [number, number][] {
 }
 
 /**
- * The selection snapshot (DESIGN §2): from the start of `startLine` to the end of `endLine`
+ * The selection snapshot: from the start of `startLine` to the end of `endLine`
  * without its final line break; 1-based inclusive; `endLine` past the end is clamped.
  * Returns undefined when the range is empty or starts past the end of the text.
  * Walks the lines only up to `endLine` (the same spans as `lineSpans`): a selection near the top of a
@@ -104,7 +104,7 @@ export interface NewArtifactInput {
   id?: string;
   /** A selection's endLine as the user gave it, when it was past the end of the file (clamped). */
   requestedEndLine?: number;
-  /** `tool` artifacts: the tool that produced it (the id is `tool:<name>@<hash8>`, DESIGN §2). */
+  /** `tool` artifacts: the tool that produced it (the id is `tool:<name>@<hash8>`). */
   tool?: string;
 }
 

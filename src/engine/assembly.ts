@@ -1,7 +1,7 @@
 import type { ChatMessage, LayerId, Layout, LedgerItem, Role, Segment, TextBlock } from './types';
 
 /**
- * Request assembly carried from one request to the next (issue 12).
+ * Request assembly carried from one request to the next.
  *
  * A request is three portions: the system message, the past turns' messages and the current user
  * message. The past portion of the next request is almost always the past portion of this one plus
@@ -56,13 +56,13 @@ const L1 = 0;
 const L2 = 1;
 const L4 = 3;
 
-/** What the engine computes per segment, memoized on its side. */
+/** What the engine's collaborators compute per segment, memoized on their side. */
 export interface AssemblyHooks {
   /** sha256 of a segment's text (memoized by the engine): looked up once per segment added. */
   textHash(seg: Segment): string;
   /** One step of a layer hash chain or of the transcript prefix chain, from the step's text hash. */
   chain(prev: string, id: string, textHash: string): string;
-  /** A message's framing tokens, with what its segments' joins merge (see the engine). */
+  /** A message's framing tokens, with what its segments' joins merge (see MessageFraming). */
   framing(d: Draft): number;
   /** The ledger item of a segment with this cache prediction (memoized by the engine). */
   item(seg: Segment, cached: boolean): LedgerItem;
@@ -647,7 +647,7 @@ export class RequestAssembler {
     const segmentAt = (i: number): Segment | undefined =>
       i < sysLen ? sys.segs[i] : i < curStart ? carry.segs[i - sysLen] : cur.segs[i - curStart];
 
-    // Cache breakpoints (DESIGN §4), the same positions a scan of the flat request finds.
+    // Cache breakpoints, the same positions a scan of the flat request finds.
     const bps = new Set<number>();
     const lastOfLayer = (l: number, withCurrent: boolean, pred?: (g: Segment) => boolean): number => {
       const c = withCurrent ? cur.lastOf(l, pred) : -1;
@@ -706,7 +706,7 @@ export class RequestAssembler {
     const touchedKeys = this.restarted ? undefined : new Set([...sys.touched, ...carry.touched, ...curKeys, ...this.lastCurrentKeys]);
     this.lastCurrentKeys = curKeys;
 
-    // Read before the next call changes the carried portions (the engine does, in `finish`).
+    // Read before the next call changes the carried portions (the envelope builder does, in `turnEnvelope`).
     const itemsOf = (l: number, tail: readonly LedgerItem[]): LedgerItem[] => sys.items(l).concat(carry.items(l), cur.layerItems[l], tail);
 
     return {

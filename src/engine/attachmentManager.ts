@@ -3,7 +3,7 @@ import { describeArtifact, makeArtifact, PRIORITY, versionKey, type NewArtifactI
 import { putEntry, writableEntry, writableLatest, writableOrder, writableVersions, type ChatState, type EntryState } from './state';
 
 /**
- * The attachments of one chat (DESIGN §3): an ordered keyed map of artifact versions with tokens,
+ * The attachments of one chat: an ordered keyed map of artifact versions with tokens,
  * priority and the essential (pinned) flag. A view over `ChatState`, so whatever it changes is
  * what the chat store persists.
  */
@@ -112,7 +112,7 @@ export class AttachmentManager {
   /** 0 when pinned, 10 when superseded, else the artifact's own priority (selections 3, others 5). */
   effectivePriority(e: EntryState): number {
     if (e.essential) return PRIORITY.essential;
-    // Superseded versions and what a tool read (it can be read again) go first (DESIGN §5, issue 11).
+    // Superseded versions and what a tool read (it can be read again) go first.
     if (e.superseded || e.tool !== undefined) return PRIORITY.low;
     return e.artifact.priority;
   }

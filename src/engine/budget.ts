@@ -1,4 +1,4 @@
-/** Budget arithmetic and thresholds (DESIGN §5). */
+/** Budget arithmetic and thresholds. */
 
 export interface ModelLimits {
   contextWindow: number;

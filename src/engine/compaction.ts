@@ -1,7 +1,7 @@
 import type { Artifact } from './types';
 
 /**
- * Structure + preview of a recoverable artifact (DESIGN §5): headings, declarations/signatures, and
+ * Structure + preview of a recoverable artifact: headings, declarations/signatures, and
  * the first lines of each section, with a recovery hint. Deterministic; never used on selections.
  */
 
@@ -89,7 +89,7 @@ export function buildPreview(
     start = next;
   }
   if (lastKept < totalLines - 1) out.push('…');
-  // With workspace tools on, the model can get the rest itself (issue 11).
+  // With workspace tools on, the model can get the rest itself.
   const recover =
     opts.recovery === 'read_file'
       ? `Call read_file on ${a.source.uri} (with startLine and endLine for a part) to see the rest.`

@@ -3,7 +3,7 @@ import { appendTurnRecord, type ChatState, type HistorySummary, type TurnRecord 
 import type { ISummarizer } from './summarizer';
 
 /**
- * The turns of one chat (DESIGN §3): display text, reply and per-turn metadata, a token estimate,
+ * The turns of one chat: display text, reply and per-turn metadata, a token estimate,
  * and the conversation strip — a summary of older turns plus the recent turns verbatim. The last
  * turn is always verbatim, so "what did I just say?" is answered exactly. A view over `ChatState`.
  */

@@ -33,7 +33,7 @@ export function hashLayerSegments(segments: readonly Segment[], hasher: IHasher)
 
 const MIN_CONTENT_FOR_L4_CHECK = 40;
 
-/** DESIGN §7. Returns every violation found; an empty list means the envelope is sound. */
+/** Checks an envelope against its invariants. Returns every violation found; an empty list means the envelope is sound. */
 export function checkEnvelope(env: Envelope, budget: number, ctx: CheckContext): Violation[] {
   const v: Violation[] = [];
   const add = (rule: string, detail: string) => v.push({ rule, detail });

@@ -1,7 +1,8 @@
 import { GlobSet } from '../common/glob';
 
-/** Why an attachment was refused (DESIGN §3). */
-export type RejectionReason = 'outside-workspace' | 'not-found' | 'excluded' | 'binary' | 'too-large';
+/** Why an attachment was refused. */
+/** `not-regular`: a FIFO, socket or device (reading one can block forever), never read. */
+export type RejectionReason = 'outside-workspace' | 'not-found' | 'excluded' | 'binary' | 'too-large' | 'not-regular';
 
 export interface Rejection {
   /** What the user tried to attach, as a short label (path, range). */
@@ -26,6 +27,18 @@ export const DEFAULT_EXCLUDES: readonly string[] = [
   '**/.npmrc',
   '**/.netrc',
   '**/.git/**',
+  '**/.envrc',
+  '**/*.env',
+  '**/.git-credentials',
+  '**/.pgpass',
+  '**/.pypirc',
+  '**/.docker/config.json',
+  '**/.kube/config',
+  '**/*.tfstate',
+  '**/*.jks',
+  '**/*.keystore',
+  '**/id_dsa*',
+  '**/credentials.json',
 ];
 
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -87,7 +100,9 @@ export class IsolationPolicy {
     excludes: readonly string[] = DEFAULT_EXCLUDES,
     readonly maxFileBytes: number = DEFAULT_MAX_FILE_BYTES,
   ) {
-    this.excludes = new GlobSet(excludes);
+    // Case-insensitive: on a file system that ignores case (and a real path that keeps the case it
+    // was given) `.ENV` is `.env`. An exclude whose alternatives cannot be expanded refuses everything.
+    this.excludes = new GlobSet(excludes, { caseInsensitive: true, unusable: 'matches-everything' });
   }
 
   /** Checks a path; on success returns the normalized path. */

@@ -2,7 +2,7 @@ import type { Artifact, ToolCall } from './types';
 import { versionKey } from './artifacts';
 
 /**
- * Rendering of artifact blocks (DESIGN §2). Content is sent verbatim; the closing marker carries a
+ * Rendering of artifact blocks. Content is sent verbatim; the closing marker carries a
  * prefix of the content hash long enough that the content cannot contain it, so no file can close
  * or forge a block. Attribute values are escaped.
  */
@@ -82,7 +82,7 @@ const fullBlocks = new WeakMap<Artifact, string>();
 
 /**
  * The full block of `a`, memoized per artifact object; the first call also makes `a.content` a slice
- * of that block (issue 12). The value is the same; V8 keeps a substring of a flat string as a
+ * of that block. The value is the same; V8 keeps a substring of a flat string as a
  * reference into it, so a version's text is held once, in the block that is sent, instead of once
  * there and once more as the artifact's content. Decoded chats and new versions alike.
  */
@@ -113,7 +113,7 @@ export function renderReference(a: Artifact): string {
 }
 
 /**
- * A reference in a tool result (issue 11): the tool read something the request already carries.
+ * A reference in a tool result: the tool read something the request already carries.
  * `range`: the lines read, which are inside that block.
  */
 export function renderToolReference(a: Artifact, range?: { startLine: number; endLine: number }): string {
@@ -146,7 +146,7 @@ export function extractBody(block: string): string | undefined {
   return block.slice(openEnd + 2, block.length - m[1].length - 2);
 }
 
-/** The JSON of an assistant message's tool calls, as sent and as the §9 token rule counts it. */
+/** The JSON of an assistant message's tool calls, as sent and as the framing token rule counts it. */
 export function toolCallsJson(calls: readonly ToolCall[]): string {
   return JSON.stringify(calls.map((c) => ({ id: c.id, name: c.name, args: c.args })));
 }

@@ -5,7 +5,7 @@ export type Presence = 'present' | 'detached' | 'pruned' | 'replaced';
 
 export interface EntryState {
   readonly artifact: Artifact;
-  /** `id` for v1, `id@vN` after (DESIGN §2). */
+  /** `id` for v1, `id@vN` after. */
   readonly key: string;
   /** Turn whose request first carried this version's block. */
   readonly firstTurn: number;
@@ -16,14 +16,14 @@ export interface EntryState {
   missing: boolean;
   /** Pinned by the user: never pruned or compacted. */
   essential: boolean;
-  /** Structure + preview standing in for the full content (DESIGN §5). */
+  /** Structure + preview standing in for the full content. */
   compacted?: { body: string; bodyHash: string; keptLines: number; totalLines: number };
   /** refresh-in-place: this version took the L2 slot of an older one. */
   inPlaceOf?: string;
   /** A selection attached with an endLine past the end of the file: that endLine (it was clamped). */
   requestedEndLine?: number;
   /**
-   * Read by a workspace tool, not attached by the user (issue 11): cut before anything the user
+   * Read by a workspace tool, not attached by the user: cut before anything the user
    * attached (it can be read again), the tool's name. A later version of a file keeps it.
    */
   tool?: string;
@@ -49,7 +49,7 @@ export interface StepResult {
   range?: { startLine: number; endLine: number };
 }
 
-/** One model step of a turn that called tools (DESIGN §9): what it said, its calls, their results. */
+/** One model step of a turn that called tools: what it said, its calls, their results. */
 export interface ToolStepRecord {
   text: string;
   calls: ToolCall[];
@@ -72,7 +72,7 @@ export interface HistorySummary {
   text: string;
 }
 
-/** Everything a chat needs to render its next request; persisted by the chat store (DESIGN §10). */
+/** Everything a chat needs to render its next request; persisted by the chat store. */
 export interface ChatState {
   completedTurns: number;
   entries: Map<string, EntryState>;
@@ -127,13 +127,13 @@ interface MapLineage<K, V> {
  * walks the chain: a key deleted and added again over and over (the context meter builds a turn,
  * abandons it, builds it again: each time the reroot back deletes what the last build added) makes
  * that walk as long as the deletions since the last rehash, which a table of thousands of entries
- * lets run into the thousands (two writes took 12 µs at 3,000 entries, 0.5 µs at 14). After this many
+ * lets run into the thousands. After this many
  * deletions the Map is made again (a copy keeps the order and drops the dead entries).
  */
 const DEAD_ENTRIES_BEFORE_REBUILD = 64;
 
 /**
- * A Map whose clones (`relayer`) cost nothing, written or not, at any size (issue 12). In content and
+ * A Map whose clones (`relayer`) cost nothing, written or not, at any size. In content and
  * in iteration order a clone is what a copy of the map followed by the same `set` calls would be
  * (keys in first insertion order; no `delete`), and no write reaches another clone or the map it came
  * from.
@@ -311,7 +311,7 @@ function layerOver<K, V>(m: Map<K, V>, adopt: (root: LayeredMap<K, V>) => void):
 }
 
 /**
- * Copy-on-write clones (issue 12). A pending turn's state's maps are versions of the committed
+ * Copy-on-write clones. A pending turn's state's maps are versions of the committed
  * state's (LayeredMap), and it shares its order array and entries until it writes them, so a clone
  * costs the same at turn 1,000 as at turn 1. Every
  * write to an entry or container of a state goes through the helpers below (`writableEntry`,

@@ -1,5 +1,5 @@
 /**
- * Chat state ⇄ JSON (DESIGN §10). Pure: no Node built-ins, no vscode.
+ * Chat state ⇄ JSON. Pure: no Node built-ins, no vscode.
  *
  * `encodeState` turns a `ChatState` into a JSON-safe object in which every artifact snapshot (and
  * every compacted preview body) is replaced by a content-addressed blob reference; `stateBlobs`
@@ -8,8 +8,9 @@
  * field the engine reads is kept, including Map insertion order (which decides the order in which
  * changed files become new versions) and the previous request's block hashes (cache prediction).
  *
- * `diffState` / `applyDelta` give the chat store a compact per-turn delta: artifacts whose state did
- * not change and turns already written are not repeated.
+ * The saved form's types (encodedState), the engine options saved with it (engineMeta), its deltas
+ * (stateDelta) and digests (stateDigest) are their own modules, re-exported here so that a caller
+ * imports the format from one place.
  *
  * Blob names are the sha256 hex of the blob's UTF-8 bytes. For a snapshot that is valid Unicode the
  * blob is the content itself and its name is the artifact's `contentHash`. A snapshot holding a lone
@@ -27,165 +28,17 @@ import type {
   TurnItemMode,
   TurnRecord,
 } from './state';
-import type { ArtifactKind, ChangedFilesPolicy, Layout } from './types';
-import type { EngineOptions } from './engine';
-import { DEFAULT_THRESHOLDS, type Thresholds } from './budget';
+import type { ArtifactKind } from './types';
+import type { BlobEncoding, EncodedArtifact, EncodedCompacted, EncodedEntry, EncodedState, EngineMeta } from './encodedState';
+import { STATE_FORMAT, STATE_FORMAT_VERSION } from './encodedState';
+import { arr, bool, describe, fail, hex, int, isObj, oneOf, str } from './stateChecks';
 import { versionKey } from './artifacts';
 import { sha256Hex } from '../common/hash';
 
-export const STATE_FORMAT = 'strata-chat-state';
-export const STATE_FORMAT_VERSION = 1;
-
-export type BlobEncoding = 'json';
-
-export interface EncodedArtifact {
-  id: string;
-  kind: ArtifactKind;
-  source: { uri: string; range?: { startLine: number; endLine: number } };
-  recoverable: boolean;
-  /** sha256 hex of the content: the blob name unless `blob` says otherwise. */
-  contentHash: string;
-  version: number;
-  priority: number;
-  essential: boolean;
-  blob?: string;
-  blobEncoding?: BlobEncoding;
-}
-
-export interface EncodedCompacted {
-  bodyHash: string;
-  keptLines: number;
-  totalLines: number;
-  blob?: string;
-  blobEncoding?: BlobEncoding;
-}
-
-export interface EncodedEntry {
-  key: string;
-  artifact: EncodedArtifact;
-  firstTurn: number;
-  presence: Presence;
-  superseded: boolean;
-  missing: boolean;
-  essential: boolean;
-  compacted?: EncodedCompacted;
-  inPlaceOf?: string;
-  requestedEndLine?: number;
-  /** Read by a workspace tool (issue 11): the tool's name. */
-  tool?: string;
-}
-
-/** The engine options that decide rendering, without the ports (DESIGN §10: "policy and model in force"). */
-export interface EngineMeta {
-  conversationId: string;
-  layout: Layout;
-  policy: ChangedFilesPolicy;
-  encoding: string;
-  limits: { contextWindow: number; maxOutputTokens: number };
-  thresholds: Thresholds;
-  keepRecentTurns: number;
-  /** sha256 of the L1 product prompt. */
-  systemHash: string;
-  /** Instruction overlays in force: where each came from and the sha256 of its text. */
-  instructions: { source: string; hash: string }[];
-  /** `extractive` for the engine's deterministic summarizer, `custom` when the host passed one. */
-  summarizer: 'extractive' | 'custom';
-}
-
-export interface EncodedState {
-  format: typeof STATE_FORMAT;
-  version: typeof STATE_FORMAT_VERSION;
-  completedTurns: number;
-  /** In the state's Map order. */
-  entries: EncodedEntry[];
-  /** [id, key of its newest version], in Map order. */
-  latest: [string, string][];
-  /** [id, highest version handed out], in Map order. */
-  versions: [string, number][];
-  order: string[];
-  turns: TurnRecord[];
-  summary?: HistorySummary;
-  previousBlocks: string[];
-  /** The engine options in force when the state was saved. */
-  engine?: EngineMeta;
-}
-
-export class StateDecodeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StateDecodeError';
-  }
-}
-
-// ------------------------------------------------------------------ engine options
-
-/**
- * sha256 of the prompt and instruction texts, kept: `engineMeta` runs at every save, the texts
- * rarely change, and the engine's pure-JS sha256 of a project's instructions costs a fraction of a
- * millisecond each time. A handful of texts at most (cleared past 16).
- */
-const metaHashes = new Map<string, string>();
-function metaHash(text: string): string {
-  let h = metaHashes.get(text);
-  if (h === undefined) {
-    if (metaHashes.size >= 16) metaHashes.clear();
-    h = sha256Hex(text);
-    metaHashes.set(text, h);
-  }
-  return h;
-}
-
-export function engineMeta(
-  o: Pick<
-    EngineOptions,
-    | 'conversationId'
-    | 'layout'
-    | 'policy'
-    | 'tokenizer'
-    | 'limits'
-    | 'thresholds'
-    | 'keepRecentTurns'
-    | 'system'
-    | 'instructions'
-    | 'summarizer'
-  >,
-): EngineMeta {
-  const t = o.thresholds ?? DEFAULT_THRESHOLDS;
-  return {
-    conversationId: o.conversationId,
-    layout: o.layout,
-    policy: o.policy,
-    encoding: o.tokenizer.encoding,
-    limits: { contextWindow: o.limits.contextWindow, maxOutputTokens: o.limits.maxOutputTokens },
-    thresholds: { warnPercent: t.warnPercent, compactPercent: t.compactPercent, targetPercent: t.targetPercent },
-    keepRecentTurns: o.keepRecentTurns ?? 4,
-    systemHash: metaHash(o.system),
-    instructions: (o.instructions ?? []).map((i) => ({ source: i.source, hash: metaHash(i.text) })),
-    summarizer: o.summarizer ? 'custom' : 'extractive',
-  };
-}
-
-/**
- * Differences that change how a loaded state renders, as short sentences (empty: same rendering).
- * The conversation id is ignored: it is not part of any message.
- */
-export function compareEngineMeta(saved: EngineMeta, current: EngineMeta): string[] {
-  const out: string[] = [];
-  const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
-  if (saved.layout !== current.layout) out.push(`layout was ${saved.layout}, now ${current.layout}`);
-  if (saved.policy !== current.policy) out.push(`changed-files policy was ${saved.policy}, now ${current.policy}`);
-  if (saved.encoding !== current.encoding) out.push(`token encoding was ${saved.encoding}, now ${current.encoding}`);
-  if (!same(saved.limits, current.limits))
-    out.push(`model limits were ${canonicalJson(saved.limits)}, now ${canonicalJson(current.limits)}`);
-  if (!same(saved.thresholds, current.thresholds))
-    out.push(`budget thresholds were ${canonicalJson(saved.thresholds)}, now ${canonicalJson(current.thresholds)}`);
-  if (saved.keepRecentTurns !== current.keepRecentTurns)
-    out.push(`verbatim history turns were ${saved.keepRecentTurns}, now ${current.keepRecentTurns}`);
-  if (saved.systemHash !== current.systemHash) out.push('the system prompt changed');
-  if (!same(saved.instructions, current.instructions)) out.push('the instructions changed');
-  if (saved.summarizer !== current.summarizer) out.push(`summarizer was ${saved.summarizer}, now ${current.summarizer}`);
-  return out;
-}
+export * from './encodedState';
+export * from './engineMeta';
+export * from './stateDelta';
+export * from './stateDigest';
 
 // ------------------------------------------------------------------ encode
 
@@ -332,60 +185,10 @@ export function referencedBlobs(enc: EncodedState): string[] {
 
 // ------------------------------------------------------------------ decode (with validation)
 
-const HEX64 = /^[0-9a-f]{64}$/;
 const KINDS: readonly ArtifactKind[] = ['file', 'selection', 'diagnostics', 'folder', 'tool', 'text'];
 const PRESENCES: readonly Presence[] = ['present', 'detached', 'pruned', 'replaced'];
 const MODES: readonly TurnItemMode[] = ['full', 'reference', 'missing'];
 const BLOCK = /^(system|user|assistant|tool):[0-9a-f]{64}$/;
-
-function fail(where: string, what: string): never {
-  throw new StateDecodeError(`chat state ${where}: ${what}`);
-}
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown, where: string): string {
-  if (typeof v !== 'string') fail(where, `must be a string (got ${describe(v)})`);
-  return v;
-}
-
-function int(v: unknown, where: string, min = 0): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) fail(where, `must be an integer ≥ ${min} (got ${describe(v)})`);
-  return v;
-}
-
-function bool(v: unknown, where: string): boolean {
-  if (typeof v !== 'boolean') fail(where, `must be true or false (got ${describe(v)})`);
-  return v;
-}
-
-function hex(v: unknown, where: string): string {
-  const s = str(v, where);
-  if (!HEX64.test(s)) fail(where, 'must be 64 lowercase hex digits (a sha256)');
-  return s;
-}
-
-function arr(v: unknown, where: string): unknown[] {
-  if (!Array.isArray(v)) fail(where, `must be an array (got ${describe(v)})`);
-  return v;
-}
-
-function oneOf<T extends string>(v: unknown, allowed: readonly T[], where: string): T {
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
-    fail(where, `must be one of ${allowed.join(', ')} (got ${describe(v)})`);
-  return v as T;
-}
-
-function describe(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return v.length > 40 ? `a string of ${v.length} characters` : JSON.stringify(v);
-  return typeof v === 'object' ? 'an object' : String(v);
-}
-
 function fetchBlob(getBlob: (hash: string) => string, name: string, encoding: unknown, expectHash: string, where: string): string {
   let raw: string;
   try {
@@ -653,235 +456,6 @@ export function decodeState(obj: unknown, getBlob: (hash: string) => string): Ch
   });
   // Same shape as `cloneState` (summary present, possibly undefined).
   return { completedTurns, entries, latest, versions, order, turns, summary, previousBlocks };
-}
-
-// ------------------------------------------------------------------ deltas
-
-/** Changes to a keyed list: items to set (new ones go last), and the full key order when that is not enough. */
-export interface KeyedDelta<T> {
-  set: T[];
-  keys?: string[];
-}
-
-/** Changes to an array: keep the first `keep` elements, then append `add`. */
-export interface ArrayDelta<T> {
-  keep: number;
-  add: T[];
-}
-
-/** The change from one encoded state to the next (fields absent when unchanged). */
-export interface StateDelta {
-  completedTurns: number;
-  entries?: KeyedDelta<EncodedEntry>;
-  latest?: KeyedDelta<[string, string]>;
-  versions?: KeyedDelta<[string, number]>;
-  order?: ArrayDelta<string>;
-  turns?: ArrayDelta<TurnRecord>;
-  /** null: the summary was removed. */
-  summary?: HistorySummary | null;
-  previousBlocks?: ArrayDelta<string>;
-  engine?: EngineMeta | null;
-}
-
-/**
- * Equal as JSON: the same object, a pair of the same values, or the same text. A store reuses the
- * objects it saved (see `EncodeReuse`), so most elements compare by identity.
- */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  if (
-    Array.isArray(a) &&
-    Array.isArray(b) &&
-    a.length === b.length &&
-    a.every((x, i) => x === b[i] && (x === null || typeof x !== 'object'))
-  )
-    return true;
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function keyedDelta<T>(prev: readonly T[], next: readonly T[], keyOf: (t: T) => string): KeyedDelta<T> | undefined {
-  // The usual save: the same keys in the same places (most elements the same objects), new keys after.
-  if (next.length >= prev.length) {
-    const set: T[] = [];
-    let i = 0;
-    for (; i < prev.length; i++) {
-      const p = prev[i];
-      const n = next[i];
-      if (p === n) continue;
-      if (keyOf(p) !== keyOf(n)) break;
-      if (!sameJson(p, n)) set.push(n);
-    }
-    if (i === prev.length) {
-      // Keys of a list are distinct: those after the shared ones are new.
-      for (; i < next.length; i++) set.push(next[i]);
-      return set.length === 0 ? undefined : { set };
-    }
-  }
-  const before = new Map<string, T>();
-  for (const p of prev) before.set(keyOf(p), p);
-  const set: T[] = [];
-  const simulated = prev.map(keyOf);
-  const known = new Set(simulated);
-  for (const n of next) {
-    const k = keyOf(n);
-    if (!sameJson(before.get(k), n)) set.push(n);
-    if (!known.has(k)) {
-      simulated.push(k);
-      known.add(k);
-    }
-  }
-  const nextKeys = next.map(keyOf);
-  const orderOk = simulated.length === nextKeys.length && simulated.every((k, i) => k === nextKeys[i]);
-  if (set.length === 0 && orderOk) return undefined;
-  return orderOk ? { set } : { set, keys: nextKeys };
-}
-
-function applyKeyed<T>(prev: readonly T[], d: KeyedDelta<T> | undefined, keyOf: (t: T) => string, where: string): T[] {
-  if (!d) return prev.slice();
-  if (!isObj(d) || !Array.isArray(d.set)) fail(`delta.${where}`, 'must be {set, keys?}');
-  const map = new Map<string, T>();
-  for (const p of prev) map.set(keyOf(p), p);
-  for (const s of d.set) map.set(keyOf(s), s);
-  if (d.keys === undefined) return [...map.values()];
-  if (!Array.isArray(d.keys)) fail(`delta.${where}.keys`, 'must be an array');
-  return d.keys.map((k) => {
-    const v = map.get(k);
-    if (v === undefined) fail(`delta.${where}.keys`, `names unknown key ${JSON.stringify(k)}`);
-    return v;
-  });
-}
-
-function arrayDelta<T>(prev: readonly T[], next: readonly T[]): ArrayDelta<T> | undefined {
-  let keep = 0;
-  const n = Math.min(prev.length, next.length);
-  while (keep < n && (prev[keep] === next[keep] || JSON.stringify(prev[keep]) === JSON.stringify(next[keep]))) keep++;
-  if (keep === prev.length && keep === next.length) return undefined;
-  return { keep, add: next.slice(keep) };
-}
-
-function applyArray<T>(prev: readonly T[], d: ArrayDelta<T> | undefined, where: string): T[] {
-  if (!d) return prev.slice();
-  if (!isObj(d) || !Array.isArray(d.add) || typeof d.keep !== 'number' || !Number.isInteger(d.keep) || d.keep < 0 || d.keep > prev.length) {
-    fail(`delta.${where}`, `must be {keep ≤ ${prev.length}, add}`);
-  }
-  return [...prev.slice(0, d.keep), ...d.add];
-}
-
-const entryKey = (e: EncodedEntry) => (isObj(e) ? String(e.key) : '');
-const pairKey = (p: [string, unknown]) => (Array.isArray(p) ? String(p[0]) : '');
-
-export function emptyEncoded(): EncodedState {
-  return {
-    format: STATE_FORMAT,
-    version: STATE_FORMAT_VERSION,
-    completedTurns: 0,
-    entries: [],
-    latest: [],
-    versions: [],
-    order: [],
-    turns: [],
-    previousBlocks: [],
-  };
-}
-
-/** The delta that turns `prev` (undefined: an empty chat) into `next`. */
-export function diffState(prev: EncodedState | undefined, next: EncodedState): StateDelta {
-  const p = prev ?? emptyEncoded();
-  const d: StateDelta = { completedTurns: next.completedTurns };
-  const entries = keyedDelta(p.entries, next.entries, entryKey);
-  if (entries) d.entries = entries;
-  const latest = keyedDelta(p.latest, next.latest, pairKey);
-  if (latest) d.latest = latest;
-  const versions = keyedDelta(p.versions, next.versions, pairKey);
-  if (versions) d.versions = versions;
-  const order = arrayDelta(p.order, next.order);
-  if (order) d.order = order;
-  const turns = arrayDelta(p.turns, next.turns);
-  if (turns) d.turns = turns;
-  if (JSON.stringify(p.summary) !== JSON.stringify(next.summary)) d.summary = next.summary ?? null;
-  const blocks = arrayDelta(p.previousBlocks, next.previousBlocks);
-  if (blocks) d.previousBlocks = blocks;
-  if (canonicalJson(p.engine) !== canonicalJson(next.engine)) d.engine = next.engine ?? null;
-  return d;
-}
-
-/** Applies a delta (validated for shape; the result is checked fully by `decodeState`). */
-export function applyDelta(prev: EncodedState | undefined, d: StateDelta): EncodedState {
-  if (!isObj(d)) fail('delta', 'must be an object');
-  const p = prev ?? emptyEncoded();
-  const out: EncodedState = {
-    format: STATE_FORMAT,
-    version: STATE_FORMAT_VERSION,
-    completedTurns: int(d.completedTurns, 'delta.completedTurns'),
-    entries: applyKeyed(p.entries, d.entries, entryKey, 'entries'),
-    latest: applyKeyed(p.latest, d.latest, pairKey, 'latest'),
-    versions: applyKeyed(p.versions, d.versions, pairKey, 'versions'),
-    order: applyArray(p.order, d.order, 'order'),
-    turns: applyArray(p.turns, d.turns, 'turns'),
-    previousBlocks: applyArray(p.previousBlocks, d.previousBlocks, 'previousBlocks'),
-  };
-  const summary = d.summary === undefined ? p.summary : (d.summary ?? undefined);
-  if (summary !== undefined) out.summary = summary;
-  const engine = d.engine === undefined ? p.engine : (d.engine ?? undefined);
-  if (engine !== undefined) out.engine = engine;
-  return out;
-}
-
-/** Entry keys a delta sets (their blobs must be stored before the delta is). */
-export function deltaEntryKeys(d: StateDelta): string[] {
-  return d.entries ? d.entries.set.map(entryKey) : [];
-}
-
-// ------------------------------------------------------------------ digests
-
-/** JSON with object keys sorted: the same value always gives the same text. */
-export function canonicalJson(v: unknown): string {
-  if (v === undefined) return 'null';
-  if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o)
-    .filter((k) => o[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
-}
-
-/** Elements per link of a list digest (`listDigest`). */
-export const DIGEST_LINK = 16;
-
-/**
- * The digest of a list (each array of the state): its elements taken `DIGEST_LINK` at a time, each
- * link's sha256 (hex) over its elements' canonical JSON joined by commas, then the sha256 of the links'
- * hashes joined. A store saving turn after turn keeps each link's hash while its elements are the same
- * objects, so a save hashes the links that changed (the last one, where a turn was added or an entry
- * replaced) and the list of link hashes, not the whole chat.
- */
-export function listDigest(items: readonly unknown[]): string {
-  let links = '';
-  for (let i = 0; i < items.length; i += DIGEST_LINK)
-    links += sha256Hex(
-      items
-        .slice(i, i + DIGEST_LINK)
-        .map((x) => canonicalJson(x))
-        .join(','),
-    );
-  return sha256Hex(links);
-}
-
-/** The arrays of an encoded state (a version-2 state digest takes each by its `listDigest`). */
-export const LISTED_ARRAYS = ['entries', 'latest', 'order', 'previousBlocks', 'turns', 'versions'] as const;
-
-/**
- * The state digest: equal digests ⇔ equal states. Version 1 (chat lines of format 1): sha256 of the
- * canonical JSON of the whole state, which made every save hash the whole chat. Version 2: the same
- * with each array replaced by its `listDigest` (a hex string).
- */
-export function stateDigest(enc: EncodedState, version: 1 | 2 = 2): string {
-  if (version === 1) return sha256Hex(canonicalJson(enc));
-  const o: Record<string, unknown> = { ...enc };
-  for (const k of LISTED_ARRAYS) o[k] = listDigest(enc[k]);
-  return sha256Hex(canonicalJson(o));
 }
 
 // ------------------------------------------------------------------ editing

@@ -1,4 +1,4 @@
-/** Summaries of older history turns (DESIGN §5). The engine is synchronous, so this port is too:
+/** Summaries of older history turns. The engine is synchronous, so this port is too:
  * an LLM-backed summary is computed before the turn and handed in as a precomputed text. */
 
 export interface HistoryTurnText {
@@ -54,7 +54,7 @@ export class ExtractiveSummarizer implements ISummarizer {
   /**
    * Summaries made lately, by number of turns: pruning a chat far over budget probes several reaches
    * (galloping, then bisecting) at every build of the meter, and joining a thousand lines each time
-   * was the largest part of it. Reused while every line is the same string.
+   * would outweigh the rest. Reused while every line is the same string.
    */
   private readonly joined = new Map<number, { lines: string[]; text: string }>();
   private joinedChars = 0;

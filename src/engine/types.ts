@@ -1,5 +1,5 @@
 /**
- * The engine's data contract (DESIGN.md §1–§5). Pure types: no vscode, no Node built-ins.
+ * The engine's data contract. Pure types: no vscode, no Node built-ins.
  */
 
 export type ArtifactKind = 'file' | 'selection' | 'diagnostics' | 'folder' | 'tool' | 'text';
@@ -29,7 +29,7 @@ export interface Artifact {
   contentHash: string;
   /** 1, 2, … per id within a chat. */
   version: number;
-  /** 0 essential … 10 drop first (DESIGN §5). */
+  /** 0 essential … 10 drop first. */
   priority: number;
   /** Pinned by the user: never pruned. */
   essential: boolean;
@@ -38,10 +38,10 @@ export interface Artifact {
 export type LayerId = 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
 export const LAYER_IDS: readonly LayerId[] = ['L1', 'L2', 'L3', 'L4', 'L5'];
 
-/** `tool`: the result of one tool call (DESIGN §9), answering an assistant message's call by id. */
+/** `tool`: the result of one tool call, answering an assistant message's call by id. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
-/** One tool call as the model made it (DESIGN §9: `{"id", "name", "args"}`). */
+/** One tool call as the model made it (`{"id", "name", "args"}`). */
 export interface ToolCall {
   id: string;
   name: string;
@@ -55,7 +55,7 @@ export type SegmentKind =
   | 'artifact' // a full artifact block
   | 'reference' // a reference to an artifact block present in the same request
   | 'stub' // a one-line stand-in for a detached or pruned block
-  | 'compacted' // structure + preview of a recoverable artifact (DESIGN §5)
+  | 'compacted' // structure + preview of a recoverable artifact
   | 'user-text' // what the user typed (L5 now, L4 later)
   | 'reply' // an assistant reply (L4)
   | 'summary' // a summary of older turns (L4)
@@ -76,7 +76,7 @@ export interface Segment {
   artifactKey?: string;
   /** Turn the segment belongs to (history and transcript turns). */
   turn?: number;
-  /** `tool-call` segments: the calls (the text is their JSON, counted by the §9 rule). */
+  /** `tool-call` segments: the calls (the text is their JSON, which its tokens count). */
   toolCalls?: ToolCall[];
   /** Tool-step segments (`tool-call`, `step-text`, and a tool message's blocks and notes): the tool's name. */
   tool?: string;
@@ -130,7 +130,7 @@ export interface LedgerItem {
   contentHash?: string;
   /** The history turn the item belongs to. */
   turn?: number;
-  /** A tool call, or what a tool returned (issue 11): the tool's name. */
+  /** A tool call, or what a tool returned: the tool's name. */
   tool?: string;
 }
 

@@ -1,26 +1,32 @@
 /**
- * The extension's WorkspacePort: attachments and fresh reads through `vscode.workspace.fs` and the
+ * The extension's WorkspacePort: attachments and fresh reads through the file system and the
  * editor's open documents (a dirty buffer is read as the editor shows it; untitled documents of this
- * window are attachable), with workspace isolation on the real path:
+ * window are attachable by the user), with workspace isolation on the real path:
  *
  * - the path must lie in one of this window's workspace folders, and so must its real path (a
- *   symlink that points out of the workspace is refused as `outside-workspace`);
+ *   symlink that points out of the workspace is refused as `outside-workspace`; its target goes to
+ *   the log, never into a message);
  * - neither the path nor its real path may match `strata.context.exclude`;
+ * - only regular files are read, and exactly the file whose real path was checked
+ *   (src/services/regularFileRead.ts); a FIFO, socket or device is `not-regular`;
  * - over `strata.context.maxFileBytes` is `too-large` (checked on the size before reading), a NUL
  *   byte makes it `binary`, a missing file is `not-found`.
  *
  * Paths in specs are workspace-relative with '/' separators; in a multi-root workspace they start
  * with the folder's name (`<folder>/<path>`), as artifact ids do.
  *
- * It is also the workspace tools' port: `listFiles` over `vscode.workspace.findFiles`
- * (then the same glob rules and excludes as everywhere), `diagnostics` from
+ * It is also the workspace tools' port: `listFiles` over `vscode.workspace.findFiles` (then the same
+ * glob rules, excludes and real-path check as everywhere), `diagnostics` from
  * `vscode.languages.getDiagnostics`, `selection` from the active editor. Reading is `resolve`.
  */
 import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { sliceLines, type NewArtifactInput } from '../engine/artifacts';
 import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionReason } from '../engine/isolation';
 import { GlobSet } from '../common/glob';
+import { relativeInside } from '../common/pathContainment';
+import { readRegularFile } from '../services/regularFileRead';
 import { chatHolds, PORT_CONCURRENCY, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
 import { mapBounded } from '../common/steps';
 import { sha256HexBytes, sha256HexNode } from '../services/nodeHasher';
@@ -31,12 +37,19 @@ export interface IsolationSettings {
   maxFileBytes: number;
 }
 
-/** Where a workspace path points: its folder, the URI, and the relative path inside the folder. */
+/**
+ * Where a workspace path points: its folder, the URI, and the relative path inside the folder;
+ * once isolated, the real path that was checked (a file on disk).
+ */
 interface Located {
   folder: vscode.WorkspaceFolder;
   uri: vscode.Uri;
   relative: string;
+  real?: string;
 }
+
+/** Real paths, and what a file is, are compared with the rules of the platform the host runs on. */
+const hostPaths = nodePath;
 
 const UNTITLED_PREFIX = 'untitled:';
 
@@ -83,7 +96,14 @@ export class HostWorkspace implements ToolWorkspacePort {
   /** Open documents' text by version (a closed document is dropped with its object). */
   private readonly documents = new WeakMap<vscode.TextDocument, { version: number; hash: string }>();
 
-  constructor(private readonly settings: () => IsolationSettings) {}
+  /**
+   * `log`: where the absolute target of a refused link goes (the model and the panel only hear
+   * "a link that points outside the workspace").
+   */
+  constructor(
+    private readonly settings: () => IsolationSettings,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
 
   private policy(): IsolationPolicy {
     const s = this.settings();
@@ -102,10 +122,11 @@ export class HostWorkspace implements ToolWorkspacePort {
     }
     const folder = vscode.workspace.getWorkspaceFolder(uri);
     if (!folder) return undefined;
-    const base = folder.uri.path.endsWith('/') ? folder.uri.path : `${folder.uri.path}/`;
-    if (!uri.path.startsWith(base)) return undefined;
-    const relative = uri.path.slice(base.length);
-    if (relative.length === 0) return undefined;
+    const relative =
+      uri.scheme === 'file' && folder.uri.scheme === 'file'
+        ? relativeInside(hostPaths, folder.uri.fsPath, uri.fsPath)
+        : relativeInside(nodePath.posix, folder.uri.path, uri.path);
+    if (!relative) return undefined;
     return HostWorkspace.folders().length > 1 ? `${folder.name}/${relative}` : relative;
   }
 
@@ -186,21 +207,15 @@ export class HostWorkspace implements ToolWorkspacePort {
       }
       return reject(label, 'not-found', `${label} could not be read (${code ?? 'error'}).`);
     }
-    const inside = real === folderReal || real.startsWith(folderReal.endsWith('/') ? folderReal : `${folderReal}/`);
-    if (!inside) {
+    const realRelative = relativeInside(hostPaths, folderReal, real);
+    if (realRelative === undefined) {
+      this.log(`refused ${label}: a link to ${real}, outside the workspace folder ${folderReal}`);
       return reject(
         label,
         'outside-workspace',
-        `${label} is a link that points outside the workspace (to ${real}); only files inside this window's workspace folders can be attached.`,
+        `${label} is a link that points outside the workspace; only files inside this window's workspace folders can be attached.`,
       );
     }
-    const realRelative =
-      real === folderReal
-        ? ''
-        : real
-            .slice(folderReal.length + 1)
-            .split('\\')
-            .join('/');
     if (realRelative !== located.relative && realRelative.length > 0) {
       const realChecked = policy.checkPath(realRelative, label);
       if (!realChecked.ok) {
@@ -211,7 +226,7 @@ export class HostWorkspace implements ToolWorkspacePort {
         );
       }
     }
-    return { ok: true, located };
+    return { ok: true, located: { ...located, real } };
   }
 
   /** Reads a located file: the open document's text (dirty or not), else the bytes on disk. */
@@ -219,6 +234,7 @@ export class HostWorkspace implements ToolWorkspacePort {
     located: Located,
     label: string,
     policy: IsolationPolicy,
+    signal?: AbortSignal,
   ): Promise<{ ok: true; content: string } | { ok: false; rejection: Rejection }> {
     const doc = this.openDocument(located.uri);
     if (doc) {
@@ -226,25 +242,10 @@ export class HostWorkspace implements ToolWorkspacePort {
       const bad = checkText(content, label, policy.maxFileBytes);
       return bad ? { ok: false, rejection: bad } : { ok: true, content };
     }
-    let stat: { size: number; mtime: number; type: vscode.FileType };
-    try {
-      stat = await statOf(located.uri);
-    } catch {
-      return reject(label, 'not-found', `${label} does not exist in the workspace.`);
-    }
-    if (stat.type & vscode.FileType.Directory) {
-      return reject(label, 'not-found', `${label} is a folder, not a file.`);
-    }
-    if (stat.size > policy.maxFileBytes) return { ok: false, rejection: tooLarge(label, stat.size, policy.maxFileBytes) };
-    let bytes: Uint8Array;
-    try {
-      // Node's fs reads off the main thread; workspace.fs would carry the bytes over the host's IPC
-      // in one message (measured: a 5 MB read blocked the extension host for ~100 ms).
-      bytes =
-        located.uri.scheme === 'file' ? await fs.promises.readFile(located.uri.fsPath) : await vscode.workspace.fs.readFile(located.uri);
-    } catch {
-      return reject(label, 'not-found', `${label} could not be read.`);
-    }
+    const disk =
+      located.uri.scheme === 'file' ? await this.readDisk(located, label, policy, signal) : await this.readFs(located, label, policy);
+    if (!disk.ok) return disk;
+    const { bytes, stat } = disk;
     if (hasNulByte(bytes)) {
       return reject(label, 'binary', `${label} looks like a binary file and was not attached.`);
     }
@@ -269,7 +270,63 @@ export class HostWorkspace implements ToolWorkspacePort {
     return { ok: true, content };
   }
 
-  async resolve(spec: AttachmentSpec): Promise<Resolved> {
+  /**
+   * A file on disk, through its checked real path: only a regular file, only the file that was
+   * checked (Node's fs reads off the main thread; workspace.fs would carry the bytes over the host's
+   * IPC in one message).
+   */
+  private async readDisk(
+    located: Located,
+    label: string,
+    policy: IsolationPolicy,
+    signal?: AbortSignal,
+  ): Promise<{ ok: true; bytes: Uint8Array; stat: { size: number; mtime: number } } | { ok: false; rejection: Rejection }> {
+    if (located.real === undefined) return reject(label, 'not-found', `${label} does not exist in the workspace.`);
+    const r = await readRegularFile(located.real, policy.maxFileBytes, signal);
+    if (r.ok) return { ok: true, bytes: r.bytes, stat: { size: r.size, mtime: r.mtimeMs } };
+    switch (r.why) {
+      case 'not-regular':
+        return r.kind === 'folder'
+          ? reject(label, 'not-found', `${label} is a folder, not a file.`)
+          : reject(label, 'not-regular', `${label} is a ${r.kind}, not a regular file; only regular files are read.`);
+      case 'too-large':
+        return { ok: false, rejection: tooLarge(label, r.size ?? 0, policy.maxFileBytes) };
+      case 'changed':
+        this.log(`refused ${label}: ${located.real} changed between its check and its read`);
+        return reject(label, 'not-found', `${label} changed while it was being read; it was not read.`);
+      case 'aborted':
+        return reject(label, 'not-found', `${label}: the read was stopped.`);
+      case 'missing':
+        return reject(label, 'not-found', `${label} does not exist in the workspace.`);
+      default:
+        return reject(label, 'not-found', `${label} could not be read${r.code ? ` (${r.code})` : ''}.`);
+    }
+  }
+
+  /** A file of another file system provider, through workspace.fs. */
+  private async readFs(
+    located: Located,
+    label: string,
+    policy: IsolationPolicy,
+  ): Promise<{ ok: true; bytes: Uint8Array; stat: { size: number; mtime: number } } | { ok: false; rejection: Rejection }> {
+    let stat: vscode.FileStat;
+    try {
+      stat = await vscode.workspace.fs.stat(located.uri);
+    } catch {
+      return reject(label, 'not-found', `${label} does not exist in the workspace.`);
+    }
+    if (stat.type & vscode.FileType.Directory) return reject(label, 'not-found', `${label} is a folder, not a file.`);
+    if (!(stat.type & vscode.FileType.File))
+      return reject(label, 'not-regular', `${label} is not a regular file; only regular files are read.`);
+    if (stat.size > policy.maxFileBytes) return { ok: false, rejection: tooLarge(label, stat.size, policy.maxFileBytes) };
+    try {
+      return { ok: true, bytes: await vscode.workspace.fs.readFile(located.uri), stat: { size: stat.size, mtime: stat.mtime } };
+    } catch {
+      return reject(label, 'not-found', `${label} could not be read.`);
+    }
+  }
+
+  async resolve(spec: AttachmentSpec, signal?: AbortSignal): Promise<Resolved> {
     // The port's label (`path#L3-L9`), as the replay's workspace words its refusals.
     const label = specLabel(spec);
     const policy = this.policy();
@@ -284,7 +341,7 @@ export class HostWorkspace implements ToolWorkspacePort {
     } else {
       const isolated = await this.isolate(spec.path, label, policy);
       if (!isolated.ok) return isolated;
-      const read = await this.read(isolated.located, label, policy);
+      const read = await this.read(isolated.located, label, policy, signal);
       if (!read.ok) return read;
       content = read.content;
       path =
@@ -300,8 +357,8 @@ export class HostWorkspace implements ToolWorkspacePort {
 
   /**
    * A file that no longer exists is not refused here (the port contract, as the replay's workspace):
-   * freshness marks it missing and the chat keeps its last snapshot, rather than detaching it with a
-   * "does not exist" notice.
+   * freshness marks it missing and the chat keeps its last snapshot. Refusing it would detach
+   * a deleted file from the chat with a "does not exist" notice instead.
    */
   async recheck(path: string, label: string): Promise<Rejection | undefined> {
     if (path.startsWith(UNTITLED_PREFIX)) return undefined;
@@ -382,13 +439,15 @@ export class HostWorkspace implements ToolWorkspacePort {
       return null;
     }
     // Over the size limit (it grew, or the limit was lowered): refused even when the chat holds it, as the replay refuses it.
+    // Anything but a regular file is refused by the read below, which is never skipped for it.
     if (stat.size > policy.maxFileBytes) return { rejection: tooLarge(src.uri, stat.size, policy.maxFileBytes) };
     const seen = this.lastRead.get(key);
     if (seen && seen.size === stat.size && seen.mtime === stat.mtime && chatHolds(src, seen.hash)) return undefined;
     const read = await this.read(located, src.uri, policy);
     if (read.ok) return read.content;
     // Now binary or over the size limit: refused as `recheck` refuses it; gone between the stat and the read: missing.
-    return read.rejection.reason === 'binary' || read.rejection.reason === 'too-large' ? { rejection: read.rejection } : null;
+    const reason = read.rejection.reason;
+    return reason === 'binary' || reason === 'too-large' || reason === 'not-regular' ? { rejection: read.rejection } : null;
   }
 
   /** A changed editor text, or why it can no longer be sent (binary, over the size limit). */
@@ -423,7 +482,7 @@ export class HostWorkspace implements ToolWorkspacePort {
     const cts = new vscode.CancellationTokenSource();
     const onAbort = () => cts.cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
-    const found: string[] = [];
+    const found: { path: string; uri: vscode.Uri; folder: vscode.WorkspaceFolder }[] = [];
     let more = false;
     try {
       for (const folder of folders) {
@@ -441,16 +500,45 @@ export class HostWorkspace implements ToolWorkspacePort {
           const relative = multi ? path.slice(folder.name.length + 1) : path;
           if (matcher.match(path) === undefined && matcher.match(relative) === undefined) continue;
           if (!policy.checkPath(relative).ok) continue;
-          found.push(path);
+          found.push({ path, uri, folder });
         }
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
       cts.dispose();
     }
-    found.sort();
-    if (found.length > limit) more = true;
-    return { paths: found.slice(0, limit), more };
+    // The file search follows linked folders: a name is listed only when its real path is inside
+    // its workspace folder and not excluded either (a link to `.git` or out of the workspace is not).
+    const folderReals = new Map<string, Promise<string>>();
+    const kept = await mapBounded(found, PORT_CONCURRENCY, async (f) =>
+      (await this.realPathAllowed(f, policy, folderReals)) ? f.path : undefined,
+    );
+    const paths = kept.filter((p): p is string => p !== undefined).sort();
+    if (paths.length > limit) more = true;
+    return { paths: paths.slice(0, limit), more };
+  }
+
+  /** Whether a listed file's real path is inside its folder's real path and not excluded (the refused target goes to the log). */
+  private async realPathAllowed(
+    f: { path: string; uri: vscode.Uri; folder: vscode.WorkspaceFolder },
+    policy: IsolationPolicy,
+    folderReals: Map<string, Promise<string>>,
+  ): Promise<boolean> {
+    if (f.uri.scheme !== 'file') return true;
+    const folderPath = f.folder.uri.fsPath;
+    let folderRealP = folderReals.get(folderPath);
+    if (!folderRealP) {
+      folderRealP = fs.promises.realpath(folderPath).catch(() => folderPath);
+      folderReals.set(folderPath, folderRealP);
+    }
+    const [folderReal, real] = await Promise.all([folderRealP, fs.promises.realpath(f.uri.fsPath).catch(() => undefined)]);
+    if (real === undefined) return false;
+    const realRelative = relativeInside(hostPaths, folderReal, real);
+    if (realRelative === undefined) {
+      this.log(`not listed ${f.path}: a link to ${real}, outside the workspace folder ${folderReal}`);
+      return false;
+    }
+    return realRelative.length > 0 && policy.checkPath(realRelative).ok;
   }
 
   diagnostics(path?: string): DiagnosticInfo[] {
@@ -491,13 +579,16 @@ export class HostWorkspace implements ToolWorkspacePort {
   selection(): EditorSelectionInfo | undefined {
     const editor = vscode.window.activeTextEditor;
     if (!editor || editor.selection.isEmpty) return undefined;
-    // A document outside the workspace is named by its label, which `resolve` then refuses.
-    const path = HostWorkspace.pathOf(editor.document.uri) ?? HostWorkspace.labelOf(editor.document.uri);
+    const uri = editor.document.uri;
+    const path = HostWorkspace.pathOf(uri);
     const sel = editor.selection;
     let endLine = sel.end.line;
     // A selection that ends at the very start of a line (whole lines selected) does not include it.
     if (sel.end.character === 0 && sel.end.line > sel.start.line) endLine -= 1;
-    return { path, startLine: sel.start.line + 1, endLine: endLine + 1 };
+    const lines = { startLine: sel.start.line + 1, endLine: endLine + 1 };
+    // A document outside the workspace is named only by its file name (its absolute path is not the model's to know).
+    if (path === undefined) return { path: nodePath.posix.basename(uri.path), outsideWorkspace: true, ...lines };
+    return { path, ...lines };
   }
 
   /** The URI of a workspace path (`untitled:<n>` gives the open untitled document's). */
@@ -537,11 +628,8 @@ export class HostWorkspace implements ToolWorkspacePort {
     try {
       const folderReal = fs.realpathSync(located.folder.uri.fsPath);
       const real = fs.existsSync(located.uri.fsPath) ? fs.realpathSync(located.uri.fsPath) : located.uri.fsPath;
-      if (real !== folderReal && !real.startsWith(`${folderReal}/`)) return false;
-      const realRelative = real
-        .slice(folderReal.length + 1)
-        .split('\\')
-        .join('/');
+      const realRelative = relativeInside(hostPaths, folderReal, real);
+      if (realRelative === undefined) return false;
       return realRelative.length === 0 || policy.checkPath(realRelative).ok;
     } catch {
       return false;

@@ -149,7 +149,7 @@ export class StrataController extends Disposable implements PanelHandler {
       this.deps.log.error(`provider: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
     });
-    const { messages, hasOlder } = this.session.messages({ last: INITIAL_TURNS });
+    const { messages, hasOlder } = this.renderableMessages();
     if (this.streaming && this.streaming.chatId === this.session.activeChatId) {
       const s = this.streaming;
       const streamingReply: MessageView = {
@@ -178,6 +178,21 @@ export class StrataController extends Disposable implements PanelHandler {
       notices: this.deps.notices(),
       preview: this.preview,
     };
+  }
+
+  /**
+   * The active chat's last turns, or none and an error banner when they cannot be rendered: a chat
+   * whose saved data is damaged opens as an empty chat with the reason, never as a panel stuck loading.
+   */
+  private renderableMessages(): { messages: MessageView[]; hasOlder: boolean } {
+    try {
+      return this.session.messages({ last: INITIAL_TURNS });
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      this.deps.log.error(`chat ${this.session.activeChatId}: cannot render its messages: ${why}`);
+      this.showBanner('error', `This chat cannot be shown: its saved data is damaged (${why}). Start a new chat or delete this one.`);
+      return { messages: [], hasOlder: false };
+    }
   }
 
   /** Sends the whole panel again (chat switch, new chat, deleted chat). */

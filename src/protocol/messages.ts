@@ -387,9 +387,10 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
   return undefined;
 }
 
+/** A tool step or a message as the panel accepts it (the host checks what it renders with the same rules). */
 const STEP_STATUSES: readonly string[] = ['running', 'done', 'refused', 'error'];
 
-function isToolStep(v: unknown): v is ToolStepView {
+export function isToolStep(v: unknown): v is ToolStepView {
   return (
     isObj(v) &&
     typeof v.id === 'string' &&
@@ -402,7 +403,7 @@ function isToolStep(v: unknown): v is ToolStepView {
   );
 }
 
-function isMessage(v: unknown): v is MessageView {
+export function isMessage(v: unknown): v is MessageView {
   return (
     isObj(v) &&
     typeof v.id === 'string' &&

@@ -1,7 +1,8 @@
 /**
  * What the engine needs to know about a model: its context window and maximum output (the budget,
- * DESIGN §5) and its token encoding. A table of known models, with a conservative default for the
- * others (a smaller window than most models have, so the budget is never overestimated).
+ * docs/design.md#budget) and its token encoding. A table of known models, with a conservative
+ * default for the others (a smaller window than most models have, so the budget is never
+ * overestimated).
  */
 import type { EncodingName } from './tokenizer';
 
@@ -45,7 +46,7 @@ export const KNOWN_MODELS: readonly KnownModel[] = [
   { match: /^gpt-4-32k/, contextWindow: 32_768, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
   { match: /^gpt-4(-|$)/, contextWindow: 8_192, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
   { match: /^gpt-3\.5-turbo/, contextWindow: 16_385, maxOutputTokens: 4_096, encoding: 'cl100k_base', estimated: false },
-  // Anthropic does not publish its tokenizer: o200k_base is the estimate (DESIGN §4 meter shows it).
+  // Anthropic does not publish its tokenizer: o200k_base is the estimate (the meter says so).
   { match: /^claude-(opus-4|4-opus)/, contextWindow: 200_000, maxOutputTokens: 32_000, encoding: 'o200k_base', estimated: true },
   {
     match: /^claude-(sonnet-4|4-sonnet|3-7-sonnet)/,

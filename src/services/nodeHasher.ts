@@ -19,7 +19,8 @@ export function sha256HexBytes(bytes: Uint8Array): string {
 }
 
 /**
- * The hashing port every Node caller gives the engine: the extension's chat sessions, the replay and
- * the benchmark (one path for one job). The engine itself stays free of Node built-ins (DESIGN §3).
+ * The hashing port every Node caller gives the engine: the extension's chat sessions, the replay
+ * and the benchmark (one path for one job). The engine itself stays free of Node built-ins
+ * (docs/design.md#isolation).
  */
 export const NODE_HASHER: IHasher = { sha256Hex: sha256HexNode };

@@ -68,6 +68,7 @@ import {
   type SavedTurn,
 } from './turn/turnPersistence';
 import type { TurnRequest } from './turn/turnRequest';
+import { checkExcerpts } from './turn/excerptCheck';
 
 export interface SendOptions {
   /** Model id sent to the provider. */
@@ -291,6 +292,12 @@ export class TurnPipeline {
         }
         fresh = sources.length > 0 ? yield* wait(this.port.readFresh(sources)) : new Map<string, string | null>();
       }
+
+      // The same check for excerpts of workspace files (selections, ranged reads, search lines).
+      const excerpts = yield* checkExcerpts(this.port, engine.excerptSources());
+      rejections.push(...excerpts.rejections);
+      detach.push(...excerpts.detach);
+      attachments.push(...excerpts.replacements);
 
       // Count big new content ahead of the synchronous build, yielding to the event loop.
       if (async && this.options.warm) {

@@ -15,7 +15,7 @@ import type { Rejection } from '../engine/isolation';
 export type AttachmentSpec =
   /** Workspace-relative path ('/' separators; multi-root `<folder>/<path>`), or `untitled:<n>`. */
   | { kind: 'file'; path: string }
-  /** 1-based inclusive lines; an `endLine` past the end of the file is clamped (DESIGN §2). */
+  /** 1-based inclusive lines; an `endLine` past the end of the file is clamped. */
   | { kind: 'selection'; path: string; startLine: number; endLine: number };
 
 export type Resolved = { ok: true; input: NewArtifactInput } | { ok: false; rejection: Rejection };
@@ -44,9 +44,9 @@ export interface WorkspacePort {
   /**
    * Resolve + isolate (real path inside a workspace folder, excludes, binary, size) + read (the
    * editor's buffer when the document is open, dirty or not). Selections are sliced with
-   * `sliceSelection` (DESIGN §2).
+   * `sliceSelection`. Only regular files are read; `signal` ends a read in progress (Stop).
    */
-  resolve(spec: AttachmentSpec): MaybePromise<Resolved>;
+  resolve(spec: AttachmentSpec, signal?: AbortSignal): MaybePromise<Resolved>;
   /**
    * Isolation again, on the real path, right before a provider call, for a path about to be sent:
    * outside the workspace (a symlink pointing out), excluded, binary or too large now. A file that no

@@ -1,11 +1,12 @@
 /**
- * The issue-9 scenario in the real workbench, as a person does it: open Strata, open a file, select
- * lines, run "Strata: Attach Selection" from the Command Palette, type a question in the panel and
- * press Enter, watch the reply stream in and the meter change, reload the window, find the chat
- * again. Strata talks to the OpenAI imitation server (configured in user settings), so the test can
- * check the request that went out. And the error path: a provider fault shows the error banner.
+ * The first-use scenario in the real workbench, as a person does it: open Strata, open a file,
+ * select lines, run "Strata: Attach Selection" from the Command Palette, type a question in the
+ * panel and press Enter, watch the reply stream in and the meter change, reload the window, find
+ * the chat again. Strata talks to the OpenAI imitation server (configured in user settings), so the
+ * test can check the request that went out. And the error path: a provider fault shows the error
+ * banner.
  *
- * What it needs from the panel and host (test hooks from issue 9; all waits bounded):
+ * What it needs from the panel and host (stable test hooks; all waits bounded):
  * - the webview loads a script from the installed extension's folder (`strata-dev.strata-<version>`);
  * - `strata-input` visible when the panel is ready; a click focuses a text field, typed keys go in,
  *   Enter sends;
@@ -129,7 +130,7 @@ describe('e2e: a chat turn in the real workbench', function () {
       const deltas = imitation.chatRequests.slice(requestsBefore)[0]?.deltas ?? [];
       const latencies = deltaLatencies(REPLY, deltas, shown);
       assert.ok(latencies.length > 0, `no streamed delta was matched on screen (${deltas.length} sent, ${shown.length} samples)`);
-      // Printed, not asserted: the issue's targets (first token ≤ 50 ms, a chunk ≤ 16 ms) are for the
+      // Printed, not asserted: the targets (first token ≤ 50 ms, a chunk ≤ 16 ms) are for the
       // panel; on a shared 2-core CI machine these numbers vary run to run.
       log(`first delta shown ${latencies[0]} ms after the provider sent it; every delta: ${summarizeMs(latencies)}`);
     });

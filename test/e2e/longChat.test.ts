@@ -1,5 +1,5 @@
 /**
- * Issue 12 in the real workbench: a long chat written by another window of the same folder. A second
+ * A long chat in the real workbench, written by another window of the same folder. A second
  * process (as a second VS Code window would: its own `ChatSession` on this folder's chat store, the
  * store's lock between them) writes a 1,000-turn chat while the editor is open. What a person sees:
  * the chat appears in the panel's chat list without a reload; opening it shows its newest 50 messages

@@ -1,10 +1,10 @@
 /**
- * Issue 11 in the real workbench: the model reads the workspace through tools. The OpenAI imitation
- * is scripted to call `read_file` on a file of the sample workspace and on a path outside it, then to
- * answer. What a person sees: the two calls as steps in the reply (one done with its size, one
- * refused), a step that opens to show its arguments and result, the Context Layers tree listing the
- * file the tool read under L3 as recoverable. What went out: the second request is the first one plus
- * the step (a pure append), the file's bytes once, nothing of the outside path.
+ * Workspace tools in the real workbench: the model reads the workspace through tools. The OpenAI
+ * imitation is scripted to call `read_file` on a file of the sample workspace and on a path outside
+ * it, then to answer. What a person sees: the two calls as steps in the reply (one done with its
+ * size, one refused), a step that opens to show its arguments and result, the Context Layers tree
+ * listing the file the tool read under L3 as recoverable. What went out: the second request is the
+ * first one plus the step (a pure append), the file's bytes once, nothing of the outside path.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { HostWorkspace } from '../../src/host/hostWorkspace';
@@ -13,11 +12,13 @@ import { ChatSession } from '../../src/services/chatSession';
 import { modelInfo } from '../../src/services/modelInfo';
 import { ScriptedProvider } from '../../src/services/providers/scripted';
 import { GuardedTokenizer } from '../../src/services/tokenizer';
+import { tempDir } from '../support/tempDir';
 
 /**
- * Workspace isolation on the real extension host (DESIGN §3) against the multi-root fixture of
- * scripts/harness/fixtureWorkspace.js: folders `app` and `lib`, a symlink out of the workspace, a
- * symlink to `.env`, excluded, binary, over-size and 5 MB files, and a file outside both folders.
+ * Workspace isolation on the real extension host (docs/design.md#isolation) against the multi-root
+ * fixture of scripts/harness/fixtureWorkspace.js: folders `app` and `lib`, a symlink out of the
+ * workspace, a symlink to `.env`, excluded, binary, over-size and 5 MB files, and a file outside
+ * both folders.
  */
 
 function folder(name: string): vscode.WorkspaceFolder {
@@ -174,10 +175,10 @@ describe('Workspace isolation in the extension host', () => {
     );
   });
 
-  it('a file the chat holds that is then deleted keeps its last snapshot, marked missing, and is not refused (DESIGN §1)', async () => {
+  it('a file the chat holds that is then deleted keeps its last snapshot, marked missing, and is not refused', async () => {
     const file = path.join(appDir, 'deleted-later.ts');
     fs.writeFileSync(file, 'export const kept = 1;\n');
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-missing-'));
+    const root = tempDir('strata-missing-');
     const tokenizer = new GuardedTokenizer('o200k_base');
     const model = modelInfo('scripted', 'scripted', { contextWindow: 100_000, maxOutputTokens: 1000, encoding: 'o200k_base' });
     const session = ChatSession.open({
@@ -213,7 +214,6 @@ describe('Workspace isolation in the extension host', () => {
       assert.equal(item?.missing, true, 'the ledger shows it missing');
     } finally {
       fs.rmSync(file, { force: true });
-      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 

@@ -13,7 +13,7 @@ import { startOpenAIImitation, type OpenAIImitationServer } from '../support/imi
 import { configure, folderUri, PanelDriver, strataApi, until, withTimeout } from './support/panel';
 
 /**
- * Context Layers (issue 10) in the real extension host: a shared trajectory played through the panel
+ * Context Layers in the real extension host: a shared trajectory played through the panel
  * against the imitation server gives, turn by turn, the same ledger as the replay of that trajectory
  * (same layers, items, statuses and token counts), the tree shows it, the tree actions change the next
  * request as they say, and Show Last Request is the request the server received.

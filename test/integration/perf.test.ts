@@ -8,7 +8,7 @@ import { modelInfo } from '../../src/services/modelInfo';
 import { PanelDriver, strataApi, until, withTimeout } from './support/panel';
 
 /**
- * Speed in the real extension host (issue 9): opening a 500-message chat in the panel — the host's
+ * Speed in the real extension host: opening a 500-message chat in the panel — the host's
  * part (load from disk, build the panel state, post it); the webview's rendering of the same 500
  * messages is measured in test/webview/bench.test.ts — and how long a streamed chunk spends in the
  * host between the provider and the panel.

@@ -8,7 +8,7 @@ import { startOpenAIImitation, type OpenAIImitationServer } from '../support/imi
 import { configure, PanelDriver, strataApi, until, withTimeout } from './support/panel';
 
 /**
- * Workspace tools in the real editor (issue 11): a turn in which the model reads the workspace
+ * Workspace tools in the real editor: a turn in which the model reads the workspace
  * itself, through the panel against the OpenAI imitation server (real HTTP, LangChain with
  * bindTools, streamed tool calls), with the host's tool port (findFiles, the editor's buffers,
  * isolation on real paths); the panel's tool steps; the Context Layers tree after the turn; Stop

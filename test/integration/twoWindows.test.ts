@@ -8,7 +8,7 @@ import { startOpenAIImitation, type OpenAIImitationServer } from '../support/imi
 import { configure, PanelDriver, strataApi, until, withTimeout } from './support/panel';
 
 /**
- * Two windows on one folder share its chat store (issue 12). The other window is a second
+ * Two windows on one folder share its chat store. The other window is a second
  * `ChatSession` on this window's storage folder, in this process, writing through its own `ChatStore`
  * instance exactly as another extension host would (the store lock and the files are the only
  * channel). This window's panel must follow it through the store watcher, and a turn of the other

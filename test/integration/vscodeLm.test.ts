@@ -15,7 +15,7 @@ import { ProviderError, type ChatRequest, type StreamEvent } from '../../src/ser
  */
 
 const FAKE_EXTENSION_ID = 'strata-dev.strata-fake-lm';
-/** DESIGN: the stop button ends the stream within 200 ms; this suite's bound for the whole round trip. */
+/** Stop is to end the stream within 200 ms; this suite's bound covers the whole round trip. */
 const CANCEL_BOUND_MS = 500;
 
 interface FakeRequest {
@@ -207,7 +207,7 @@ describe('vscode-lm provider with a fake editor model', () => {
     assert.equal(lastRequest(fake).outcome, 'completed');
   });
 
-  it('sends the system content as a leading user message (DESIGN §4)', async () => {
+  it('sends the system content as a leading user message', async () => {
     const system = msg('system', 'SYSTEM-PROMPT: you are Strata. ', 'Second system block.');
     const messages = [system, msg('user', 'first question'), msg('assistant', 'first answer'), msg('user', 'second question')];
     const outcome = await drive(provider.stream(request(messages, modelId)));

@@ -1,19 +1,19 @@
 /**
  * Local imitation servers for the OpenAI chat-completions and Anthropic messages APIs (real HTTP on
  * 127.0.0.1, port 0 by default). Usage (including cached tokens) is computed with the same token
- * counting and prefix-cache rules as the simulation (src/services/cacheModel.ts, DESIGN §9), so a
+ * counting and prefix-cache rules as the simulation (src/services/cacheModel.ts), so a
  * test can compare the provider-reported usage with the engine's prediction exactly.
  *
  * Replies: `queueReply()` (one per chat request, in order), else the `x-imitation-reply` request
  * header (URI-encoded), else `replyFor`, else `defaultReply`. A reply is a text, or a scripted
- * response `{ text?, toolCalls? }`: the model says `text` (optional) and then calls the tools, streamed
- * in each API's wire format (OpenAI `tool_calls` deltas with argument pieces, finish reason
- * `tool_calls`; Anthropic `tool_use` blocks with `input_json_delta` pieces, stop reason `tool_use`).
- * Requests carrying tool calls and results (OpenAI `tool` messages, Anthropic `tool_use` /
- * `tool_result` blocks) are recorded as provider-neutral messages with `toolCalls` / `toolCallId`
- * (DESIGN §9) and counted with the §9 rule; the tool definitions sent are recorded in `tools`.
- * Faults: `injectFault(fault, times)` applies to the next `times` chat requests; `faultEvery(n, f)`
- * to every n-th one.
+ * response `{ text?, toolCalls? }`: the model says `text` (optional) and then calls the tools,
+ * streamed in each API's wire format (OpenAI `tool_calls` deltas with argument pieces, finish
+ * reason `tool_calls`; Anthropic `tool_use` blocks with `input_json_delta` pieces, stop reason
+ * `tool_use`). Requests carrying tool calls and results (OpenAI `tool` messages, Anthropic
+ * `tool_use` / `tool_result` blocks) are recorded as provider-neutral messages with `toolCalls` /
+ * `toolCallId` and counted with the request token rule (docs/design.md#replay); the tool
+ * definitions sent are recorded in `tools`. Faults: `injectFault(fault, times)` applies to the next
+ * `times` chat requests; `faultEvery(n, f)` to every n-th one.
  *
  * Identification: every response carries `x-strata-imitation: 1`, and the OpenAI imitation's
  * `GET /v1/models` lists its models with `owned_by: "strata-imitation"`, so the extension can label
@@ -579,7 +579,7 @@ function openaiMessage(m: Record<string, unknown>, i: number): ChatMessage {
       }
       return { id: c.id, name: c.function.name, args: args as Record<string, unknown> };
     });
-    // A call without words is sent with `content: ""` (or null): no text block (DESIGN §9, `"content": []`).
+    // A call without words is sent with `content: ""` (or null): no text block (`"content": []`).
     if (out.content.length === 1 && out.content[0].text === '') out.content = [];
   }
   return out;
@@ -780,7 +780,7 @@ function anthropicTools(tools: unknown): string[] | undefined {
 
 /**
  * One Anthropic message as provider-neutral messages: assistant `tool_use` blocks become `toolCalls`;
- * a user message's `tool_result` blocks become one `tool` message each (DESIGN §9), in order.
+ * a user message's `tool_result` blocks become one `tool` message each, in order.
  */
 function anthropicMessages(m: { role?: unknown; content?: unknown }, i: number): ChatMessage[] {
   if (m.role !== 'user' && m.role !== 'assistant') throw new Error(`messages.${i}.role: Input should be 'user' or 'assistant'`);

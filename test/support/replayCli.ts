@@ -1,5 +1,5 @@
-/** Runs the replay's command line (`bench/replay.ts` `main`) in-process, capturing what it prints. */
-import { main } from '../../bench/replay';
+/** Runs the replay's command line (`bench/replayCli.ts` `main`) in-process, capturing what it prints. */
+import { main } from '../../bench/replayCli';
 
 export async function captureReplay(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];

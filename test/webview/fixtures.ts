@@ -1,5 +1,5 @@
 import type { ChipView, LayerBar, MessageView, MeterView, ModelView, PanelState } from '../../src/protocol/messages';
-import { prng as rng } from '../../bench/perfGenerate';
+import { prng as rng } from '../../bench/perf/generate';
 
 export const CHAT_ID = 'chat-1';
 

@@ -1,7 +1,7 @@
 /**
- * The `auto` provider setting (DESIGN §11): the editor's language models when it offers one, else a
- * local Ollama when one answers on 127.0.0.1:11434, else "not configured" (the panel then previews
- * the exact request and explains the setup). Pure logic over injected probes.
+ * The `auto` provider setting (docs/design.md#manifest): the editor's language models when it
+ * offers one, else a local Ollama when one answers on 127.0.0.1:11434, else "not configured" (the
+ * panel then previews the exact request and explains the setup). Pure logic over injected probes.
  */
 
 export const OLLAMA_DEFAULT_ROOT = 'http://127.0.0.1:11434';

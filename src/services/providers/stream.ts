@@ -24,9 +24,10 @@ export async function collectReply(
 }
 
 /**
- * DESIGN §5 "prune harder": runs `build(false)`; when the provider answers context-length (always
- * before any output), calls `build(true)` (the caller rebuilds the envelope at target 50%) and
- * retries once. A second context-length error is reported as is.
+ * Pruning harder after a context-length error (docs/design.md#budget): runs `build(false)`; when
+ * the provider answers context-length (always before any output), calls `build(true)` (the caller
+ * rebuilds the envelope at target 50%) and retries once. A second context-length error is reported
+ * as is.
  */
 export async function* streamWithPruneRetry(
   provider: ChatProvider,

@@ -1,7 +1,7 @@
 /** The active chat's turns as the panel shows them: messages, replies with their tool steps, and each request's layer bar. */
 import type { ChatState } from '../../engine/state';
 import { LAYER_IDS, type LayerId } from '../../engine/types';
-import type { LayerBar, MessageView } from '../../protocol/messages';
+import { isMessage, type LayerBar, type MessageView } from '../../protocol/messages';
 import type { TurnMeta } from '../store/chatStore';
 import { STEP_TEXT_SEPARATOR } from '../turn/toolLoopState';
 import { inputLabel } from './attachmentNames';
@@ -19,31 +19,49 @@ export function messageViews(
   const start = opts.last !== undefined ? Math.max(1, end - opts.last + 1) : 1;
   const out: MessageView[] = [];
   for (let t = start; t <= end; t++) {
-    const record = state.turns[t - 1];
-    const meta = metas[t - 1];
-    const user: MessageView = { id: `${t}:user`, turn: t, role: 'user', text: record.userText, status: 'complete' };
-    const labels = record.items
-      .filter((i) => i.mode !== 'missing')
-      .map((i) => {
-        const a = state.entries.get(i.key)!.artifact;
-        return inputLabel({ uri: a.source.uri, range: a.source.range });
+    try {
+      out.push(...turnViews(state, metas, t));
+    } catch (e) {
+      // A damaged turn (its record or metadata) shows as an error in its place; the rest still renders.
+      out.push({
+        id: `${t}:assistant`,
+        turn: t,
+        role: 'assistant',
+        text: `This turn cannot be shown: its saved data is damaged (${e instanceof Error ? e.message : String(e)}).`,
+        status: 'error',
       });
-    if (labels.length > 0) user.attachments = labels;
-    const assistant: MessageView = {
-      id: `${t}:assistant`,
-      turn: t,
-      role: 'assistant',
-      text: displayReply(record),
-      status: meta?.stopped ? 'stopped' : 'complete',
-    };
-    if (meta?.toolSteps && meta.toolSteps.length > 0) assistant.toolSteps = meta.toolSteps.map((v) => ({ ...v }));
-    const bar = meta ? layerBar(meta) : undefined;
-    if (bar) assistant.bar = bar;
-    if (meta?.usage) assistant.usage = { ...meta.usage };
-    if (meta?.model) assistant.model = meta.model;
-    out.push(user, assistant);
+    }
   }
   return { messages: out, hasOlder: start > 1 };
+}
+
+/** The user's message and the reply of turn `t`. Throws on a damaged record. */
+function turnViews(state: ChatState, metas: readonly TurnMeta[], t: number): MessageView[] {
+  const record = state.turns[t - 1];
+  const meta = metas[t - 1];
+  const user: MessageView = { id: `${t}:user`, turn: t, role: 'user', text: record.userText, status: 'complete' };
+  const labels = record.items
+    .filter((i) => i.mode !== 'missing')
+    .map((i) => {
+      const a = state.entries.get(i.key)!.artifact;
+      return inputLabel({ uri: a.source.uri, range: a.source.range });
+    });
+  if (labels.length > 0) user.attachments = labels;
+  const assistant: MessageView = {
+    id: `${t}:assistant`,
+    turn: t,
+    role: 'assistant',
+    text: displayReply(record),
+    status: meta?.stopped ? 'stopped' : 'complete',
+  };
+  if (meta?.toolSteps && meta.toolSteps.length > 0) assistant.toolSteps = meta.toolSteps.map((v) => ({ ...v }));
+  const bar = meta ? layerBar(meta) : undefined;
+  if (bar) assistant.bar = bar;
+  if (meta?.usage) assistant.usage = { ...meta.usage };
+  if (meta?.model) assistant.model = meta.model;
+  // The panel refuses a whole state holding one message it cannot show: refuse it here instead.
+  for (const m of [user, assistant] as unknown[]) if (!isMessage(m)) throw new Error(`a message of turn ${t} is not well-formed`);
+  return [user, assistant];
 }
 
 /** What the panel shows of a turn's reply: the text of each tool step, then the reply, as it streamed. */

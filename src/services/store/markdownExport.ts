@@ -2,9 +2,9 @@
  * A chat as Markdown, as the user saw it: messages, the attachments of each turn, selection snapshots
  * verbatim, and a hidden `<!-- strata-chat: base64 JSON -->` comment holding the state and its
  * snapshots so `parseChatExport` can restore it. Secrets (API keys, key-like environment values) are
- * replaced by [REDACTED] everywhere; an export that would still contain one is refused.
+ * replaced by [REDACTED] everywhere (tool steps too); an export that would still contain one is refused.
  */
-import type { ChatState, EntryState } from '../../engine/state';
+import type { ChatState, EntryState, ToolStepRecord } from '../../engine/state';
 import { encodeState, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
 import { sha256Hex } from '../../common/hash';
 import { EXPORT_FORMAT, FORMAT_VERSION } from './chatFormat';
@@ -63,6 +63,12 @@ function scrubState(state: ChatState, secrets: readonly string[]): { state: Chat
       next = { ...e, artifact: { ...e.artifact, content, contentHash: sha256Hex(content) } };
       redacted.push(k);
     }
+    // A tool result is named by its call (`search_text "<query>"`): the query can be a key.
+    const uri = scrub(e.artifact.source.uri, secrets);
+    if (uri !== e.artifact.source.uri) {
+      next = { ...next, artifact: { ...next.artifact, source: { ...next.artifact.source, uri } } };
+      if (!redacted.includes(k)) redacted.push(k);
+    }
     if (e.compacted) {
       const body = scrub(e.compacted.body, secrets);
       if (body !== e.compacted.body) {
@@ -72,10 +78,35 @@ function scrubState(state: ChatState, secrets: readonly string[]): { state: Chat
     }
     entries.set(k, next);
   }
-  const turns = state.turns.map((t) => ({ ...t, userText: scrub(t.userText, secrets), reply: scrub(t.reply, secrets) }));
+  const turns = state.turns.map((t) => {
+    const turn = { ...t, userText: scrub(t.userText, secrets), reply: scrub(t.reply, secrets) };
+    if (t.steps) turn.steps = t.steps.map((step) => scrubStep(step, secrets));
+    return turn;
+  });
   const out: ChatState = { ...state, entries, turns };
   if (state.summary) out.summary = { ...state.summary, text: scrub(state.summary.text, secrets) };
   return { state: out, redacted };
+}
+
+/**
+ * A tool step with every secret replaced: what the model said, its calls' arguments (a key it put in
+ * a search query) and the results' notes.
+ */
+function scrubStep(step: ToolStepRecord, secrets: readonly string[]): ToolStepRecord {
+  return {
+    text: scrub(step.text, secrets),
+    calls: step.calls.map((c) => ({ ...c, args: scrubJson(c.args, secrets) })),
+    results: step.results.map((r) => (r.note === undefined ? r : { ...r, note: scrub(r.note, secrets) })),
+  };
+}
+
+/** `value` with every secret replaced in its strings (and keys). */
+function scrubJson<T>(value: T, secrets: readonly string[]): T {
+  if (typeof value === 'string') return scrub(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => scrubJson(v, secrets)) as T;
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k, secrets), scrubJson(v, secrets)])) as T;
+  return value;
 }
 
 function fenceFor(text: string): string {

@@ -1,6 +1,7 @@
 /**
  * Reading back a chat exported by `chatToMarkdown` (markdownExport.ts): the hidden payload is decoded
- * and checked (format, shapes, every snapshot against its hash), and every attachment path is checked
+ * and checked (format, shapes, every turn's metadata field by field, every snapshot against its hash;
+ * the title is cut to 200 characters), and every attachment path is checked
  * with `isAllowedPath` (the host's workspace isolation guard): disallowed ones are dropped with
  * everything that named them, and reported. Writing the chat is the store's part.
  */
@@ -18,6 +19,7 @@ import { isObj } from '../../common/guards';
 import { sha256HexNode } from '../nodeHasher';
 import { EXPORT_FORMAT, FORMAT_VERSION, HEX64 } from './chatFormat';
 import { ChatStoreError, type ImportResult, type TurnMeta } from './chatTypes';
+import { turnMetaProblem } from './turnMetaCheck';
 
 /** A chat read from an export, ready to be written as a new chat. */
 export interface ParsedExport {
@@ -31,6 +33,15 @@ export interface ParsedExport {
   turns: TurnMeta[];
   dropped: ImportResult['dropped'];
   warnings: string[];
+}
+
+/** Characters a title keeps; a longer one is cut and ends with an ellipsis. */
+export const MAX_TITLE_CHARS = 200;
+
+/** `title` on one line, at most {@link MAX_TITLE_CHARS} characters. */
+export function capTitle(title: string): string {
+  const line = title.replace(/\s+/g, ' ').trim();
+  return line.length <= MAX_TITLE_CHARS ? line : `${line.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…`;
 }
 
 /** Reads the chat an exported Markdown holds; `invalid-import` when there is none or it is damaged. */
@@ -55,7 +66,7 @@ export function parseChatExport(text: string, isAllowedPath: (path: string) => b
   if (p.v !== FORMAT_VERSION) bad(`version ${String(p.v)} is not supported`);
   const rawChat = p.chat;
   if (!isObj(rawChat) || typeof rawChat.id !== 'string' || typeof rawChat.title !== 'string') bad('chat must be {id, title}');
-  const chat = rawChat as { id: string; title: string };
+  const chat = { id: (rawChat as { id: string }).id, title: capTitle((rawChat as { title: string }).title) };
   const blobs = p.blobs;
   if (!isObj(blobs)) bad('blobs must be an object');
   for (const [h, t] of Object.entries(blobs as Record<string, unknown>)) {
@@ -63,6 +74,10 @@ export function parseChatExport(text: string, isAllowedPath: (path: string) => b
     if (sha256HexNode(t as string) !== h) bad(`blob ${h.slice(0, 12)}… does not match its hash`);
   }
   if (!Array.isArray(p.turns)) bad('turns must be an array');
+  for (const [i, t] of (p.turns as unknown[]).entries()) {
+    const problem = turnMetaProblem(t, i + 1);
+    if (problem) bad(problem);
+  }
   let enc: EncodedState;
   try {
     enc = checkEncodedShape(p.state);
@@ -102,10 +117,10 @@ export function parseChatExport(text: string, isAllowedPath: (path: string) => b
   } catch (e) {
     return bad((e as Error).message);
   }
+  if ((p.turns as unknown[]).length !== state.completedTurns)
+    bad(`it records ${(p.turns as unknown[]).length} turn(s) for a chat of ${state.completedTurns}`);
   const engine = decodeEngineMetaOf(enc);
-  const turns = (p.turns as TurnMeta[])
-    .filter(isObj)
-    .map((t) => ({ ...t, attachments: Array.isArray(t.attachments) ? t.attachments.filter((a) => isObj(a) && !drop.has(a.key)) : [] }));
+  const turns = (p.turns as TurnMeta[]).map((t) => ({ ...t, attachments: t.attachments.filter((a) => !drop.has(a.key)) }));
   const full = encodeState(state, { engine });
   const warnings: string[] = [];
   if (dropped.length > 0)

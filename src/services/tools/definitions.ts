@@ -1,6 +1,6 @@
 /**
- * The workspace tools the model may call (issue 11): read-only, no approval needed, each through the
- * same workspace isolation as attachments (DESIGN §3). Names, descriptions and JSON schemas are sent
+ * The workspace tools the model may call: read-only, no approval needed, each through the
+ * same workspace isolation as attachments. Names, descriptions and JSON schemas are sent
  * to the provider once per request, in this order and byte for byte the same in every request of a
  * chat (they are part of the cached prefix).
  */
@@ -112,8 +112,9 @@ export function parseToolArgs(call: Pick<ToolCall, 'name' | 'args'>): ParsedTool
   if (typeof args.__invalid_json__ === 'string')
     return `${call.name}: the arguments are not a JSON object: ${JSON.stringify(args.__invalid_json__.slice(0, 200))}.`;
   const props = def.parameters.properties ?? {};
+  // Own properties only: `constructor` or `__proto__` are not arguments of any tool.
   for (const k of Object.keys(args))
-    if (!(k in props))
+    if (!Object.hasOwn(props, k))
       return `${call.name}: unknown argument ${JSON.stringify(k)} (it takes ${Object.keys(props).join(', ') || 'no arguments'}).`;
   for (const k of def.parameters.required ?? [])
     if (args[k] === undefined || args[k] === null) return `${call.name}: the argument ${JSON.stringify(k)} is required.`;

@@ -1,5 +1,5 @@
 /**
- * Runs the workspace tools (issue 11) over a `ToolWorkspacePort`. Every path goes through the port's
+ * Runs the workspace tools over a `ToolWorkspacePort`. Every path goes through the port's
  * isolation (`resolve` / `recheck`: real path inside the workspace, excludes, binary, size), so a tool
  * reads exactly what an attachment could, and a refused path returns a refusal sentence to the model,
  * never content. A result longer than the per-call token budget is cut at a line boundary with an
@@ -15,7 +15,7 @@
  */
 import { lineSpans, sliceLines, type NewArtifactInput } from '../../engine/artifacts';
 import type { Rejection } from '../../engine/isolation';
-import { GlobSet } from '../../common/glob';
+import { GlobSet, globProblem } from '../../common/glob';
 import { normalizeRelativePath } from '../../engine/isolation';
 import { wait, type Step } from '../../common/steps';
 import { callLabel, parseToolArgs, type ParsedToolArgs, type ToolCall } from './definitions';
@@ -80,6 +80,21 @@ function refusal(tool: string, r: Rejection): ToolOutput {
   };
 }
 
+/**
+ * Why a path a tool was given is not a workspace path, or undefined: `untitled:1` and any other
+ * `scheme:` name an editor buffer or a resource outside the workspace folders. The user attaches
+ * those (and `get_selection` reads the user's own selection); a tool never reads them.
+ */
+function nonWorkspacePath(tool: string, path: string): ToolOutput | undefined {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]+):/.exec(path);
+  if (!scheme) return undefined;
+  return {
+    kind: 'text',
+    text: `${tool} refused (outside-workspace): ${path} is not a file of the workspace (a ${scheme[1]}: resource); tools read only files inside this window's workspace folders.`,
+    refused: 'outside-workspace',
+  };
+}
+
 /** `glob` as a workspace-relative pattern ('/' separators, no leading `./` or `/`). */
 export function normalizeGlob(glob: string): string {
   let g = glob.trim().replace(/\\/g, '/');
@@ -107,7 +122,7 @@ export class ToolExecutor {
   private *run(args: ParsedToolArgs, signal?: AbortSignal): Step<ToolOutput> {
     switch (args.name) {
       case 'read_file':
-        return yield* this.readFile(args.path, args.startLine, args.endLine);
+        return yield* this.readFile(args.path, args.startLine, args.endLine, signal);
       case 'list_files':
         return yield* this.listFiles(args.glob, signal);
       case 'search_text':
@@ -119,8 +134,10 @@ export class ToolExecutor {
     }
   }
 
-  private *readFile(path: string, startLine?: number, endLine?: number): Step<ToolOutput> {
-    const r = yield* wait(this.port.resolve({ kind: 'file', path }));
+  private *readFile(path: string, startLine?: number, endLine?: number, signal?: AbortSignal): Step<ToolOutput> {
+    const scheme = nonWorkspacePath('read_file', path);
+    if (scheme) return scheme;
+    const r = yield* wait(this.port.resolve({ kind: 'file', path }, signal));
     if (!r.ok) return refusal('read_file', r.rejection);
     const file = r.input;
     const content = file.content;
@@ -201,6 +218,8 @@ export class ToolExecutor {
 
   private *listFiles(glob: string, signal?: AbortSignal): Step<ToolOutput> {
     const pattern = normalizeGlob(glob);
+    const problem = globProblem(pattern);
+    if (problem) return { kind: 'text', text: `list_files: ${problem}`, refused: 'invalid-arguments' };
     const cap = this.limits.maxListEntries;
     const listing = yield* wait(this.port.listFiles(pattern, cap + 1, signal));
     const paths = listing.paths.slice(0, cap);
@@ -217,6 +236,8 @@ export class ToolExecutor {
 
   private *searchText(query: string, glob: string | undefined, signal?: AbortSignal): Step<ToolOutput> {
     const pattern = glob ? normalizeGlob(glob) : '**/*';
+    const problem = globProblem(pattern);
+    if (problem) return { kind: 'text', text: `search_text: ${problem}`, refused: 'invalid-arguments' };
     const lim = this.limits;
     const listing = yield* wait(this.port.listFiles(pattern, lim.maxSearchFiles, signal));
     const smartCase = query === query.toLowerCase();
@@ -227,7 +248,7 @@ export class ToolExecutor {
     let moreMatches = false;
     for (const path of listing.paths) {
       if (signal?.aborted) break;
-      const r = yield* wait(this.port.resolve({ kind: 'file', path }));
+      const r = yield* wait(this.port.resolve({ kind: 'file', path }, signal));
       if (!r.ok) {
         skipped++;
         continue;
@@ -277,6 +298,8 @@ export class ToolExecutor {
   private *diagnostics(path?: string): Step<ToolOutput> {
     let target: string | undefined;
     if (path !== undefined) {
+      const scheme = nonWorkspacePath('get_diagnostics', path);
+      if (scheme) return scheme;
       const bad = yield* wait(this.port.recheck(path, path));
       if (bad) return refusal('get_diagnostics', bad);
       target = normalizeRelativePath(path.replace(/\\/g, '/')) ?? path;
@@ -312,6 +335,12 @@ export class ToolExecutor {
   private *selection(): Step<ToolOutput> {
     const sel = yield* wait(this.port.selection());
     if (!sel) return { kind: 'text', text: 'get_selection: nothing is selected in the active editor.' };
+    if (sel.outsideWorkspace)
+      return {
+        kind: 'text',
+        text: `get_selection refused (outside-workspace): the active editor shows ${sel.path}, a file outside this window's workspace folders; it was not read.`,
+        refused: 'outside-workspace',
+      };
     const r = yield* wait(this.port.resolve({ kind: 'selection', path: sel.path, startLine: sel.startLine, endLine: sel.endLine }));
     if (!r.ok) return refusal('get_selection', r.rejection);
     const s = r.input;

@@ -31,6 +31,8 @@ export interface EditorSelectionInfo {
   /** 1-based, inclusive. */
   startLine: number;
   endLine: number;
+  /** The active editor's file is outside the workspace folders: `path` is then only its name. */
+  outsideWorkspace?: boolean;
 }
 
 export interface FileListing {
@@ -42,8 +44,8 @@ export interface FileListing {
 
 export interface ToolWorkspacePort extends WorkspacePort {
   /**
-   * Files whose workspace-relative path matches `glob` (DESIGN §3 glob rules), sorted, with the
-   * isolation excludes already left out; at most `limit`.
+   * Files whose workspace-relative path matches `glob` (src/common/glob.ts), sorted, with the
+   * isolation excludes and links out of the workspace already left out; at most `limit`.
    */
   listFiles(glob: string, limit: number, signal?: AbortSignal): MaybePromise<FileListing>;
   /** The editor's diagnostics for `path`, or for every file of the workspace when absent. */

@@ -1,5 +1,5 @@
 /**
- * The chat panel through its stable test hooks (ARCH.md, issue 9): `data-testid` = strata-input,
+ * The chat panel through its stable test hooks: `data-testid` = strata-input,
  * strata-send, strata-stop, strata-new-chat, strata-chip (one per attachment chip), strata-message
  * with data-role="user" | "assistant", strata-meter, strata-error, strata-request-preview.
  */

@@ -1,7 +1,7 @@
 /**
  * The VS Code web workbench (code-server 4.139.1 = VS Code 1.139) as a person uses it: the activity
  * bar, the Explorer, the editor, the Command Palette. Selectors were checked against that version
- * (HARNESS.md); every wait is bounded.
+ * (CONTRIBUTING.md, "The harness"); every wait is bounded.
  */
 import * as assert from 'node:assert/strict';
 import type { FrameLocator, Locator, Page } from 'playwright-core';

@@ -1,7 +1,8 @@
 /**
- * An independent model of what a chat's selections, pins and rejections must be (DESIGN §2, §8),
- * written from the design, not from the engine, plus a runner that replays a trajectory and keeps
- * what the properties need (envelopes, the pinned set of the committed state).
+ * An independent model of what a chat's selections, pins and rejections must be
+ * (docs/design.md#artifacts, #trajectories), written from the design, not from the engine, plus a
+ * runner that replays a trajectory and keeps what the properties need (envelopes, the pinned set of
+ * the committed state).
  */
 import { createHash } from 'node:crypto';
 import type { ChangedFilesPolicy, ITokenizer, Layout, Segment } from '../../../src/engine/types';
@@ -18,7 +19,7 @@ export function splitLines(text: string): string[] {
   return text.split(/\r\n|\r|\n/);
 }
 
-/** Selection snapshot (DESIGN §2): start of startLine to end of endLine, no final break, end clamped. */
+/** Selection snapshot: start of startLine to end of endLine, no final break, end clamped. */
 export function refSlice(text: string, startLine: number, endLine: number): { content: string; endLine: number } | undefined {
   const lines = splitLines(text);
   if (startLine > lines.length) return undefined;
@@ -64,7 +65,7 @@ export function allSegments(t: ReplayTurn): Segment[] {
   return t.envelope.layers.flatMap((l) => l.segments);
 }
 
-/** Keys sent in full or as a compacted preview (both count as "present", DESIGN §5). */
+/** Keys sent in full or as a compacted preview (both count as "present"). */
 export function presentKeys(t: ReplayTurn): Set<string> {
   const s = new Set<string>();
   for (const g of allSegments(t)) if ((g.kind === 'artifact' || g.kind === 'compacted') && g.artifactKey) s.add(g.artifactKey);
@@ -260,7 +261,7 @@ export class ChatModel {
       const t = pinTarget(a);
       if (!t) rejections.push(`${label(a)}|not-found`);
       else if (t.sel) {
-        // Pinning a selection that was cut sends its snapshot again, as a new version (DESIGN §2, §5).
+        // Pinning a selection that was cut sends its snapshot again, as a new version.
         let v = t.sel;
         if (!newVersions.includes(v) && this.sels.get(v.id)!.gone) {
           v = newVersions.find((n) => n.id === t.sel!.id) ?? { ...v, key: keyOf(v.id, this.sels.get(v.id)!.versions.length + 1) };

@@ -1,7 +1,7 @@
 /**
- * The engine's properties (DESIGN §1, §2, §5, §7) as checks over one replayed random chat (`Case`).
- * engineProperties.test.ts runs each one under fast-check; keeping them here lets a one-off script
- * run them over many more chats when hunting for bugs.
+ * The engine's properties (docs/design.md: layers, artifacts, budget, invariants) as checks over
+ * one replayed random chat (`Case`). engineProperties.test.ts runs each one under fast-check;
+ * keeping them here lets a one-off script run them over many more chats when hunting for bugs.
  */
 import * as assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
@@ -309,7 +309,7 @@ export const PROPERTIES: EngineProperty[] = [
             const before = stable(prev);
             const now = stable(t).slice(0, before.length);
             const at = before.findIndex((x, i) => x !== now[i]);
-            // (A library request whose L2 grew is a reported prefix break by design, DESIGN §1.)
+            // (A library request whose L2 grew is a reported prefix break, by design.)
             assert.equal(at, -1, `${where(c, t)}: L1+L2 segment ${at} changed although nothing was cut`);
           }
         }
@@ -348,7 +348,7 @@ export const PROPERTIES: EngineProperty[] = [
     },
   },
   {
-    title: 'rejections are exactly the ones DESIGN §3/§8 predict (the model the other properties rely on agrees with the engine)',
+    title: 'rejections are exactly the predicted ones (the model the other properties rely on agrees with the engine)',
     check: (c) => {
       c.run.forEach((t, i) => {
         const got = t.rejections.map((r) => `${r.attachment}|${r.reason}`).sort();

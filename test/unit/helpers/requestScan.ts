@@ -1,10 +1,13 @@
 /**
  * Reads a request the way a model (or an attacker's parser) would: from its text alone. Used to
- * prove that content cannot open or close blocks (DESIGN §2).
+ * prove that content cannot open or close blocks (docs/design.md#artifacts).
  */
 import type { ChatMessage } from '../../../src/engine/types';
 
-/** The request as one text, framed per message as DESIGN §9 counts it: `<|role|>\n` + text + `\n`. */
+/**
+ * The request as one text, framed per message as its tokens are counted (docs/design.md#replay):
+ * `<|role|>\n` + text + `\n`.
+ */
 export function requestText(messages: readonly ChatMessage[]): string {
   return messages.map((m) => `<|${m.role}|>\n${m.content.map((b) => b.text).join('')}\n`).join('');
 }
@@ -42,9 +45,9 @@ export function unescapeAttribute(v: string): string {
 /**
  * Scans left to right: an opening tag at the start of a line opens a block, which ends at the first
  * following line that is exactly the closing marker the tag announces, `</kind:SHA>` with the tag's
- * `sha` value (DESIGN §2: "the closing marker carries a short hash of the content"). Text inside a
- * block is skipped, as a reader would. An opening tag whose marker never comes is `unterminated`
- * and scanning goes on after it.
+ * `sha` value (the closing marker carries a short hash of the content, docs/design.md#artifacts).
+ * Text inside a block is skipped, as a reader would. An opening tag whose marker never comes is
+ * `unterminated` and scanning goes on after it.
  */
 export function scanBlocks(text: string): { blocks: ScannedBlock[]; unterminated: string[] } {
   const blocks: ScannedBlock[] = [];

@@ -2,13 +2,13 @@
  * Random chats over a small virtual workspace, for the engine's property tests.
  *
  * fast-check generates a compact, shrinkable *spec* (seeds and indexes); `buildTrajectory` turns it
- * into a real `Trajectory` (DESIGN §8) deterministically, so a failing case prints a small spec and
- * a trajectory that `npm run replay` can load.
+ * into a real `Trajectory` (docs/design.md#trajectories) deterministically, so a failing case
+ * prints a small spec and a trajectory that `npm run replay` can load.
  */
 import * as fc from 'fast-check';
 import type { ChangedFilesPolicy, ITokenizer, Layout } from '../../../src/engine/types';
 import type { Trajectory, TrajectoryAttachment, TrajectoryTurn } from '../../../bench/trajectory';
-import { prng } from '../../../bench/perfGenerate';
+import { prng } from '../../../bench/perf/generate';
 
 /** Paths of the virtual workspace: the first 3–5 exist from the start, the others once an edit creates them. */
 export const PATHS = ['src/app.ts', 'docs/guide.md', 'lib/util.js', 'src/big.ts', 'notes/todo.txt', 'src/extra.ts', 'docs/new.md'] as const;
@@ -206,7 +206,7 @@ export function buildTrajectory(spec: ScenarioSpec, name = 'property'): Trajecto
       });
     };
     // One item is named by at most one of detach / pin / unpin in a turn (their order is not part of
-    // the format, DESIGN §8).
+    // the format).
     const key = (a: TrajectoryAttachment) => JSON.stringify(a);
     turn.detach = refs(t.detach);
     const taken = new Set((turn.detach ?? []).map(key));

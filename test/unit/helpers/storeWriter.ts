@@ -26,7 +26,7 @@ import { ScriptedProvider } from '../../../src/services/providers/scripted';
 import { sleepSync } from '../../../src/services/store/storeLock';
 import { getTokenizer } from '../../../src/services/tokenizer';
 import { TurnPipeline } from '../../../src/services/turnPipeline';
-import { prng } from '../../../bench/perfGenerate';
+import { prng } from '../../../bench/perf/generate';
 
 export interface WriterArgs {
   root: string;

@@ -1,0 +1,274 @@
+import type { Artifact, IHasher, PruneReport } from './types';
+import type { ChatState, TurnItem } from './state';
+import type { AttachmentManager } from './attachmentManager';
+import type { HistoryManager } from './historyManager';
+import type { MessageFraming } from './messageFraming';
+import type { Rendered, RequestRenderer } from './requestRenderer';
+import type { BlockedTurn, EngineOptions, TurnInput } from './turnTypes';
+import { describeArtifact, PRIORITY } from './artifacts';
+import { buildPreview, type Preview } from './compaction';
+import { renderedMessages } from './requestRenderer';
+import { writableEntry } from './state';
+
+/** Turns summarized one at a time before pruning switches to a search for the fewest that fit. */
+const LINEAR_SUMMARY_STEPS = 8;
+
+/**
+ * Cuts a request down to its target: superseded versions, what tools read, compaction to
+ * structure + preview, summaries of the oldest turns, then drops by priority; each cut re-renders
+ * and is reported. Owns the previews of compacted artifacts.
+ */
+export class Pruner {
+  private readonly previews = new WeakMap<Artifact, { recovery: 'read_file' | 'attach'; preview: Preview & { bodyHash: string } }>();
+
+  constructor(
+    private opts: EngineOptions,
+    private readonly hasher: IHasher,
+    private readonly requests: RequestRenderer,
+    private readonly framing: MessageFraming,
+  ) {}
+
+  /** The options changed (a preview's recovery hint is part of its memo key). */
+  reset(opts: EngineOptions): void {
+    this.opts = opts;
+  }
+
+  /** The request cut down to `target` tokens (or as far as it goes), each cut reported in `reports`. */
+  prune(
+    s: ChatState,
+    turn: number,
+    items: TurnItem[],
+    input: TurnInput,
+    start: Rendered,
+    target: number,
+    reports: PruneReport[],
+    history: HistoryManager,
+    attachments: AttachmentManager,
+  ): Rendered {
+    let r = start;
+    const rerender = () => (r = this.requests.render(s, turn, items, input.userText));
+    const currentKeys = new Set(items.map((i) => i.key));
+
+    // 1. Superseded versions, oldest first.
+    for (const e of attachments.present()) {
+      if (r.total <= target) return r;
+      if (!e.superseded || e.essential) continue;
+      const pre = this.requests.keyTokens(r, e.key);
+      writableEntry(s, e.key).presence = 'pruned';
+      rerender();
+      reports.push({
+        layer: e.firstTurn < turn ? 'L2' : 'L3',
+        item: e.key,
+        preTokens: pre,
+        postTokens: this.requests.keyTokens(r, e.key),
+        kept: `the newer version of ${e.artifact.source.uri}`,
+        lost: `superseded version ${e.artifact.version}`,
+        reason: 'superseded',
+      });
+    }
+
+    // 1b. What workspace tools read, oldest first: the model can read it again. Before
+    //     anything the user attached is compacted or dropped.
+    for (const e of attachments.present()) {
+      if (r.total <= target) return r;
+      if (e.tool === undefined || e.essential || currentKeys.has(e.key)) continue;
+      const pre = this.requests.keyTokens(r, e.key);
+      writableEntry(s, e.key).presence = 'pruned';
+      rerender();
+      reports.push({
+        layer: e.firstTurn < turn ? 'L2' : 'L3',
+        item: e.key,
+        preTokens: pre,
+        postTokens: this.requests.keyTokens(r, e.key),
+        kept: `nothing; the model can call ${e.tool} again`,
+        lost: `${describeArtifact(e.artifact)} (read by ${e.tool})`,
+        reason: 'tool-result',
+      });
+    }
+
+    // 2. Compact recoverable artifacts to structure + preview: the library first (oldest first), this turn's last.
+    const compactable = attachments.present().filter((e) => e.artifact.recoverable && !e.essential && !e.compacted);
+    const ordered = [...compactable.filter((e) => !currentKeys.has(e.key)), ...compactable.filter((e) => currentKeys.has(e.key))];
+    for (const e of ordered) {
+      if (r.total <= target) return r;
+      const preview = this.preview(e.artifact);
+      if (preview.body.length >= e.artifact.content.length) continue;
+      const pre = this.requests.keyTokens(r, e.key);
+      writableEntry(s, e.key).compacted = {
+        body: preview.body,
+        bodyHash: preview.bodyHash,
+        keptLines: preview.keptLines,
+        totalLines: preview.totalLines,
+      };
+      rerender();
+      reports.push({
+        layer: e.firstTurn < turn ? 'L2' : 'L3',
+        item: e.key,
+        preTokens: pre,
+        postTokens: this.requests.keyTokens(r, e.key),
+        kept: `structure and first lines (${preview.keptLines} of ${preview.totalLines} lines)`,
+        lost: `the rest of ${e.artifact.source.uri}; ${this.opts.tools ? 'the model can read it with read_file, or ' : ''}re-attach it to send it in full`,
+        reason: 'compacted',
+      });
+    }
+
+    // 3. Summarize the oldest history turns; the last K stay verbatim.
+    const summarizeThrough = (through: number, reason: string): boolean => {
+      const from = history.summarizedThrough + 1;
+      if (through < from) return false;
+      const pre = this.turnTokens(r, from, through);
+      if (!history.summarizeThrough(through, input.precomputedSummary)) return false;
+      rerender();
+      reports.push({
+        layer: 'L4',
+        item: from === through ? `turn ${from}` : `turns ${from}-${through}`,
+        preTokens: pre,
+        postTokens: 0,
+        kept: `a summary of turns 1-${through}`,
+        lost: 'the verbatim text of those turns',
+        reason,
+      });
+      return true;
+    };
+    // One turn at a time while a few are enough (a chat that grows past the threshold); when far over
+    // (a long chat opened with a model that has a smaller window), the fewest turns that fit are found
+    // by galloping and bisecting, so the cost is a few summaries and renders, not one per turn.
+    for (let step = 0; r.total > target && history.summarizedThrough < history.lastSummarizable; step++) {
+      if (step < (this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS)) {
+        summarizeThrough(history.summarizedThrough + 1, 'summarized');
+        continue;
+      }
+      const from = history.summarizedThrough + 1;
+      const last = history.lastSummarizable;
+      const before = r;
+      const saved = s.summary;
+      const probe = (through: number): boolean => {
+        s.summary = saved;
+        history.summarizeThrough(through, input.precomputedSummary);
+        rerender();
+        return r.total <= target;
+      };
+      let over = from - 1;
+      let fits = last;
+      // Far over (a long chat under a smaller window): when even the longest summary leaves the request
+      // over the target, that is where the bisection would end; found with one probe.
+      if (!probe(last)) over = last - 1;
+      for (let gap = Math.max(1, this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS); over + gap < last; gap *= 2) {
+        if (probe(over + gap)) {
+          fits = over + gap;
+          break;
+        }
+        over += gap;
+      }
+      while (fits - over > 1) {
+        const mid = over + Math.floor((fits - over) / 2);
+        if (probe(mid)) fits = mid;
+        else over = mid;
+      }
+      probe(fits);
+      reports.push({
+        layer: 'L4',
+        item: from === fits ? `turn ${from}` : `turns ${from}-${fits}`,
+        preTokens: this.turnTokens(before, from, fits),
+        postTokens: 0,
+        kept: `a summary of turns 1-${fits}`,
+        lost: 'the verbatim text of those turns',
+        reason: 'summarized',
+      });
+      break;
+    }
+
+    // 4. Drop by priority: highest number first, ties oldest first. Verbatim history turns (but the
+    //    last) take part at medium priority; pinned items, L1, L5 and the last turn never do.
+    type Candidate = { priority: number; age: number; seq: number; apply: () => void };
+    const candidates: Candidate[] = [];
+    let seq = 0;
+    for (const e of attachments.dropOrder()) {
+      const priority = attachments.effectivePriority(e);
+      candidates.push({
+        priority,
+        age: e.firstTurn,
+        seq: seq++,
+        apply: () => {
+          if (s.entries.get(e.key)!.presence !== 'present') return;
+          const pre = this.requests.keyTokens(r, e.key);
+          writableEntry(s, e.key).presence = 'pruned';
+          rerender();
+          reports.push({
+            layer: e.firstTurn < turn ? 'L2' : 'L3',
+            item: e.key,
+            preTokens: pre,
+            postTokens: this.requests.keyTokens(r, e.key),
+            kept: 'nothing; re-attach it to send it again',
+            lost: e.artifact.recoverable
+              ? `${describeArtifact(e.artifact)}`
+              : `${describeArtifact(e.artifact)} (a snapshot that cannot be re-read)`,
+            reason: 'budget',
+          });
+        },
+      });
+    }
+    for (let t = history.summarizedThrough + 1; t < history.completed; t++) {
+      const through = t;
+      candidates.push({
+        priority: PRIORITY.medium,
+        age: t,
+        seq: seq++,
+        apply: () => {
+          if (history.summarizedThrough < through) summarizeThrough(through, 'budget');
+        },
+      });
+    }
+    candidates.sort((a, b) => b.priority - a.priority || a.age - b.age || a.seq - b.seq);
+    for (const c of candidates) {
+      if (r.total <= target) return r;
+      c.apply();
+    }
+    return r;
+  }
+
+  blockedMessage(r: Rendered, budget: number): BlockedTurn {
+    const parts: string[] = [];
+    let essential = 0;
+    for (const d of renderedMessages(r)) {
+      essential += this.framing.of(d);
+      for (const g of d.segs) {
+        essential += g.tokens;
+        if (g.layer === 'L1') parts.push(`system prompt and instructions (${g.tokens})`);
+        else if (g.layer === 'L5') parts.push(`your message (${g.tokens})`);
+        else if (g.artifactKey) parts.push(`${g.artifactKey} (${g.tokens}${g.kind === 'artifact' ? ', pinned' : ''})`);
+        else if (g.kind === 'user-text' || g.kind === 'reply')
+          parts.push(`last turn ${g.kind === 'reply' ? 'reply' : 'message'} (${g.tokens})`);
+        else parts.push(`${g.id} (${g.tokens})`);
+      }
+    }
+    const over = essential - budget;
+    return {
+      essentialTokens: essential,
+      budget,
+      message: `Nothing was sent: what must be kept needs ${essential} tokens, ${over} over the budget of ${budget}. Kept: ${[...new Set(parts)].join(', ')}. Unpin something, shorten your message, or pick a model with a larger context window.`,
+    };
+  }
+
+  /**
+   * The structure + preview of an artifact, with its hash: memoized per artifact (they
+   * are immutable), since a chat over budget compacts the same files at every build of the meter
+   * until a turn is sent.
+   */
+  private preview(a: Artifact): Preview & { bodyHash: string } {
+    const recovery = this.opts.tools ? 'read_file' : 'attach';
+    const hit = this.previews.get(a);
+    if (hit && hit.recovery === recovery) return hit.preview;
+    const p = buildPreview(a, { recovery });
+    const preview = { ...p, bodyHash: this.hasher.sha256Hex(p.body) };
+    this.previews.set(a, { recovery, preview });
+    return preview;
+  }
+
+  private turnTokens(r: Rendered, from: number, to: number): number {
+    let n = 0;
+    for (const d of renderedMessages(r))
+      for (const g of d.segs) if (g.turn !== undefined && g.turn >= from && g.turn <= to && g.layer === 'L4') n += g.tokens;
+    return n;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * What a repository's settings may change: exclude patterns only add, Restricted Mode ignores the
+ * workspace's values of every key that decides what is read, sent or where it goes (in the code and
+ * in the manifest), and a workspace-chosen endpoint waits for the user unless it is the user's own.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SETTING_DEFAULTS } from '../../../src/host/configKeys';
+import { ollamaName, originToConfirm, PUBLIC_ORIGINS, type EndpointChoice } from '../../../src/host/endpointOrigin';
+import { effectiveSetting, ignoredSettingsSentence, RESTRICTED_KEYS } from '../../../src/host/settingsPolicy';
+
+const DEFAULTS = SETTING_DEFAULTS['context.exclude'];
+
+describe('settings a workspace may change', () => {
+  it('exclude patterns: defaults ∪ user ∪ workspace ∪ folder; a workspace [] removes nothing', () => {
+    const emptied = effectiveSetting('context.exclude', { defaultValue: DEFAULTS, workspaceValue: [] }, true);
+    assert.deepEqual(emptied.value, [...DEFAULTS]);
+    assert.ok(emptied.value.includes('**/.env'));
+    const added = effectiveSetting(
+      'context.exclude',
+      { defaultValue: DEFAULTS, globalValue: ['**/mine'], workspaceValue: ['**/theirs'], workspaceFolderValue: ['**/folder', '**/.env'] },
+      true,
+    );
+    assert.deepEqual(added.value, [...DEFAULTS, '**/mine', '**/theirs', '**/folder']);
+    assert.equal(added.origin, 'workspace');
+    // A user's own list does not remove defaults either; a malformed level adds nothing.
+    const user = effectiveSetting('context.exclude', { defaultValue: [], globalValue: [] }, true);
+    assert.deepEqual(user.value, [...DEFAULTS]);
+    const malformed = effectiveSetting('context.exclude', { workspaceValue: '**/x' as unknown as string[] }, true);
+    assert.deepEqual(malformed.value, [...DEFAULTS]);
+  });
+
+  it('in Restricted Mode the workspace values of restricted keys are ignored and named; the user value applies', () => {
+    const instructions = effectiveSetting('instructions', { defaultValue: '', globalValue: 'mine', workspaceValue: 'read .env' }, false);
+    assert.deepEqual(instructions, { value: 'mine', origin: 'user', ignored: true });
+    const baseUrl = effectiveSetting('baseUrl', { defaultValue: '', workspaceFolderValue: 'https://evil.example' }, false);
+    assert.deepEqual(baseUrl, { value: '', origin: 'default', ignored: true });
+    const exclude = effectiveSetting('context.exclude', { defaultValue: DEFAULTS, workspaceValue: [] }, false);
+    assert.deepEqual(exclude.value, [...DEFAULTS]);
+    assert.equal(exclude.ignored, true);
+    const maxSteps = effectiveSetting('tools.maxSteps', { defaultValue: 8, workspaceValue: 1000 }, false);
+    assert.equal(maxSteps.value, 8);
+    // Trusted: the workspace's value applies and says where it comes from.
+    assert.deepEqual(effectiveSetting('baseUrl', { defaultValue: '', workspaceValue: 'http://x' }, true), {
+      value: 'http://x',
+      origin: 'workspace',
+      ignored: false,
+    });
+    // Keys outside the restricted set keep the workspace value.
+    assert.equal(effectiveSetting('layout', { defaultValue: 'transcript', workspaceValue: 'library' }, false).value, 'library');
+    assert.match(ignoredSettingsSentence(['instructions', 'baseUrl']), /strata\.instructions, strata\.baseUrl are ignored/);
+  });
+
+  it('restricts provider, model, baseUrl, instructions, context.* and tools.*, in the code and in the manifest alike', () => {
+    const expected = Object.keys(SETTING_DEFAULTS).filter(
+      (k) => ['provider', 'model', 'baseUrl', 'instructions', 'instructionsFiles'].includes(k) || /^(context|tools)\./.test(k),
+    );
+    assert.deepEqual([...RESTRICTED_KEYS].sort(), expected.sort());
+    const root = path.resolve(__dirname, '..', '..', '..', '..');
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const restricted: string[] = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    assert.deepEqual([...restricted].sort(), RESTRICTED_KEYS.map((k) => `strata.${k}`).sort());
+  });
+
+  describe('a workspace-chosen endpoint', () => {
+    const base: EndpointChoice = { kind: 'openai', baseUrl: '', fromWorkspace: true, userBaseUrl: '', userProvider: 'auto', confirmed: [] };
+
+    it('waits for confirmation of its origin unless it is the user own', () => {
+      assert.equal(originToConfirm({ ...base, baseUrl: 'https://evil.example/v1' }), 'https://evil.example');
+      assert.equal(originToConfirm({ ...base, baseUrl: 'http://127.0.0.1:9999/v1' }), 'http://127.0.0.1:9999');
+      // The workspace picks a provider: its public API still needs confirming, unless the user chose it too.
+      assert.equal(originToConfirm({ ...base, kind: 'anthropic' }), PUBLIC_ORIGINS.anthropic);
+      assert.equal(originToConfirm({ ...base, kind: 'anthropic', userProvider: 'anthropic' }), undefined);
+      // The user's own base URL (same origin, any path) is theirs; a workspace moving them off it is not.
+      assert.equal(originToConfirm({ ...base, baseUrl: 'http://127.0.0.1:8080/v2', userBaseUrl: 'http://127.0.0.1:8080/v1' }), undefined);
+      assert.equal(
+        originToConfirm({ ...base, baseUrl: '', userProvider: 'openai', userBaseUrl: 'http://127.0.0.1:8080/v1' }),
+        PUBLIC_ORIGINS.openai,
+      );
+      // Confirmed once: no more questions for that origin.
+      assert.equal(originToConfirm({ ...base, baseUrl: 'https://evil.example/v1', confirmed: ['https://evil.example'] }), undefined);
+      assert.equal(
+        originToConfirm({ ...base, baseUrl: 'https://evil.example:444/v1', confirmed: ['https://evil.example'] }),
+        'https://evil.example:444',
+      );
+    });
+
+    it('from the user own settings needs no confirmation', () => {
+      assert.equal(originToConfirm({ ...base, fromWorkspace: false, baseUrl: 'https://anything.example' }), undefined);
+    });
+  });
+
+  it('names the auto fallback server', () => {
+    assert.equal(ollamaName('http://127.0.0.1:11434/v1'), 'Ollama at http://127.0.0.1:11434');
+  });
+});

@@ -1,0 +1,268 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { COMMAND_IDS, VIEW_IDS } from '../../../src/host/commandIds';
+import { SETTING_DEFAULTS, SETTING_KEYS } from '../../../src/host/configKeys';
+
+/** Consistency of package.json with package.nls.json, the code and docs/design.md#manifest. */
+
+function findRepoRoot(start: string): string {
+  let dir = start;
+  while (!fs.existsSync(path.join(dir, 'package.nls.json'))) {
+    const parent = path.dirname(dir);
+    assert.notEqual(parent, dir, 'package.nls.json not found above the test');
+    dir = parent;
+  }
+  return dir;
+}
+
+const root = findRepoRoot(__dirname);
+const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(root, file), 'utf8'));
+const pkg = readJson('package.json');
+const nls: Record<string, string> = readJson('package.nls.json');
+const contributes = pkg.contributes;
+
+interface Command {
+  command: string;
+  title: string;
+  category?: string;
+}
+interface MenuItem {
+  command: string;
+  when?: string;
+  group?: string;
+}
+interface SettingSchema {
+  type: string;
+  default: unknown;
+  enum?: string[];
+  enumDescriptions?: string[];
+  description?: string;
+  markdownDescription?: string;
+  minimum?: number;
+  maximum?: number;
+}
+
+const settings: Record<string, SettingSchema> = contributes.configuration.properties;
+const commands: Command[] = contributes.commands;
+
+/** Resolves `%key%` through package.nls.json; fails when the key is missing. */
+function localized(value: string): string {
+  const match = /^%(.+)%$/.exec(value);
+  assert.ok(match, `"${value}" is not a %key% string`);
+  const key = match[1]!;
+  assert.ok(key in nls, `package.nls.json has no "${key}"`);
+  return nls[key]!;
+}
+
+function nlsKeysUsed(value: unknown, found: Set<string> = new Set()): Set<string> {
+  if (typeof value === 'string') {
+    const match = /^%(.+)%$/.exec(value);
+    if (match) {
+      found.add(match[1]!);
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((v) => nlsKeysUsed(v, found));
+  } else if (value && typeof value === 'object') {
+    Object.values(value).forEach((v) => nlsKeysUsed(v, found));
+  }
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      return sourceFiles(full);
+    }
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+describe('manifest', () => {
+  it('identifies the extension as docs/design.md#manifest says', () => {
+    assert.equal(pkg.name, 'strata');
+    assert.equal(pkg.publisher, 'strata-dev');
+    assert.equal(pkg.main, './dist/extension.js');
+    assert.equal(pkg.engines.vscode, '^1.138.0');
+    assert.equal(pkg.devDependencies['@types/vscode'], '1.138.0');
+    assert.equal(pkg.license, 'MIT');
+    assert.ok(pkg.repository?.url, 'a repository field (vsce asks otherwise)');
+    assert.ok(fs.existsSync(path.join(root, 'LICENSE')), 'LICENSE (vsce asks otherwise)');
+  });
+
+  it('orders the contributes sections from views to configuration', () => {
+    const expected = ['viewsContainers', 'views', 'commands', 'menus', 'keybindings', 'configuration'];
+    assert.deepEqual(
+      Object.keys(contributes).filter((k) => expected.includes(k)),
+      expected,
+    );
+  });
+
+  it('resolves every %key% in package.json, and package.nls.json has no unused key', () => {
+    const used = nlsKeysUsed(pkg);
+    for (const key of used) {
+      assert.ok(key in nls, `package.nls.json has no "${key}"`);
+    }
+    const unused = Object.keys(nls).filter((key) => !used.has(key));
+    assert.deepEqual(unused, [], 'keys in package.nls.json that package.json never uses');
+  });
+
+  it('contributes the Strata container with the chat webview and the Context Layers tree', () => {
+    const [container, ...others] = contributes.viewsContainers.activitybar;
+    assert.equal(others.length, 0);
+    assert.equal(container.id, VIEW_IDS.container);
+    assert.equal(localized(container.title), 'Strata');
+    assert.ok(fs.existsSync(path.join(root, container.icon)), `icon ${container.icon} exists`);
+    const views = contributes.views[VIEW_IDS.container];
+    assert.deepEqual(
+      views.map((v: { id: string; type: string; name: string }) => [v.id, v.type, localized(v.name)]),
+      [
+        [VIEW_IDS.chat, 'webview', 'Chat'],
+        [VIEW_IDS.layers, 'tree', 'Context Layers'],
+      ],
+    );
+  });
+
+  it('declares exactly the commands the host registers, each titled and in category Strata', () => {
+    assert.deepEqual(
+      commands.map((c) => c.command),
+      [...COMMAND_IDS],
+    );
+    for (const command of commands) {
+      assert.ok(command.title.length > 0 && localized(command.title).length > 0, `${command.command} has a title`);
+      assert.equal(localized(command.category ?? ''), 'Strata', `${command.command} category`);
+    }
+  });
+
+  it('menus and keybindings name declared commands only', () => {
+    const declared = new Set(commands.map((c) => c.command));
+    const menuItems: MenuItem[] = Object.values(contributes.menus as Record<string, MenuItem[]>).flat();
+    for (const item of [...menuItems, ...contributes.keybindings]) {
+      assert.ok(declared.has(item.command), `${item.command} is not declared`);
+    }
+  });
+
+  it('offers Attach Selection in the editor context menu and on Ctrl/Cmd+Alt+A', () => {
+    const editorMenu: MenuItem[] = contributes.menus['editor/context'];
+    assert.ok(editorMenu.some((item) => item.command === 'strata.attachSelection'));
+    assert.deepEqual(
+      contributes.keybindings
+        .filter((k: { command: string }) => k.command === 'strata.attachSelection')
+        .map((k: { key: string; mac: string }) => [k.key, k.mac]),
+      [['ctrl+alt+a', 'cmd+alt+a']],
+    );
+  });
+
+  it('declares exactly the settings the code reads, with the same defaults', () => {
+    assert.deepEqual(Object.keys(settings).sort(), SETTING_KEYS.map((key) => `strata.${key}`).sort());
+    for (const key of SETTING_KEYS) {
+      assert.deepEqual(settings[`strata.${key}`]!.default, SETTING_DEFAULTS[key], `default of strata.${key}`);
+    }
+  });
+
+  it('describes every setting and every enum value', () => {
+    for (const [key, schema] of Object.entries(settings)) {
+      const description = schema.markdownDescription ?? schema.description;
+      assert.ok(description && localized(description).length > 0, `${key} has a description`);
+      if (schema.enum) {
+        assert.equal(schema.enumDescriptions?.length, schema.enum.length, `${key} describes each enum value`);
+        schema.enumDescriptions!.forEach((d) => localized(d));
+      }
+    }
+  });
+
+  it('has the documented types, enums and defaults, the tool settings included', () => {
+    const expected: Record<string, Partial<SettingSchema>> = {
+      'strata.provider': { type: 'string', enum: ['auto', 'vscode-lm', 'openai', 'anthropic'], default: 'auto' },
+      'strata.model': { type: 'string' },
+      'strata.baseUrl': { type: 'string' },
+      'strata.promptCacheKey': { type: 'boolean', default: true },
+      'strata.anthropicCacheTtl': { type: 'string', enum: ['5m', '1h'] },
+      'strata.requestTimeoutSeconds': { type: 'integer', default: 120 },
+      'strata.layout': { type: 'string', enum: ['library', 'transcript'], default: 'transcript' },
+      'strata.context.changedFiles': {
+        type: 'string',
+        enum: ['append-version', 'append-diff', 'refresh-in-place'],
+        default: 'append-version',
+      },
+      'strata.context.exclude': {
+        type: 'array',
+        default: [
+          '**/.env',
+          '**/.env.*',
+          '**/*.pem',
+          '**/*.key',
+          '**/*.p12',
+          '**/*.pfx',
+          '**/id_rsa*',
+          '**/id_ed25519*',
+          '**/id_ecdsa*',
+          '**/.ssh/**',
+          '**/.aws/**',
+          '**/.npmrc',
+          '**/.netrc',
+          '**/.git/**',
+          '**/.envrc',
+          '**/*.env',
+          '**/.git-credentials',
+          '**/.pgpass',
+          '**/.pypirc',
+          '**/.docker/config.json',
+          '**/.kube/config',
+          '**/*.tfstate',
+          '**/*.jks',
+          '**/*.keystore',
+          '**/id_dsa*',
+          '**/credentials.json',
+        ],
+      },
+      'strata.context.maxFileBytes': { type: 'integer', default: 8388608 },
+      'strata.budget.reservedOutputTokens': { type: 'integer' },
+      'strata.budget.warnPercent': { type: 'integer', default: 70 },
+      'strata.budget.compactPercent': { type: 'integer', default: 80 },
+      'strata.budget.targetPercent': { type: 'integer', default: 60 },
+      'strata.tools.enabled': { type: 'boolean', default: true },
+      'strata.tools.maxSteps': { type: 'integer', default: 8 },
+      'strata.tools.maxResultTokens': { type: 'integer', default: 6000 },
+      'strata.tools.maxTurnTokens': { type: 'integer', default: 60000 },
+      'strata.instructions': { type: 'string' },
+      'strata.instructionsFiles': { type: 'array', default: ['.strata/instructions.md', 'AGENTS.md'] },
+    };
+    assert.deepEqual(Object.keys(settings).sort(), Object.keys(expected).sort());
+    for (const [key, want] of Object.entries(expected)) {
+      for (const [field, value] of Object.entries(want)) {
+        assert.deepEqual(settings[key]![field as keyof SettingSchema], value, `${key}.${field}`);
+      }
+    }
+  });
+
+  it('bounds the budget percentages so that 0 < target < warn ≤ compact ≤ 100 holds by default', () => {
+    for (const name of ['warnPercent', 'compactPercent', 'targetPercent']) {
+      const schema = settings[`strata.budget.${name}`]!;
+      assert.ok(schema.minimum !== undefined && schema.minimum > 0, `${name} minimum`);
+      assert.ok(schema.maximum !== undefined && schema.maximum <= 100, `${name} maximum`);
+    }
+    const value = (name: string) => settings[`strata.budget.${name}`]!.default as number;
+    assert.ok(0 < value('targetPercent'));
+    assert.ok(value('targetPercent') < value('warnPercent'));
+    assert.ok(value('warnPercent') <= value('compactPercent'));
+    assert.ok(value('compactPercent') <= 100);
+  });
+
+  it('reads settings only through src/host/config.ts, and only declared ones', () => {
+    const known = new Set([...Object.keys(settings), ...commands.map((c) => c.command), VIEW_IDS.chat, VIEW_IDS.layers]);
+    const configModule = path.join(root, 'src', 'host', 'config.ts');
+    for (const file of sourceFiles(path.join(root, 'src'))) {
+      const text = fs.readFileSync(file, 'utf8');
+      const relative = path.relative(root, file);
+      if (file !== configModule) {
+        assert.doesNotMatch(text, /getConfiguration\s*\(/, `${relative} reads settings directly; use readSetting()`);
+      }
+      // Any 'strata.x' literal (affectsConfiguration, inspect, …) must name something declared.
+      for (const match of text.matchAll(/['"`](strata\.[A-Za-z][\w.]*)['"`]/g)) {
+        assert.ok(known.has(match[1]!), `${relative} names ${match[1]}, which package.json does not declare`);
+      }
+    }
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * The request map's runtime checks (src/protocol/requests.ts): what the host accepts from the panel,
+ * and what the panel accepts of the host's answers.
+ */
+import * as assert from 'node:assert/strict';
+import { ProtocolError } from '../../../src/protocol/messages';
+import { parseResponseValue, parseWebviewToHostMessage, type WebviewRequest } from '../../../src/protocol/requests';
+
+describe('protocol: requests', () => {
+  it('accepts each kind with its fields and returns a fresh copy', () => {
+    const requests: WebviewRequest[] = [
+      { kind: 'send', text: 'hi' },
+      { kind: 'listModels' },
+      { kind: 'renameChat', chatId: 'c1', title: 'T' },
+      { kind: 'selectModel', provider: 'openai', model: 'gpt-4o' },
+      { kind: 'loadOlder', chatId: 'c1', beforeTurn: 3 },
+    ];
+    for (const request of requests) {
+      const raw = { type: 'request', requestId: 7, request };
+      const parsed = parseWebviewToHostMessage(raw);
+      assert.deepEqual(parsed, raw);
+      assert.ok(!(parsed instanceof ProtocolError) && parsed.type === 'request' && parsed.request !== request);
+    }
+  });
+
+  it('refuses extra fields, unknown kinds and wrong types', () => {
+    for (const request of [{ kind: 'stop', extra: 1 }, { kind: 'nope' }, { kind: 'pinChip', chipId: 'a', pinned: 'yes' }, []]) {
+      assert.ok(parseWebviewToHostMessage({ type: 'request', requestId: 1, request }) instanceof ProtocolError);
+    }
+  });
+
+  it('checks the model list the panel reads and drops the values it does not', () => {
+    const options = [{ provider: 'openai', model: 'gpt-4o', label: 'OpenAI · gpt-4o', extra: true }];
+    assert.deepEqual(parseResponseValue('listModels', options), [
+      { provider: 'openai', model: 'gpt-4o', label: 'OpenAI · gpt-4o', detail: undefined },
+    ]);
+    for (const bad of [undefined, {}, [{ provider: 'other', model: 'm', label: 'l' }], [null]]) {
+      const refused = parseResponseValue('listModels', bad);
+      assert.ok(refused instanceof ProtocolError);
+      assert.equal(refused.message, 'The extension sent an unexpected model list.');
+    }
+    assert.equal(parseResponseValue('attach', [{ id: 'c' }]), undefined);
+    assert.equal(parseResponseValue('deleteChat', true), undefined);
+  });
+});
