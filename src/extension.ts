@@ -3,7 +3,9 @@ import type { HostToWebviewMessage, NoticeView } from './protocol/messages';
 import { ChatSession, type SessionSettings } from './services/chatSession';
 import { getTokenizer } from './services/tokenizer';
 import type { Instruction } from './engine/engine';
+import { ChangeApplier } from './host/changeApplier';
 import { ChatViewProvider } from './host/chatViewProvider';
+import { openCitation, resolveCitationPaths } from './host/citationLinks';
 import { commandHandlers } from './host/commandHandlers';
 import { registerCommands } from './host/commands';
 import { onDidChangeSettings, readSetting, restrictedModeNotice, simulateRestrictedMode, workspaceTrusted } from './host/config';
@@ -28,6 +30,7 @@ export interface StrataApi {
   readonly testing: {
     readonly session: ChatSession;
     readonly controller: StrataController;
+    readonly changes: ChangeApplier;
     readonly workspace: HostWorkspace;
     readonly resolver: ProviderResolver;
     readonly tree: LayersTreeProvider;
@@ -108,7 +111,27 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       });
     return out;
   };
-  const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices });
+  const changes = new ChangeApplier({
+    workspace,
+    // The chips (next message) first, then what the chat holds, newest first; selections by their file.
+    attachedPaths: () =>
+      [
+        ...session.chips().map((c) => c.label),
+        ...session
+          .chatItems()
+          .filter((i) => i.kind === 'file' || i.kind === 'selection')
+          .map((i) => i.label)
+          .reverse(),
+      ]
+        .filter((label) => !label.startsWith('untitled:'))
+        .map((label) => label.replace(/:L\d+(?:-\d+)?$/, '')),
+  });
+  const files = {
+    applyCode: (block: { code: string; info: string; lineAbove: string }) => changes.apply(block),
+    resolveCitations: (paths: readonly string[]) => resolveCitationPaths(workspace, paths),
+    openCitation: async (citation: Parameters<typeof openCitation>[1]) => void (await openCitation(workspace, citation)),
+  };
+  const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices, files });
   chatView.setHandler(controller);
   const tree = new LayersTreeProvider(
     () => treeNodes(controller, session),
@@ -141,12 +164,13 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   context.subscriptions.push(
     chatView,
+    changes,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView, { webviewOptions: { retainContextWhenHidden: false } }),
     statusBar,
     documents,
     controller,
     tree,
-    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace }), log),
+    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace, changes }), log),
     onDidChangeSettings((keys) => {
       if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k)))
         void controller.refreshProvider();
@@ -189,6 +213,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     testing: {
       session,
       controller,
+      changes,
       workspace,
       resolver,
       tree,

@@ -1,7 +1,9 @@
+import { MAX_CITATION_PATHS, type Citation } from '../src/protocol/citations';
 import type { MessageView, ToolStepView } from '../src/protocol/messages';
+import { citationCandidates, citationOf, linkCitations } from './citationLinks';
 import { DeferredRender } from './deferredRender';
 import { h, icon } from './dom';
-import { renderMarkdownBatch } from './markdown';
+import { renderMarkdownBatch, type CodeBlock } from './markdown';
 import { applyToolStep, createMessage, renderAssistantText, renderToolSteps, updateAssistantChrome, type MessageRecord } from './messages';
 import { OlderMessages } from './olderMessages';
 import { ScrollKeeper, type ScrollPosition } from './scrollKeeper';
@@ -14,6 +16,11 @@ export interface ConversationHost {
   loadOlder(beforeTurn: number): Promise<boolean>;
   copy(text: string, button: HTMLButtonElement): void;
   insert(code: string): void;
+  /** Apply a code block to a file (the host picks the target and shows the diff). */
+  apply(block: CodeBlock): void;
+  /** The paths among `paths` the host lets become links; undefined when the request failed. */
+  resolveCitations(paths: string[]): Promise<string[] | undefined>;
+  openCitation(citation: Citation): void;
   regenerate(): void;
   /** Where the user is scrolled (UI state; restored after the view is hidden and shown). */
   scrolled(position: ScrollPosition): void;
@@ -58,6 +65,8 @@ export class Conversation {
   private readonly older: OlderMessages;
   private readonly scroll: ScrollKeeper;
   private readonly deferredRender: DeferredRender;
+  /** The host's verdict on each cited path asked about (a link or not), for this chat. */
+  private readonly citationVerdicts = new Map<string, boolean>();
 
   constructor(
     private readonly host: ConversationHost,
@@ -99,7 +108,11 @@ export class Conversation {
       (item) => this.recordOf(item),
       (position) => this.host.scrolled(position),
     );
-    this.deferredRender = new DeferredRender(this.el, (el) => this.recordOf(el));
+    this.deferredRender = new DeferredRender(
+      this.el,
+      (el) => this.recordOf(el),
+      (records) => this.linkCitations(records),
+    );
   }
 
   /** The message of a list item (or of any element carrying its id). */
@@ -112,6 +125,7 @@ export class Conversation {
     this.chatId = chatId;
     this.streams.clear();
     this.records.clear();
+    this.citationVerdicts.clear();
     this.deferredRender.clear();
     this.older.reset(hasOlder);
     this.list.replaceChildren(this.build(messages));
@@ -152,6 +166,7 @@ export class Conversation {
       if (record.pending) deferred.push(record);
     }
     this.deferredRender.add(deferred);
+    this.linkCitations(assistants.map((m) => this.records.get(m.id)));
     return fragment;
   }
 
@@ -261,6 +276,35 @@ export class Conversation {
     renderAssistantText(record, assistant.text);
     updateAssistantChrome(record, this.tooltips);
     this.updateLastActions();
+    this.linkCitations([record]);
+  }
+
+  /**
+   * Turns the citations of finished replies into links, for the paths the host validates (one
+   * request for all the paths not asked about yet in this chat).
+   */
+  private linkCitations(records: readonly (MessageRecord | undefined)[]): void {
+    const done = records.filter(
+      (r): r is MessageRecord => r !== undefined && r.view.role === 'assistant' && r.view.status !== 'streaming' && !r.pending,
+    );
+    const found = done.map((r) => ({ record: r, paths: citationCandidates(r.body) })).filter((f) => f.paths.length > 0);
+    if (found.length === 0) return;
+    const unknown = [...new Set(found.flatMap((f) => f.paths))].filter((p) => !this.citationVerdicts.has(p)).slice(0, MAX_CITATION_PATHS);
+    const chatId = this.chatId;
+    const link = () => {
+      const allowed = new Set([...this.citationVerdicts].filter(([, ok]) => ok).map(([p]) => p));
+      for (const f of found) if (f.record.el.isConnected && f.record.view.status !== 'streaming') linkCitations(f.record.body, allowed);
+    };
+    if (unknown.length === 0) {
+      link();
+      return;
+    }
+    void this.host.resolveCitations(unknown).then((allowed) => {
+      if (!allowed || chatId !== this.chatId) return;
+      const ok = new Set(allowed);
+      for (const p of unknown) this.citationVerdicts.set(p, ok.has(p));
+      link();
+    });
   }
 
   removeTurn(chatId: string, turn: number): void {
@@ -331,6 +375,11 @@ export class Conversation {
       this.host.regenerate();
       return;
     }
+    if (action === 'open-citation') {
+      const citation = citationOf(target);
+      if (citation) this.host.openCitation(citation);
+      return;
+    }
     const article = target.closest('article');
     const record = article ? this.records.get(article.getAttribute('data-message-id') ?? '') : undefined;
     if (!record || !(target instanceof HTMLButtonElement)) return;
@@ -338,12 +387,13 @@ export class Conversation {
       this.host.copy(record.view.text, target);
       return;
     }
-    if (action === 'copy-code' || action === 'insert-code') {
+    if (action === 'copy-code' || action === 'insert-code' || action === 'apply-code') {
       const pre = target.closest('.code-block')?.querySelector('pre[data-code]');
       const block = pre ? record.codes[Number(pre.getAttribute('data-code'))] : undefined;
       if (!block) return;
       if (action === 'copy-code') this.host.copy(block.code, target);
-      else this.host.insert(block.code);
+      else if (action === 'insert-code') this.host.insert(block.code);
+      else this.host.apply(block);
     }
   }
 }

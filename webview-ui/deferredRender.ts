@@ -14,10 +14,11 @@ export class DeferredRender {
   private readonly nearViewport: IntersectionObserver;
   private idleScheduled = false;
 
-  /** `recordOf` finds the message of an observed element. */
+  /** `recordOf` finds the message of an observed element; `rendered` hears of the messages just rendered. */
   constructor(
     root: HTMLElement,
     private readonly recordOf: (el: Element) => MessageRecord | undefined,
+    private readonly rendered: (records: readonly MessageRecord[]) => void = () => undefined,
   ) {
     this.nearViewport = new IntersectionObserver((entries) => this.onNearViewport(entries), { root, rootMargin: '800px 0px' });
   }
@@ -79,5 +80,6 @@ export class DeferredRender {
       this.nearViewport.unobserve(record.el);
       if (record.pending) fillDeferred(record, rendered[i]);
     });
+    this.rendered(todo);
   }
 }

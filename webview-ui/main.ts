@@ -62,6 +62,16 @@ class App {
         loadOlder: async (beforeTurn) => (await this.request({ kind: 'loadOlder', chatId: this.chatId, beforeTurn })).ok,
         copy: (text, button) => void this.copy(text, button),
         insert: (code) => this.fire({ kind: 'insertCode', code }),
+        apply: (block) =>
+          void this.request({ kind: 'applyCode', code: block.code, info: block.info, lineAbove: block.lineAbove }).then((result) => {
+            // The host may be waiting on the user (a quick pick, a confirmation): a late answer is no failure.
+            if (!result.ok && !result.timedOut) this.composer.showStatus(result.error);
+          }),
+        resolveCitations: async (paths) => {
+          const result = await this.request({ kind: 'resolveCitations', paths });
+          return result.ok ? result.value : undefined;
+        },
+        openCitation: (citation) => this.fire({ kind: 'openCitation', ...citation }),
         regenerate: () => this.fire({ kind: 'regenerate' }),
         scrolled: (p) => this.ui.update({ chatId: this.chatId, atBottom: p.atBottom, anchorId: p.anchorId, anchorOffset: p.anchorOffset }),
       },

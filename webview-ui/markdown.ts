@@ -14,6 +14,10 @@ export interface CodeBlock {
   /** Exactly the code between the fences (the fence's final line break is not part of it). */
   code: string;
   lang: string;
+  /** The fence's info string as written (it may name the target file: ```ts src/a.ts```). */
+  info: string;
+  /** The last line of the paragraph just above the block (it may name the file: "In `src/a.ts`:"). */
+  lineAbove: string;
 }
 
 export interface RenderedMarkdown {
@@ -44,16 +48,29 @@ function codeOf(content: string): string {
   return content.endsWith('\n') ? content.slice(0, -1) : content;
 }
 
+/** The last line of the paragraph right before token `idx` (markdown source), or ''. */
+function lineAbove(tokens: readonly { type: string; content: string }[], idx: number): string {
+  const before = tokens[idx - 1]?.type === 'paragraph_close' ? tokens[idx - 2] : undefined;
+  if (before?.type !== 'inline') return '';
+  const lines = before.content.split('\n');
+  return (lines[lines.length - 1] ?? '').slice(0, 1000);
+}
+
 md.renderer.rules.fence = (tokens, idx, _options, env) => {
   const token = tokens[idx];
   const lang = langOf(token.info);
-  const index = pushCode(env, { code: codeOf(token.content), lang });
+  const index = pushCode(env, {
+    code: codeOf(token.content),
+    lang,
+    info: token.info.trim().slice(0, 200),
+    lineAbove: lineAbove(tokens, idx),
+  });
   return `<pre data-code="${index}"><code${lang ? ` class="language-${escapeHtml(lang)}"` : ''}>${escapeHtml(token.content)}</code></pre>\n`;
 };
 
 md.renderer.rules.code_block = (tokens, idx, _options, env) => {
   const token = tokens[idx];
-  const index = pushCode(env, { code: codeOf(token.content), lang: '' });
+  const index = pushCode(env, { code: codeOf(token.content), lang: '', info: '', lineAbove: lineAbove(tokens, idx) });
   return `<pre data-code="${index}"><code>${escapeHtml(token.content)}</code></pre>\n`;
 };
 
@@ -134,8 +151,13 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   node.setAttribute('rel', 'noopener noreferrer');
 });
 
-/** Adds the header with the language and the Copy / Insert at Cursor buttons to each code block. */
-function decorateCodeBlocks(root: ParentNode, codes: readonly CodeBlock[]): void {
+export interface RenderOptions {
+  /** Offer Apply on code blocks (a reply's code; not the request preview's instructions). */
+  apply?: boolean;
+}
+
+/** Adds the header with the language and the Copy / Insert at Cursor / Apply buttons to each code block. */
+function decorateCodeBlocks(root: ParentNode, codes: readonly CodeBlock[], options: RenderOptions): void {
   for (const pre of Array.from(root.querySelectorAll('pre[data-code]'))) {
     const block = codes[Number(pre.getAttribute('data-code'))];
     if (!block) continue;
@@ -148,6 +170,13 @@ function decorateCodeBlocks(root: ParentNode, codes: readonly CodeBlock[]): void
         h('span', { class: 'code-lang' }, block.lang),
         iconButton({ icon: 'copy', label: 'Copy', testid: 'strata-code-copy', action: 'copy-code' }),
         iconButton({ icon: 'insert', label: 'Insert at Cursor', testid: 'strata-code-insert', action: 'insert-code' }),
+        options.apply !== false &&
+          iconButton({
+            icon: 'git-pull-request-go-to-changes',
+            label: 'Apply to File (review the diff first)',
+            testid: 'strata-apply',
+            action: 'apply-code',
+          }),
       ),
     );
     pre.replaceWith(wrapper);
@@ -155,11 +184,11 @@ function decorateCodeBlocks(root: ParentNode, codes: readonly CodeBlock[]): void
   }
 }
 
-export function renderMarkdown(text: string): RenderedMarkdown {
+export function renderMarkdown(text: string, options: RenderOptions = {}): RenderedMarkdown {
   const env: RenderEnv = { codes: [] };
   const html = md.render(text, env);
   const fragment = DOMPurify.sanitize(html, PURIFY_CONFIG);
-  decorateCodeBlocks(fragment, env.codes);
+  decorateCodeBlocks(fragment, env.codes, options);
   return { fragment, codes: env.codes };
 }
 
@@ -174,12 +203,12 @@ export function renderMarkdownBatch(texts: readonly string[]): RenderedMarkdown[
   const all = DOMPurify.sanitize(html, PURIFY_CONFIG);
   const wrappers = Array.from(all.children);
   if (wrappers.length !== texts.length || wrappers.some((w, i) => w.getAttribute('data-md') !== String(i))) {
-    return texts.map(renderMarkdown);
+    return texts.map((t) => renderMarkdown(t));
   }
   return wrappers.map((wrapper, i) => {
     const fragment = document.createDocumentFragment();
     fragment.append(...Array.from(wrapper.childNodes));
-    decorateCodeBlocks(fragment, envs[i].codes);
+    decorateCodeBlocks(fragment, envs[i].codes, {});
     return { fragment, codes: envs[i].codes };
   });
 }

@@ -63,7 +63,7 @@ export class PreviewCard {
     copy.addEventListener('click', () => this.host.copy(preview.request, copy));
     collapsible.append(copy);
 
-    const howTo = renderMarkdown(preview.howTo);
+    const howTo = renderMarkdown(preview.howTo, { apply: false });
     this.codes = howTo.codes;
     this.el.replaceChildren(
       h(

@@ -14,6 +14,7 @@ import { KEYED_PROVIDERS, ProviderResolver, type KeyedProvider } from './provide
 import type { RequestDocuments } from './requestDocument';
 import type { StrataController } from './strataController';
 import type { HostWorkspace } from './hostWorkspace';
+import type { ChangeApplier } from './changeApplier';
 
 export interface HandlerDeps {
   controller: StrataController;
@@ -21,6 +22,7 @@ export interface HandlerDeps {
   resolver: ProviderResolver;
   documents: RequestDocuments;
   workspace: HostWorkspace;
+  changes: ChangeApplier;
 }
 
 /** A tree node or anything else that names an attached item. */
@@ -52,6 +54,8 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
   const { controller, session } = d;
   return {
     'strata.newChat': () => controller.newChat(),
+    'strata.acceptChange': (arg?: unknown) => d.changes.accept(arg),
+    'strata.rejectChange': (arg?: unknown) => d.changes.reject(arg),
     'strata.attachActiveFile': (arg?: unknown) =>
       arg instanceof vscode.Uri ? controller.attachUris([arg]) : controller.attach('activeFile'),
     'strata.attachSelection': () => controller.attach('selection'),

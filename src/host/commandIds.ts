@@ -19,6 +19,9 @@ export const COMMAND_IDS = [
   'strata.importChat',
   'strata.deleteChat',
   'strata.forgetTrustedEndpoints',
+  // Accept or Reject the change a code block's Apply proposed (also on the diff's title bar).
+  'strata.acceptChange',
+  'strata.rejectChange',
   // Actions of a Context Layers tree item.
   'strata.openSource',
   'strata.showContent',

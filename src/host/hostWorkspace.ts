@@ -598,6 +598,23 @@ export class HostWorkspace implements ToolWorkspacePort {
   }
 
   /**
+   * The attach path's isolation checks for a path Strata would open or write (Apply, a citation):
+   * inside a workspace folder on its real path, not excluded. `exists` is false for a file that is
+   * not there yet (a new file Apply may create). `message` says why a path is refused.
+   */
+  async checkTarget(path: string): Promise<{ ok: true; uri: vscode.Uri; path: string; exists: boolean } | { ok: false; message: string }> {
+    if (path.startsWith(UNTITLED_PREFIX)) return { ok: false, message: `${path} is not a file in the workspace.` };
+    const shown = (l: Located) => (HostWorkspace.folders().length > 1 ? `${l.folder.name}/${l.relative}` : l.relative);
+    const isolated = await this.isolate(path, path, this.policy());
+    if (isolated.ok) return { ok: true, uri: isolated.located.uri, path: shown(isolated.located), exists: true };
+    if (isolated.absent) {
+      const located = this.locate(path);
+      if (located) return { ok: true, uri: located.uri, path: shown(located), exists: false };
+    }
+    return { ok: false, message: isolated.rejection.message.replace(/;? ?(?:it )?(?:was|and was) not attached\.?$/, '.') };
+  }
+
+  /**
    * Synchronous isolation check of a path for chat import (the store's import callback is
    * synchronous): inside a workspace folder on its real path, not excluded. Content is not read.
    */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Citation } from '../protocol/citations';
 import type { AttachWhat, BannerAction, ChipView, HostToWebviewMessage, ModelOption } from '../protocol/messages';
 import type { ResponseOf, WebviewRequestKind, WebviewRequestOf } from '../protocol/requests';
 import type { ChatSession } from '../services/chatSession';
@@ -10,9 +11,17 @@ export const INITIAL_TURNS = 25;
 /** One handler per request kind, each answering with the value the protocol declares for it. */
 export type PanelRequestHandlers = { [K in WebviewRequestKind]: (request: WebviewRequestOf<K>) => Promise<ResponseOf<K>> };
 
+/** What the panel asks of the workspace's files: Apply a code block, resolve and open citations. */
+export interface PanelFileActions {
+  applyCode(block: { code: string; info: string; lineAbove: string }): Promise<void>;
+  resolveCitations(paths: readonly string[]): Promise<string[]>;
+  openCitation(citation: Citation): Promise<void>;
+}
+
 /** What the panel's requests act on: the controller's operations and its ways to update the panel. */
 export interface PanelActions {
   readonly session: ChatSession;
+  readonly files: PanelFileActions;
   send(text: string): Promise<void>;
   stop(): void;
   regenerate(): Promise<void>;
@@ -62,6 +71,9 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
     },
     listModels: async () => a.modelOptions(),
     insertCode: async (r) => insertCode(r.code),
+    applyCode: async (r) => a.files.applyCode({ code: r.code, info: r.info, lineAbove: r.lineAbove }),
+    resolveCitations: async (r) => a.files.resolveCitations(r.paths),
+    openCitation: async (r) => a.files.openCitation({ path: r.path, startLine: r.startLine, endLine: r.endLine }),
     copy: async (r) => {
       await vscode.env.clipboard.writeText(r.text);
     },

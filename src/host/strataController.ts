@@ -27,7 +27,7 @@ import { callLabel } from '../services/tools/definitions';
 import type { TurnEvent, TurnOutcome } from '../services/turnPipeline';
 import { fileSpec, openEditorDocuments, selectionSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
 import type { ChatViewProvider, PanelHandler } from './chatViewProvider';
-import { INITIAL_TURNS, panelRequestHandlers, type PanelRequestHandlers } from './panelRequests';
+import { INITIAL_TURNS, panelRequestHandlers, type PanelFileActions, type PanelRequestHandlers } from './panelRequests';
 import type { ProviderResolver, ResolvedProvider } from './providerResolver';
 import { requestDump, SentRequestLog, type SentRequest, type WholeRequest } from './sentRequests';
 import type { MeterStatusBar } from './statusBar';
@@ -39,6 +39,7 @@ export interface ControllerDeps {
   statusBar: MeterStatusBar;
   log: vscode.LogOutputChannel;
   notices: () => NoticeView[];
+  files: PanelFileActions;
 }
 
 const NO_MODEL: ModelView = { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false };
@@ -69,6 +70,7 @@ export class StrataController extends Disposable implements PanelHandler {
     this._register({ dispose: () => clearTimeout(this.cacheExpiryTimer) });
     this.requests = panelRequestHandlers({
       session: deps.session,
+      files: deps.files,
       send: (text) => this.send(text),
       stop: () => this.stop(),
       regenerate: () => this.regenerate(),

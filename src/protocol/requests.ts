@@ -9,6 +9,7 @@
  *   the other kinds it drops unread.
  */
 import { isObj } from '../common/guards';
+import { MAX_CITATION_PATH_CHARS, MAX_CITATION_PATHS, parseCitation, parseCitationPaths, type Citation } from './citations';
 import { hasOnlyKeys, isInt, isStr } from './fieldChecks';
 import {
   BANNER_ACTIONS,
@@ -43,6 +44,15 @@ export interface WebviewRequestMap {
   /** Answered with the models the picker offers. */
   listModels: { params: NoFields; response: ModelOption[] };
   insertCode: { params: { code: string }; response: void };
+  /**
+   * Apply a reply's code block to a file: the host picks the target (from the fence's info string,
+   * the line above the block, the attached files, or by asking), merges, and shows the diff.
+   */
+  applyCode: { params: { code: string; info: string; lineAbove: string }; response: void };
+  /** Answered with the paths that are files in the workspace, not excluded (only these become links). */
+  resolveCitations: { params: { paths: string[] }; response: string[] };
+  /** Open a cited file at its lines (the host checks the path again). */
+  openCitation: { params: Citation; response: void };
   copy: { params: { text: string }; response: void };
   bannerAction: { params: { bannerId: string; action: BannerAction }; response: void };
   /** Messages of `chatId` before turn `beforeTurn` (lazy loading on scroll); they arrive as `olderMessages`. */
@@ -78,6 +88,8 @@ const CHAT_ID = /^[a-z0-9][a-z0-9_-]{0,127}$/;
 const CHIP_ID = /^[A-Za-z0-9:_.-]{1,128}$/;
 const PROVIDERS: readonly string[] = ['vscode-lm', 'openai', 'anthropic'];
 const ATTACH: readonly string[] = ['activeFile', 'selection', 'openEditors'];
+const MAX_FENCE_INFO_CHARS = 200;
+const MAX_LINE_ABOVE_CHARS = 1000;
 
 /**
  * Validates one webview request; returns a fresh object holding only the checked fields, or a reason.
@@ -131,6 +143,24 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
       if (!shape(['code']) || !isStr(value.code, MAX_CODE_CHARS))
         return bad(`code must be a string of at most ${MAX_CODE_CHARS} characters`);
       return { kind, code: value.code };
+    case 'applyCode':
+      if (!shape(['code', 'info', 'lineAbove']) || !isStr(value.code, MAX_CODE_CHARS))
+        return bad(`code must be a string of at most ${MAX_CODE_CHARS} characters`);
+      if (!isStr(value.info, MAX_FENCE_INFO_CHARS) || !isStr(value.lineAbove, MAX_LINE_ABOVE_CHARS))
+        return bad(`info and lineAbove must be strings of at most ${MAX_FENCE_INFO_CHARS} and ${MAX_LINE_ABOVE_CHARS} characters`);
+      return { kind, code: value.code, info: value.info, lineAbove: value.lineAbove };
+    case 'resolveCitations':
+      if (!shape(['paths']) || !Array.isArray(value.paths) || value.paths.length > MAX_CITATION_PATHS)
+        return bad(`paths must be an array of at most ${MAX_CITATION_PATHS} paths`);
+      if (!value.paths.every((p) => isStr(p, MAX_CITATION_PATH_CHARS, false)))
+        return bad(`each path must be a non-empty string of at most ${MAX_CITATION_PATH_CHARS} characters`);
+      return { kind, paths: [...(value.paths as string[])] };
+    case 'openCitation': {
+      if (!shape(['path', 'startLine', 'endLine'])) return bad('unexpected fields');
+      const citation = parseCitation(value);
+      if (!citation) return bad('path must be a non-empty string and the lines 1-based, start ≤ end');
+      return { kind, ...citation };
+    }
     case 'copy':
       if (!shape(['text']) || !isStr(value.text, MAX_CODE_CHARS))
         return bad(`text must be a string of at most ${MAX_CODE_CHARS} characters`);
@@ -188,6 +218,7 @@ export function parseModelOptions(value: unknown): ModelOption[] | undefined {
 /** The answers the webview reads, each with its check and what it says when the check fails. */
 const RESPONSE_CHECKS = {
   listModels: { parse: parseModelOptions, refused: 'The extension sent an unexpected model list.' },
+  resolveCitations: { parse: parseCitationPaths, refused: 'The extension sent an unexpected list of paths.' },
 } satisfies { [K in WebviewRequestKind]?: { parse(value: unknown): ResponseOf<K> | undefined; refused: string } };
 
 type CheckedKind = keyof typeof RESPONSE_CHECKS;

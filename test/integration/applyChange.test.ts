@@ -1,0 +1,130 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { StrataApi } from '../../src/extension';
+import { folderUri, PanelDriver, strataApi, until, withTimeout } from './support/panel';
+
+/**
+ * Apply and citation links on the real extension host (multi-root fixture: folders `app` and
+ * `lib`): the panel's applyCode request proposes a diff, "Strata: Accept Change" writes it through
+ * one WorkspaceEdit that undo reverts, refused targets say why, and a citation opens its lines.
+ */
+
+const ORIGINAL = [
+  'export function greet(name: string): string {',
+  '  return `Hello, ${name}`;',
+  '}',
+  '',
+  'export function shout(text: string): string {',
+  '  return text.toUpperCase();',
+  '}',
+  '',
+].join('\n');
+const BLOCK = 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}';
+const PROPOSED = ORIGINAL.replace('${name}`', '${name}!`');
+
+function proposalTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'strata-proposal');
+}
+
+describe('Apply and citations in the real editor', function () {
+  this.timeout(60_000);
+  let api: StrataApi;
+  let panel: PanelDriver;
+  let file: vscode.Uri;
+
+  before(async () => {
+    api = await strataApi();
+    await vscode.commands.executeCommand('strata.chat.focus');
+    await withTimeout(api.whenChatReady(), 30_000, 'the chat webview saying ready');
+    panel = new PanelDriver(api);
+    file = vscode.Uri.joinPath(folderUri('app'), 'src', 'greet.ts');
+  });
+
+  beforeEach(() => fs.writeFileSync(file.fsPath, ORIGINAL));
+
+  afterEach(async () => {
+    await api.testing.changes.reject();
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  after(async () => {
+    panel?.dispose();
+    fs.rmSync(file.fsPath, { force: true });
+  });
+
+  it('proposes a diff, applies it with Accept as one WorkspaceEdit, and undo restores the file', async () => {
+    await panel.requestOk({ kind: 'applyCode', code: BLOCK, info: 'ts', lineAbove: 'In `app/src/greet.ts`:' });
+    const pending = api.testing.changes.pending();
+    assert.equal(pending.length, 1);
+    assert.equal(pending[0].path, 'app/src/greet.ts');
+    assert.equal(pending[0].content, PROPOSED);
+    await until('the diff is open', () => proposalTabs().length === 1);
+    const diff = proposalTabs()[0].input as vscode.TabInputTextDiff;
+    assert.equal(diff.original.toString(), file.toString());
+    assert.equal(fs.readFileSync(file.fsPath, 'utf8'), ORIGINAL, 'nothing is written before Accept');
+
+    const edits: vscode.TextDocumentChangeEvent[] = [];
+    const sub = vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document.uri.toString() === file.toString() && e.contentChanges.length > 0) edits.push(e);
+    });
+    try {
+      assert.equal(await vscode.commands.executeCommand('strata.acceptChange'), true);
+    } finally {
+      sub.dispose();
+    }
+    assert.equal(edits.length, 1, 'one edit');
+    assert.equal(fs.readFileSync(file.fsPath, 'utf8'), PROPOSED, 'saved to disk');
+    assert.equal(proposalTabs().length, 0, 'the diff closed');
+    assert.deepEqual(api.testing.changes.pending(), []);
+
+    const doc = await vscode.workspace.openTextDocument(file);
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('undo');
+    await until('undo restores the file', () => doc.getText() === ORIGINAL);
+  });
+
+  it('Reject closes the diff and leaves the file untouched', async () => {
+    await panel.requestOk({ kind: 'applyCode', code: BLOCK, info: 'ts app/src/greet.ts', lineAbove: '' });
+    await until('the diff is open', () => proposalTabs().length === 1);
+    assert.equal(await vscode.commands.executeCommand('strata.rejectChange'), true);
+    assert.equal(proposalTabs().length, 0);
+    assert.equal(fs.readFileSync(file.fsPath, 'utf8'), ORIGINAL);
+  });
+
+  it('refuses excluded and outside targets with the reason, writing nothing', async () => {
+    const env = await panel.request({ kind: 'applyCode', code: 'FAKE_TOKEN=x', info: 'sh app/.env', lineAbove: '' });
+    assert.equal(env.ok, false);
+    assert.match(env.error ?? '', /app\/\.env.*exclude/);
+    const outside = await panel.request({ kind: 'applyCode', code: 'x', info: 'text ../outside/secret.txt', lineAbove: '' });
+    assert.equal(outside.ok, false);
+    assert.match(outside.error ?? '', /outside/);
+    const link = await panel.request({ kind: 'applyCode', code: 'x', info: 'text app/link-env.txt', lineAbove: '' });
+    assert.equal(link.ok, false, 'a symlink to an excluded file is refused on its real path');
+    assert.deepEqual(api.testing.changes.pending(), []);
+    assert.equal(proposalTabs().length, 0);
+    assert.equal(fs.readFileSync(vscode.Uri.joinPath(folderUri('app'), '.env').fsPath, 'utf8'), 'FAKE_TOKEN=not-a-real-secret\n');
+  });
+
+  it('validates citation paths and opens a citation at its lines', async () => {
+    const allowed = await panel.requestOk({
+      kind: 'resolveCitations',
+      paths: ['app/src/greet.ts', 'app/.env', 'app/link-env.txt', 'app/src/missing.ts', '../outside/secret.txt', 'app/src'],
+    });
+    assert.deepEqual(allowed, ['app/src/greet.ts']);
+    await panel.requestOk({ kind: 'openCitation', path: 'app/src/greet.ts', startLine: 5, endLine: 6 });
+    const editor = vscode.window.activeTextEditor;
+    assert.ok(editor);
+    assert.equal(editor.document.uri.toString(), file.toString());
+    assert.deepEqual(
+      [editor.selection.start.line, editor.selection.start.character, editor.selection.end.line, editor.selection.end.character],
+      [4, 0, 5, '  return text.toUpperCase();'.length],
+    );
+    const refused = await panel.request({ kind: 'openCitation', path: 'app/.env', startLine: 1, endLine: 1 });
+    assert.equal(refused.ok, false);
+    assert.match(refused.error ?? '', /exclude/);
+  });
+});

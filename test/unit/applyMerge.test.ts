@@ -1,0 +1,119 @@
+/** Merging a reply's code block into a file (src/services/apply/applyMerge.ts). */
+import * as assert from 'node:assert/strict';
+import { appendBlock, declarationEnd, declarationHead, isWholeFile, mergeBlock } from '../../src/services/apply/applyMerge';
+
+const FILE = [
+  "import { round } from './round';",
+  '',
+  '/** Adds. */',
+  'export function add(a: number, b: number): number {',
+  '  return a + b;',
+  '}',
+  '',
+  'export class Cart {',
+  '  private items: number[] = [];',
+  '',
+  '  total(): number {',
+  '    let sum = 0;',
+  '    for (const i of this.items) {',
+  '      sum += i;',
+  '    }',
+  '    return round(sum);',
+  '  }',
+  '}',
+  '',
+  'export const RATE = 0.2;',
+  '',
+].join('\n');
+
+describe('apply: merge', () => {
+  it('recognises declaration heads', () => {
+    assert.deepEqual(declarationHead('export async function load(x) {'), { kind: 'function', name: 'load' });
+    assert.deepEqual(declarationHead('export default class Cart extends Base {'), { kind: 'class', name: 'Cart' });
+    assert.deepEqual(declarationHead('export const RATE = 0.2;'), { kind: 'const', name: 'RATE' });
+    assert.deepEqual(declarationHead('export interface Item {'), { kind: 'interface', name: 'Item' });
+    assert.deepEqual(declarationHead('  private async total(): Promise<number> {'), { kind: 'method', name: 'total' });
+    assert.deepEqual(declarationHead('def area(r):'), { kind: 'function', name: 'area' });
+    assert.deepEqual(declarationHead('pub fn parse(s: &str) -> u32 {'), { kind: 'function', name: 'parse' });
+    assert.deepEqual(declarationHead('func (s *Server) Start() error {'), { kind: 'function', name: 'Start' });
+    assert.equal(declarationHead('  if (x) {'), undefined);
+    assert.equal(declarationHead('  foo(bar);'), undefined);
+  });
+
+  it('finds where a declaration ends', () => {
+    const lines = FILE.split('\n');
+    assert.equal(declarationEnd(lines, 3), 5);
+    assert.equal(declarationEnd(lines, 7), 17);
+    assert.equal(declarationEnd(lines, 10), 16);
+    assert.equal(declarationEnd(lines, 19), 19);
+    const py = ['def f(x):', '    y = x', '', '    return y', '', 'def g():', '    pass'];
+    assert.equal(declarationEnd(py, 0), 3);
+  });
+
+  it('replaces the whole file when the block is the whole file', () => {
+    const block = FILE.replace('return a + b;', 'return b + a;').trimEnd();
+    const r = mergeBlock(FILE, block);
+    assert.equal(r.kind, 'whole');
+    assert.equal(r.kind === 'whole' && r.content, `${block}\n`);
+    assert.ok(isWholeFile(FILE.split('\n'), block.split('\n')));
+    assert.equal(mergeBlock('', 'x = 1').kind, 'whole');
+  });
+
+  it('replaces the declaration the block redefines, keeping the rest byte for byte', () => {
+    const r = mergeBlock(FILE, 'export function add(a: number, b: number): number {\n  return round(a + b);\n}');
+    assert.equal(r.kind, 'declaration');
+    if (r.kind !== 'declaration') return;
+    assert.equal(r.name, 'add');
+    assert.deepEqual([r.startLine, r.endLine], [4, 6]);
+    assert.equal(r.content, FILE.replace('  return a + b;', '  return round(a + b);'));
+  });
+
+  it('replaces a method, re-indented to the class', () => {
+    const r = mergeBlock(FILE, 'total(): number {\n  return round(this.items.reduce((a, b) => a + b, 0));\n}');
+    assert.equal(r.kind, 'declaration');
+    if (r.kind !== 'declaration') return;
+    const expected = FILE.split('\n');
+    expected.splice(10, 7, '  total(): number {', '    return round(this.items.reduce((a, b) => a + b, 0));', '  }');
+    assert.equal(r.content, expected.join('\n'));
+  });
+
+  it("replaces the file's doc comment when the block brings one", () => {
+    const r = mergeBlock(FILE, '/** Adds two numbers. */\nexport function add(a: number, b: number): number {\n  return a + b;\n}');
+    assert.equal(r.kind, 'declaration');
+    assert.equal(r.kind === 'declaration' && r.content, FILE.replace('/** Adds. */', '/** Adds two numbers. */'));
+  });
+
+  it('replaces a const', () => {
+    const r = mergeBlock(FILE, 'export const RATE = 0.25;');
+    assert.equal(r.kind === 'declaration' && r.content, FILE.replace('0.2;', '0.25;'));
+  });
+
+  it('replaces a matched region when the block is no declaration', () => {
+    const r = mergeBlock(FILE, 'let sum = 0;\nfor (const i of this.items) sum += i;\nreturn round(sum);');
+    assert.equal(r.kind, 'region');
+    if (r.kind !== 'region') return;
+    assert.deepEqual([r.startLine, r.endLine], [12, 16]);
+    assert.ok(r.content.includes('    let sum = 0;\n    for (const i of this.items) sum += i;\n    return round(sum);\n  }'));
+  });
+
+  it('reports no match, and appends on request', () => {
+    assert.deepEqual(mergeBlock(FILE, 'export function divide(a: number, b: number) {\n  return a / b;\n}'), { kind: 'none' });
+    assert.equal(appendBlock('a\n', 'b\n'), 'a\n\nb\n');
+    assert.equal(appendBlock('', 'b'), 'b\n');
+  });
+
+  it("keeps the file's CRLF line endings", () => {
+    const crlf = FILE.split('\n').join('\r\n');
+    const r = mergeBlock(crlf, 'export const RATE = 0.3;');
+    assert.equal(r.kind === 'declaration' && r.content, crlf.replace('0.2;', '0.3;'));
+  });
+
+  it('replaces a Python function by its indented body', () => {
+    const py = 'import math\n\ndef area(r):\n    return math.pi * r * r\n\n\ndef other():\n    pass\n';
+    const r = mergeBlock(py, 'def area(r):\n    """Area of a circle."""\n    return math.pi * r ** 2');
+    assert.equal(
+      r.kind === 'declaration' && r.content,
+      py.replace('    return math.pi * r * r', '    """Area of a circle."""\n    return math.pi * r ** 2'),
+    );
+  });
+});
