@@ -52,6 +52,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
   const { controller, session } = d;
   return {
     'strata.newChat': () => controller.newChat(),
+    'strata.stopReply': () => controller.stop(),
     'strata.attachActiveFile': (arg?: unknown) =>
       arg instanceof vscode.Uri ? controller.attachUris([arg]) : controller.attach('activeFile'),
     'strata.attachSelection': () => controller.attach('selection'),

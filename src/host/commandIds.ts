@@ -18,6 +18,7 @@ export const COMMAND_IDS = [
   'strata.importChat',
   'strata.deleteChat',
   'strata.forgetTrustedEndpoints',
+  'strata.stopReply',
   // Actions of a Context Layers tree item.
   'strata.openSource',
   'strata.showContent',

@@ -535,6 +535,7 @@ export class StrataController extends Disposable implements PanelHandler {
       if (this.session.activeChatId === chatId) this.post(m);
     };
     post({ type: 'turnStarted', chatId, turnId, user, assistant });
+    setReplyStreaming(true);
     let envelope: TurnEnvelope | undefined;
     const controller = new AbortController();
     const onEvent = (e: TurnEvent) => {
@@ -595,6 +596,7 @@ export class StrataController extends Disposable implements PanelHandler {
       .finally(() => {
         if (this.streaming?.turnId === turnId) this.streaming = undefined;
         this.current = undefined;
+        setReplyStreaming(false);
         this.refreshMeter();
         this.postChats();
         this.onDidChangeEmitter.fire();
@@ -755,4 +757,9 @@ export class StrataController extends Disposable implements PanelHandler {
   lastSent(): WholeRequest | undefined {
     return this.sent.last(this.session.activeChatId);
   }
+}
+
+/** Enables "Stop the Reply" and its keybinding only while a reply streams. */
+function setReplyStreaming(streaming: boolean): void {
+  void vscode.commands.executeCommand('setContext', 'strataReplyStreaming', streaming);
 }
