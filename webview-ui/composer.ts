@@ -48,6 +48,9 @@ export class Composer {
   private sentChipIds = new Set<string>();
   /** The user opened the collapsed chips (kept until the composer has no chips again). */
   private chipsExpanded = false;
+  /** The chips of a message sent but not yet started: they leave with it when its turn starts. */
+  private sendingChipIds: Set<string> | undefined;
+  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
   private statusTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly autosize = !CSS.supports('field-sizing', 'content');
 
@@ -156,7 +159,9 @@ export class Composer {
       const width = this.el.clientWidth;
       if (width === lastWidth) return;
       lastWidth = width;
-      this.layoutChips();
+      // Laid out in the next frame: changing the observed element's height inside its own
+      // notification would loop.
+      requestAnimationFrame(() => this.layoutChips());
     }).observe(this.el);
     this.refresh();
   }
@@ -178,13 +183,13 @@ export class Composer {
     }
     const chat = this.host.chat();
     this.setText('');
-    this.sentChipIds = new Set(this.chips.map((c) => c.id));
-    this.renderChips();
+    const sending = new Set(this.chips.map((c) => c.id));
+    this.sendingChipIds = sending;
     this.focus();
     const result = await this.host.send(text);
+    // Accepted: the turn started (its chips left with it) or ended already; refused: they stay.
+    if (this.sendingChipIds === sending) this.sendingChipIds = undefined;
     if (result.ok) return;
-    this.sentChipIds.clear();
-    this.renderChips();
     // Nothing typed is lost: a refused message comes back, to the chat it was written in.
     if (chat !== undefined && this.host.chat() !== chat) {
       this.host.park(chat, text);
@@ -221,11 +226,20 @@ export class Composer {
 
   setBusy(busy: boolean): void {
     const ended = this.busy && !busy;
-    this.busy = busy;
-    // The host lists the chips again when the reply ends: kept ones only if the turn did not keep them.
-    if (ended && this.sentChipIds.size > 0) {
-      this.sentChipIds.clear();
+    if (busy && !this.busy && this.sendingChipIds) {
+      this.sentChipIds = this.sendingChipIds;
+      this.sendingChipIds = undefined;
       this.renderChips();
+    }
+    this.busy = busy;
+    // The host lists the chips right after a reply it kept (without the sent ones); a turn it did not
+    // keep leaves them attached, so they come back if no list follows.
+    if (ended && this.sentChipIds.size > 0) {
+      this.releaseTimer = setTimeout(() => {
+        this.releaseTimer = undefined;
+        this.sentChipIds.clear();
+        this.renderChips();
+      }, 150);
     }
     this.refresh();
   }
@@ -257,6 +271,11 @@ export class Composer {
 
   setChips(chips: readonly ChipView[]): void {
     this.chips = [...chips];
+    if (this.releaseTimer !== undefined) {
+      clearTimeout(this.releaseTimer);
+      this.releaseTimer = undefined;
+      this.sentChipIds.clear();
+    }
     this.renderChips();
   }
 
@@ -270,11 +289,13 @@ export class Composer {
   /** More than two rows of chips collapse behind one "N attached" button, so the conversation keeps its room. */
   private layoutChips(): void {
     const items = [...this.chipList.children] as HTMLElement[];
+    // The toggle is never hidden just to measure: hiding it would take the keyboard focus away.
     this.chipList.hidden = items.length === 0;
-    this.chipToggle.hidden = true;
-    if (items.length === 0) return;
-    const rows = new Set(items.map((li) => li.offsetTop)).size;
-    if (rows <= 2 && !this.chipsExpanded) return;
+    const rows = items.length === 0 ? 0 : new Set(items.map((li) => li.offsetTop)).size;
+    if (rows <= 2 && !this.chipsExpanded) {
+      this.chipToggle.hidden = true;
+      return;
+    }
     const tokens = this.chips.filter((c) => !this.sentChipIds.has(c.id)).reduce((sum, c) => sum + c.tokens, 0);
     this.chipToggle.hidden = rows <= 2;
     this.chipToggle.replaceChildren(
