@@ -235,3 +235,16 @@ export async function watchEmptyChatMessage(page: Page): Promise<{ stop(): Promi
       (await page.evaluate('(() => { window.__strataBothObserver?.disconnect(); return window.__strataBoth === true; })()')) as boolean,
   };
 }
+
+/**
+ * Expands the Context Layers view (it starts collapsed, so the chat gets the room; a person clicks
+ * its header to see the tree).
+ */
+export async function showContextLayers(page: Page): Promise<void> {
+  const header = page.locator('.part.sidebar .pane-header', { hasText: 'Context Layers' }).first();
+  await header.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  await poll('the Context Layers view to expand', TIMEOUT.ui, async () =>
+    (await header.getAttribute('aria-expanded')) === 'true' ? true : undefined,
+  );
+}
