@@ -57,6 +57,21 @@ describe('e2e: room to read and stopping with the keyboard', function () {
     session = await e2eSession();
   });
 
+  // The chips of a stopped reply stay attached: removed, so the next tests start without them.
+  after(async function () {
+    this.timeout(60_000);
+    if (!session) return;
+    const panel = new ChatPanel(session.page, await chatFrame(session.page));
+    const toggle = panel.byTestId('strata-chips-toggle');
+    if (await toggle.isVisible().catch(() => false)) await toggle.click();
+    for (let i = 0; i < 10; i++) {
+      const remove = panel.byTestId('strata-chip-remove').first();
+      if ((await remove.count()) === 0) break;
+      await remove.click({ timeout: TIMEOUT.ui }).catch(() => undefined);
+      await session.page.waitForTimeout(300);
+    }
+  });
+
   it('gives the conversation most of the side bar with three chips, and Escape stops a stream', async () => {
     const steps = new Steps(session, 'room');
     const { page, imitation } = session;
@@ -68,6 +83,15 @@ describe('e2e: room to read and stopping with the keyboard', function () {
       await p.waitUntilReady();
       await p.byTestId(TEST_ID.newChat).click();
       return p;
+    });
+    await steps.run('Context Layers collapsed, as it starts', async () => {
+      // Tests before this one expanded it (the workbench keeps a view's state as it was left).
+      const header = page.locator('.part.sidebar .pane-header', { hasText: 'Context Layers' }).first();
+      if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
+      await poll('Context Layers to collapse', TIMEOUT.ui, async () =>
+        (await header.getAttribute('aria-expanded')) === 'false' ? true : undefined,
+      );
+      await page.waitForTimeout(300);
     });
     const originalWidth = Math.round((await page.locator('.part.sidebar').boundingBox())?.width ?? 0);
     await steps.run('three files opened and attached', async () => {
