@@ -76,7 +76,8 @@ export class Composer {
       rows: 1,
       'data-testid': 'strata-input',
       'aria-label': 'Message',
-      placeholder: 'Ask about the attached code (Enter to send, Shift+Enter for a new line)',
+      // One line at a 300 px side bar (Enter and Shift+Enter are explained in the empty state and on Send).
+      placeholder: 'Ask about the attached code',
       spellcheck: 'true',
     });
     this.input.value = draft;

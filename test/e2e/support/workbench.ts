@@ -247,4 +247,15 @@ export async function showContextLayers(page: Page): Promise<void> {
   await poll('the Context Layers view to expand', TIMEOUT.ui, async () =>
     (await header.getAttribute('aria-expanded')) === 'true' ? true : undefined,
   );
+  // Expanded from collapsed it may open small: the sash above its header is dragged up (the tree
+  // shows only the rows that fit).
+  const box = await header.boundingBox();
+  const sidebar = await page.locator('.part.sidebar').boundingBox();
+  if (box && sidebar && sidebar.y + sidebar.height - box.y < 320) {
+    await page.mouse.move(box.x + box.width / 2, box.y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2, sidebar.y + sidebar.height - 360, { steps: 8 });
+    await page.mouse.up();
+    await page.waitForTimeout(300);
+  }
 }
