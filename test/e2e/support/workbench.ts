@@ -251,10 +251,13 @@ export async function showContextLayers(page: Page): Promise<void> {
   // shows only the rows that fit).
   const box = await header.boundingBox();
   const sidebar = await page.locator('.part.sidebar').boundingBox();
-  if (box && sidebar && sidebar.y + sidebar.height - box.y < 320) {
-    await page.mouse.move(box.x + box.width / 2, box.y);
+  const sash = page.locator('.part.sidebar .monaco-sash.horizontal').last();
+  const sashBox = await sash.boundingBox().catch(() => null);
+  if (box && sidebar && sashBox && sidebar.y + sidebar.height - box.y < 320) {
+    const x = sashBox.x + sashBox.width / 2;
+    await page.mouse.move(x, sashBox.y + sashBox.height / 2);
     await page.mouse.down();
-    await page.mouse.move(box.x + box.width / 2, sidebar.y + sidebar.height - 360, { steps: 8 });
+    await page.mouse.move(x, sidebar.y + sidebar.height - 360, { steps: 8 });
     await page.mouse.up();
     await page.waitForTimeout(300);
   }
