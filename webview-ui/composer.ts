@@ -34,6 +34,7 @@ export class Composer {
   readonly el: HTMLElement;
   readonly input: HTMLTextAreaElement;
   private readonly chipList: HTMLElement;
+  private readonly chipToggle: HTMLButtonElement;
   private readonly sendButton: HTMLElement;
   private readonly stopButton: HTMLElement;
   private readonly modelButton: HTMLButtonElement;
@@ -43,6 +44,13 @@ export class Composer {
   private busy = false;
   private composing = false;
   private chips: ChipView[] = [];
+  /** The chips of the message being sent: they belong to that message, not to the next one. */
+  private sentChipIds = new Set<string>();
+  /** The user opened the collapsed chips (kept until the composer has no chips again). */
+  private chipsExpanded = false;
+  /** The chips of a message sent but not yet started: they leave with it when its turn starts. */
+  private sendingChipIds: Set<string> | undefined;
+  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
   private statusTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly autosize = !CSS.supports('field-sizing', 'content');
 
@@ -52,12 +60,24 @@ export class Composer {
     draft: string,
   ) {
     this.chipList = h('ul', { class: 'chips', 'aria-label': 'Attached to the next message', 'data-testid': 'strata-chips' });
+    this.chipToggle = h('button', {
+      type: 'button',
+      class: 'chips-toggle',
+      'data-testid': 'strata-chips-toggle',
+      'aria-expanded': 'false',
+    });
+    this.chipToggle.hidden = true;
+    this.chipToggle.addEventListener('click', () => {
+      this.chipsExpanded = !this.chipsExpanded;
+      this.layoutChips();
+    });
     this.input = h('textarea', {
       class: 'input',
       rows: 1,
       'data-testid': 'strata-input',
       'aria-label': 'Message',
-      placeholder: 'Ask about the attached code (Enter to send, Shift+Enter for a new line)',
+      // One line at a 300 px side bar (Enter and Shift+Enter are explained in the empty state and on Send).
+      placeholder: 'Ask about the attached code',
       spellcheck: 'true',
     });
     this.input.value = draft;
@@ -106,6 +126,7 @@ export class Composer {
     const box = h(
       'div',
       { class: 'input-box' },
+      this.chipToggle,
       this.chipList,
       this.input,
       h(
@@ -133,6 +154,16 @@ export class Composer {
       this.refresh();
     });
     this.chipList.addEventListener('click', (e) => this.onChipClick(e));
+    // A narrower side bar wraps the chips onto more rows.
+    let lastWidth = 0;
+    new ResizeObserver(() => {
+      const width = this.el.clientWidth;
+      if (width === lastWidth) return;
+      lastWidth = width;
+      // Laid out in the next frame: changing the observed element's height inside its own
+      // notification would loop.
+      requestAnimationFrame(() => this.layoutChips());
+    }).observe(this.el);
     this.refresh();
   }
 
@@ -153,7 +184,12 @@ export class Composer {
     }
     const chat = this.host.chat();
     this.setText('');
+    const sending = new Set(this.chips.map((c) => c.id));
+    this.sendingChipIds = sending;
+    this.focus();
     const result = await this.host.send(text);
+    // Accepted: the turn started (its chips left with it) or ended already; refused: they stay.
+    if (this.sendingChipIds === sending) this.sendingChipIds = undefined;
     if (result.ok) return;
     // Nothing typed is lost: a refused message comes back, to the chat it was written in.
     if (chat !== undefined && this.host.chat() !== chat) {
@@ -190,7 +226,22 @@ export class Composer {
   }
 
   setBusy(busy: boolean): void {
+    const ended = this.busy && !busy;
+    if (busy && !this.busy && this.sendingChipIds) {
+      this.sentChipIds = this.sendingChipIds;
+      this.sendingChipIds = undefined;
+      this.renderChips();
+    }
     this.busy = busy;
+    // The host lists the chips right after a reply it kept (without the sent ones); a turn it did not
+    // keep leaves them attached, so they come back if no list follows.
+    if (ended && this.sentChipIds.size > 0) {
+      this.releaseTimer = setTimeout(() => {
+        this.releaseTimer = undefined;
+        this.sentChipIds.clear();
+        this.renderChips();
+      }, 150);
+    }
     this.refresh();
   }
 
@@ -221,8 +272,42 @@ export class Composer {
 
   setChips(chips: readonly ChipView[]): void {
     this.chips = [...chips];
-    this.chipList.replaceChildren(...chips.map((chip) => this.chipElement(chip)));
-    this.chipList.hidden = chips.length === 0;
+    if (this.releaseTimer !== undefined) {
+      clearTimeout(this.releaseTimer);
+      this.releaseTimer = undefined;
+      this.sentChipIds.clear();
+    }
+    this.renderChips();
+  }
+
+  private renderChips(): void {
+    const shown = this.chips.filter((c) => !this.sentChipIds.has(c.id));
+    if (shown.length === 0) this.chipsExpanded = false;
+    this.chipList.replaceChildren(...shown.map((chip) => this.chipElement(chip)));
+    this.layoutChips();
+  }
+
+  /** More than two rows of chips collapse behind one "N attached" button, so the conversation keeps its room. */
+  private layoutChips(): void {
+    const items = [...this.chipList.children] as HTMLElement[];
+    // The toggle is never hidden just to measure: hiding it would take the keyboard focus away.
+    this.chipList.hidden = items.length === 0;
+    const rows = items.length === 0 ? 0 : new Set(items.map((li) => li.offsetTop)).size;
+    if (rows <= 2 && !this.chipsExpanded) {
+      this.chipToggle.hidden = true;
+      return;
+    }
+    const tokens = this.chips.filter((c) => !this.sentChipIds.has(c.id)).reduce((sum, c) => sum + c.tokens, 0);
+    this.chipToggle.hidden = rows <= 2;
+    this.chipToggle.replaceChildren(
+      h('span', { class: 'chips-toggle-label' }, `${items.length} attached`),
+      h('span', { class: 'chip-tokens' }, formatTokens(tokens)),
+      icon(this.chipsExpanded ? 'chevron-up' : 'chevron-down'),
+    );
+    this.chipToggle.setAttribute('aria-expanded', String(this.chipsExpanded));
+    this.chipToggle.title = this.chipsExpanded ? 'Hide the attached items' : 'Show the attached items';
+    this.chipToggle.setAttribute('aria-label', `${items.length} attached, ${formatInt(tokens)} tokens`);
+    this.chipList.hidden = !this.chipsExpanded && rows > 2;
   }
 
   private chipElement(chip: ChipView): HTMLElement {

@@ -45,7 +45,10 @@ class App {
   constructor(root: HTMLElement) {
     this.tooltips = new Tooltips(document.body);
     this.header = new Header({
-      newChat: () => this.fire({ kind: 'newChat' }),
+      newChat: () => {
+        this.fire({ kind: 'newChat' });
+        this.composer.focus();
+      },
       switchChat: (chatId) => this.fire({ kind: 'switchChat', chatId }),
       renameChat: (chatId, title) => this.fire({ kind: 'renameChat', chatId, title }),
       deleteChat: (chatId) => this.fire({ kind: 'deleteChat', chatId }),
@@ -126,6 +129,16 @@ class App {
       if (message) this.handle(message);
     });
     window.addEventListener('resize', () => this.composer.setBusy(this.busy));
+    // Escape anywhere in the panel stops a streaming reply (unless a menu, field or tooltip took it).
+    window.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing || !this.busy) return;
+      e.preventDefault();
+      this.fire({ kind: 'stop' });
+    });
+    // Focusing the view (its Focus command, a click on its title) lands in the input.
+    window.addEventListener('focus', () => {
+      if (document.activeElement === document.body || document.activeElement === null) this.composer.focus();
+    });
     this.client.ready();
   }
 

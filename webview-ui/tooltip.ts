@@ -35,7 +35,11 @@ export class Tooltips {
     });
     root.addEventListener('focusout', () => this.hide());
     document.addEventListener('keydown', (e) => {
-      if (e.key === 'Escape' && !this.el.hidden) this.hide();
+      if (e.key === 'Escape' && !this.el.hidden) {
+        // Dismissing a tooltip is all this Escape does (it does not also stop a reply).
+        e.preventDefault();
+        this.hide();
+      }
     });
     // A scroll that moves the target hides the tooltip (the stream's auto-scroll does not move the meter).
     document.addEventListener(

@@ -56,6 +56,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
     'strata.newChat': () => controller.newChat(),
     'strata.acceptChange': (arg?: unknown) => d.changes.accept(arg),
     'strata.rejectChange': (arg?: unknown) => d.changes.reject(arg),
+    'strata.stopReply': () => controller.stop(),
     'strata.attachActiveFile': (arg?: unknown) =>
       arg instanceof vscode.Uri ? controller.attachUris([arg]) : controller.attach('activeFile'),
     'strata.attachSelection': () => controller.attach('selection'),

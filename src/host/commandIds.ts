@@ -22,6 +22,7 @@ export const COMMAND_IDS = [
   // Accept or Reject the change a code block's Apply proposed (also on the diff's title bar).
   'strata.acceptChange',
   'strata.rejectChange',
+  'strata.stopReply',
   // Actions of a Context Layers tree item.
   'strata.openSource',
   'strata.showContent',

@@ -4,6 +4,7 @@
  * calls, and the session's turn events into panel messages, the status bar and the Context Layers
  * tree. The webview is UI; this decides.
  */
+import { notSentHowTo, providerErrorActions } from './providerAdvice';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import type { Rejection } from '../engine/isolation';
@@ -574,6 +575,7 @@ export class StrataController extends Disposable implements PanelHandler {
       if (this.session.activeChatId === chatId) this.post(m);
     };
     post({ type: 'turnStarted', chatId, turnId, user, assistant });
+    setReplyStreaming(true);
     let envelope: TurnEnvelope | undefined;
     const controller = new AbortController();
     const onEvent = (e: TurnEvent) => {
@@ -634,6 +636,7 @@ export class StrataController extends Disposable implements PanelHandler {
       .finally(() => {
         if (this.streaming?.turnId === turnId) this.streaming = undefined;
         this.current = undefined;
+        setReplyStreaming(false);
         this.refreshMeter();
         this.postChats();
         this.onDidChangeEmitter.fire();
@@ -733,15 +736,7 @@ export class StrataController extends Disposable implements PanelHandler {
 
   private showProviderError(message: string, code: string): void {
     if (code === 'aborted') return;
-    const actions: BannerAction[] =
-      code === 'bad-key'
-        ? ['setApiKey', 'retry']
-        : code === 'unknown-model'
-          ? ['selectModel', 'openSettings']
-          : code === 'not-configured'
-            ? ['selectModel', 'openSettings']
-            : ['retry', 'showLog'];
-    this.showBanner('error', message, actions);
+    this.showBanner('error', message, providerErrorActions(code));
   }
 
   private async showPreview(text: string, resolved: ResolvedProvider): Promise<void> {
@@ -767,14 +762,7 @@ export class StrataController extends Disposable implements PanelHandler {
     this.preview = {
       request: requestDump(outcome.envelope),
       promptTokens: outcome.envelope.totalTokens,
-      howTo: [
-        `**Nothing was sent.** ${problem}`,
-        '',
-        'Above is the exact request Strata would send. To send it, either:',
-        '- pick a model the editor offers (**Strata: Select Model**),',
-        '- set `strata.provider` to `openai` or `anthropic` and run **Strata: Set API Key** (or set `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in the environment),',
-        '- or point `strata.baseUrl` at a local OpenAI-compatible server such as Ollama (`http://127.0.0.1:11434/v1`), which needs no key.',
-      ].join('\n'),
+      howTo: notSentHowTo(problem),
     };
     this.post({ type: 'preview', preview: this.preview });
     this.post({ type: 'setInput', text });
@@ -794,4 +782,9 @@ export class StrataController extends Disposable implements PanelHandler {
   lastSent(): WholeRequest | undefined {
     return this.sent.last(this.session.activeChatId);
   }
+}
+
+/** Enables "Stop the Reply" and its keybinding only while a reply streams. */
+function setReplyStreaming(streaming: boolean): void {
+  void vscode.commands.executeCommand('setContext', 'strataReplyStreaming', streaming);
 }

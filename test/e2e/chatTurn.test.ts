@@ -35,6 +35,7 @@ import {
   reloadWindow,
   runCommand,
   selectLines,
+  showContextLayers,
   TIMEOUT,
   waitForWorkbench,
 } from './support/workbench';
@@ -155,6 +156,7 @@ describe('e2e: a chat turn in the real workbench', function () {
     };
     let layersBefore: string[] = [];
     await steps.run('Context Layers shows the selection under L3 This turn', async () => {
+      await showContextLayers(page);
       const label = `${FILE}:L${START}-${END}`;
       const labels = await poll('the tree to show the last request', TIMEOUT.ui, async () => {
         const texts = (await treeRows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
@@ -206,6 +208,7 @@ describe('e2e: a chat turn in the real workbench', function () {
         .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
     });
     await steps.run('Context Layers still breaks the last request down by layer after the reload', async () => {
+      await showContextLayers(page);
       // The items were this window's; the tokens per layer are saved with the turn.
       const after = await poll('the layers of the last request after the reload', TIMEOUT.ui, async () => {
         const rows = await layerRows();

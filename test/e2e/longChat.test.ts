@@ -20,7 +20,16 @@ import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { repoRoot } from './support/harness';
 import { e2eSession, IMITATION_MODEL, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { chatFrame, openStrataView, pickColorTheme, poll, TIMEOUT, waitForWorkbench, watchEmptyChatMessage } from './support/workbench';
+import {
+  chatFrame,
+  openStrataView,
+  pickColorTheme,
+  poll,
+  showContextLayers,
+  TIMEOUT,
+  waitForWorkbench,
+  watchEmptyChatMessage,
+} from './support/workbench';
 
 const TURNS = 1000;
 const TITLE = 'A week of questions about the invoice module';
@@ -164,6 +173,7 @@ describe('e2e: a 1,000-turn chat from another window', function () {
     const messages = panel.byTestId(TEST_ID.message);
     // Watches the Context Layers view from before the switch: its empty-chat message must never be on
     // screen together with the rows of the chat's last request.
+    await showContextLayers(page);
     const watch = await watchEmptyChatMessage(page);
     await steps.run('opened from the list: its newest 50 messages, at the end', async () => {
       const t0 = Date.now();

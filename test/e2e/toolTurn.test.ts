@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { chatFrame, openStrataView, poll, TIMEOUT, waitForWorkbench, watchEmptyChatMessage } from './support/workbench';
+import { chatFrame, openStrataView, poll, showContextLayers, TIMEOUT, waitForWorkbench, watchEmptyChatMessage } from './support/workbench';
 
 const FILE = 'src/tax.ts';
 const OUTSIDE = '../outside-the-workspace.txt';
@@ -43,6 +43,7 @@ describe('e2e: a tool turn in the real workbench', function () {
     });
     await steps.run('new chat', async () => {
       // Context Layers follows: the empty-chat message, never above the previous chat's last request.
+      await showContextLayers(page);
       const watch = await watchEmptyChatMessage(page);
       await panel.byTestId(TEST_ID.newChat).click();
       const tree = page.locator('[id="workbench.view.extension.strata"]');
@@ -105,6 +106,7 @@ describe('e2e: a tool turn in the real workbench', function () {
       assert.deepEqual(sent[0].tools?.includes('read_file'), true, 'read_file was not offered');
     });
     await steps.run('Context Layers lists the file the tool read under L3', async () => {
+      await showContextLayers(page);
       const rows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
       // Open L3 (a person clicks it; the tree keeps a layer's expansion as the user left it).
       const l3Row = rows.filter({ hasText: 'L3 This turn' }).first();

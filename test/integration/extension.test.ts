@@ -83,6 +83,22 @@ describe('Strata extension', () => {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
+  it('binds Stop the Reply to a key that no default VS Code binding uses (on this platform)', async () => {
+    await vscode.commands.executeCommand('workbench.action.openDefaultKeybindingsFile');
+    const doc = vscode.window.activeTextEditor?.document;
+    assert.ok(doc && doc.getText().length > 10_000, 'the default keybindings document opened');
+    const ours = (strata().packageJSON.contributes.keybindings as { command: string; key: string; mac?: string }[]).find(
+      (k) => k.command === 'strata.stopReply',
+    );
+    assert.ok(ours);
+    const key = process.platform === 'darwin' ? (ours.mac ?? ours.key) : ours.key;
+    const clashes = [...doc.getText().matchAll(/"key":\s*"([^"]+)",\s*"command":\s*"([^"]+)"/g)]
+      .filter((m) => m[1] === key && !m[2].startsWith('strata.'))
+      .map((m) => m[2]);
+    assert.deepEqual(clashes, [], `${key} is already bound to ${clashes.join(', ')}`);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
   it('declares every setting with the defaults the code assumes', () => {
     const configuration = vscode.workspace.getConfiguration('strata');
     for (const key of SETTING_KEYS) {

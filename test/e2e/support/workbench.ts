@@ -235,3 +235,30 @@ export async function watchEmptyChatMessage(page: Page): Promise<{ stop(): Promi
       (await page.evaluate('(() => { window.__strataBothObserver?.disconnect(); return window.__strataBoth === true; })()')) as boolean,
   };
 }
+
+/**
+ * Expands the Context Layers view (it starts collapsed, so the chat gets the room; a person clicks
+ * its header to see the tree).
+ */
+export async function showContextLayers(page: Page): Promise<void> {
+  const header = page.locator('.part.sidebar .pane-header', { hasText: 'Context Layers' }).first();
+  await header.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  await poll('the Context Layers view to expand', TIMEOUT.ui, async () =>
+    (await header.getAttribute('aria-expanded')) === 'true' ? true : undefined,
+  );
+  // Expanded from collapsed it may open small: the sash above its header is dragged up (the tree
+  // shows only the rows that fit).
+  const box = await header.boundingBox();
+  const sidebar = await page.locator('.part.sidebar').boundingBox();
+  const sash = page.locator('.part.sidebar .monaco-sash.horizontal').last();
+  const sashBox = await sash.boundingBox().catch(() => null);
+  if (box && sidebar && sashBox && sidebar.y + sidebar.height - box.y < 320) {
+    const x = sashBox.x + sashBox.width / 2;
+    await page.mouse.move(x, sashBox.y + sashBox.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(x, sidebar.y + sidebar.height - 360, { steps: 8 });
+    await page.mouse.up();
+    await page.waitForTimeout(300);
+  }
+}
