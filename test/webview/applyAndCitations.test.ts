@@ -3,12 +3,8 @@
  * only asks (applyCode, resolveCitations, openCitation), and links only what the host validated.
  */
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { ProtocolError } from '../../src/protocol/messages';
-import { parseWebviewToHostMessage } from '../../src/protocol/requests';
 import { assistantMessage, state, userMessage } from './fixtures';
-import { launchBrowser, Panel } from './harness';
-import { PanelServer } from './server';
+import { panelSuite } from './suite';
 
 async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 4000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -37,35 +33,10 @@ const REPLY = [
 
 describe('chat panel: Apply and citation links', function () {
   this.timeout(60_000);
-  const server = new PanelServer();
-  let browser: Browser;
-  let panel: Panel | undefined;
-
-  before(async () => {
-    await server.start();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server.stop();
-  });
-
-  afterEach(async () => {
-    if (!panel) return;
-    const p = panel;
-    panel = undefined;
-    const posted = await p.allPosted();
-    const problems = await p.problems();
-    await p.close();
-    for (const m of posted)
-      assert.ok(!(parseWebviewToHostMessage(m) instanceof ProtocolError), `rejected by the host: ${JSON.stringify(m).slice(0, 300)}`);
-    assert.deepEqual(problems.violations, [], 'CSP violations');
-    assert.deepEqual(problems.errors, [], 'page errors');
-  });
+  const { open } = panelSuite();
 
   it('puts Apply next to Copy and Insert, and Apply posts the block with its hints', async () => {
-    const p = (panel = await Panel.open(browser, server, {}));
+    const p = await open();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, REPLY)] }));
     await p.autoRespond({ applyCode: { ok: true }, resolveCitations: { ok: true, value: [] } });
     const applies = p.page.getByTestId('strata-apply');
@@ -95,7 +66,7 @@ describe('chat panel: Apply and citation links', function () {
   });
 
   it('links only the cited paths the host validated, and a click asks the host to open the range', async () => {
-    const p = (panel = await Panel.open(browser, server, {}));
+    const p = await open();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, REPLY)] }));
     const ask = await p.waitForRequest('resolveCitations');
     assert.deepEqual([...ask.request.paths].sort(), ['.env', 'secrets/key.ts', 'src/math.ts', 'src/util.ts']);
@@ -120,7 +91,7 @@ describe('chat panel: Apply and citation links', function () {
   });
 
   it('does not link when the host refuses every path or the answer is malformed', async () => {
-    const p = (panel = await Panel.open(browser, server, {}));
+    const p = await open();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, REPLY)] }));
     const ask = await p.waitForRequest('resolveCitations');
     await p.respond(ask.requestId, { ok: true, value: 'src/math.ts' });
@@ -129,7 +100,7 @@ describe('chat panel: Apply and citation links', function () {
   });
 
   it('offers no Apply on the request preview', async () => {
-    const p = (panel = await Panel.open(browser, server, {}));
+    const p = await open();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'No code here.')] }));
     assert.equal(await p.byTestId('strata-apply').count(), 0);
   });

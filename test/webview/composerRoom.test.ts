@@ -1,9 +1,8 @@
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import type { ChipView } from '../../src/protocol/messages';
 import { assistantMessage, CHAT_ID, chips, state, userMessage } from './fixtures';
-import { launchBrowser, Panel } from './harness';
-import { PanelServer } from './server';
+import type { Panel } from './harness';
+import { panelSuite } from './suite';
 
 /** Polls `fn` until it returns true (or throws after `timeoutMs`). */
 async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 4000): Promise<void> {
@@ -45,34 +44,7 @@ async function startStreaming(p: Panel): Promise<void> {
 
 describe('chat panel: room to read and the keyboard', function () {
   this.timeout(60_000);
-  const server = new PanelServer();
-  let browser: Browser;
-  let panel: Panel | undefined;
-
-  before(async () => {
-    await server.start();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server.stop();
-  });
-
-  afterEach(async () => {
-    const p = panel;
-    panel = undefined;
-    if (!p) return;
-    const problems = await p.problems();
-    await p.close();
-    assert.deepEqual(problems.violations, [], 'CSP violations');
-    assert.deepEqual(problems.errors, [], 'page errors');
-  });
-
-  async function open(opts: { width?: number; height?: number } = {}): Promise<Panel> {
-    panel = await Panel.open(browser, server, opts);
-    return panel;
-  }
+  const { open } = panelSuite();
 
   it('Escape stops a streaming reply (and does nothing when idle)', async () => {
     const p = await open();

@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
-import type { Browser, Locator } from 'playwright-core';
-import { ProtocolError, type BannerView, type MessageView, type ToolStepView } from '../../src/protocol/messages';
-import { parseWebviewToHostMessage, type WebviewRequest } from '../../src/protocol/requests';
+import type { Locator } from 'playwright-core';
+import { type BannerView, type MessageView, type ToolStepView } from '../../src/protocol/messages';
+import type { WebviewRequest } from '../../src/protocol/requests';
 import { assistantMessage, bar, CHAT_ID, chips, longChat, meter, model, state, userMessage } from './fixtures';
 import { isObj } from '../../src/common/guards';
-import { launchBrowser, Panel, type WithDriver } from './harness';
-import { PanelServer } from './server';
+import type { WithDriver } from './harness';
+import { panelSuite } from './suite';
 
 /** Browser globals used inside page functions (the Node tsconfig has no DOM library). */
 interface PageGlobals {
@@ -55,46 +55,14 @@ const ALL_KINDS: readonly WebviewRequest['kind'][] = [
 
 describe('chat panel in a real browser (standalone page, production bundle)', function () {
   this.timeout(60_000);
-  const server = new PanelServer();
-  let browser: Browser;
-  let panel: Panel | undefined;
   const seenKinds = new Set<string>();
-
-  before(async () => {
-    await server.start();
-    browser = await launchBrowser();
+  // Every message the panel posted in a test must pass the host's own validation (checked by the
+  // suite); the request kinds seen are collected for the coverage test at the end.
+  const { open } = panelSuite({
+    onPosted: (m) => {
+      if (m.type === 'request') seenKinds.add(m.request.kind);
+    },
   });
-
-  after(async () => {
-    await browser?.close();
-    await server.stop();
-  });
-
-  // Every message the panel posted in the test must pass the host's own validation, and the page
-  // must have had no CSP violation and no error.
-  afterEach(async () => {
-    if (!panel) return;
-    const p = panel;
-    panel = undefined;
-    const posted = await p.allPosted();
-    const problems = await p.problems();
-    await p.close();
-    for (const m of posted) {
-      const parsed = parseWebviewToHostMessage(m);
-      assert.ok(
-        !(parsed instanceof ProtocolError),
-        `the panel posted a message the host rejects: ${JSON.stringify(m).slice(0, 300)} (${String(parsed)})`,
-      );
-      if (parsed.type === 'request') seenKinds.add(parsed.request.kind);
-    }
-    assert.deepEqual(problems.violations, [], 'CSP violations');
-    assert.deepEqual(problems.errors, [], 'page errors');
-  });
-
-  async function open(opts: { theme?: 'dark' | 'light' | 'hc'; width?: number; height?: number } = {}): Promise<Panel> {
-    panel = await Panel.open(browser, server, opts);
-    return panel;
-  }
 
   it('says ready first and posts nothing else before init', async () => {
     const p = await open();
