@@ -99,10 +99,6 @@ function overlaps(a: { startLine: number; endLine: number }, b: { startLine: num
   return a.startLine <= b.endLine && b.startLine <= a.endLine;
 }
 
-function contains(outer: { startLine: number; endLine: number }, inner: { startLine: number; endLine: number }): boolean {
-  return outer.startLine <= inner.startLine && inner.endLine <= outer.endLine;
-}
-
 /** The declaration a definition stands for: its enclosing symbol, or its own lines when that symbol holds the selection. */
 function declarationOf(
   loc: CodeLocation,
@@ -222,7 +218,6 @@ function* selectionDefinitionSteps(
       return;
     }
     const lines = r.input.range ?? { startLine: c.startLine, endLine: c.endLine };
-    if (out.definitions.some((d) => d.path === c.path && contains(d, lines))) return;
     const content = r.input.content;
     const tokens = opts.countTokens(content);
     if (tokens > left) {

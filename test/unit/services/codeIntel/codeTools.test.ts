@@ -10,7 +10,7 @@ import { ToolExecutor, type ToolResult } from '../../../../src/services/tools/ex
 import { ALL_TOOL_DEFINITIONS, TOOL_DEFINITIONS, toolDefinitionsFor, callLabel } from '../../../../src/services/tools/definitions';
 import { MemoryWorkspace } from '../../../../src/services/memoryWorkspace';
 import { CodeIntelWorkspace } from '../../../../bench/codeIntelWorkspace';
-import { PROJECT } from './selectionDefinitions.test';
+import { PROJECT } from './fakeIntel';
 
 const counter = { count: (t: string) => Math.ceil(t.length / 4) };
 

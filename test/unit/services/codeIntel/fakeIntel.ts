@@ -67,3 +67,48 @@ export function asyncPort(port: FakeIntel | (CodeIntelPort & MemoryWorkspace)): 
 export function lines(n: number, prefix = 'line'): string {
   return Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n');
 }
+
+/** A small TypeScript project: an alias import (`@app/*`), a file of geometry, and a folder the tests exclude (`secret/`). */
+export const PROJECT: Record<string, string> = {
+  'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@app/*': ['src/*'] } } }),
+  'src/main.ts': [
+    "import { add, Point } from './geo';",
+    "import { fmt } from '@app/util/fmt';",
+    "import { LIMIT } from './secret/limits';",
+    '',
+    'function clamp(n: number): number {',
+    '  return Math.min(n, 100);',
+    '}',
+    '',
+    '',
+    '',
+    '',
+    'export function main(p: Point): string {',
+    '  const s = add(p.x, p.y);',
+    '  const t = local(s); // a comment naming clamp',
+    "  return fmt(clamp(t) + LIMIT) + 'add';",
+    '}',
+    '',
+    'function local(n: number): number {',
+    '  return n * 2;',
+    '}',
+    '',
+  ].join('\n'),
+  'src/geo.ts': [
+    '/** A point. */',
+    'export interface Point {',
+    '  x: number;',
+    '  y: number;',
+    '}',
+    '',
+    '',
+    '',
+    '',
+    'export function add(a: number, b: number): number {',
+    '  return a + b;',
+    '}',
+    '',
+  ].join('\n'),
+  'src/util/fmt.ts': 'export const fmt = (n: number): string => `#${n}`;\n',
+  'src/secret/limits.ts': 'export const LIMIT = 7;\n',
+};

@@ -18,7 +18,7 @@ import { definitionsForSelection, type SelectionDefinitions } from '../../../../
 import type { TurnEnvelope } from '../../../../src/engine/engine';
 import { captureReplay } from '../../../support/replayCli';
 import { withTempDir } from '../../../support/tempDir';
-import { PROJECT } from './selectionDefinitions.test';
+import { PROJECT } from './fakeIntel';
 
 const tokenizer = getTokenizer('o200k_base');
 const MODEL = { id: 'gpt-4o', contextWindow: 128000, maxOutputTokens: 4096, encoding: 'o200k_base' } as const;
