@@ -156,6 +156,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     () => hasRequest(controller, session),
   );
   suggestion.onDidChange(() => tree.refresh());
+  // The first `@` is answered at once: the workspace is listed when the panel loads, after it painted.
+  context.subscriptions.push(chatView.onDidBecomeReady(() => setTimeout(() => mentions.prefetch(), 1000)));
   controller.onDidChange(() => {
     tree.refresh();
     if (memento.get('activeChatId') !== session.activeChatId) void memento.set('activeChatId', session.activeChatId);

@@ -98,7 +98,9 @@ export function fuzzyMatch(query: string, text: string): FuzzyMatch | undefined 
       if (wholeScore > score) return { score: wholeScore, positions: whole };
     }
   }
-  if (lower === q || lower.slice(nameStart) === q) score += 20;
+  const name = lower.slice(nameStart);
+  // The whole file name, with or without its extension, as typed.
+  if (lower === q || name === q || name.slice(0, name.lastIndexOf('.')) === q) score += 20;
   return { score, positions };
 }
 

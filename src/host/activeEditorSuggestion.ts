@@ -53,8 +53,8 @@ export class ActiveEditorSuggestion extends Disposable {
   private auto: { chipId: string; label: string } | undefined;
   /** What `always` tried and the attach path refused (not tried again until the editor moves on). */
   private refused: string | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  /** The last update queued: updates run one after another, each on the editor as it is when it starts. */
+  private tail: Promise<void> = Promise.resolve();
   private readonly onDidChangeEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires when what is suggested changes (the Context Layers tree says it under Next message). */
   readonly onDidChange = this.onDidChangeEmitter.event;
@@ -85,20 +85,11 @@ export class ActiveEditorSuggestion extends Disposable {
   }
 
   /** Brings the chip up to date now (tests; the events call it debounced). */
-  async update(): Promise<void> {
+  update(): Promise<void> {
     clearTimeout(this.timer);
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.compute().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        void this.update();
-      }
-    });
-    return this.running;
+    const run = this.tail.then(() => this.compute()).catch(() => undefined);
+    this.tail = run;
+    return run;
   }
 
   private schedule(delay = DEBOUNCE_MS): void {

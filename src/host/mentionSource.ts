@@ -16,8 +16,8 @@ import { HostWorkspace } from './hostWorkspace';
 export const MAX_MENTIONS = 50;
 /** Workspace files ranked at most (a larger workspace is ranked on its first ones, sorted by path). */
 export const MAX_LISTED_FILES = 20_000;
-/** How long a file listing is reused while the user types (a new `@` after this lists again). */
-const LISTING_TTL_MS = 5_000;
+/** How long a file listing is used as it is (after this, it answers while a new one is taken). */
+const LISTING_TTL_MS = 10_000;
 const MAX_SYMBOLS = 30;
 
 export interface MentionDeps {
@@ -40,26 +40,57 @@ function hhmm(d: Date): string {
 }
 
 export class MentionSource {
-  private listing: { at: number; paths: Promise<string[]> } | undefined;
+  /** The last complete listing, and when it was taken. */
+  private listed: { at: number; paths: string[] } | undefined;
+  /** A listing under way. */
+  private listing: Promise<string[]> | undefined;
+  private stale = false;
 
   constructor(private readonly deps: MentionDeps) {}
 
-  /** The workspace's files (cached while the user types; a failed listing is not kept). */
-  private files(): Promise<string[]> {
-    const now = Date.now();
-    if (this.listing && now - this.listing.at < LISTING_TTL_MS) return this.listing.paths;
-    const paths = Promise.resolve(this.deps.workspace.listFiles('**/*', MAX_LISTED_FILES)).then((l) => l.paths);
-    const entry = { at: now, paths };
-    this.listing = entry;
-    paths.catch(() => {
-      if (this.listing === entry) this.listing = undefined;
-    });
-    return paths;
+  /**
+   * The workspace's files. Listing a large workspace takes a while (a file search, then the real path
+   * of every file), so a listing is reused while the user types; once it is older than a few seconds,
+   * or files were created or deleted, the next keystroke is answered from it while a new one is taken.
+   * Only the very first listing is waited for (`prefetch` takes it before the first `@`).
+   */
+  private async files(): Promise<string[]> {
+    const fresh = this.listed && !this.stale && Date.now() - this.listed.at < LISTING_TTL_MS;
+    if (fresh) return this.listed!.paths;
+    const next = this.relist();
+    return this.listed ? this.listed.paths : next;
   }
 
-  /** Forgets the cached listing (files were created or deleted). */
+  private relist(): Promise<string[]> {
+    if (this.listing) return this.listing;
+    this.stale = false;
+    const at = Date.now();
+    const run = Promise.resolve(this.deps.workspace.listFiles('**/*', MAX_LISTED_FILES)).then(
+      (l) => {
+        this.listed = { at, paths: l.paths };
+        return l.paths;
+      },
+      (e: unknown) => {
+        this.stale = true;
+        throw e;
+      },
+    );
+    this.listing = run;
+    void run.then(
+      () => (this.listing = undefined),
+      () => (this.listing = undefined),
+    );
+    return run;
+  }
+
+  /** Lists the files ahead of the first `@` (the panel loaded). */
+  prefetch(): void {
+    if (!this.listed) void this.relist().catch(() => undefined);
+  }
+
+  /** Files were created or deleted: the next keystroke takes a new listing (and is answered from this one). */
   invalidate(): void {
-    this.listing = undefined;
+    this.stale = true;
   }
 
   /** The entries for `query` (what follows `@`): `#name` searches symbols. */
