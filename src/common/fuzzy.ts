@@ -79,7 +79,8 @@ function scoreOf(positions: readonly number[], text: string, nameStart: number):
 
 /** The match of `query` in `text`, or undefined when its characters do not all appear in order. */
 export function fuzzyMatch(query: string, text: string): FuzzyMatch | undefined {
-  if (query.length === 0) return { score: -text.length * 0.01, positions: [] };
+  // Nothing typed yet: everything matches equally, in the order given.
+  if (query.length === 0) return { score: 0, positions: [] };
   if (query.length > text.length) return undefined;
   const q = query.toLowerCase();
   const lower = text.toLowerCase();

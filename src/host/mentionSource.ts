@@ -30,11 +30,6 @@ function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-function folderOf(path: string): string | undefined {
-  const slash = path.lastIndexOf('/');
-  return slash > 0 ? path.slice(0, slash) : undefined;
-}
-
 function hhmm(d: Date): string {
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
@@ -111,8 +106,6 @@ export class MentionSource {
     });
     for (const { item, match } of rankFuzzy(query, files, (p) => p, MAX_MENTIONS)) {
       const view: MentionView = { kind: 'file', label: item, ref: { kind: 'file', path: item }, matches: match.positions };
-      const folder = folderOf(item);
-      if (folder) view.detail = folder;
       out.push({ view, score: match.score, order: entries.length + out.length });
     }
     // Without a query: the editor's own context first, then open editors, then files by path.
