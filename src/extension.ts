@@ -148,6 +148,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     chips: () => session.chips(),
     attachSpecs,
     removeChip: (chipId) => void controller.handle({ kind: 'removeChip', chipId }),
+    turnCount: () => session.turnMetas().length,
     onDidChangeChips: controller.onDidChange,
     onDidPanelLoad: chatView.onDidBecomeReady,
   });

@@ -29,6 +29,8 @@ export interface SuggestionDeps {
   chips(): readonly ChipView[];
   attachSpecs(specs: SpecOrRefusal[]): Promise<ChipView[]>;
   removeChip(id: string): void;
+  /** Turns the chat has (a chip that left with a sent message is attached again for the next one). */
+  turnCount(): number;
   /** Fires when the panel (re)loads and after chips or turns change. */
   onDidChangeChips: vscode.Event<void>;
   onDidPanelLoad: vscode.Event<void>;
@@ -49,8 +51,8 @@ export class ActiveEditorSuggestion extends Disposable {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private current: SuggestionView | null = null;
   private posted: string | undefined;
-  /** The chip `always` attached, and for what. */
-  private auto: { chipId: string; label: string } | undefined;
+  /** The chip `always` attached, for what, and in which turn of which chat. */
+  private auto: { chipId: string; label: string; turns: number } | undefined;
   /** What `always` tried and the attach path refused (not tried again until the editor moves on). */
   private refused: string | undefined;
   /** The last update queued: updates run one after another, each on the editor as it is when it starts. */
@@ -124,6 +126,8 @@ export class ActiveEditorSuggestion extends Disposable {
     if (!offered || !label) return offered && !offered.available ? offered : null;
     if (chips.some((c) => c.label === label)) return null;
     if (this.refused === label) return null;
+    // The user removed the chip it attached: not attached again until the editor moves on or a message is sent.
+    if (this.auto && this.auto.label === label && this.auto.turns === this.deps.turnCount()) return null;
     const ref = offered.ref;
     const spec: SpecOrRefusal =
       ref.kind === 'range'
@@ -135,7 +139,7 @@ export class ActiveEditorSuggestion extends Disposable {
       return null;
     }
     this.refused = undefined;
-    this.auto = { chipId: added[0].id, label: added[0].label };
+    this.auto = { chipId: added[0].id, label: added[0].label, turns: this.deps.turnCount() };
     return null;
   }
 

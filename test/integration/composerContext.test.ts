@@ -205,6 +205,11 @@ describe('Composer context in the real editor', function () {
       await show('README.md');
       await lastSuggestion();
       assert.deepEqual(chipLabels(), ['app/README.md']);
+      // Removed by the user: it stays removed while the editor stays on that file.
+      const chipId = api.testing.session.chips()[0].id;
+      await panel.requestOk({ kind: 'removeChip', chipId });
+      await lastSuggestion();
+      assert.deepEqual(chipLabels(), []);
     } finally {
       await configure(api, { 'context.activeEditor': undefined });
     }
