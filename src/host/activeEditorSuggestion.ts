@@ -126,8 +126,8 @@ export class ActiveEditorSuggestion extends Disposable {
     if (!offered || !label) return offered && !offered.available ? offered : null;
     if (chips.some((c) => c.label === label)) return null;
     if (this.refused === label) return null;
-    // The user removed the chip it attached: not attached again until the editor moves on or a message is sent.
-    if (this.auto && this.auto.label === label && this.auto.turns === this.deps.turnCount()) return null;
+    // The user removed the chip it attached: offered instead, until the editor moves on or a message is sent.
+    if (this.auto && this.auto.label === label && this.auto.turns === this.deps.turnCount()) return offered;
     const ref = offered.ref;
     const spec: SpecOrRefusal =
       ref.kind === 'range'
