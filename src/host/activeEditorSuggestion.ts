@@ -150,7 +150,7 @@ export class ActiveEditorSuggestion extends Disposable {
     const doc = editor.document;
     if (!OFFERED_SCHEMES.has(doc.uri.scheme)) return null;
     const path = HostWorkspace.pathOf(doc.uri);
-    const name = path ? baseName(path) : baseName(doc.uri.path);
+    const name = path && !doc.isUntitled ? baseName(path) : baseName(doc.uri.path);
     const sel = editor.selection;
     const lines = sel.isEmpty ? undefined : selectionLines(sel);
     const label = lines ? `${name}:${lines.startLine}-${lines.endLine}` : name;
