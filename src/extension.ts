@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { HostToWebviewMessage, NoticeView } from './protocol/messages';
+import type { ChipView, HostToWebviewMessage, NoticeView } from './protocol/messages';
+import type { PanelComposerActions } from './host/panelRequests';
 import { ChatSession, type SessionSettings } from './services/chatSession';
 import { getTokenizer } from './services/tokenizer';
 import type { Instruction } from './engine/engine';
@@ -13,6 +14,8 @@ import { EndpointTrust } from './host/endpointTrust';
 import { RESTRICTED_KEYS } from './host/settingsPolicy';
 import { HostWorkspace } from './host/hostWorkspace';
 import { LayersTreeProvider } from './host/layersTreeProvider';
+import { ActiveEditorSuggestion } from './host/activeEditorSuggestion';
+import { MentionSource } from './host/mentionSource';
 import { ProviderResolver } from './host/providerResolver';
 import { RequestDocuments } from './host/requestDocument';
 import { MeterStatusBar } from './host/statusBar';
@@ -34,6 +37,8 @@ export interface StrataApi {
     readonly workspace: HostWorkspace;
     readonly resolver: ProviderResolver;
     readonly tree: LayersTreeProvider;
+    readonly mentions: MentionSource;
+    readonly suggestion: ActiveEditorSuggestion;
     /** Delivers a raw message as if the webview had posted it (validation included). */
     receive(raw: unknown): Promise<void>;
     onDidPost(listener: (m: HostToWebviewMessage) => void): vscode.Disposable;
@@ -131,12 +136,29 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     resolveCitations: (paths: readonly string[]) => resolveCitationPaths(workspace, paths),
     openCitation: async (citation: Parameters<typeof openCitation>[1]) => void (await openCitation(workspace, citation)),
   };
-  const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices, files });
+  // The composer's `@` picker and suggestion chip attach through the controller's attach path.
+  const attachSpecs = (specs: Parameters<StrataController['attachSpecs']>[0]): Promise<ChipView[]> => controller.attachSpecs(specs);
+  const mentions = new MentionSource({ workspace, attachSpecs });
+  const composer: PanelComposerActions = { mentions: (query) => mentions.list(query), attachMention: (ref) => mentions.attach(ref) };
+  const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices, files, composer });
   chatView.setHandler(controller);
+  const suggestion = new ActiveEditorSuggestion({
+    workspace,
+    post: (s) => chatView.post({ type: 'suggestion', suggestion: s }),
+    chips: () => session.chips(),
+    attachSpecs,
+    removeChip: (chipId) => void controller.handle({ kind: 'removeChip', chipId }),
+    turnCount: () => session.turnMetas().length,
+    onDidChangeChips: controller.onDidChange,
+    onDidPanelLoad: chatView.onDidBecomeReady,
+  });
   const tree = new LayersTreeProvider(
-    () => treeNodes(controller, session),
+    () => treeNodes(controller, session, suggestion.suggestedLabel()),
     () => hasRequest(controller, session),
   );
+  suggestion.onDidChange(() => tree.refresh());
+  // The first `@` is answered at once: the workspace is listed when the panel loads, after it painted.
+  context.subscriptions.push(chatView.onDidBecomeReady(() => setTimeout(() => mentions.prefetch(), 1000)));
   controller.onDidChange(() => {
     tree.refresh();
     if (memento.get('activeChatId') !== session.activeChatId) void memento.set('activeChatId', session.activeChatId);
@@ -169,6 +191,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     statusBar,
     documents,
     controller,
+    suggestion,
     tree,
     registerCommands(commandHandlers({ controller, session, resolver, documents, workspace, changes }), log),
     onDidChangeSettings((keys) => {
@@ -195,8 +218,14 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   context.subscriptions.push(
     watcher,
     watcher.onDidChange((u) => workspace.invalidate(u)),
-    watcher.onDidDelete((u) => workspace.invalidate(u)),
-    watcher.onDidCreate((u) => workspace.invalidate(u)),
+    watcher.onDidDelete((u) => {
+      workspace.invalidate(u);
+      mentions.invalidate();
+    }),
+    watcher.onDidCreate((u) => {
+      workspace.invalidate(u);
+      mentions.invalidate();
+    }),
   );
 
   // Everything that reads files or loads the tokenizer runs after activation returns.
@@ -217,6 +246,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       workspace,
       resolver,
       tree,
+      mentions,
+      suggestion,
       receive: (raw) => chatView.receive(raw),
       onDidPost: (l) => chatView.onDidPost(l),
       onDidReject: (l) => chatView.onDidReject(l),

@@ -1,10 +1,14 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
+import type { MentionRef, MentionResult, MentionView, SlashHostCommand, SuggestionView } from '../src/protocol/mentions';
 import { MAX_INPUT_CHARS, type AttachWhat, type ChipView, type ModelView } from '../src/protocol/messages';
+import { ComposerCompletion, type Trigger } from './composerCompletion';
 import { h, icon, iconButton } from './dom';
 import { formatInt, formatTokens } from './format';
 import type { RequestResult } from './ipc';
 import type { Meter } from './meter';
+import type { SlashCommand } from './slashCommands';
+import { SuggestionChip } from './suggestionChip';
 
 export interface ComposerHost {
   /** The host's answer: accepted, or why not. */
@@ -20,6 +24,20 @@ export interface ComposerHost {
   park(chatId: string, text: string): void;
   openModels(anchor: HTMLElement): void;
   error(message: string): void;
+  /** The `@` picker's entries for a query (the host lists and ranks them). */
+  mentions(query: string): Promise<RequestResult<MentionView[]>>;
+  /** Attach what a mention, the suggestion or a `/` template names (through the host's attach path). */
+  attachMention(ref: MentionRef): Promise<RequestResult<MentionResult>>;
+  slash(name: SlashHostCommand): void;
+  newChat(): void;
+}
+
+/** The input's placeholder says what a message is about. */
+function placeholderFor(chips: readonly ChipView[]): string {
+  if (chips.length === 0) return 'Ask, @ to attach, / for commands';
+  if (chips.length > 1) return `Ask about ${chips.length} attached items…`;
+  const label = chips[0].label;
+  return `Ask about ${label.slice(label.lastIndexOf('/') + 1)}…`;
 }
 
 export const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
@@ -41,6 +59,8 @@ export class Composer {
   private readonly modelLabel: HTMLElement;
   private readonly modelIcon: HTMLElement;
   private readonly status: HTMLElement;
+  private readonly suggestionChip: SuggestionChip;
+  private readonly completion: ComposerCompletion;
   private busy = false;
   private composing = false;
   private chips: ChipView[] = [];
@@ -77,10 +97,16 @@ export class Composer {
       'data-testid': 'strata-input',
       'aria-label': 'Message',
       // One line at a 300 px side bar (Enter and Shift+Enter are explained in the empty state and on Send).
-      placeholder: 'Ask about the attached code',
+      placeholder: placeholderFor([]),
       spellcheck: 'true',
     });
     this.input.value = draft;
+    this.suggestionChip = new SuggestionChip((s) => void this.includeSuggestion(s));
+    this.completion = new ComposerCompletion(this.input, {
+      mentions: (query) => this.host.mentions(query),
+      pickMention: (mention, trigger) => void this.pickMention(mention, trigger),
+      pickSlash: (command, trigger) => void this.pickSlash(command, trigger),
+    });
 
     const attach = (what: AttachWhat, iconName: string, label: string, testid: string) => {
       const b = h('vscode-toolbar-button', { icon: iconName, label, title: label, 'data-testid': testid });
@@ -126,8 +152,10 @@ export class Composer {
     const box = h(
       'div',
       { class: 'input-box' },
+      this.completion.picker.el,
       this.chipToggle,
       this.chipList,
+      this.suggestionChip.el,
       this.input,
       h(
         'div',
@@ -168,6 +196,7 @@ export class Composer {
   }
 
   private onKeyDown(e: KeyboardEvent): void {
+    if (this.completion.handleKey(e)) return;
     if (e.key !== 'Enter' || e.shiftKey || e.altKey) return;
     // keyCode 229: the key went to an input method editor.
     if (e.isComposing || this.composing || e.keyCode === 229) return;
@@ -283,6 +312,7 @@ export class Composer {
   private renderChips(): void {
     const shown = this.chips.filter((c) => !this.sentChipIds.has(c.id));
     if (shown.length === 0) this.chipsExpanded = false;
+    this.input.placeholder = placeholderFor(shown);
     this.chipList.replaceChildren(...shown.map((chip) => this.chipElement(chip)));
     this.layoutChips();
   }
@@ -353,6 +383,81 @@ export class Composer {
     // The host answers with a `chips` message; until then (or if it refused) the chip stays as it was.
     li.classList.remove('pending');
     if (!result.ok) this.host.error(result.error);
+  }
+
+  /** The active editor offered for the next message (null: nothing offered). */
+  setSuggestion(suggestion: SuggestionView | null): void {
+    this.suggestionChip.set(suggestion);
+  }
+
+  private async includeSuggestion(suggestion: SuggestionView): Promise<void> {
+    if (!suggestion.available) {
+      this.showStatus(`${suggestion.detail} cannot be included: ${suggestion.reason ?? 'it is not in the workspace'}`);
+      return;
+    }
+    const hadFocus = document.activeElement === this.suggestionChip.el.firstElementChild;
+    this.suggestionChip.pending();
+    const result = await this.host.attachMention(suggestion.ref);
+    this.suggestionChip.settled();
+    if (!result.ok) this.showStatus(result.error);
+    // The chip goes once it is attached: the keyboard carries on in the input.
+    if (hadFocus) this.focus();
+  }
+
+  /** Takes `@query` or `/command` out of the input; the caret stays where it was. */
+  private takeTrigger(trigger: Trigger): void {
+    const text = this.input.value;
+    this.setText(text.slice(0, trigger.start) + text.slice(trigger.end));
+    this.input.setSelectionRange(trigger.start, trigger.start);
+  }
+
+  private async pickMention(mention: MentionView, trigger: Trigger): Promise<void> {
+    this.takeTrigger(trigger);
+    const result = await this.host.attachMention(mention.ref);
+    if (!result.ok) {
+      this.showStatus(result.error);
+      return;
+    }
+    const insert = result.value.insertText;
+    if (insert === undefined) return;
+    // The problems snapshot goes where `@problems` was, on lines of its own.
+    const text = this.input.value;
+    const at = Math.min(trigger.start, text.length);
+    const before = text.slice(0, at);
+    const after = text.slice(at);
+    const block = `${before.length > 0 && !before.endsWith('\n') ? '\n' : ''}${insert}\n`;
+    this.setText(before + block + after);
+    this.input.setSelectionRange(at + block.length, at + block.length);
+    this.focus();
+  }
+
+  private async pickSlash(command: SlashCommand, trigger: Trigger): Promise<void> {
+    this.takeTrigger(trigger);
+    const action = command.action;
+    switch (action.kind) {
+      case 'newChat':
+        this.host.newChat();
+        return;
+      case 'model':
+        this.host.openModels(this.modelButton);
+        return;
+      case 'host':
+        this.host.slash(action.name);
+        return;
+      case 'template': {
+        const result = await this.host.attachMention({ kind: 'activeEditor' });
+        if (!result.ok) this.showStatus(result.error);
+        const labels = result.ok ? result.value.labels : [];
+        const target = labels.length > 0 ? labels.map((l) => `\`${l}\``).join(', ') : 'the code';
+        const rest = this.input.value.trim();
+        const text = action.text(target) + (rest.length > 0 ? `\n\n${rest}` : '');
+        this.setText(text);
+        // Editable before sending: the caret waits at the end.
+        this.input.setSelectionRange(text.length, text.length);
+        this.focus();
+        return;
+      }
+    }
   }
 
   showStatus(message: string): void {

@@ -115,6 +115,10 @@ class App {
         park: (chatId, text) => this.park(chatId, text),
         openModels: (anchor) => void this.models.toggle(anchor),
         error: (message) => this.composer.showStatus(message),
+        mentions: (query) => this.request({ kind: 'mentions', query }),
+        attachMention: (ref) => this.request({ kind: 'attachMention', ref }),
+        slash: (name) => this.fire({ kind: 'slashCommand', name }),
+        newChat: () => this.fire({ kind: 'newChat' }),
       },
       this.meter,
       this.ui.get().draft,
@@ -244,6 +248,9 @@ class App {
         break;
       case 'focusInput':
         this.composer.focus();
+        break;
+      case 'suggestion':
+        this.composer.setSuggestion(m.suggestion);
         break;
     }
   }

@@ -12,6 +12,7 @@ export const CONFIG_SECTION = 'strata';
 export type ProviderSetting = 'auto' | 'vscode-lm' | 'openai' | 'anthropic';
 export type LayoutSetting = 'library' | 'transcript';
 export type ChangedFilesPolicy = 'append-version' | 'append-diff' | 'refresh-in-place';
+export type ActiveEditorSetting = 'suggest' | 'off' | 'always';
 
 export interface StrataSettings {
   provider: ProviderSetting;
@@ -28,6 +29,8 @@ export interface StrataSettings {
   'context.changedFiles': ChangedFilesPolicy;
   'context.exclude': readonly string[];
   'context.maxFileBytes': number;
+  /** The active file or selection: offered as a suggestion chip, not offered, or attached before each send. */
+  'context.activeEditor': ActiveEditorSetting;
   /** 0 means: reserve the model's maximum output tokens. */
   'budget.reservedOutputTokens': number;
   'budget.warnPercent': number;
@@ -61,6 +64,7 @@ export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   'context.changedFiles': 'append-version',
   'context.exclude': DEFAULT_EXCLUDES,
   'context.maxFileBytes': DEFAULT_MAX_FILE_BYTES,
+  'context.activeEditor': 'suggest',
   'budget.reservedOutputTokens': 0,
   'budget.warnPercent': 70,
   'budget.compactPercent': 80,

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Citation } from '../protocol/citations';
 import type { AttachWhat, BannerAction, ChipView, HostToWebviewMessage, ModelOption } from '../protocol/messages';
+import type { MentionRef, MentionResult, MentionView, SlashHostCommand } from '../protocol/mentions';
 import type { ResponseOf, WebviewRequestKind, WebviewRequestOf } from '../protocol/requests';
 import type { ChatSession } from '../services/chatSession';
 import { ProviderResolver } from './providerResolver';
@@ -18,10 +19,23 @@ export interface PanelFileActions {
   openCitation(citation: Citation): Promise<void>;
 }
 
+/** What the composer's `@` picker and the suggestion chip ask of the host (mentionSource.ts). */
+export interface PanelComposerActions {
+  mentions(query: string): Promise<MentionView[]>;
+  attachMention(ref: MentionRef): Promise<MentionResult>;
+}
+
+/** The command each host-run `/` command is (the same as in the Command Palette). */
+export const SLASH_COMMAND_IDS: Record<SlashHostCommand, string> = {
+  compact: 'strata.compactNow',
+  cost: 'strata.showChatCost',
+};
+
 /** What the panel's requests act on: the controller's operations and its ways to update the panel. */
 export interface PanelActions {
   readonly session: ChatSession;
   readonly files: PanelFileActions;
+  readonly composer: PanelComposerActions;
   send(text: string): Promise<void>;
   stop(): void;
   regenerate(): Promise<void>;
@@ -82,6 +96,11 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
       if (r.chatId !== a.session.activeChatId) return;
       const { messages, hasOlder } = a.session.messages({ beforeTurn: r.beforeTurn, last: INITIAL_TURNS * 2 });
       a.post({ type: 'olderMessages', chatId: r.chatId, messages, hasOlder });
+    },
+    mentions: async (r) => a.composer.mentions(r.query),
+    attachMention: async (r) => a.composer.attachMention(r.ref),
+    slashCommand: async (r) => {
+      await vscode.commands.executeCommand(SLASH_COMMAND_IDS[r.name]);
     },
   };
 }

@@ -29,6 +29,7 @@ import type { TurnEvent, TurnOutcome } from '../services/turnPipeline';
 import { fileSpec, openEditorDocuments, selectionSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
 import type { ChatViewProvider, PanelHandler } from './chatViewProvider';
 import { INITIAL_TURNS, panelRequestHandlers, type PanelFileActions, type PanelRequestHandlers } from './panelRequests';
+import type { PanelComposerActions } from './panelRequests';
 import type { ProviderResolver, ResolvedProvider } from './providerResolver';
 import { requestDump, SentRequestLog, type SentRequest, type WholeRequest } from './sentRequests';
 import type { MeterStatusBar } from './statusBar';
@@ -41,6 +42,7 @@ export interface ControllerDeps {
   log: vscode.LogOutputChannel;
   notices: () => NoticeView[];
   files: PanelFileActions;
+  composer: PanelComposerActions;
 }
 
 const NO_MODEL: ModelView = { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false };
@@ -72,6 +74,7 @@ export class StrataController extends Disposable implements PanelHandler {
     this.requests = panelRequestHandlers({
       session: deps.session,
       files: deps.files,
+      composer: deps.composer,
       send: (text) => this.send(text),
       stop: () => this.stop(),
       regenerate: () => this.regenerate(),
@@ -405,7 +408,8 @@ export class StrataController extends Disposable implements PanelHandler {
     return this.attachSpecs(uris.map(uriSpec));
   }
 
-  private async attachSpecs(specs: SpecOrRefusal[]): Promise<ChipView[]> {
+  /** The attach path: isolation through the session, chips, and refusals shown with their reasons. */
+  async attachSpecs(specs: SpecOrRefusal[]): Promise<ChipView[]> {
     const added: ChipView[] = [];
     const refused: Rejection[] = [];
     const work = async () => {

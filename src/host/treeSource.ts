@@ -87,7 +87,7 @@ export function hasRequest(controller: StrataController, session: ChatSession): 
   return session.turnMetas().length > 0 || !!controller.lastSent();
 }
 
-export function treeNodes(controller: StrataController, session: ChatSession): LedgerTreeNode[] {
+export function treeNodes(controller: StrataController, session: ChatSession, suggested?: string): LedgerTreeNode[] {
   const predicted = session.predictedEnvelope();
   const meter = session.meter();
   const budget = meter.budget;
@@ -101,7 +101,8 @@ export function treeNodes(controller: StrataController, session: ChatSession): L
   if (lastSent && lastSent.turn >= (metas[metas.length - 1]?.turn ?? 0))
     last = recordOf(metas[lastSent.turn - 1] ?? ({ turn: lastSent.turn } as TurnMeta), lastSent, budget);
   else if (metas.length > 0) last = recordOf(metas[metas.length - 1], sent.get(metas[metas.length - 1].turn), budget);
-  const nodes = buildLedgerTree({ last, next: nextItems(session, predicted), nextTotal: predicted?.totalTokens, budget, requests });
+  const next = nextItems(session, predicted);
+  const nodes = buildLedgerTree({ last, next, nextTotal: predicted?.totalTokens, budget, requests, suggested });
   if (!meter.cacheExpired) return nodes;
   const expired: LedgerTreeNode = {
     id: 'cache-expired',

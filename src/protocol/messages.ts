@@ -13,6 +13,7 @@
 
 import { isObj } from '../common/guards';
 import { isInt } from './fieldChecks';
+import { isSuggestionView, type SuggestionView } from './mentions';
 
 export const PROTOCOL_VERSION = 2;
 /** A webview request without a response after this long is failed on the webview side. */
@@ -302,7 +303,9 @@ export type HostToWebviewMessage =
    * written in; when the panel shows another chat by then, it is kept as that chat's draft.
    */
   | { readonly type: 'setInput'; readonly text: string; readonly chatId?: string }
-  | { readonly type: 'focusInput' };
+  | { readonly type: 'focusInput' }
+  /** The active editor offered for the next message (null: nothing to offer, or the setting is `off`/`always`). */
+  | { readonly type: 'suggestion'; readonly suggestion: SuggestionView | null };
 
 export type HostToWebviewType = HostToWebviewMessage['type'];
 
@@ -334,6 +337,7 @@ const HOST_TYPES: readonly HostToWebviewType[] = [
   'setInput',
   'focusInput',
   'toolStep',
+  'suggestion',
 ];
 
 /**
@@ -398,6 +402,8 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
         : undefined;
     case 'focusInput':
       return m as unknown as HostToWebviewMessage;
+    case 'suggestion':
+      return m.suggestion === null || isSuggestionView(m.suggestion) ? (m as unknown as HostToWebviewMessage) : undefined;
   }
   return undefined;
 }

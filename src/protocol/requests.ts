@@ -12,6 +12,17 @@ import { isObj } from '../common/guards';
 import { MAX_CITATION_PATH_CHARS, MAX_CITATION_PATHS, parseCitation, parseCitationPaths, type Citation } from './citations';
 import { hasOnlyKeys, isInt, isStr } from './fieldChecks';
 import {
+  MAX_MENTION_QUERY_CHARS,
+  parseMentionRef,
+  parseMentionResult,
+  parseMentionViews,
+  SLASH_HOST_COMMANDS,
+  type MentionRef,
+  type MentionResult,
+  type MentionView,
+  type SlashHostCommand,
+} from './mentions';
+import {
   BANNER_ACTIONS,
   MAX_CODE_CHARS,
   MAX_INPUT_CHARS,
@@ -57,6 +68,12 @@ export interface WebviewRequestMap {
   bannerAction: { params: { bannerId: string; action: BannerAction }; response: void };
   /** Messages of `chatId` before turn `beforeTurn` (lazy loading on scroll); they arrive as `olderMessages`. */
   loadOlder: { params: { chatId: string; beforeTurn: number }; response: void };
+  /** Answered with the `@` picker's entries for `query` (files the isolation excludes are never listed). */
+  mentions: { params: { query: string }; response: MentionView[] };
+  /** Attach what an `@` entry, the suggestion chip or a `/` template names (refusals come as a banner). */
+  attachMention: { params: { ref: MentionRef }; response: MentionResult };
+  /** Run a `/` command the host owns (`/compact`, `/cost`). */
+  slashCommand: { params: { name: SlashHostCommand }; response: void };
 }
 
 export type WebviewRequestKind = keyof WebviewRequestMap;
@@ -175,6 +192,20 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
         return bad('chatId is not a chat id');
       if (!isInt(value.beforeTurn, 1)) return bad('beforeTurn must be a positive integer');
       return { kind, chatId: value.chatId, beforeTurn: value.beforeTurn };
+    case 'mentions':
+      if (!shape(['query']) || !isStr(value.query, MAX_MENTION_QUERY_CHARS))
+        return bad(`query must be a string of at most ${MAX_MENTION_QUERY_CHARS} characters`);
+      return { kind, query: value.query };
+    case 'attachMention': {
+      if (!shape(['ref'])) return bad('takes only ref');
+      const ref = parseMentionRef(value.ref);
+      if (typeof ref === 'string') return bad(ref);
+      return { kind, ref };
+    }
+    case 'slashCommand':
+      if (!shape(['name']) || typeof value.name !== 'string' || !(SLASH_HOST_COMMANDS as readonly string[]).includes(value.name))
+        return bad(`name must be one of ${SLASH_HOST_COMMANDS.join(', ')}`);
+      return { kind, name: value.name as SlashHostCommand };
     default:
       return new ProtocolError(`unknown request kind ${JSON.stringify(typeof kind === 'string' ? kind.slice(0, 40) : kind)}`);
   }
@@ -219,6 +250,8 @@ export function parseModelOptions(value: unknown): ModelOption[] | undefined {
 const RESPONSE_CHECKS = {
   listModels: { parse: parseModelOptions, refused: 'The extension sent an unexpected model list.' },
   resolveCitations: { parse: parseCitationPaths, refused: 'The extension sent an unexpected list of paths.' },
+  mentions: { parse: parseMentionViews, refused: 'The extension sent an unexpected list of mentions.' },
+  attachMention: { parse: parseMentionResult, refused: 'The extension sent an unexpected answer to the mention.' },
 } satisfies { [K in WebviewRequestKind]?: { parse(value: unknown): ResponseOf<K> | undefined; refused: string } };
 
 type CheckedKind = keyof typeof RESPONSE_CHECKS;

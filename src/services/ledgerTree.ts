@@ -430,7 +430,12 @@ export function infoNode(id: string, label: string, tooltip?: string): LedgerTre
 }
 
 /** "Next message": what is attached for the next message and what it will cost before it is sent. */
-export function nextMessageNode(items: readonly NextItem[], predictedTotal: number | undefined, budget: number): LedgerTreeNode {
+export function nextMessageNode(
+  items: readonly NextItem[],
+  predictedTotal: number | undefined,
+  budget: number,
+  suggested?: string,
+): LedgerTreeNode {
   const cost = items.reduce((n, i) => n + i.tokens, 0);
   const children: LedgerTreeNode[] = items.map((i) => ({
     id: `next/${i.chipId}`,
@@ -445,6 +450,11 @@ export function nextMessageNode(items: readonly NextItem[], predictedTotal: numb
     recoverable: i.kind === 'file',
     accessibility: `${i.label}, ${fmt(i.tokens)} tokens for the next message${i.pinned ? ', pinned' : ''}`,
   }));
+  // The active editor is offered in the panel; saying so here shows it is not part of the request.
+  if (suggested)
+    children.push(
+      infoNode('next/suggested', `suggested, not included: ${suggested}`, 'Offered in the chat panel; sent only if you include it.'),
+    );
   const total = predictedTotal !== undefined ? ` · next request ≈ ${fmt(predictedTotal)} tokens` : '';
   return {
     id: 'next',
@@ -495,10 +505,12 @@ export function buildLedgerTree(input: {
   nextTotal?: number;
   budget: number;
   requests: readonly RequestRecord[] | LazyRequests;
+  /** The active editor's file or selection, offered and not included. */
+  suggested?: string;
 }): LedgerTreeNode[] {
   const roots: LedgerTreeNode[] = [];
   if (input.last) roots.push(requestNode('last', `Last request · turn ${input.last.turn}`, input.last, true));
-  roots.push(nextMessageNode(input.next, input.nextTotal, input.budget));
+  roots.push(nextMessageNode(input.next, input.nextTotal, input.budget, input.suggested));
   const requests = lazyRequests(input.requests);
   if (requests.count > 0) roots.push(requestsNode(requests));
   return roots;

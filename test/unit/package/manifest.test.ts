@@ -220,6 +220,7 @@ describe('manifest', () => {
         ],
       },
       'strata.context.maxFileBytes': { type: 'integer', default: 8388608 },
+      'strata.context.activeEditor': { type: 'string', enum: ['suggest', 'off', 'always'], default: 'suggest' },
       'strata.budget.reservedOutputTokens': { type: 'integer' },
       'strata.budget.warnPercent': { type: 'integer', default: 70 },
       'strata.budget.compactPercent': { type: 'integer', default: 80 },
