@@ -31,7 +31,7 @@ import { appendDurably, fileIno, safeReaddir, truncateDurably } from './atomicFi
 import { BLOB_GRACE_MS, BlobStore, blobNamesIn } from './blobStore';
 import { canonicalize, encodedDigest, StateChain } from './chatChain';
 import { CHAT_FILE, CHAT_FORMAT, chatIdFor, CORRUPT_NAME, LINE_VERSION, titleFrom, validateChatId, type ChatLine } from './chatFormat';
-import { baseOf, ChatCorrupt, emptyHead, readChatHead, type ChatHead } from './chatHead';
+import { baseOf, ChatCorrupt, emptyHead, readChatHead, readChatHeadSliced, type ChatHead } from './chatHead';
 import { ChatIndex } from './chatIndex';
 import {
   ChatStoreError,
@@ -52,6 +52,7 @@ import { decodeChatState } from './stateDecoding';
 import { LockBusyError, StoreLock } from './storeLock';
 import { TokenCountCache } from './tokenCounts';
 import { sha256HexNode } from '../nodeHasher';
+import type { TimeSlice } from '../timeSlice';
 import { buildTurnMeta } from './turnMeta';
 
 export { chatIdFor, validateChatId } from './chatFormat';
@@ -379,6 +380,21 @@ export class ChatStore {
   /** Metadata of each saved turn of a chat, in order (reads only what was appended since the last read; no snapshot is read). */
   turnMetas(chatId: string): TurnMeta[] {
     return this.syncHead(validateChatId(chatId)).turns.slice();
+  }
+
+  /**
+   * Reads chat `chatId`'s file ahead of `loadChat`, giving the event loop a turn every few ms, so that
+   * `loadChat` then reads only what was appended since. A file that does not read back is left for
+   * `loadChat` to report.
+   */
+  async preloadChat(chatId: string, slice: TimeSlice): Promise<void> {
+    const id = validateChatId(chatId);
+    try {
+      const head = await readChatHeadSliced(this.chatPath(id), id, () => this.lock.heldByOther(), this.heads.get(id), slice);
+      this.heads.set(id, head);
+    } catch {
+      // loadChat reads it again and says what is wrong.
+    }
   }
 
   /** The chat's head as on disk now, read without the lock (only what was appended since the last read). */
