@@ -235,6 +235,7 @@ function* parseLines(
     } catch (e) {
       throw new ChatCorrupt(`the state rebuilt from its lines is invalid: ${(e as Error).message}`);
     }
+    yield* chain.digestSteps(lastVersion);
     if (!chain.matches(lastHash, lastVersion)) throw new ChatCorrupt('the state rebuilt from its lines does not match the recorded digest');
   }
   return {

@@ -29,7 +29,7 @@ import { emptyState, type ChatState } from '../../engine/state';
 import { decodeEngineMetaOf, deltaEntryKeys, diffState, engineMeta, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
 import { appendDurably, fileIno, safeReaddir, truncateDurably } from './atomicFile';
 import { BLOB_GRACE_MS, BlobStore, blobNamesIn } from './blobStore';
-import { canonicalize, encodedDigest, StateChain } from './chatChain';
+import { canonicalize, canonicalTextSteps, encodedDigest, StateChain } from './chatChain';
 import { CHAT_FILE, CHAT_FORMAT, chatIdFor, CORRUPT_NAME, LINE_VERSION, titleFrom, validateChatId, type ChatLine } from './chatFormat';
 import { baseOf, ChatCorrupt, emptyHead, readChatHead, readChatHeadSliced, type ChatHead } from './chatHead';
 import { ChatIndex } from './chatIndex';
@@ -46,7 +46,7 @@ import {
   type TurnMeta,
 } from './chatTypes';
 import { chatToMarkdown, secretsOf } from './markdownExport';
-import { parseChatExport } from './markdownImport';
+import { parseChatExport, parseChatExportSteps, type ParsedExport } from './markdownImport';
 import { SavedForms } from './savedForms';
 import { decodeChatState } from './stateDecoding';
 import { LockBusyError, StoreLock } from './storeLock';
@@ -574,9 +574,29 @@ export class ChatStore {
    * dropped with everything that named them, and reported. Snapshots are verified by hash.
    */
   importMarkdown(text: string, opts: { isAllowedPath: (path: string) => boolean; chatId?: string }): ImportResult {
-    const { chat, state, full, turns, dropped, warnings } = parseChatExport(text, opts.isAllowedPath);
+    return this.writeImport(parseChatExport(text, opts.isAllowedPath), opts.chatId);
+  }
+
+  /**
+   * `importMarkdown` with the event loop given a turn every few ms while the export is decoded and
+   * checked and the new line's digest is prepared (a long chat's export is megabytes).
+   */
+  async importMarkdownSliced(
+    text: string,
+    opts: { isAllowedPath: (path: string) => boolean; chatId?: string },
+    slice: TimeSlice,
+  ): Promise<ImportResult> {
+    const steps = parseChatExportSteps(text, opts.isAllowedPath);
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) if (slice.due) await slice.pause();
+    const parsed = r.value;
+    for (const warm = canonicalTextSteps(parsed.full); !warm.next().done;) if (slice.due) await slice.pause();
+    return this.writeImport(parsed, opts.chatId);
+  }
+
+  private writeImport({ chat, state, full, turns, dropped, warnings }: ParsedExport, chatId: string | undefined): ImportResult {
     return this.locked(() => {
-      const id = opts.chatId !== undefined ? validateChatId(opts.chatId) : this.freeId(chatIdFor(chat.id));
+      const id = chatId !== undefined ? validateChatId(chatId) : this.freeId(chatIdFor(chat.id));
       if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
       for (const b of stateBlobs(state)) {
         this.blobs.write(b.hash, b.text);

@@ -1,10 +1,12 @@
 /**
  * Opening a long chat in the editor gives the event loop a turn every few ms: the chat file is read
  * ahead in slices (`ChatStore.preloadChat`), and the first meter is built in steps
- * (`ChatSession.meterSliced`). Each must give exactly what the one-piece path gives: the same head,
- * the same meter and predicted request; and a sliced meter that something overtook gives way.
+ * (`ChatSession.meterSliced`); an import is decoded and checked in slices
+ * (`ChatStore.importMarkdownSliced`). Each must give exactly what the one-piece path gives: the same
+ * head, meter, predicted request and chat file; and a sliced meter that something overtook gives way.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'fs';
 import * as path from 'path';
 import { ChatSession, type ChatSessionOptions } from '../../../src/services/chatSession';
 import { MemoryWorkspace } from '../../../src/services/memoryWorkspace';
@@ -109,5 +111,19 @@ describe('opening a long chat in slices', function () {
     reference.openChat(chatId);
     await reference.attach({ kind: 'file', path: 'src/a.ts' });
     assert.deepEqual(now, reference.meter());
+  });
+
+  it('imports an export into the same chat file as the one-piece import', async () => {
+    const s = ChatSession.open(options(root), 'none');
+    const md = s.store.exportMarkdown(chatId);
+    const allowed = { isAllowedPath: () => true };
+    const whole = s.store.importMarkdown(md, { ...allowed, chatId: 'imported-whole' });
+    const slice = new TimeSlice(0);
+    const sliced = await s.store.importMarkdownSliced(md, { ...allowed, chatId: 'imported-sliced' }, slice);
+    assert.ok(slice.pauses > 10, `${slice.pauses} pauses`);
+    assert.deepEqual({ ...sliced, chatId: '' }, { ...whole, chatId: '' });
+    const file = (id: string) => fs.readFileSync(path.join(root, 'chats', `${id}.jsonl`), 'utf8');
+    assert.equal(file('imported-sliced'), file('imported-whole'));
+    assert.deepEqual(s.store.loadChat('imported-sliced').state, s.store.loadChat('imported-whole').state);
   });
 });
