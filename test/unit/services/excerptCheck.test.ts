@@ -157,6 +157,25 @@ describe('the check before every request covers excerpts', () => {
       [['list_files **/*.ts', 'excluded']],
     );
     assert.match(t2.rejections[0].message, /1 line from config\/prod\.ts was removed from the context/);
+    // The listing turn 1 carried stands as a stub that says why it left (not "by the user").
+    assert.match(sent, /\(removed from the context: its file is now excluded, so it is no longer sent\)/);
+    assert.ok(!sent.includes('removed from the context by the user'));
+    // Saved and read back, the chat still knows why: the stub is re-sent with the same words.
+    const saved = h.pipeline.engine.state;
+    const blobs = new Map(stateBlobs(saved).map((b) => [b.hash, b.text]));
+    const reloaded = decodeState(JSON.parse(JSON.stringify(encodeState(saved))), (hash) => blobs.get(hash)!);
+    assert.deepEqual(
+      [...reloaded.entries.values()].filter((e) => e.withdrawn).map((e) => [e.key, e.withdrawn]),
+      [...saved.entries.values()].filter((e) => e.withdrawn).map((e) => [e.key, e.withdrawn]),
+    );
+    assert.ok([...reloaded.entries.values()].some((e) => e.withdrawn === 'excluded'));
+    h.pipeline.engine = new PromptContextEngine(h.pipeline.engine.options, reloaded);
+    const t3 = h.pipeline.runSync({ userText: 'after reload' }, h.provider, h.send);
+    assert.equal(t3.status, 'done');
+    assert.match(
+      text(h.requests[h.requests.length - 1].messages),
+      /\(removed from the context: its file is now excluded, so it is no longer sent\)/,
+    );
   });
 
   it('a search line names every prefix it could have come from', () => {
