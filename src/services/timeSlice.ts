@@ -29,9 +29,4 @@ export class TimeSlice {
     this.started = performance.now();
     this.signal?.throwIfAborted();
   }
-
-  /** `pause()` when the slice is due. */
-  async maybePause(): Promise<void> {
-    if (this.due) await this.pause();
-  }
 }
