@@ -87,8 +87,11 @@ export class AttachmentManager {
     return true;
   }
 
-  /** The user removed the item: every version of its id leaves later requests. */
-  remove(id: string): PruneReport[] {
+  /**
+   * The user removed the item (or, `withdrawn`, the check before the request did: its file may no
+   * longer be sent): every version of its id leaves later requests.
+   */
+  remove(id: string, withdrawn?: EntryState['withdrawn']): PruneReport[] {
     const reports: PruneReport[] = [];
     for (const v of this.all()) {
       if (v.artifact.id !== id || v.presence === 'detached' || v.presence === 'replaced') continue;
@@ -96,12 +99,13 @@ export class AttachmentManager {
       const w = writableEntry(this.state, v.key);
       w.presence = 'detached';
       w.essential = false;
+      if (withdrawn) w.withdrawn = withdrawn;
       reports.push({
         layer: 'L2',
         item: v.key,
         preTokens: pre,
         postTokens: 0,
-        kept: 'nothing (removed by the user)',
+        kept: withdrawn ? `nothing (removed: ${withdrawnWhy(withdrawn)})` : 'nothing (removed by the user)',
         lost: describeArtifact(v.artifact),
         reason: 'detached',
       });
@@ -160,4 +164,9 @@ export class AttachmentManager {
     }
     return { fits: tokens <= limit, tokens, kept: this.present().map((e) => e.key), dropped };
   }
+}
+
+/** Why withdrawn content left, as the stub and the report say it. */
+export function withdrawnWhy(reason: NonNullable<EntryState['withdrawn']>): string {
+  return reason === 'excluded' ? 'its file is now excluded' : 'its file is now outside the workspace';
 }

@@ -44,6 +44,8 @@ export interface EncodedEntry {
   requestedEndLine?: number;
   /** Read by a workspace tool: the tool's name. */
   tool?: string;
+  /** Detached by the check before a request (its file is now excluded, or outside the workspace), not by the user. */
+  withdrawn?: 'excluded' | 'outside-workspace';
 }
 
 /** The engine options that decide rendering, without the ports. */

@@ -7,7 +7,7 @@ import { computeBudget, DEFAULT_THRESHOLDS, validateThresholds } from './budget'
 import { toolCallsJson } from './render';
 import { AttachmentManager } from './attachmentManager';
 import { HistoryManager } from './historyManager';
-import { ExtractiveSummarizer, type ISummarizer } from './summarizer';
+import { ExtractiveSummarizer, type HistoryTurnText, type ISummarizer } from './summarizer';
 import { sha256Hex } from '../common/hash';
 import { TextHashes } from './textHashes';
 import { MessageFraming } from './messageFraming';
@@ -19,6 +19,7 @@ import { Ledger } from './ledger';
 import { EnvelopeBuilder } from './envelopeBuilder';
 import { TurnInputApplier } from './turnInput';
 import { excerptSources, type ExcerptSource } from './excerptSources';
+import { runStepsSync, type Step } from '../common/steps';
 
 export type {
   AttachmentRef,
@@ -56,6 +57,7 @@ export class PromptContextEngine {
   private readonly ledger = new Ledger();
   private readonly envelopes: EnvelopeBuilder;
   private readonly input: TurnInputApplier;
+  private buildCount = 0;
 
   constructor(
     private opts: EngineOptions,
@@ -91,6 +93,7 @@ export class PromptContextEngine {
     if (err) throw new Error(err);
     this.opts = next;
     this.pending = undefined;
+    this.buildCount++;
     this.segments.reset(next);
     this.pastTurns.reset(next);
     this.requests.reset(next);
@@ -98,6 +101,11 @@ export class PromptContextEngine {
     this.ledger.reset();
     this.envelopes.reset(next);
     this.input.reset(next);
+  }
+
+  /** Builds started on this engine, and option changes (a paused build's driver compares it before going on). */
+  get builds(): number {
+    return this.buildCount;
   }
 
   get state(): ChatState {
@@ -125,6 +133,16 @@ export class PromptContextEngine {
   }
 
   buildTurn(input: TurnInput): TurnEnvelope {
+    return runStepsSync(this.buildTurnSteps(input));
+  }
+
+  /**
+   * `buildTurn` as steps, for a driver that gives the event loop a turn between them (a long chat cut
+   * to a smaller window takes many cuts): the envelope is the one `buildTurn` returns. Nothing else
+   * may build on this engine until the steps end; `builds` tells the driver whether something did.
+   */
+  *buildTurnSteps(input: TurnInput): Step<TurnEnvelope> {
+    const build = ++this.buildCount;
     const s = cloneState(this.committed);
     const turn = s.completedTurns + 1;
     const reports: PruneReport[] = [];
@@ -139,7 +157,15 @@ export class PromptContextEngine {
     const target = Math.floor((budget * (input.targetPercentOverride ?? thresholds.targetPercent)) / 100);
     let blocked: BlockedTurn | undefined;
     if (rendered.total > trigger || (input.targetPercentOverride !== undefined && rendered.total > target)) {
-      rendered = this.pruner.prune(s, turn, items, input, rendered, target, reports, this.history(s), this.attachments(s));
+      const cuts = this.pruner.prune(s, turn, items, input, rendered, target, reports, this.history(s), this.attachments(s));
+      for (let r = cuts.next(); ; r = cuts.next()) {
+        if (r.done) {
+          rendered = r.value;
+          break;
+        }
+        yield;
+        if (build !== this.buildCount) throw new Error('another build started on this engine while this one was paused');
+      }
       if (rendered.total > budget) {
         blocked = this.pruner.blockedMessage(rendered, budget);
       }
@@ -147,6 +173,32 @@ export class PromptContextEngine {
     const env = this.envelopes.turnEnvelope(s, turn, rendered, reports, rejections, blocked);
     this.pending = { state: s, record: { turn, userText: input.userText, items }, env, first: env };
     return env;
+  }
+
+  /**
+   * Renders and counts the committed history a turn at a time, a step each, so that the next build
+   * finds it ready: the first build of a long chat just opened renders every past turn, and a driver
+   * that gives the event loop a turn between these steps spreads that work. When that history is
+   * past the compaction threshold, the last step yields the longest summary a cut can make, for a
+   * driver with a tokenizer that counts long texts in slices: each reach a cut tries is a prefix of
+   * it. Fills memos only: no build's result depends on whether these steps ran.
+   */
+  *warmSteps(): Generator<{ countText: string } | undefined, void, unknown> {
+    const s = this.committed;
+    const through = s.summary?.throughTurn ?? 0;
+    let history = 0;
+    const texts: HistoryTurnText[] = [];
+    for (const t of s.turns) {
+      const text = { turn: t.turn, user: t.userText, reply: t.reply };
+      texts.push(text);
+      this.summarizer.prepare?.([text]);
+      if (t.turn > through) history += this.pastTurns.warmTurn(s, t);
+      yield;
+    }
+    const thresholds = this.opts.thresholds ?? DEFAULT_THRESHOLDS;
+    const last = s.completedTurns - (this.opts.keepRecentTurns ?? 4);
+    if (history <= (this.budget * thresholds.compactPercent) / 100 || last <= through) return;
+    yield { countText: `\n${this.summarizer.summarize(texts.slice(0, last))}\n` };
   }
 
   /**

@@ -3,7 +3,8 @@ import type { ArtifactKind, LineRange } from './types';
 
 /**
  * What a chat holds of workspace files besides whole files (which `recoverableSources` re-reads):
- * selections, a range of a file a tool read, the lines `search_text` and `get_diagnostics` returned.
+ * selections, a range of a file a tool read, the lines `search_text` and `get_diagnostics` returned,
+ * the names `list_files` returned.
  * Each names the files its content came from, so the check before every request can refuse what
  * came from a file that is now excluded, or now a link out of the workspace.
  *
@@ -60,7 +61,11 @@ function sourceOf(e: EntryState): ExcerptSource | undefined {
     if (!isWorkspacePath(a.source.uri)) return undefined;
     return { ...base, label: rangeLabel(a.source.uri, a.source.range), kind: 'whole', path: a.source.uri };
   }
-  const listing = a.kind === 'diagnostics' || (a.kind === 'tool' && (e.tool === 'search_text' || a.id.startsWith('tool:search_text@')));
+  const toolIs = (name: string) => a.kind === 'tool' && (e.tool === name || a.id.startsWith(`tool:${name}@`));
+  // A listing of names: each line is a workspace path (its name alone tells what the workspace holds).
+  if (toolIs('list_files'))
+    return { ...base, label: a.source.uri, kind: 'lines', lines: a.content.split('\n').map((l) => (isWorkspacePath(l) ? [l] : [])) };
+  const listing = a.kind === 'diagnostics' || toolIs('search_text');
   if (!listing) return undefined;
   return { ...base, label: a.source.uri, kind: 'lines', lines: a.content.split('\n').map(lineSourceCandidates) };
 }

@@ -174,6 +174,11 @@ export class PastTurnCache {
     return { sig: full, drafts };
   }
 
+  /** Renders past turn `t` as state `s` shows it and counts its messages (returned), ahead of a render that needs it. */
+  warmTurn(s: ChatState, t: TurnRecord): number {
+    return this.framing.messagesTokens(this.turnMessages(s, t).drafts);
+  }
+
   /**
    * The past turns' messages after the summary, carried from the last render: records it already
    * rendered are kept unless a status they show changed; new records are appended.

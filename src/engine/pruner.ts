@@ -9,6 +9,7 @@ import { describeArtifact, PRIORITY } from './artifacts';
 import { buildPreview, type Preview } from './compaction';
 import { renderedMessages } from './requestRenderer';
 import { writableEntry } from './state';
+import type { Step } from '../common/steps';
 
 /** Turns summarized one at a time before pruning switches to a search for the fewest that fit. */
 const LINEAR_SUMMARY_STEPS = 8;
@@ -33,8 +34,12 @@ export class Pruner {
     this.opts = opts;
   }
 
-  /** The request cut down to `target` tokens (or as far as it goes), each cut reported in `reports`. */
-  prune(
+  /**
+   * The request cut down to `target` tokens (or as far as it goes), each cut reported in `reports`.
+   * A step after each cut: a long chat cut to a smaller window makes many, and a driver that gives
+   * the event loop a turn between them gets the same request as one that does not.
+   */
+  *prune(
     s: ChatState,
     turn: number,
     items: TurnItem[],
@@ -44,7 +49,7 @@ export class Pruner {
     reports: PruneReport[],
     history: HistoryManager,
     attachments: AttachmentManager,
-  ): Rendered {
+  ): Step<Rendered> {
     let r = start;
     const rerender = () => (r = this.requests.render(s, turn, items, input.userText));
     const currentKeys = new Set(items.map((i) => i.key));
@@ -65,6 +70,7 @@ export class Pruner {
         lost: `superseded version ${e.artifact.version}`,
         reason: 'superseded',
       });
+      yield;
     }
 
     // 1b. What workspace tools read, oldest first: the model can read it again. Before
@@ -84,6 +90,7 @@ export class Pruner {
         lost: `${describeArtifact(e.artifact)} (read by ${e.tool})`,
         reason: 'tool-result',
       });
+      yield;
     }
 
     // 2. Compact recoverable artifacts to structure + preview: the library first (oldest first), this turn's last.
@@ -110,6 +117,7 @@ export class Pruner {
         lost: `the rest of ${e.artifact.source.uri}; ${this.opts.tools ? 'the model can read it with read_file, or ' : ''}re-attach it to send it in full`,
         reason: 'compacted',
       });
+      yield;
     }
 
     // 3. Summarize the oldest history turns; the last K stay verbatim.
@@ -136,6 +144,7 @@ export class Pruner {
     for (let step = 0; r.total > target && history.summarizedThrough < history.lastSummarizable; step++) {
       if (step < (this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS)) {
         summarizeThrough(history.summarizedThrough + 1, 'summarized');
+        yield;
         continue;
       }
       const from = history.summarizedThrough + 1;
@@ -153,8 +162,11 @@ export class Pruner {
       // Far over (a long chat under a smaller window): when even the longest summary leaves the request
       // over the target, that is where the bisection would end; found with one probe.
       if (!probe(last)) over = last - 1;
+      yield;
       for (let gap = Math.max(1, this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS); over + gap < last; gap *= 2) {
-        if (probe(over + gap)) {
+        const fitted = probe(over + gap);
+        yield;
+        if (fitted) {
           fits = over + gap;
           break;
         }
@@ -164,6 +176,7 @@ export class Pruner {
         const mid = over + Math.floor((fits - over) / 2);
         if (probe(mid)) fits = mid;
         else over = mid;
+        yield;
       }
       probe(fits);
       reports.push({
@@ -223,6 +236,7 @@ export class Pruner {
     for (const c of candidates) {
       if (r.total <= target) return r;
       c.apply();
+      yield;
     }
     return r;
   }

@@ -122,16 +122,26 @@ export function renderToolReference(a: Artifact, range?: { startLine: number; en
 }
 
 /**
+ * How a block left a request: removed by the user (`detached`), withdrawn by the check before the
+ * request because its file is now excluded or outside the workspace, or cut to fit the budget.
+ */
+export type StubReason = 'detached' | 'excluded' | 'outside-workspace' | 'pruned' | 'pruned-tool';
+
+/**
  * The wording depends only on how the block left (never on later state), so re-sent history stays
  * byte-identical. `pruned-tool`: what a tool read, cut under budget pressure (it can be read again).
  */
-export function renderStub(a: Artifact, why: 'detached' | 'pruned' | 'pruned-tool'): string {
+export function renderStub(a: Artifact, why: StubReason): string {
   const note =
     why === 'detached'
       ? 'removed from the context by the user'
-      : why === 'pruned-tool'
-        ? 'dropped to fit the context budget; call the tool again to see it'
-        : 'dropped to fit the context budget; re-attach it to send it again';
+      : why === 'excluded'
+        ? 'removed from the context: its file is now excluded, so it is no longer sent'
+        : why === 'outside-workspace'
+          ? 'removed from the context: its file is now outside the workspace, so it is no longer sent'
+          : why === 'pruned-tool'
+            ? 'dropped to fit the context budget; call the tool again to see it'
+            : 'dropped to fit the context budget; re-attach it to send it again';
   return `<removed id="${escapeAttribute(a.id)}" version="${a.version}"/> (${note})\n`;
 }
 

@@ -13,6 +13,7 @@ import {
   renderToolReference,
   sharedFullBlock,
   toolCallsJson,
+  type StubReason,
 } from './render';
 import { unifiedDiff } from './diff';
 
@@ -264,8 +265,9 @@ export class SegmentRenderer {
 }
 
 /** How a cut block left, for its stub's wording (fixed by how it left, never by later state). */
-function stubReason(e: EntryState): 'detached' | 'pruned' | 'pruned-tool' {
-  return e.presence === 'detached' ? 'detached' : e.tool !== undefined ? 'pruned-tool' : 'pruned';
+function stubReason(e: EntryState): StubReason {
+  if (e.presence === 'detached') return e.withdrawn ?? 'detached';
+  return e.tool !== undefined ? 'pruned-tool' : 'pruned';
 }
 
 /** What the user typed, as sent: providers reject empty text blocks. */

@@ -27,6 +27,8 @@ export interface EntryState {
    * attached (it can be read again), the tool's name. A later version of a file keeps it.
    */
   tool?: string;
+  /** Detached by the check before a request, not by the user (its stub says so): why. */
+  withdrawn?: 'excluded' | 'outside-workspace';
 }
 
 export type TurnItemMode = 'full' | 'reference' | 'missing';

@@ -103,6 +103,7 @@ function encodeEntry(e: EntryState): EncodedEntry {
   if (e.inPlaceOf !== undefined) out.inPlaceOf = e.inPlaceOf;
   if (e.requestedEndLine !== undefined) out.requestedEndLine = e.requestedEndLine;
   if (e.tool !== undefined) out.tool = e.tool;
+  if (e.withdrawn !== undefined) out.withdrawn = e.withdrawn;
   return out;
 }
 
@@ -270,6 +271,11 @@ function decodeEntry(v: unknown, where: string, getBlob: (hash: string) => strin
     entry.requestedEndLine = int(v.requestedEndLine, `${w}.requestedEndLine`);
   }
   if (v.tool !== undefined) entry.tool = str(v.tool, `${w}.tool`);
+  if (v.withdrawn !== undefined) {
+    if (v.withdrawn !== 'excluded' && v.withdrawn !== 'outside-workspace')
+      fail(`${w}.withdrawn`, "must be 'excluded' or 'outside-workspace'");
+    entry.withdrawn = v.withdrawn;
+  }
   return entry;
 }
 

@@ -9,6 +9,8 @@ export interface HistoryTurnText {
 
 export interface ISummarizer {
   summarize(turns: readonly HistoryTurnText[]): string;
+  /** Optional: does ahead of time what `summarize` of these turns will need (no result depends on it). */
+  prepare?(turns: readonly HistoryTurnText[]): void;
 }
 
 function clip(text: string, max: number): string {
@@ -76,6 +78,10 @@ export class ExtractiveSummarizer implements ISummarizer {
       this.joined.delete(k);
     }
     return text;
+  }
+
+  prepare(turns: readonly HistoryTurnText[]): void {
+    for (const t of turns) this.line(t);
   }
 
   private line(t: HistoryTurnText): string {

@@ -174,7 +174,7 @@ export class TurnInputApplier {
         });
         continue;
       }
-      reports.push(...this.attachments(s).remove(e.artifact.id));
+      reports.push(...this.attachments(s).remove(e.artifact.id, ref.withdrawn));
     }
   }
 

@@ -44,7 +44,12 @@ export interface AttachmentRef {
   kind: 'file' | 'selection';
   uri: string;
   range?: LineRange;
+  /** A detach the check before the request made, not the user: why its file may no longer be sent. */
+  withdrawn?: WithdrawnReason;
 }
+
+/** Why content left a request to keep it private: its file is now excluded, or now a link out of the workspace. */
+export type WithdrawnReason = 'excluded' | 'outside-workspace';
 
 export interface TurnInput {
   userText: string;

@@ -15,6 +15,7 @@ import type { RequestDocuments } from './requestDocument';
 import type { StrataController } from './strataController';
 import type { HostWorkspace } from './hostWorkspace';
 import type { ChangeApplier } from './changeApplier';
+import { TimeSlice } from '../services/timeSlice';
 
 export interface HandlerDeps {
   controller: StrataController;
@@ -189,7 +190,11 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
           : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Markdown: ['md'] } }))?.[0];
       if (!source) return undefined;
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(source));
-      const result = session.store.importMarkdown(text, { isAllowedPath: (p) => d.workspace.isAllowedPathSync(p) });
+      const result = await session.store.importMarkdownSliced(
+        text,
+        { isAllowedPath: (p) => d.workspace.isAllowedPathSync(p) },
+        new TimeSlice(),
+      );
       await controller.switchChat(result.chatId);
       const dropped = result.dropped.length;
       void vscode.window.showInformationMessage(

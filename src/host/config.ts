@@ -8,6 +8,26 @@ let restrictedModeForTesting: boolean | undefined;
 /** Makes the settings read as in Restricted Mode (true), trusted (false), or as the editor says (undefined). */
 export function simulateRestrictedMode(restricted: boolean | undefined): void {
   restrictedModeForTesting = restricted;
+  readThisTask.clear();
+}
+
+/**
+ * Settings read during the current synchronous run, by key. Reading one asks the editor to merge
+ * every configuration level, and a panel refresh over a long chat asks for the same few keys once per
+ * message; nothing can change a setting before the run ends (a change arrives as a task of its own),
+ * so each key is read once per run and forgotten when it ends.
+ */
+const readThisTask = new Map<SettingKey, EffectiveSetting<unknown>>();
+let clearScheduled = false;
+
+function rememberForThisTask<K extends SettingKey>(key: K, value: EffectiveSetting<StrataSettings[K]>): void {
+  readThisTask.set(key, value);
+  if (clearScheduled) return;
+  clearScheduled = true;
+  queueMicrotask(() => {
+    clearScheduled = false;
+    readThisTask.clear();
+  });
 }
 
 /** Whether the workspace is trusted, so its settings and instruction files apply. */
@@ -20,8 +40,14 @@ export function workspaceTrusted(): boolean {
  * can only add exclude patterns and, untrusted, chooses nothing (settingsPolicy.ts).
  */
 export function settingInForce<K extends SettingKey>(key: K, scope?: vscode.ConfigurationScope): EffectiveSetting<StrataSettings[K]> {
+  if (scope === undefined) {
+    const known = readThisTask.get(key) as EffectiveSetting<StrataSettings[K]> | undefined;
+    if (known) return known;
+  }
   const inspected = vscode.workspace.getConfiguration(CONFIG_SECTION, scope).inspect<StrataSettings[K]>(key);
-  return effectiveSetting(key, inspected, workspaceTrusted());
+  const value = effectiveSetting(key, inspected, workspaceTrusted());
+  if (scope === undefined) rememberForThisTask(key, value);
+  return value;
 }
 
 /**
@@ -49,7 +75,9 @@ export async function writeSetting<K extends SettingKey>(
   value: StrataSettings[K],
   target: vscode.ConfigurationTarget = vscode.ConfigurationTarget.Global,
 ): Promise<void> {
+  readThisTask.clear();
   await vscode.workspace.getConfiguration(CONFIG_SECTION).update(key, value, target);
+  readThisTask.clear();
 }
 
 /** Fires `listener` with the changed keys whenever any `strata.*` setting changes. */

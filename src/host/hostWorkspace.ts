@@ -30,6 +30,7 @@ import { readRegularFile } from '../services/regularFileRead';
 import { chatHolds, PORT_CONCURRENCY, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
 import { mapBounded } from '../common/steps';
 import { sha256HexBytes, sha256HexNode } from '../services/nodeHasher';
+import { TimeSlice } from '../services/timeSlice';
 import type { DiagnosticInfo, DiagnosticSeverity, EditorSelectionInfo, FileListing, ToolWorkspacePort } from '../services/tools/toolPort';
 
 export interface IsolationSettings {
@@ -484,6 +485,7 @@ export class HostWorkspace implements ToolWorkspacePort {
     signal?.addEventListener('abort', onAbort, { once: true });
     const found: { path: string; uri: vscode.Uri; folder: vscode.WorkspaceFolder }[] = [];
     let more = false;
+    const slice = new TimeSlice();
     try {
       for (const folder of folders) {
         let pattern = glob;
@@ -495,6 +497,8 @@ export class HostWorkspace implements ToolWorkspacePort {
         const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, pattern), skip, limit * 4 + 1, cts.token);
         if (uris.length > limit * 4) more = true;
         for (const uri of uris) {
+          // Thousands of names are matched and checked: the event loop gets a turn every few ms.
+          if (slice.due) await slice.pause();
           const path = HostWorkspace.pathOf(uri);
           if (!path) continue;
           const relative = multi ? path.slice(folder.name.length + 1) : path;

@@ -15,6 +15,7 @@ import type {
   BannerView,
   ChipView,
   HostToWebviewMessage,
+  MeterView,
   MessageView,
   ModelView,
   NoticeView,
@@ -25,6 +26,7 @@ import type {
 import type { ResponseOf, WebviewRequestKind, WebviewRequestOf } from '../protocol/requests';
 import type { ChatSession } from '../services/chatSession';
 import { callLabel } from '../services/tools/definitions';
+import { TimeSlice } from '../services/timeSlice';
 import type { TurnEvent, TurnOutcome } from '../services/turnPipeline';
 import { fileSpec, openEditorDocuments, selectionSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
 import type { ChatViewProvider, PanelHandler } from './chatViewProvider';
@@ -218,11 +220,18 @@ export class StrataController extends Disposable implements PanelHandler {
     if (state.meter) {
       this.deps.statusBar.update(state.meter);
       this.armCacheExpiry();
-    } else this.refreshMeter();
+    } else
+      void this.session.meterSliced(new TimeSlice()).then(
+        (meter) => meter && this.showMeter(meter),
+        (e) => this.deps.log.error(`the meter could not be built: ${(e as Error).message}`),
+      );
   }
 
   refreshMeter(): void {
-    const meter = this.session.meter();
+    this.showMeter(this.session.meter());
+  }
+
+  private showMeter(meter: MeterView): void {
     this.post({ type: 'meter', meter });
     this.deps.statusBar.update(meter);
     this.armCacheExpiry();
@@ -356,6 +365,7 @@ export class StrataController extends Disposable implements PanelHandler {
     if (chatId === this.session.activeChatId) return;
     this.stop();
     await this.current;
+    await this.session.store.preloadChat(chatId, new TimeSlice());
     this.session.openChat(chatId);
     this.preview = undefined;
     this.clearBanners();

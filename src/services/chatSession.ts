@@ -42,6 +42,7 @@ import { DEFAULT_PRICING, type PricingSettings } from './pricing/chatCost';
 import { messageViews } from './session/messageViews';
 import { PendingOperations, type ChatItemView } from './session/pendingOperations';
 import { TokenCountTracker, type SessionTokenizer } from './session/tokenCountTracker';
+import type { TimeSlice } from './timeSlice';
 
 /** What the session reads from the settings, each time it needs them. */
 export interface SessionSettings {
@@ -560,6 +561,11 @@ export class ChatSession {
    */
   meterIfReady(): MeterView | undefined {
     return this.contextMeter.ifReady();
+  }
+
+  /** The meter, built giving the event loop a turn every few ms (undefined: superseded meanwhile, see `ContextMeter.currentSliced`). */
+  meterSliced(slice: TimeSlice): Promise<MeterView | undefined> {
+    return this.contextMeter.currentSliced(slice);
   }
 
   /** The active chat's costs: per turn, its total, the prompt cache's expiry. */

@@ -33,6 +33,7 @@ import type { NewArtifactInput } from '../engine/artifacts';
 import type { Rejection } from '../engine/isolation';
 import { checkEnvelope, type Violation } from '../engine/invariants';
 import type { ToolCall } from '../engine/types';
+import type { WithdrawnReason } from '../engine/turnTypes';
 import type { ToolStepView } from '../protocol/messages';
 import type { ToolDefinition } from './tools/definitions';
 import type { ToolExecutor, ToolResult } from './tools/executor';
@@ -273,7 +274,9 @@ export class TurnPipeline {
       const detach: AttachmentRef[] = [...(request.detach ?? [])];
       const refuse = (bad: Rejection, uri: string) => {
         rejections.push(bad);
-        if (!detach.some((d) => d.kind === 'file' && d.uri === uri)) detach.push({ kind: 'file', uri });
+        if (detach.some((d) => d.kind === 'file' && d.uri === uri)) return;
+        const privacy = bad.reason === 'excluded' || bad.reason === 'outside-workspace';
+        detach.push(privacy ? { kind: 'file', uri, withdrawn: bad.reason as WithdrawnReason } : { kind: 'file', uri });
       };
       const recoverable = engine.recoverableSources();
       let fresh: Map<string, string | null>;

@@ -66,6 +66,32 @@ describe('chat costs', () => {
     assert.match(report, /turn 1 {2}█+░+ +\$0\.0042 \(saved \$0\.0013\)/);
   });
 
+  it('a turn with tool steps costs every request it made, not only the last', async () => {
+    const { s } = session('OpenAI · gpt-4o', { tools: { enabled: true, maxSteps: 4, maxResultTokens: 4000, maxTurnTokens: 20_000 } });
+    const step: ProviderUsage = { input: 2000, cacheRead: 1024, cacheWrite: 0, output: 30 };
+    const last: ProviderUsage = { input: 2100, cacheRead: 2000, cacheWrite: 0, output: 50 };
+    const replies = [
+      { text: '', toolCalls: [{ id: 'c1', name: 'list_files', args: { glob: '**/*' } }], usage: step },
+      { text: 'done', usage: last },
+    ];
+    const p = new ScriptedProvider(() => replies.shift()!);
+    Object.defineProperty(p, 'kind', { value: 'openai' });
+    await s.send('what is there?', p);
+    const meta = s.turnMetas()[0];
+    assert.deepStrictEqual(meta.usage, last);
+    assert.deepStrictEqual(meta.stepUsage, [step]);
+    // Per million: step 976 × $2.50 + 1,024 × $1.25 + 30 × $10 = $0.00402; last 100 × $2.50 +
+    // 2,000 × $1.25 + 50 × $10 = $0.00325; together $0.00727. Uncached: 2,000 × $2.50 + 30 × $10 +
+    // 2,100 × $2.50 + 50 × $10 = $0.01105, so the cache saved $0.00378.
+    const reply = s.messages().messages[1];
+    assert.strictEqual(reply.cost?.text, '$0.0073 · saved $0.0038 by cache');
+    assert.ok(Math.abs(reply.cost!.usd! - 0.00727) < 1e-9, String(reply.cost!.usd));
+    assert.ok(Math.abs(reply.cost!.savedUsd! - 0.00378) < 1e-9, String(reply.cost!.savedUsd));
+    assert.strictEqual(s.chats()[0].cost, '$0.0073');
+    const report = s.chatCosts.report('what is there?', s.turnMetas());
+    assert.match(report, /\| 1 \| OpenAI · gpt-4o \| 4,100 \(3,024\) \/ 80 \| \$0\.0073 \| \$0\.0038 \|/);
+  });
+
   it('shows tokens only for a model without a price, and prices it through the setting', async () => {
     const { s } = session('Local imitation server · gpt-4o');
     await s.send('hello', openaiReplies(usage));

@@ -5,6 +5,7 @@
  */
 import type { CostView } from '../../protocol/messages';
 import type { TurnMeta } from '../store/chatTypes';
+import type { ProviderUsage } from '../providers/types';
 import { costLine, formatUsd, predictedPromptCost, tokensLine, turnCost, type CacheTtl, type TurnCost } from './cost';
 import { parseModelLabel, resolvePrices, type PriceOverrides, type ResolvedPrices } from './prices';
 
@@ -31,18 +32,36 @@ export function pricesForLabel(
   return resolvePrices(provider, parsed.model, parsed.official, settings.prices);
 }
 
-/** A turn's cost, when its usage was reported and its model has a price. */
-export function costOfTurn(meta: TurnMeta, settings: PricingSettings): TurnCost | undefined {
+/**
+ * What a turn's requests used, all of them: its tool steps' and the last one's (prices are per token,
+ * so the sum's cost is the sum of the costs). Undefined when the last request's usage was not reported.
+ */
+export function billedUsage(meta: TurnMeta): ProviderUsage | undefined {
   if (!meta.usage) return undefined;
+  const sum = { ...meta.usage };
+  for (const u of meta.stepUsage ?? []) {
+    sum.input += u.input;
+    sum.cacheRead += u.cacheRead;
+    sum.cacheWrite += u.cacheWrite;
+    sum.output += u.output;
+  }
+  return sum;
+}
+
+/** A turn's cost (every request it made), when its usage was reported and its model has a price. */
+export function costOfTurn(meta: TurnMeta, settings: PricingSettings): TurnCost | undefined {
+  const usage = billedUsage(meta);
+  if (!usage) return undefined;
   const prices = pricesForLabel(meta.provider, meta.model, settings);
-  return prices ? turnCost(meta.usage, prices.prices, settings.anthropicCacheTtl) : undefined;
+  return prices ? turnCost(usage, prices.prices, settings.anthropicCacheTtl) : undefined;
 }
 
 /** The line under a reply: its cost, or its tokens when no price is known; nothing without reported usage. */
 export function costView(meta: TurnMeta, settings: PricingSettings): CostView | undefined {
-  if (!meta.usage) return undefined;
+  const usage = billedUsage(meta);
+  if (!usage) return undefined;
   const cost = costOfTurn(meta, settings);
-  if (!cost) return { text: tokensLine(meta.usage) };
+  if (!cost) return { text: tokensLine(usage) };
   return { text: costLine(cost), usd: cost.usd, savedUsd: cost.savedUsd };
 }
 
@@ -132,7 +151,7 @@ export function chatCostReport(title: string, metas: readonly TurnMeta[], settin
     lines.push('', `${total.unpriced} turn${total.unpriced === 1 ? ' has' : 's have'} usage but no known price (tokens only).`);
   lines.push('', '| Turn | Model | Tokens in (cached) / out | Cost | Saved by cache |', '|---:|---|---|---:|---:|');
   for (const { m, cost } of rows) {
-    const u = m.usage;
+    const u = billedUsage(m);
     const tokens = u ? `${formatInt(u.input)} (${formatInt(u.cacheRead)}) / ${formatInt(u.output)}` : 'not reported';
     const model = (m.model ?? '').replace(/\|/g, '\\|');
     lines.push(`| ${m.turn} | ${model} | ${tokens} | ${cost ? formatUsd(cost.usd) : '—'} | ${cost ? formatUsd(cost.savedUsd) : '—'} |`);
@@ -156,7 +175,7 @@ export function chatCostReport(title: string, metas: readonly TurnMeta[], settin
   }
   lines.push(
     '',
-    'Costs are of the request that produced each reply, from the usage its provider reported; prices per million tokens are from the provider’s published table unless `strata.prices` sets them.',
+    'Costs are of every request each turn made (its tool steps’ and its reply’s), from the usage the provider reported; prices per million tokens are from the provider’s published table unless `strata.prices` sets them.',
     '',
   );
   return lines.join('\n');

@@ -7,6 +7,7 @@ import type { PromptContextEngine, TurnEnvelope, TurnInput } from '../../engine/
 import { computeBudget, DEFAULT_THRESHOLDS, safetyMargin } from '../../engine/budget';
 import type { MeterLevel, MeterView } from '../../protocol/messages';
 import type { TurnMeta } from '../store/chatStore';
+import type { TimeSlice } from '../timeSlice';
 
 /**
  * A chat at least this long that was just opened in this window gets its first meter after the panel
@@ -35,6 +36,8 @@ export interface MeterSource {
 export class ContextMeter {
   private view: MeterView | undefined;
   private stale = true;
+  /** Calls to `invalidate` (a sliced build in progress compares it). */
+  private changes = 0;
   /** The engine the last meter was built with (its caches hold the chat's history). */
   private meteredEngine: PromptContextEngine | undefined;
   private predicted: TurnEnvelope | undefined;
@@ -44,6 +47,46 @@ export class ContextMeter {
   /** Something the meter depends on changed: the next read builds it again. */
   invalidate(): void {
     this.stale = true;
+    this.changes++;
+  }
+
+  /**
+   * The meter as `current` gives it, built with the event loop given a turn every few ms: the first
+   * build of a long chat just opened renders its whole history and, for a smaller window, cuts it
+   * many times. Undefined when something else changed the chat, the engine or the next request
+   * meanwhile (whoever did refreshes the meter), or a turn started.
+   */
+  async currentSliced(slice: TimeSlice): Promise<MeterView | undefined> {
+    if (this.view && (this.source.streaming() || !this.stale)) return this.current();
+    const engine = this.source.engine();
+    const changes = this.changes;
+    const superseded = () => this.source.engine() !== engine || this.source.streaming() || this.changes !== changes;
+    const tokenizer = engine.options.tokenizer as { warm?(text: string): Promise<void> };
+    for (const warm = engine.warmSteps(); ;) {
+      const step = warm.next();
+      if (step.done) break;
+      // A long text the build will count: counted in slices by a tokenizer that can.
+      if (step.value && tokenizer.warm) await tokenizer.warm(step.value.countText);
+      else if (!slice.due) continue;
+      await slice.pause();
+      if (superseded()) return undefined;
+    }
+    const builds = engine.builds + 1;
+    const steps = engine.buildTurnSteps(this.source.nextInput());
+    let r = steps.next();
+    while (!r.done) {
+      if (slice.due) {
+        await slice.pause();
+        if (superseded() || engine.builds !== builds) {
+          steps.return(undefined as never);
+          return undefined;
+        }
+      }
+      r = steps.next();
+    }
+    engine.abandonTurn();
+    this.keep(engine, r.value);
+    return this.current();
   }
 
   /** The meter now (while a turn streams, the last value). */
@@ -57,6 +100,10 @@ export class ContextMeter {
     const engine = this.source.engine();
     const env = engine.buildTurn(this.source.nextInput());
     engine.abandonTurn();
+    return this.keep(engine, env);
+  }
+
+  private keep(engine: PromptContextEngine, env: TurnEnvelope): MeterView {
     this.source.built(engine);
     this.predicted = env;
     this.meteredEngine = engine;

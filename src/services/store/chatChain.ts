@@ -35,6 +35,7 @@ import {
   type StateDelta,
 } from '../../engine/stateCodec';
 import { isObj } from '../../common/guards';
+import type { Step } from '../../common/steps';
 
 function fail(where: string, what: string): never {
   throw new StateDecodeError(`chat state ${where}: ${what}`);
@@ -157,6 +158,22 @@ export class StateChain {
       if (!l) this.links.set(k, (l = new LinkCache()));
       return l;
     });
+  }
+
+  /**
+   * The plain digest's work (see `matches`) a link at a time, a step each, for a reader that gives
+   * the event loop a turn between them: the digest that follows hashes only what changed since.
+   */
+  *digestSteps(version: DigestVersion = 2): Step<void> {
+    if (version !== 2) return;
+    const enc = this.encoded() as unknown as Record<string, unknown>;
+    for (const k of LISTED_ARRAYS) {
+      const v = enc[k];
+      if (!Array.isArray(v)) continue;
+      let l = this.links.get(k);
+      if (!l) this.links.set(k, (l = new LinkCache()));
+      yield* l.hashSteps(v, jsonOf);
+    }
   }
 
   /**
@@ -351,19 +368,31 @@ class LinkCache {
   /** `listDigest(items)`, each element's bytes from `bytesOf`. */
   digest(items: readonly unknown[], bytesOf: (v: unknown) => Buffer | string): string {
     const n = Math.ceil(items.length / DIGEST_LINK);
-    for (let j = 0; j < n; j++) {
-      const lo = j * DIGEST_LINK;
-      const hi = Math.min(items.length, lo + DIGEST_LINK);
-      const had = this.refs[j];
-      let same = had !== undefined && had.length === hi - lo;
-      for (let i = lo; same && i < hi; i++) same = had[i - lo] === items[i];
-      if (same) continue;
-      this.refs[j] = items.slice(lo, hi);
-      this.hashes[j] = linkHash(items, lo, hi, bytesOf);
-    }
+    for (let j = 0; j < n; j++) this.hashLink(items, j, bytesOf);
     this.refs.length = n;
     this.hashes.length = n;
     return crypto.createHash('sha256').update(this.hashes.join(''), 'latin1').digest('hex');
+  }
+
+  /** `digest`'s work a link at a time, a step each: the digest that follows finds every link hashed. */
+  *hashSteps(items: readonly unknown[], bytesOf: (v: unknown) => Buffer | string): Step<void> {
+    const n = Math.ceil(items.length / DIGEST_LINK);
+    for (let j = 0; j < n; j++) {
+      this.hashLink(items, j, bytesOf);
+      yield;
+    }
+  }
+
+  /** Hashes link `j` of `items` unless its elements are the ones hashed last time. */
+  private hashLink(items: readonly unknown[], j: number, bytesOf: (v: unknown) => Buffer | string): void {
+    const lo = j * DIGEST_LINK;
+    const hi = Math.min(items.length, lo + DIGEST_LINK);
+    const had = this.refs[j];
+    let same = had !== undefined && had.length === hi - lo;
+    for (let i = lo; same && i < hi; i++) same = had[i - lo] === items[i];
+    if (same) return;
+    this.refs[j] = items.slice(lo, hi);
+    this.hashes[j] = linkHash(items, lo, hi, bytesOf);
   }
 }
 
@@ -454,6 +483,23 @@ function streamDigest(
   });
   h.put('}');
   return h.digest();
+}
+
+/**
+ * `encodedDigest`'s canonical texts, an element at a time with a step every few dozen: the digest
+ * that follows finds them remembered and only hashes.
+ */
+export function* canonicalTextSteps(enc: EncodedState): Step<void> {
+  const o = enc as unknown as Record<string, unknown>;
+  let n = 0;
+  for (const k of LISTED_ARRAYS) {
+    const v = o[k];
+    if (!Array.isArray(v)) continue;
+    for (const x of v) {
+      if (x !== undefined) canonicalOf(x);
+      if (++n % 32 === 0) yield;
+    }
+  }
 }
 
 /**

@@ -16,6 +16,8 @@ import { readRange } from './atomicFile';
 import { StateChain } from './chatChain';
 import { CHAT_FORMAT, checkLine, LINE_VERSION } from './chatFormat';
 import { ChatStoreError, type ChatBase, type TurnMeta } from './chatTypes';
+import { runStepsSync, type Step } from '../../common/steps';
+import type { TimeSlice } from '../timeSlice';
 
 /** A chat file that does not read back (thrown by `readChatHead`; moved aside only after a re-read under the lock). */
 export class ChatCorrupt extends Error {}
@@ -80,6 +82,43 @@ export function baseOf(head: ChatHead): ChatBase {
  * for a damaged file (the caller decides whether to move it aside) and `not-found`.
  */
 export function readChatHead(file: string, id: string, writerActive: () => boolean, throughTurn?: number, from?: ChatHead): ChatHead {
+  return runStepsSync(headSteps(file, id, writerActive, throughTurn, from));
+}
+
+/**
+ * `readChatHead` (the whole head, no `throughTurn`) with the event loop given a turn every few ms: a
+ * long chat's file is thousands of lines to parse and apply, hundreds of milliseconds in one piece.
+ * The head is the one `readChatHead` returns; passed to it later as `from`, only what was appended
+ * since is read again.
+ */
+export async function readChatHeadSliced(
+  file: string,
+  id: string,
+  writerActive: () => boolean,
+  from: ChatHead | undefined,
+  slice: TimeSlice,
+): Promise<ChatHead> {
+  const steps = headSteps(file, id, writerActive, undefined, from);
+  let r = steps.next();
+  try {
+    while (!r.done) {
+      if (slice.due) await slice.pause();
+      r = steps.next();
+    }
+  } finally {
+    if (!r.done) steps.return(undefined as never);
+  }
+  return r.value;
+}
+
+/** The head read as steps: a step after each line (the file stays open until the last). */
+function* headSteps(
+  file: string,
+  id: string,
+  writerActive: () => boolean,
+  throughTurn: number | undefined,
+  from: ChatHead | undefined,
+): Step<ChatHead> {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -93,13 +132,13 @@ export function readChatHead(file: string, id: string, writerActive: () => boole
     const cont = throughTurn === undefined && from && from.chain && continues(fd, st, from) ? from : undefined;
     if (cont && size === cont.fileBytes) return cont;
     const offset = cont ? cont.validBytes : 0;
-    return parseLines(id, readRange(fd, offset, size - offset), offset, throughTurn, cont, st.ino, writerActive);
+    return yield* parseLines(id, readRange(fd, offset, size - offset), offset, throughTurn, cont, st.ino, writerActive);
   } finally {
     fs.closeSync(fd);
   }
 }
 
-function parseLines(
+function* parseLines(
   id: string,
   buf: Buffer,
   offset: number,
@@ -107,7 +146,7 @@ function parseLines(
   cont: ChatHead | undefined,
   ino: number,
   writerActive: () => boolean,
-): ChatHead {
+): Step<ChatHead> {
   const warnings: string[] = [];
   const turns: TurnMeta[] = cont ? cont.turns.slice() : [];
   const lineHashes = cont ? new Map(cont.lineHashes) : new Map<number, string>();
@@ -187,6 +226,7 @@ function parseLines(
     validBytes = offset + next;
     needsNewline = nl < 0;
     start = next;
+    yield;
   }
   if (lastLocal) lastLineSha = sha256HexBytes(buf.subarray(lastLocal[0], lastLocal[1]));
   if (chain && applied > 0) {
@@ -195,6 +235,7 @@ function parseLines(
     } catch (e) {
       throw new ChatCorrupt(`the state rebuilt from its lines is invalid: ${(e as Error).message}`);
     }
+    yield* chain.digestSteps(lastVersion);
     if (!chain.matches(lastHash, lastVersion)) throw new ChatCorrupt('the state rebuilt from its lines does not match the recorded digest');
   }
   return {

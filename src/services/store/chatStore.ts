@@ -29,9 +29,9 @@ import { emptyState, type ChatState } from '../../engine/state';
 import { decodeEngineMetaOf, deltaEntryKeys, diffState, engineMeta, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
 import { appendDurably, fileIno, safeReaddir, truncateDurably } from './atomicFile';
 import { BLOB_GRACE_MS, BlobStore, blobNamesIn } from './blobStore';
-import { canonicalize, encodedDigest, StateChain } from './chatChain';
+import { canonicalize, canonicalTextSteps, encodedDigest, StateChain } from './chatChain';
 import { CHAT_FILE, CHAT_FORMAT, chatIdFor, CORRUPT_NAME, LINE_VERSION, titleFrom, validateChatId, type ChatLine } from './chatFormat';
-import { baseOf, ChatCorrupt, emptyHead, readChatHead, type ChatHead } from './chatHead';
+import { baseOf, ChatCorrupt, emptyHead, readChatHead, readChatHeadSliced, type ChatHead } from './chatHead';
 import { ChatIndex } from './chatIndex';
 import {
   ChatStoreError,
@@ -46,12 +46,13 @@ import {
   type TurnMeta,
 } from './chatTypes';
 import { chatToMarkdown, secretsOf } from './markdownExport';
-import { parseChatExport } from './markdownImport';
+import { parseChatExport, parseChatExportSteps, type ParsedExport } from './markdownImport';
 import { SavedForms } from './savedForms';
 import { decodeChatState } from './stateDecoding';
 import { LockBusyError, StoreLock } from './storeLock';
 import { TokenCountCache } from './tokenCounts';
 import { sha256HexNode } from '../nodeHasher';
+import type { TimeSlice } from '../timeSlice';
 import { buildTurnMeta } from './turnMeta';
 
 export { chatIdFor, validateChatId } from './chatFormat';
@@ -381,6 +382,21 @@ export class ChatStore {
     return this.syncHead(validateChatId(chatId)).turns.slice();
   }
 
+  /**
+   * Reads chat `chatId`'s file ahead of `loadChat`, giving the event loop a turn every few ms, so that
+   * `loadChat` then reads only what was appended since. A file that does not read back is left for
+   * `loadChat` to report.
+   */
+  async preloadChat(chatId: string, slice: TimeSlice): Promise<void> {
+    const id = validateChatId(chatId);
+    try {
+      const head = await readChatHeadSliced(this.chatPath(id), id, () => this.lock.heldByOther(), this.heads.get(id), slice);
+      this.heads.set(id, head);
+    } catch {
+      // loadChat reads it again and says what is wrong.
+    }
+  }
+
   /** The chat's head as on disk now, read without the lock (only what was appended since the last read). */
   private syncHead(id: string): ChatHead {
     try {
@@ -558,9 +574,29 @@ export class ChatStore {
    * dropped with everything that named them, and reported. Snapshots are verified by hash.
    */
   importMarkdown(text: string, opts: { isAllowedPath: (path: string) => boolean; chatId?: string }): ImportResult {
-    const { chat, state, full, turns, dropped, warnings } = parseChatExport(text, opts.isAllowedPath);
+    return this.writeImport(parseChatExport(text, opts.isAllowedPath), opts.chatId);
+  }
+
+  /**
+   * `importMarkdown` with the event loop given a turn every few ms while the export is decoded and
+   * checked and the new line's digest is prepared (a long chat's export is megabytes).
+   */
+  async importMarkdownSliced(
+    text: string,
+    opts: { isAllowedPath: (path: string) => boolean; chatId?: string },
+    slice: TimeSlice,
+  ): Promise<ImportResult> {
+    const steps = parseChatExportSteps(text, opts.isAllowedPath);
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) if (slice.due) await slice.pause();
+    const parsed = r.value;
+    for (const warm = canonicalTextSteps(parsed.full); !warm.next().done;) if (slice.due) await slice.pause();
+    return this.writeImport(parsed, opts.chatId);
+  }
+
+  private writeImport({ chat, state, full, turns, dropped, warnings }: ParsedExport, chatId: string | undefined): ImportResult {
     return this.locked(() => {
-      const id = opts.chatId !== undefined ? validateChatId(opts.chatId) : this.freeId(chatIdFor(chat.id));
+      const id = chatId !== undefined ? validateChatId(chatId) : this.freeId(chatIdFor(chat.id));
       if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
       for (const b of stateBlobs(state)) {
         this.blobs.write(b.hash, b.text);

@@ -128,7 +128,14 @@ export interface TurnMeta {
   predicted?: { promptTokens: number; cachedTokens: number };
   prunedReports?: PruneReport[];
   rejections?: { attachment: string; reason: string }[];
+  /** The usage the provider reported for the request that produced the reply (the turn's last). */
   usage?: ProviderUsage;
+  /**
+   * The usage reported for each of the turn's earlier requests, the ones that ended in tool calls,
+   * oldest first (a request whose provider reported none is left out). The turn's cost is that of
+   * all of them and `usage`.
+   */
+  stepUsage?: ProviderUsage[];
   /** Tokens per layer of the request that produced the reply (the panel's stacked bar after a reload). */
   layerTokens?: Partial<Record<LayerId, number>>;
   /** Of those, the tokens the engine predicted cached, per layer (the bar's shaded part). */
@@ -177,6 +184,8 @@ export interface AppendTurnInput {
   envelope?: EnvelopeFacts;
   layerHashes?: Partial<Record<LayerId, string>>;
   usage?: ProviderUsage;
+  /** See `TurnMeta.stepUsage`. */
+  stepUsage?: readonly ProviderUsage[];
   /** `provider · model` that answered. */
   model?: string;
   /** The provider kind that answered (`openai`, `anthropic`, `vscode-lm`, …). */

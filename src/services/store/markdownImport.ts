@@ -20,6 +20,7 @@ import { sha256HexNode } from '../nodeHasher';
 import { EXPORT_FORMAT, FORMAT_VERSION, HEX64 } from './chatFormat';
 import { ChatStoreError, type ImportResult, type TurnMeta } from './chatTypes';
 import { turnMetaProblem } from './turnMetaCheck';
+import { runStepsSync, type Step } from '../../common/steps';
 
 /** A chat read from an export, ready to be written as a new chat. */
 export interface ParsedExport {
@@ -46,15 +47,27 @@ export function capTitle(title: string): string {
 
 /** Reads the chat an exported Markdown holds; `invalid-import` when there is none or it is damaged. */
 export function parseChatExport(text: string, isAllowedPath: (path: string) => boolean): ParsedExport {
-  const matches = [...text.matchAll(/<!-- strata-chat: ([A-Za-z0-9+/=]+) -->/g)];
-  if (matches.length === 0)
+  return runStepsSync(parseChatExportSteps(text, isAllowedPath));
+}
+
+/** Turns checked between two steps of `parseChatExportSteps`. */
+const TURNS_PER_STEP = 50;
+
+/**
+ * `parseChatExport` as steps, for a driver that gives the event loop a turn between them: a long
+ * chat's export is megabytes to decode and a thousand turns to check.
+ */
+export function* parseChatExportSteps(text: string, isAllowedPath: (path: string) => boolean): Step<ParsedExport> {
+  const payloadText = lastPayload(text);
+  if (payloadText === undefined)
     throw new ChatStoreError(
       'invalid-import',
       'this Markdown has no Strata chat metadata (<!-- strata-chat: … -->); only chats exported by Strata can be imported',
     );
+  yield;
   let payload: unknown;
   try {
-    payload = JSON.parse(Buffer.from(matches[matches.length - 1][1], 'base64').toString('utf8'));
+    payload = JSON.parse(Buffer.from(payloadText, 'base64').toString('utf8'));
   } catch {
     throw new ChatStoreError('invalid-import', 'the Strata chat metadata is damaged (not base64 JSON)');
   }
@@ -69,14 +82,17 @@ export function parseChatExport(text: string, isAllowedPath: (path: string) => b
   const chat = { id: (rawChat as { id: string }).id, title: capTitle((rawChat as { title: string }).title) };
   const blobs = p.blobs;
   if (!isObj(blobs)) bad('blobs must be an object');
+  yield;
   for (const [h, t] of Object.entries(blobs as Record<string, unknown>)) {
     if (!HEX64.test(h) || typeof t !== 'string') bad(`blob ${h.slice(0, 16)} is not a sha256-named string`);
     if (sha256HexNode(t as string) !== h) bad(`blob ${h.slice(0, 12)}… does not match its hash`);
+    yield;
   }
   if (!Array.isArray(p.turns)) bad('turns must be an array');
   for (const [i, t] of (p.turns as unknown[]).entries()) {
     const problem = turnMetaProblem(t, i + 1);
     if (problem) bad(problem);
+    if ((i + 1) % TURNS_PER_STEP === 0) yield;
   }
   let enc: EncodedState;
   try {
@@ -106,6 +122,7 @@ export function parseChatExport(text: string, isAllowedPath: (path: string) => b
     }
   }
   enc = withoutEntries(enc, drop);
+  yield;
   const blobMap = blobs as Record<string, string>;
   let state: ChatState;
   try {
@@ -119,6 +136,7 @@ export function parseChatExport(text: string, isAllowedPath: (path: string) => b
   }
   if ((p.turns as unknown[]).length !== state.completedTurns)
     bad(`it records ${(p.turns as unknown[]).length} turn(s) for a chat of ${state.completedTurns}`);
+  yield;
   const engine = decodeEngineMetaOf(enc);
   const turns = (p.turns as TurnMeta[]).map((t) => ({ ...t, attachments: t.attachments.filter((a) => !drop.has(a.key)) }));
   const full = encodeState(state, { engine });
@@ -128,4 +146,15 @@ export function parseChatExport(text: string, isAllowedPath: (path: string) => b
       `${dropped.length} attachment path(s) are not allowed in this workspace and were left out: ${dropped.map((d) => d.path).join(', ')}`,
     );
   return { chat, state, engine, full, turns, dropped, warnings };
+}
+
+/** The base64 of the last `<!-- strata-chat: … -->` comment (the export's payload), found from the end. */
+function lastPayload(text: string): string | undefined {
+  const open = '<!-- strata-chat: ';
+  for (let at = text.lastIndexOf(open); at >= 0; at = at > 0 ? text.lastIndexOf(open, at - 1) : -1) {
+    const from = at + open.length;
+    const end = text.indexOf(' -->', from);
+    if (end > from && /^[A-Za-z0-9+/=]+$/.test(text.slice(from, end))) return text.slice(from, end);
+  }
+  return undefined;
 }

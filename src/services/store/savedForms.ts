@@ -103,6 +103,7 @@ const ENTRY_FIELDS = [
   'inPlaceOf',
   'requestedEndLine',
   'tool',
+  'withdrawn',
 ] as const satisfies readonly (keyof EntryState)[];
 type UnlistedEntryField = Exclude<keyof EntryState, (typeof ENTRY_FIELDS)[number]>;
 const everyEntryFieldListed: [UnlistedEntryField] extends [never] ? true : UnlistedEntryField = true;

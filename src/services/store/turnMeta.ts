@@ -65,6 +65,8 @@ export function buildTurnMeta(input: AppendTurnInput, now: () => Date): TurnMeta
       cacheWrite: input.usage.cacheWrite,
       output: input.usage.output,
     };
+  if (input.stepUsage && input.stepUsage.length > 0)
+    meta.stepUsage = input.stepUsage.map((u) => ({ input: u.input, cacheRead: u.cacheRead, cacheWrite: u.cacheWrite, output: u.output }));
   if (env?.layers && env.layers.every((l) => typeof l.tokens === 'number'))
     meta.layerTokens = Object.fromEntries(env.layers.map((l) => [l.id, l.tokens as number]));
   if (env?.ledger?.layers && env.ledger.cachedTokens > 0) {

@@ -62,7 +62,8 @@ const OPTIONAL: Record<string, (v: unknown) => boolean> = {
   predicted: (v) => isObj(v) && isNum(v.promptTokens) && isNum(v.cachedTokens),
   prunedReports: (v) => Array.isArray(v) && v.every(isPruneReport),
   rejections: (v) => Array.isArray(v) && v.every((r) => isObj(r) && isStr(r.attachment) && isStr(r.reason)),
-  usage: (v) => isObj(v) && isNum(v.input) && isNum(v.cacheRead) && isNum(v.cacheWrite) && isNum(v.output),
+  usage: isUsage,
+  stepUsage: (v) => Array.isArray(v) && v.every(isUsage),
   layerTokens: (v) => layerMap(v, isNum),
   layerCached: (v) => layerMap(v, isNum),
   model: isStr,
@@ -79,10 +80,15 @@ const OPTIONAL: Record<string, (v: unknown) => boolean> = {
   toolSteps: (v) => Array.isArray(v) && v.every(isToolStep),
 };
 
+function isUsage(v: unknown): boolean {
+  return isObj(v) && isNum(v.input) && isNum(v.cacheRead) && isNum(v.cacheWrite) && isNum(v.output);
+}
+
 const WHAT: Record<string, string> = {
   toolSteps: 'a list of tool steps',
   attachments: 'a list of attachments',
   usage: 'token counts',
+  stepUsage: 'a list of token counts',
   request: "the turn's request",
 };
 

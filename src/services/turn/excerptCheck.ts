@@ -10,6 +10,7 @@
  * too large, binary or gone does not make a snapshot taken earlier private.
  */
 import type { AttachmentRef } from '../../engine/engine';
+import type { WithdrawnReason } from '../../engine/turnTypes';
 import type { NewArtifactInput } from '../../engine/artifacts';
 import type { ExcerptSource } from '../../engine/excerptSources';
 import type { Rejection } from '../../engine/isolation';
@@ -28,6 +29,11 @@ function why(bad: Rejection): string {
   return bad.reason === 'excluded'
     ? 'now matches an exclude pattern (strata.context.exclude)'
     : 'is now outside the workspace (a link that points out of it)';
+}
+
+/** Only these two reasons reach the verdict (see the file comment). */
+function withdrawnReason(bad: Rejection): WithdrawnReason {
+  return bad.reason === 'excluded' ? 'excluded' : 'outside-workspace';
 }
 
 function plural(n: number, one: string): string {
@@ -60,7 +66,7 @@ export function* checkExcerpts(port: WorkspacePort, sources: readonly ExcerptSou
         reason: bad.reason,
         message: `${src.label} was removed from the context: ${src.path} ${why(bad)}.`,
       });
-      verdict.detach.push({ kind: 'file', uri: src.id });
+      verdict.detach.push({ kind: 'file', uri: src.id, withdrawn: withdrawnReason(bad) });
       continue;
     }
     const lines = src.content.split('\n');
@@ -82,7 +88,7 @@ export function* checkExcerpts(port: WorkspacePort, sources: readonly ExcerptSou
       reason: first.reason,
       message: `${src.label}: ${plural(removed, 'line')} from ${[...from.keys()].join(', ')} ${removed === 1 ? 'was' : 'were'} removed from the context: ${[...from].map(([p, r]) => `${p} ${why(r)}`).join('; ')}.`,
     });
-    verdict.detach.push({ kind: 'file', uri: src.id });
+    verdict.detach.push({ kind: 'file', uri: src.id, withdrawn: withdrawnReason(first) });
     if (kept.join('\n').trim().length > 0)
       verdict.replacements.push({ kind: src.artifactKind, uri: src.uri, id: src.id, content: kept.join('\n') });
   }

@@ -84,11 +84,14 @@ export function completeAndSave(turn: FinishedTurn, target: PersistTarget | unde
   const before = engine.state;
   engine.completeTurn(reply);
   if (!target) return { ok: true };
+  // The tool steps' requests are billed too: their usage is kept beside the last request's.
+  const stepUsage = (tools?.stepUsage ?? []).filter((u): u is ProviderUsage => u !== undefined);
   const record = (e: PromptContextEngine, base: ChatBase | undefined, rebased?: { builtAfterTurn: number }): AppendTurnInput => ({
     state: e.state,
     engine: e.options,
     envelope,
     usage: turn.usage,
+    ...(stepUsage.length > 0 ? { stepUsage } : {}),
     model: turn.modelLabel,
     provider: turn.providerKind,
     stopped: turn.stopped,

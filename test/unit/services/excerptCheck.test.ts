@@ -2,7 +2,8 @@
  * The check before every request covers excerpts, not only whole files: a selection, a range of a
  * file a tool read, and the lines `search_text` returned, of a file that has since become excluded
  * (or a link out), leave the next request — reported as rejections once — and a search result keeps
- * the lines of the files that still pass. Nothing changes while every source passes.
+ * the lines of the files that still pass; so do the names `list_files` returned. Nothing changes
+ * while every source passes.
  */
 import * as assert from 'node:assert/strict';
 import { PromptContextEngine } from '../../../src/engine/engine';
@@ -134,6 +135,47 @@ describe('the check before every request covers excerpts', () => {
     assert.deepEqual(t2.rejections, []);
     const sent = text(h.requests[before].messages);
     for (const s of [SECRET_A, SECRET_B, SECRET_C]) assert.ok(sent.includes(s));
+  });
+
+  it('names list_files returned of files now excluded leave the next request; the other names stay', () => {
+    const h = setup();
+    h.provider.push({ text: '', toolCalls: [{ id: 'l1', name: 'list_files', args: { glob: '**/*.ts' } }] }, 'listed');
+    const t1 = h.pipeline.runSync({ userText: 'what is there?' }, h.provider, h.send);
+    assert.equal(t1.status, 'done');
+    const first = text(h.requests[h.requests.length - 1].messages);
+    assert.ok(first.includes('config/prod.ts') && first.includes('src/app.ts'), 'turn 1 lists both files');
+    h.ws.setIsolation(new IsolationPolicy([...DEFAULT_EXCLUDES, 'config/**']));
+    const before = h.requests.length;
+    const t2 = h.pipeline.runSync({ userText: 'and now?' }, h.provider, h.send);
+    assert.equal(t2.status, 'done', JSON.stringify(t2.status === 'error' ? t2.error : t2.status));
+    assert.deepEqual(t2.violations, []);
+    const sent = text(h.requests[before].messages);
+    assert.ok(!sent.includes('config/prod.ts'), 'turn 2 does not carry the name of the excluded file');
+    assert.ok(sent.includes('src/app.ts'), 'the name of a file that still passes stays');
+    assert.deepEqual(
+      t2.rejections.map((r) => [r.attachment, r.reason]),
+      [['list_files **/*.ts', 'excluded']],
+    );
+    assert.match(t2.rejections[0].message, /1 line from config\/prod\.ts was removed from the context/);
+    // The listing turn 1 carried stands as a stub that says why it left (not "by the user").
+    assert.match(sent, /\(removed from the context: its file is now excluded, so it is no longer sent\)/);
+    assert.ok(!sent.includes('removed from the context by the user'));
+    // Saved and read back, the chat still knows why: the stub is re-sent with the same words.
+    const saved = h.pipeline.engine.state;
+    const blobs = new Map(stateBlobs(saved).map((b) => [b.hash, b.text]));
+    const reloaded = decodeState(JSON.parse(JSON.stringify(encodeState(saved))), (hash) => blobs.get(hash)!);
+    assert.deepEqual(
+      [...reloaded.entries.values()].filter((e) => e.withdrawn).map((e) => [e.key, e.withdrawn]),
+      [...saved.entries.values()].filter((e) => e.withdrawn).map((e) => [e.key, e.withdrawn]),
+    );
+    assert.ok([...reloaded.entries.values()].some((e) => e.withdrawn === 'excluded'));
+    h.pipeline.engine = new PromptContextEngine(h.pipeline.engine.options, reloaded);
+    const t3 = h.pipeline.runSync({ userText: 'after reload' }, h.provider, h.send);
+    assert.equal(t3.status, 'done');
+    assert.match(
+      text(h.requests[h.requests.length - 1].messages),
+      /\(removed from the context: its file is now excluded, so it is no longer sent\)/,
+    );
   });
 
   it('a search line names every prefix it could have come from', () => {

@@ -435,7 +435,12 @@ describe('turn pipeline: full turns against the imitation servers', function () 
     assert.ok(!text.includes('SECRET-TOKEN-123'), 'the new content of the excluded file was not sent');
     assert.ok(!text.includes('export const gone'));
     assert.ok(!text.includes('export const port = 80;'), 'the old block was replaced by a stub (detached)');
-    assert.match(text, /<removed id="file:config\/settings.ts" version="1"\/> \(removed from the context by the user\)/);
+    // Withdrawn by the check, not by the user: the stub says why.
+    assert.match(
+      text,
+      /<removed id="file:config\/settings.ts" version="1"\/> \(removed from the context: its file is now excluded, so it is no longer sent\)/,
+    );
+    assert.ok(!text.includes('removed from the context by the user'));
     assert.ok(t2.envelope!.pruned.some((c) => c.item === 'file:config/settings.ts' && c.reason === 'detached'));
     assert.ok(text.includes('export const a1 = 1;'), 'the other file stays');
   });
