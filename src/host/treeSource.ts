@@ -12,7 +12,8 @@ import type { SentRequest } from './sentRequests';
 import type { StrataController } from './strataController';
 import { providerCachePrediction } from '../services/cacheModel';
 
-function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget: number): RequestRecord {
+/** One request as the tree shows it: from the request this window sent when it has it, else from the saved turn. */
+export function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget: number): RequestRecord {
   if (sent) {
     const env = sent.envelope;
     const r: RequestRecord = {
