@@ -7,6 +7,9 @@ import { ChangeApplier } from './host/changeApplier';
 import { ChatViewProvider } from './host/chatViewProvider';
 import { openCitation, resolveCitationPaths } from './host/citationLinks';
 import { commandHandlers } from './host/commandHandlers';
+import { registerAskStrata } from './host/editorEntryPoints';
+import { PendingFeedback } from './host/pendingFeedback';
+import { withPending } from './services/pendingTree';
 import { registerCommands } from './host/commands';
 import { onDidChangeSettings, readSetting, restrictedModeNotice, simulateRestrictedMode, workspaceTrusted } from './host/config';
 import { EndpointTrust } from './host/endpointTrust';
@@ -133,8 +136,9 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   };
   const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices, files });
   chatView.setHandler(controller);
+  const pending = new PendingFeedback(controller, session);
   const tree = new LayersTreeProvider(
-    () => treeNodes(controller, session),
+    () => withPending(treeNodes(controller, session), pending.items()),
     () => hasRequest(controller, session),
   );
   controller.onDidChange(() => {
@@ -170,7 +174,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     documents,
     controller,
     tree,
-    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace, changes }), log),
+    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace, changes, view: chatView, pending }), log),
+    registerAskStrata(),
     onDidChangeSettings((keys) => {
       if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k)))
         void controller.refreshProvider();

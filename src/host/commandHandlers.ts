@@ -15,6 +15,9 @@ import type { RequestDocuments } from './requestDocument';
 import type { StrataController } from './strataController';
 import type { HostWorkspace } from './hostWorkspace';
 import type { ChangeApplier } from './changeApplier';
+import type { ChatViewProvider } from './chatViewProvider';
+import { entryPointHandlers } from './editorEntryPoints';
+import type { PendingFeedback } from './pendingFeedback';
 
 export interface HandlerDeps {
   controller: StrataController;
@@ -23,6 +26,8 @@ export interface HandlerDeps {
   documents: RequestDocuments;
   workspace: HostWorkspace;
   changes: ChangeApplier;
+  view: ChatViewProvider;
+  pending: PendingFeedback;
 }
 
 /** A tree node or anything else that names an attached item. */
@@ -53,6 +58,7 @@ async function pickItem(
 export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandler> {
   const { controller, session } = d;
   return {
+    ...entryPointHandlers({ controller, view: d.view }),
     'strata.newChat': () => controller.newChat(),
     'strata.acceptChange': (arg?: unknown) => d.changes.accept(arg),
     'strata.rejectChange': (arg?: unknown) => d.changes.reject(arg),
@@ -63,15 +69,20 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
     'strata.attachOpenEditors': () => controller.attach('openEditors'),
     'strata.pin': async (arg?: unknown) => {
       const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Pin an attachment (never pruned)'), (i) => !i.pinned));
-      return ref ? controller.setPinned(ref, true) : false;
+      return ref ? d.pending.setPinned(ref, true) : false;
     },
     'strata.unpin': async (arg?: unknown) => {
       const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Unpin an attachment'), (i) => i.pinned));
-      return ref ? controller.setPinned(ref, false) : false;
+      return ref ? d.pending.setPinned(ref, false) : false;
     },
     'strata.removeAttachment': async (arg?: unknown) => {
       const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Remove an attachment from this chat'), () => true));
-      return ref ? controller.remove(ref) : false;
+      return ref ? d.pending.remove(ref) : false;
+    },
+    // Argument: a tree row (its `ref`), a ref, or `{ bannerId }` from the panel's Undo.
+    'strata.undoPending': (arg?: unknown) => {
+      const bannerId = arg && typeof arg === 'object' && 'bannerId' in arg ? String((arg as { bannerId: unknown }).bannerId) : undefined;
+      return d.pending.undo(bannerId !== undefined ? { bannerId } : { ref: refOf(arg) });
     },
     'strata.compactNow': () =>
       vscode.window.withProgress(

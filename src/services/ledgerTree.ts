@@ -30,7 +30,8 @@ export type TreeIcon =
   | 'history'
   | 'warning'
   | 'tool'
-  | 'framing';
+  | 'framing'
+  | 'removed';
 
 export interface TreeSource {
   /** Workspace path (`<folder>/<path>` in multi-root) or `untitled:<n>`. */
