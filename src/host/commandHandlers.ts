@@ -17,6 +17,7 @@ import type { HostWorkspace } from './hostWorkspace';
 import type { ChangeApplier } from './changeApplier';
 import type { ChatViewProvider } from './chatViewProvider';
 import { entryPointHandlers } from './editorEntryPoints';
+import { exportChat } from './exportChat';
 import type { PendingFeedback } from './pendingFeedback';
 
 export interface HandlerDeps {
@@ -168,31 +169,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       );
       return true;
     },
-    'strata.exportChat': async (arg?: unknown) => {
-      const chat = { id: session.activeChatId, title: session.title };
-      if (!session.store.hasChat(chat.id)) throw new Error('This chat has no saved turns to export yet.');
-      const markdown = session.store.exportMarkdown(chat.id, await d.resolver.knownSecrets());
-      const target =
-        arg instanceof vscode.Uri
-          ? arg
-          : await vscode.window.showSaveDialog({
-              filters: { Markdown: ['md'] },
-              defaultUri: vscode.workspace.workspaceFolders?.[0]
-                ? vscode.Uri.joinPath(
-                    vscode.workspace.workspaceFolders[0].uri,
-                    `${
-                      chat.title
-                        .replace(/[^A-Za-z0-9 _-]+/g, '')
-                        .trim()
-                        .slice(0, 40) || 'strata-chat'
-                    }.md`,
-                  )
-                : undefined,
-            });
-      if (!target) return undefined;
-      await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(markdown));
-      return target;
-    },
+    'strata.exportChat': (arg?: unknown, options?: unknown) => exportChat({ session, resolver: d.resolver }, arg, options),
     'strata.importChat': async (arg?: unknown) => {
       const source =
         arg instanceof vscode.Uri
@@ -203,10 +180,12 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       const result = session.store.importMarkdown(text, { isAllowedPath: (p) => d.workspace.isAllowedPathSync(p) });
       await controller.switchChat(result.chatId);
       const dropped = result.dropped.length;
+      const bare = result.warnings.some((w) => w.includes('exported without its attached files'));
       void vscode.window.showInformationMessage(
-        dropped > 0
+        (dropped > 0
           ? vscode.l10n.t('Strata: imported {0} turns; {1} attachments outside this workspace were left out.', result.turns, dropped)
-          : vscode.l10n.t('Strata: imported {0} turns.', result.turns),
+          : vscode.l10n.t('Strata: imported {0} turns.', result.turns)) +
+          (bare ? ` ${vscode.l10n.t('It was exported without its attached files: the chat continues without them.')}` : ''),
       );
       return result;
     },
