@@ -17,7 +17,7 @@ function pendingRow(p: PendingItem): LedgerTreeNode {
   return {
     id: `next/pending/${p.id}`,
     label: p.label,
-    description: cost ? `${status} · ${cost.replace(/^[A-Z][a-z]+ing( [a-z]+ the cache)?: /, '')}` : status,
+    description: cost ? `${status} · ${cost.replace(/^[A-Z][a-z]+ing( [a-z]+ the cache)?: next message /, '')}` : status,
     tooltip: `${pendingMessage(p)}\n\nUndo takes it back.`,
     icon: p.op === 'detach' || p.op === 'unattach' ? 'removed' : p.kind === 'selection' ? 'selection' : 'file',
     contextValue: 'pending',

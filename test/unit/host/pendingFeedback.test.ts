@@ -108,7 +108,7 @@ describe('pending pin / unpin / remove: shown at once, with the cost and Undo', 
     assert.equal(row.label, 'src/a.ts');
     assert.equal(row.icon, 'removed');
     assert.equal(row.ref, 'file:src/a.ts');
-    assert.match(row.description!, /^removed from next message · next message ~[\d,]+ → ~[\d,]+ uncached tokens$/);
+    assert.match(row.description!, /^removed from next message · ~[\d,]+ → ~[\d,]+ uncached tokens$/);
     const item = flatten(nodes).find((n) => n.ref === 'file:src/a.ts' && n.contextValue.startsWith('pending.attachment'));
     assert.ok(item, 'the item row is marked');
     assert.equal(item.icon, 'removed');
