@@ -125,13 +125,21 @@ describe('Feedback at once (host)', function () {
     const gpt = modelInfo('openai', 'gpt-4o');
     const provider = new ScriptedProvider(() => 'noted');
     await other.attach({ kind: 'file', path: 'app/src/math.ts' });
-    await other.send('first', provider, gpt);
+    assert.equal((await other.send('first', provider, gpt)).status, 'done');
     await other.attach({ kind: 'selection', path: 'app/src/main.ts', startLine: 3, endLine: 5 });
-    await other.send('second', provider, gpt);
+    assert.equal((await other.send('second', provider, gpt)).status, 'done');
     // This window learns of the other window's chat through the store's folder watcher.
     await until('the chat listed in this window', () => api.testing.session.chats().some((c) => c.id === other.activeChatId), 20_000);
     await api.testing.controller.switchChat(other.activeChatId);
-    await until('the tree shows the chat', () => kids(api).some((n) => n.id === 'last' && /turn 2/.test(n.label)));
+    assert.equal(api.testing.session.activeChatId, other.activeChatId);
+    assert.equal(api.testing.session.turnMetas().length, 2, 'this window reads the two saved turns');
+    await until('the tree shows the chat', () => kids(api).some((n) => n.id === 'last' && /turn 2/.test(n.label))).catch((e: Error) => {
+      throw new Error(
+        `${e.message}; the tree's rows: ${kids(api)
+          .map((n) => `${n.id}: ${n.label}`)
+          .join(' | ')}`,
+      );
+    });
     const labels = deep(
       api,
       kids(
