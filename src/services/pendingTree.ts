@@ -64,9 +64,13 @@ export function withPending(roots: LedgerTreeNode[], pending: readonly PendingIt
   const next = roots.find((n) => n.id === 'next');
   if (next) {
     const rows = pending.map(pendingRow);
-    next.children = [...rows, ...(next.children ?? [])];
+    const chips = next.children ?? [];
+    next.children = [...rows, ...chips];
+    // Its own id while something is pending: the view opens a row it first sees expanded, but keeps
+    // a row it knew without children closed.
+    next.id = 'next-pending';
     next.expanded = true;
-    next.description = `${pending.length} pending · ${next.description ?? ''}`;
+    next.description = chips.length > 0 ? `${pending.length} pending · ${next.description ?? ''}` : `${pending.length} pending`;
     next.accessibility = `${next.accessibility}, ${pending.length} pending changes`;
   }
   return roots;

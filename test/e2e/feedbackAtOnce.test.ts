@@ -115,8 +115,12 @@ describe('e2e: feedback at once in the real workbench', function () {
     await session.screenshot('feedback-remove-undone');
 
     const exported = await steps.run('Export Chat names what it embeds and offers it without', async () => {
-      await runCommand(page, 'Strata: Export Chat');
+      // Run from the Command Palette; the question reuses the palette's widget, so it stays open.
+      await page.keyboard.press('F1');
       const quick = page.locator('.quick-input-widget');
+      await quick.locator('.quick-input-box input').fill('>Strata: Export Chat');
+      await quick.locator('.monaco-list-row.focused[aria-label^="Strata: Export Chat"]').waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await page.keyboard.press('Enter');
       const title = await poll('the export question', TIMEOUT.ui, async () => {
         const t = await quick
           .locator('.quick-input-title')

@@ -95,7 +95,7 @@ describe('Feedback at once (host)', function () {
       banner.message,
       /long\.md: removed from next message\. Removing breaks the cache: next message ~[\d,]+ → ~[\d,]+ uncached tokens\./,
     );
-    const next = kids(api).find((n) => n.id === 'next')!;
+    const next = kids(api).find((n) => n.label === 'Next message')!;
     const row = kids(api, next).find((n) => n.contextValue === 'pending');
     assert.ok(row && row.label.endsWith('long.md'), 'listed under Next message');
     assert.match(row.description ?? '', /^removed from next message/);

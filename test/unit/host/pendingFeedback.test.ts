@@ -102,8 +102,9 @@ describe('pending pin / unpin / remove: shown at once, with the cost and Undo', 
 
     // The tree: listed under Next message with Undo; the item's row says it is removed.
     const nodes = tree(session, pending);
-    const next = nodes.find((n) => n.id === 'next')!;
-    assert.match(next.description!, /^1 pending · /);
+    const next = nodes.find((n) => n.label === 'Next message')!;
+    assert.equal(next.description, '1 pending');
+    assert.equal(next.expanded, true);
     const row = next.children!.find((c) => c.contextValue === 'pending')!;
     assert.equal(row.label, 'src/a.ts');
     assert.equal(row.icon, 'removed');
@@ -155,7 +156,7 @@ describe('pending pin / unpin / remove: shown at once, with the cost and Undo', 
     assert.equal(pending.remove(chip.chip.id), true);
     assert.deepEqual(session.chips(), []);
     const row = tree(session, pending)
-      .find((n) => n.id === 'next')!
+      .find((n) => n.label === 'Next message')!
       .children!.find((c) => c.contextValue === 'pending')!;
     assert.equal(row.label, 'src/c.ts');
     assert.equal(await pending.undo({ ref: row.ref }), true);
