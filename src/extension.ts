@@ -8,6 +8,9 @@ import { ChangeApplier } from './host/changeApplier';
 import { ChatViewProvider } from './host/chatViewProvider';
 import { openCitation, resolveCitationPaths } from './host/citationLinks';
 import { commandHandlers } from './host/commandHandlers';
+import { registerAskStrata } from './host/editorEntryPoints';
+import { PendingFeedback } from './host/pendingFeedback';
+import { withPending } from './services/pendingTree';
 import { registerCommands } from './host/commands';
 import { onDidChangeSettings, readSetting, restrictedModeNotice, simulateRestrictedMode, workspaceTrusted } from './host/config';
 import { EndpointTrust } from './host/endpointTrust';
@@ -152,8 +155,9 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     onDidChangeChips: controller.onDidChange,
     onDidPanelLoad: chatView.onDidBecomeReady,
   });
+  const pending = new PendingFeedback(controller, session);
   const tree = new LayersTreeProvider(
-    () => treeNodes(controller, session, suggestion.suggestedLabel()),
+    () => withPending(treeNodes(controller, session, suggestion.suggestedLabel()), pending.items()),
     () => hasRequest(controller, session),
   );
   suggestion.onDidChange(() => tree.refresh());
@@ -193,7 +197,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     controller,
     suggestion,
     tree,
-    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace, changes }), log),
+    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace, changes, view: chatView, pending }), log),
+    registerAskStrata(),
     onDidChangeSettings((keys) => {
       if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k)))
         void controller.refreshProvider();

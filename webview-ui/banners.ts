@@ -9,6 +9,7 @@ export const BANNER_ACTION_LABELS: Record<BannerAction, string> = {
   retry: 'Retry',
   selectModel: 'Select Model',
   showLog: 'Show Log',
+  undo: 'Undo',
   dismiss: 'Dismiss',
 };
 

@@ -155,8 +155,9 @@ export class EnvelopeBuilder {
     const layerSegs = prev.layers.map((l) => l.segments.slice());
     const layerTokens = prev.layers.map((l) => l.tokens);
     const hashes = prev.layers.map((l) => l.hash);
-    let prefixTokens = 0;
-    for (const segs of layerSegs) for (const g of segs) prefixTokens += g.tokens;
+    // The previous request is a prefix of this one, token for token (its messages' framing
+    // included): what a provider's cache serves of it is all of its prompt tokens.
+    const prefixTokens = prev.totalTokens;
     const cached = prefixTokens >= 1024;
     const prevCount = layerSegs.map((segs) => segs.length);
     const framing = prev.ledger.layers.map((l) => l.items.find((i) => i.id === 'framing')?.tokens ?? 0);

@@ -16,6 +16,10 @@ import type { StrataController } from './strataController';
 import type { HostWorkspace } from './hostWorkspace';
 import type { ChangeApplier } from './changeApplier';
 import { TimeSlice } from '../services/timeSlice';
+import type { ChatViewProvider } from './chatViewProvider';
+import { entryPointHandlers } from './editorEntryPoints';
+import { exportChat } from './exportChat';
+import type { PendingFeedback } from './pendingFeedback';
 
 export interface HandlerDeps {
   controller: StrataController;
@@ -24,6 +28,8 @@ export interface HandlerDeps {
   documents: RequestDocuments;
   workspace: HostWorkspace;
   changes: ChangeApplier;
+  view: ChatViewProvider;
+  pending: PendingFeedback;
 }
 
 /** A tree node or anything else that names an attached item. */
@@ -54,6 +60,7 @@ async function pickItem(
 export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandler> {
   const { controller, session } = d;
   return {
+    ...entryPointHandlers({ controller, view: d.view }),
     'strata.newChat': () => controller.newChat(),
     'strata.acceptChange': (arg?: unknown) => d.changes.accept(arg),
     'strata.rejectChange': (arg?: unknown) => d.changes.reject(arg),
@@ -64,15 +71,20 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
     'strata.attachOpenEditors': () => controller.attach('openEditors'),
     'strata.pin': async (arg?: unknown) => {
       const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Pin an attachment (never pruned)'), (i) => !i.pinned));
-      return ref ? controller.setPinned(ref, true) : false;
+      return ref ? d.pending.setPinned(ref, true) : false;
     },
     'strata.unpin': async (arg?: unknown) => {
       const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Unpin an attachment'), (i) => i.pinned));
-      return ref ? controller.setPinned(ref, false) : false;
+      return ref ? d.pending.setPinned(ref, false) : false;
     },
     'strata.removeAttachment': async (arg?: unknown) => {
       const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Remove an attachment from this chat'), () => true));
-      return ref ? controller.remove(ref) : false;
+      return ref ? d.pending.remove(ref) : false;
+    },
+    // Argument: a tree row (its `ref`), a ref, or `{ bannerId }` from the panel's Undo.
+    'strata.undoPending': (arg?: unknown) => {
+      const bannerId = arg && typeof arg === 'object' && 'bannerId' in arg ? String((arg as { bannerId: unknown }).bannerId) : undefined;
+      return d.pending.undo(bannerId !== undefined ? { bannerId } : { ref: refOf(arg) });
     },
     'strata.compactNow': () =>
       vscode.window.withProgress(
@@ -158,31 +170,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       );
       return true;
     },
-    'strata.exportChat': async (arg?: unknown) => {
-      const chat = { id: session.activeChatId, title: session.title };
-      if (!session.store.hasChat(chat.id)) throw new Error('This chat has no saved turns to export yet.');
-      const markdown = session.store.exportMarkdown(chat.id, await d.resolver.knownSecrets());
-      const target =
-        arg instanceof vscode.Uri
-          ? arg
-          : await vscode.window.showSaveDialog({
-              filters: { Markdown: ['md'] },
-              defaultUri: vscode.workspace.workspaceFolders?.[0]
-                ? vscode.Uri.joinPath(
-                    vscode.workspace.workspaceFolders[0].uri,
-                    `${
-                      chat.title
-                        .replace(/[^A-Za-z0-9 _-]+/g, '')
-                        .trim()
-                        .slice(0, 40) || 'strata-chat'
-                    }.md`,
-                  )
-                : undefined,
-            });
-      if (!target) return undefined;
-      await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(markdown));
-      return target;
-    },
+    'strata.exportChat': (arg?: unknown, options?: unknown) => exportChat({ session, resolver: d.resolver }, arg, options),
     'strata.importChat': async (arg?: unknown) => {
       const source =
         arg instanceof vscode.Uri
@@ -197,10 +185,12 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       );
       await controller.switchChat(result.chatId);
       const dropped = result.dropped.length;
+      const bare = result.warnings.some((w) => w.includes('exported without its attached files'));
       void vscode.window.showInformationMessage(
-        dropped > 0
+        (dropped > 0
           ? vscode.l10n.t('Strata: imported {0} turns; {1} attachments outside this workspace were left out.', result.turns, dropped)
-          : vscode.l10n.t('Strata: imported {0} turns.', result.turns),
+          : vscode.l10n.t('Strata: imported {0} turns.', result.turns)) +
+          (bare ? ` ${vscode.l10n.t('It was exported without its attached files: the chat continues without them.')}` : ''),
       );
       return result;
     },

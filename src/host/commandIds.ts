@@ -26,6 +26,13 @@ export const COMMAND_IDS = [
   // Actions of a Context Layers tree item.
   'strata.openSource',
   'strata.showContent',
+  // Editor entry points: the context menus' items, the code actions' command, focus the input.
+  'strata.addSelectionToStrata',
+  'strata.attachFileToStrata',
+  'strata.askStrata',
+  'strata.focusInput',
+  // Takes back a pending pin, unpin or remove (a tree row's Undo, the panel banner's Undo).
+  'strata.undoPending',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

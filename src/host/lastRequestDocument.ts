@@ -5,6 +5,7 @@
  * never appear in it: it is built from the envelope, which holds neither.
  */
 import { LAYER_IDS } from '../engine/types';
+import { providerCachePrediction } from '../services/cacheModel';
 import { percent, fmt } from '../services/ledgerTree';
 import type { WholeRequest } from './sentRequests';
 
@@ -20,7 +21,7 @@ export function lastRequestDocument(r: WholeRequest): string {
     `// Outcome: ${r.status}`,
     `// Prompt: ${fmt(env.totalTokens)} tokens of the ${fmt(env.budget)}-token budget (${percent(env.totalTokens, env.budget)})`,
     `// Layers: ${layers}`,
-    `// Cached: ${fmt(env.ledger.cachedTokens)} predicted; ${reported}`,
+    `// Cached: ${fmt(providerCachePrediction(r.provider, env.ledger.cachedTokens))} predicted; ${reported}`,
     `// Prefix: ${env.prefixBreak ? `changed (${env.prefixBreakReason ?? 'unknown'})` : 'the previous request is kept as a prefix'}`,
   ];
   for (const p of env.pruned)

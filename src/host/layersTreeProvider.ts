@@ -20,15 +20,16 @@ const ICONS: Record<TreeIcon, string> = {
   warning: 'warning',
   tool: 'tools',
   framing: 'symbol-misc',
+  removed: 'trash',
 };
 
 /** Icon colours carry the status (superseded and pruned greyed, pinned highlighted). */
 function iconFor(node: LedgerTreeNode): vscode.ThemeIcon {
-  const id = node.status === 'pinned' ? 'pinned' : ICONS[node.icon];
+  const id = node.status === 'pinned' && node.icon !== 'removed' ? 'pinned' : ICONS[node.icon];
   const color =
     node.status === 'pruned' || node.status === 'superseded'
       ? new vscode.ThemeColor('disabledForeground')
-      : node.icon === 'warning'
+      : node.icon === 'warning' || node.icon === 'removed'
         ? new vscode.ThemeColor('problemsWarningIcon.foreground')
         : node.status === 'pinned'
           ? new vscode.ThemeColor('charts.blue')

@@ -272,7 +272,7 @@ export class StrataController extends Disposable implements PanelHandler {
     return id;
   }
 
-  private clearBanners(pred: (b: BannerView) => boolean = () => true): void {
+  clearBanners(pred: (b: BannerView) => boolean = () => true): void {
     const kept = this.banners.filter((b) => !pred(b));
     if (kept.length !== this.banners.length) {
       this.banners = kept;
@@ -285,7 +285,8 @@ export class StrataController extends Disposable implements PanelHandler {
   }
 
   private async bannerAction(bannerId: string, action: BannerAction): Promise<void> {
-    this.clearBanners((b) => b.id === bannerId);
+    // Show Log is for reading why: the banner and its Retry stay.
+    if (action !== 'showLog') this.clearBanners((b) => b.id === bannerId);
     switch (action) {
       case 'setApiKey':
         await vscode.commands.executeCommand('strata.setApiKey');
@@ -301,6 +302,9 @@ export class StrataController extends Disposable implements PanelHandler {
         return;
       case 'retry':
         if (this.lastText !== undefined) await this.send(this.lastText);
+        return;
+      case 'undo':
+        await vscode.commands.executeCommand('strata.undoPending', { bannerId });
         return;
       case 'dismiss':
         return;

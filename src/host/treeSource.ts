@@ -4,7 +4,8 @@
  * are built by the pure model in src/services/ledgerTree.ts.
  */
 import type { TurnEnvelope } from '../engine/engine';
-import type { Segment } from '../engine/types';
+import type { LedgerNode, Segment } from '../engine/types';
+import { rebuildTurnLedger } from '../services/session/pastLedger';
 import type { ChatSession } from '../services/chatSession';
 import type { TurnMeta } from '../services/store/chatStore';
 import { buildLedgerTree, sourceOfKey, type LedgerTreeNode, type NextItem, type RequestRecord } from '../services/ledgerTree';
@@ -12,7 +13,13 @@ import type { SentRequest } from './sentRequests';
 import type { StrataController } from './strataController';
 import { providerCachePrediction } from '../services/cacheModel';
 
-function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget: number): RequestRecord {
+/** One request as the tree shows it: from the request this window sent when it has it, else from the saved turn. */
+export function recordOf(
+  meta: TurnMeta,
+  sent: SentRequest | undefined,
+  fallbackBudget: number,
+  loadLedger?: () => LedgerNode | undefined,
+): RequestRecord {
   if (sent) {
     const env = sent.envelope;
     const r: RequestRecord = {
@@ -44,6 +51,7 @@ function recordOf(meta: TurnMeta, sent: SentRequest | undefined, fallbackBudget:
     outcome: meta.stopped ? 'stopped' : 'complete',
   };
   if (meta.prefixBreak) r.prefixBreakReason = meta.prefixBreak;
+  if (loadLedger) r.loadLedger = loadLedger;
   if (meta.layerTokens) r.layerTokens = meta.layerTokens;
   if (meta.layerCached) r.layerCached = meta.layerCached;
   if (meta.model) r.model = meta.model;
@@ -94,13 +102,19 @@ export function treeNodes(controller: StrataController, session: ChatSession, su
   const sent = controller.sentRequests();
   const metas = session.turnMetas();
   // One record per turn, made when the Requests list is opened (not at every refresh of a long chat).
-  const requests = { count: metas.length, records: () => metas.map((m) => recordOf(m, sent.get(m.turn), budget)) };
+  // A request this window did not send lists its items too, rebuilt from the saved chat when opened.
+  const chatId = session.activeChatId;
+  const load = (turn: number) => () => rebuildTurnLedger(session.store, chatId, session.engine.options, metas, turn);
+  const requests = { count: metas.length, records: () => metas.map((m) => recordOf(m, sent.get(m.turn), budget, load(m.turn))) };
   // The last request: the newest sent from this window (a preview included), else the last saved turn.
   const lastSent = controller.lastSent();
   let last: RequestRecord | undefined;
   if (lastSent && lastSent.turn >= (metas[metas.length - 1]?.turn ?? 0))
     last = recordOf(metas[lastSent.turn - 1] ?? ({ turn: lastSent.turn } as TurnMeta), lastSent, budget);
-  else if (metas.length > 0) last = recordOf(metas[metas.length - 1], sent.get(metas[metas.length - 1].turn), budget);
+  else if (metas.length > 0) {
+    const m = metas[metas.length - 1];
+    last = recordOf(m, sent.get(m.turn), budget, load(m.turn));
+  }
   const next = nextItems(session, predicted);
   const nodes = buildLedgerTree({ last, next, nextTotal: predicted?.totalTokens, budget, requests, suggested });
   if (!meter.cacheExpired) return nodes;

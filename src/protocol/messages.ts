@@ -195,8 +195,8 @@ export interface ModelOption {
   detail?: string;
 }
 
-export type BannerAction = 'setApiKey' | 'openSettings' | 'retry' | 'selectModel' | 'showLog' | 'dismiss';
-export const BANNER_ACTIONS: readonly BannerAction[] = ['setApiKey', 'openSettings', 'retry', 'selectModel', 'showLog', 'dismiss'];
+export type BannerAction = 'setApiKey' | 'openSettings' | 'retry' | 'selectModel' | 'showLog' | 'undo' | 'dismiss';
+export const BANNER_ACTIONS: readonly BannerAction[] = ['setApiKey', 'openSettings', 'retry', 'selectModel', 'showLog', 'undo', 'dismiss'];
 
 export interface BannerView {
   id: string;

@@ -473,7 +473,9 @@ export class ChatCacheSimulator {
  * The engine's predicted cached prefix (block-level, `ledger.cachedTokens`) as a provider reports
  * it: OpenAI serves whole 128-token steps from 1,024 tokens on; Anthropic from 1,024 tokens, up to a
  * breakpoint (the transcript layout marks the previous request's end, where that prefix ends);
- * other providers report nothing, so the prediction stands as it is.
+ * other providers report nothing, so the prediction stands as it is. This is the one predicted
+ * figure every view shows (the Context Layers tree, "Show Last Request", a turn's bar, the meter,
+ * a tool step), so none of them can disagree about the same request.
  */
 export function providerCachePrediction(provider: string | undefined, prefixTokens: number): number {
   if (provider === 'openai') return openaiCacheable(prefixTokens);

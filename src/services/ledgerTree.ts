@@ -30,7 +30,8 @@ export type TreeIcon =
   | 'history'
   | 'warning'
   | 'tool'
-  | 'framing';
+  | 'framing'
+  | 'removed';
 
 export interface TreeSource {
   /** Workspace path (`<folder>/<path>` in multi-root) or `untitled:<n>`. */
@@ -396,7 +397,10 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
     const load = r.loadLedger;
     node.lazyChildren = () => {
       const ledger = load();
-      return ledger ? layerNodes(id, ledger) : [infoNode(`${id}/unavailable`, 'The breakdown of this request is not available.')];
+      if (ledger) return layerNodes(id, ledger);
+      // Not rebuilt (the chat changed on disk): the layer totals saved with the turn, if any.
+      if (r.layerTokens && Object.keys(r.layerTokens).length > 0) return savedLayerNodes(id, r.layerTokens, r.layerCached ?? {}, r.budget);
+      return [infoNode(`${id}/unavailable`, 'The breakdown of this request is not available.')];
     };
   } else if (r.layerTokens && Object.keys(r.layerTokens).length > 0) {
     const totals = r.layerTokens;

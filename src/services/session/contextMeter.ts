@@ -6,6 +6,7 @@
 import type { PromptContextEngine, TurnEnvelope, TurnInput } from '../../engine/engine';
 import { computeBudget, DEFAULT_THRESHOLDS, safetyMargin } from '../../engine/budget';
 import type { MeterLevel, MeterView } from '../../protocol/messages';
+import { providerCachePrediction } from '../cacheModel';
 import type { TurnMeta } from '../store/chatStore';
 import type { TimeSlice } from '../timeSlice';
 
@@ -162,6 +163,7 @@ function meterView(env: TurnEnvelope, engine: PromptContextEngine, lastMeta: Tur
 /** The share of the last request the provider's cache served (reported when known, else predicted). */
 function cachedShare(meta: TurnMeta): number | undefined {
   if (meta.usage && meta.usage.input > 0) return meta.usage.cacheRead / meta.usage.input;
-  if (meta.predicted && meta.predicted.promptTokens > 0) return meta.predicted.cachedTokens / meta.predicted.promptTokens;
+  if (meta.predicted && meta.predicted.promptTokens > 0)
+    return providerCachePrediction(meta.provider, meta.predicted.cachedTokens) / meta.predicted.promptTokens;
   return undefined;
 }

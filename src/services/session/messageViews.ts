@@ -2,6 +2,7 @@
 import type { ChatState } from '../../engine/state';
 import { LAYER_IDS, type LayerId } from '../../engine/types';
 import { isMessage, type CostView, type LayerBar, type MessageView } from '../../protocol/messages';
+import { providerCachePrediction } from '../cacheModel';
 import type { TurnMeta } from '../store/chatStore';
 import { STEP_TEXT_SEPARATOR } from '../turn/toolLoopState';
 import { inputLabel } from './attachmentNames';
@@ -84,7 +85,7 @@ export function layerBar(meta: TurnMeta): LayerBar | undefined {
   const layers = Object.fromEntries(LAYER_IDS.map((id: LayerId) => [id, meta.layerTokens![id] ?? 0])) as LayerBar['layers'];
   const total = LAYER_IDS.reduce((n, id) => n + layers[id], 0);
   const reported = meta.usage !== undefined;
-  const cached = reported ? meta.usage!.cacheRead : (meta.predicted?.cachedTokens ?? 0);
+  const cached = reported ? meta.usage!.cacheRead : providerCachePrediction(meta.provider, meta.predicted?.cachedTokens ?? 0);
   const bar: LayerBar = { layers, total, cached, cachedReported: reported };
   if (meta.layerCached && cached > 0) {
     // The engine's per-layer split, scaled to the total the provider reported.

@@ -66,8 +66,10 @@ export class PendingOperations {
   setPinned(state: ChatState, id: string, pinned: boolean): boolean {
     const e = latestEntry(state, id);
     if (!e || e.presence === 'detached') return false;
-    if (e.essential === pinned) this.items.delete(id);
-    else this.items.set(id, pinned ? 'pin' : 'unpin');
+    // Kept by artifact id whichever version was named, so the item's view shows it.
+    const key = e.artifact.id;
+    if (e.essential === pinned) this.items.delete(key);
+    else this.items.set(key, pinned ? 'pin' : 'unpin');
     return true;
   }
 
@@ -75,7 +77,7 @@ export class PendingOperations {
   remove(state: ChatState, id: string): boolean {
     const e = latestEntry(state, id);
     if (!e || e.presence === 'detached' || !entryRef(e)) return false;
-    this.items.set(id, 'detach');
+    this.items.set(e.artifact.id, 'detach');
     return true;
   }
 

@@ -45,7 +45,7 @@ import {
   type LoadedChat,
   type TurnMeta,
 } from './chatTypes';
-import { chatToMarkdown, secretsOf } from './markdownExport';
+import { chatToMarkdown, secretsOf, type ExportOptions } from './markdownExport';
 import { parseChatExport, parseChatExportSteps, type ParsedExport } from './markdownImport';
 import { SavedForms } from './savedForms';
 import { decodeChatState } from './stateDecoding';
@@ -562,10 +562,10 @@ export class ChatStore {
    * values, and `extraSecrets` — the host's stored API keys) are replaced by [REDACTED] everywhere; an
    * export that would still contain one is refused.
    */
-  exportMarkdown(chatId: string, extraSecrets: readonly string[] = []): string {
+  exportMarkdown(chatId: string, extraSecrets: readonly string[] = [], options: ExportOptions = {}): string {
     const loaded = this.loadChat(chatId);
     const secrets = [...new Set([...secretsOf(this.options), ...extraSecrets.filter((x) => x.length >= 8)])];
-    return chatToMarkdown(loaded, secrets);
+    return chatToMarkdown(loaded, secrets, options);
   }
 
   /**

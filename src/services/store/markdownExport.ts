@@ -5,7 +5,7 @@
  * replaced by [REDACTED] everywhere (tool steps too); an export that would still contain one is refused.
  */
 import type { ChatState, EntryState, ToolStepRecord } from '../../engine/state';
-import { encodeState, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
+import { encodeState, referencedBlobs, stateBlobs, withoutEntries, type EngineMeta } from '../../engine/stateCodec';
 import { sha256Hex } from '../../common/hash';
 import { EXPORT_FORMAT, FORMAT_VERSION } from './chatFormat';
 import { ChatStoreError, type ChatStoreOptions, type LoadedChat, type TurnMeta } from './chatTypes';
@@ -25,18 +25,45 @@ export function secretsOf(options: ChatStoreOptions): string[] {
   return [...out].sort((a, b) => b.length - a.length);
 }
 
+/** What holds workspace content in an export: attached files and selections, and what tools read. */
+const ATTACHED_KINDS: ReadonlySet<string> = new Set(['file', 'selection', 'tool', 'diagnostics', 'folder']);
+
+/** The attached items (by artifact id) whose content an export embeds. */
+export function embeddedAttachments(state: ChatState): string[] {
+  const ids = new Set<string>();
+  for (const e of state.entries.values()) if (ATTACHED_KINDS.has(e.artifact.kind)) ids.add(e.artifact.id);
+  return [...ids];
+}
+
+export interface ExportOptions {
+  /**
+   * Leave the attached files' content out: the Markdown still lists what each turn attached, and an
+   * import continues the chat without them (as for paths a workspace does not allow).
+   */
+  withoutAttachments?: boolean;
+}
+
 /** The Markdown of a loaded chat with every one of `secrets` replaced; a `secret` error if one would remain. */
-export function chatToMarkdown(loaded: LoadedChat, secrets: readonly string[]): string {
+export function chatToMarkdown(loaded: LoadedChat, secrets: readonly string[], options: ExportOptions = {}): string {
   const { state, redacted } = scrubState(loaded.state, secrets);
   const title = scrub(loaded.title, secrets);
-  const enc = encodeState(state, { engine: loaded.engine });
+  let enc = encodeState(state, { engine: loaded.engine });
   const blobs: Record<string, string> = {};
   for (const b of stateBlobs(state)) blobs[b.hash] = b.text;
-  const turns = JSON.parse(scrub(JSON.stringify(loaded.turns), secrets)) as TurnMeta[];
-  const payload = { format: EXPORT_FORMAT, v: FORMAT_VERSION, chat: { id: loaded.id, title }, state: enc, turns, blobs };
+  let turns = JSON.parse(scrub(JSON.stringify(loaded.turns), secrets)) as TurnMeta[];
+  let omitted: number | undefined;
+  if (options.withoutAttachments) {
+    const drop = new Set([...state.entries].filter(([, e]) => ATTACHED_KINDS.has(e.artifact.kind)).map(([k]) => k));
+    omitted = embeddedAttachments(state).length;
+    enc = withoutEntries(enc, drop);
+    const kept = new Set(referencedBlobs(enc));
+    for (const h of Object.keys(blobs)) if (!kept.has(h)) delete blobs[h];
+    turns = turns.map((t) => ({ ...t, attachments: t.attachments.filter((a) => !drop.has(a.key)) }));
+  }
+  const payload = { format: EXPORT_FORMAT, v: FORMAT_VERSION, chat: { id: loaded.id, title }, state: enc, turns, blobs, omitted };
   const json = JSON.stringify(payload);
   const md =
-    renderMarkdown(loaded.id, title, state, loaded.engine, redacted) +
+    renderMarkdown(loaded.id, title, state, loaded.engine, redacted, omitted) +
     `\n<!-- strata-chat: ${Buffer.from(json, 'utf8').toString('base64')} -->\n`;
   for (const s of secrets) {
     if (md.includes(s) || json.includes(s))
@@ -121,12 +148,24 @@ function describeEntry(e: EntryState): string {
   return `\`${where.replace(/`/g, "'")}\` (${a.kind}${a.version > 1 ? `, version ${a.version}` : ''}, sha ${a.contentHash.slice(0, 8)})`;
 }
 
-function renderMarkdown(id: string, title: string, state: ChatState, engine: EngineMeta | undefined, redacted: string[]): string {
+function renderMarkdown(
+  id: string,
+  title: string,
+  state: ChatState,
+  engine: EngineMeta | undefined,
+  redacted: string[],
+  omitted: number | undefined,
+): string {
   const out: string[] = [`# ${title.replace(/\n/g, ' ')}`, ''];
   const facts = [`chat \`${id}\``, `${state.completedTurns} turn${state.completedTurns === 1 ? '' : 's'}`];
   if (engine) facts.push(`layout ${engine.layout}`, `changed files: ${engine.policy}`, `context window ${engine.limits.contextWindow}`);
   out.push(`_Exported from Strata: ${facts.join(' · ')}._`, '');
   if (redacted.length > 0) out.push(`_Secrets were replaced by ${REDACTED} in ${redacted.length} attachment(s)._`, '');
+  if (omitted !== undefined)
+    out.push(
+      `_Exported without attached files: the content of ${omitted} attached item(s) is left out; each turn still lists what it attached. Importing continues the chat without them._`,
+      '',
+    );
   for (const t of state.turns) {
     out.push(`## Turn ${t.turn}`, '', '**You:**', '', t.userText.length > 0 ? t.userText : '_(empty message)_', '');
     if (t.items.length > 0) {
@@ -135,12 +174,13 @@ function renderMarkdown(id: string, title: string, state: ChatState, engine: Eng
         const e = state.entries.get(i.key)!;
         const how =
           i.mode === 'missing' ? 'file deleted, last snapshot kept' : i.mode === 'reference' ? 'referenced (sent earlier)' : 'sent in full';
-        out.push(`- ${describeEntry(e)}: ${how}`);
+        const left = omitted !== undefined && ATTACHED_KINDS.has(e.artifact.kind) ? ' (content not in this export)' : '';
+        out.push(`- ${describeEntry(e)}: ${how}${left}`);
       }
       out.push('');
       for (const i of t.items) {
         const e = state.entries.get(i.key)!;
-        if (e.artifact.recoverable || i.mode !== 'full') continue;
+        if (e.artifact.recoverable || i.mode !== 'full' || (omitted !== undefined && ATTACHED_KINDS.has(e.artifact.kind))) continue;
         const a = e.artifact;
         const fence = fenceFor(a.content);
         const lang = /\.([A-Za-z0-9]+)$/.exec(a.source.uri)?.[1] ?? '';

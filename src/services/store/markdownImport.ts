@@ -141,6 +141,10 @@ export function* parseChatExportSteps(text: string, isAllowedPath: (path: string
   const turns = (p.turns as TurnMeta[]).map((t) => ({ ...t, attachments: t.attachments.filter((a) => !drop.has(a.key)) }));
   const full = encodeState(state, { engine });
   const warnings: string[] = [];
+  if (typeof p.omitted === 'number' && p.omitted > 0)
+    warnings.push(
+      `it was exported without its attached files: ${p.omitted} attached item(s) are not in it, and the chat continues without them`,
+    );
   if (dropped.length > 0)
     warnings.push(
       `${dropped.length} attachment path(s) are not allowed in this workspace and were left out: ${dropped.map((d) => d.path).join(', ')}`,

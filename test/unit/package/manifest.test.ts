@@ -143,9 +143,12 @@ describe('manifest', () => {
     }
   });
 
-  it('offers Attach Selection in the editor context menu and on Ctrl/Cmd+Alt+A', () => {
+  it('offers Attach Selection in the editor context menu (as "Add Selection to Strata") and on Ctrl/Cmd+Alt+A', () => {
     const editorMenu: MenuItem[] = contributes.menus['editor/context'];
-    assert.ok(editorMenu.some((item) => item.command === 'strata.attachSelection'));
+    // The menu names whose item it is; the Command Palette keeps "Strata: Attach Selection".
+    assert.ok(editorMenu.some((item) => item.command === 'strata.addSelectionToStrata'));
+    assert.equal(localized(commands.find((c) => c.command === 'strata.addSelectionToStrata')!.title), 'Add Selection to Strata');
+    assert.equal(localized(commands.find((c) => c.command === 'strata.attachSelection')!.title), 'Attach Selection');
     assert.deepEqual(
       contributes.keybindings
         .filter((k: { command: string }) => k.command === 'strata.attachSelection')

@@ -1,0 +1,163 @@
+/**
+ * Feedback at once in the real workbench: Remove on a Context Layers row shows at once that the item
+ * leaves the next message — the row marked, listed under "Next message", a banner in the panel saying
+ * what it costs in uncached tokens, with Undo that takes it back. Export Chat names how many attached
+ * files it embeds, offers to leave them out, and says where it wrote, with Open and Reveal.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ChatPanel, normalize } from './support/chatPanel';
+import { e2eSession, type E2ESession } from './support/session';
+import { Steps } from './support/steps';
+import {
+  chatFrame,
+  notifications,
+  openFile,
+  openStrataView,
+  poll,
+  runCommand,
+  showContextLayers,
+  TIMEOUT,
+  waitForWorkbench,
+} from './support/workbench';
+
+const FILES = ['src/invoice.ts', 'src/money.ts', 'src/render.ts', 'src/tax.ts'];
+const REMOVED = 'src/invoice.ts';
+
+describe('e2e: feedback at once in the real workbench', function () {
+  this.timeout(300_000);
+  let session: E2ESession;
+
+  before(async function () {
+    this.timeout(180_000);
+    session = await e2eSession();
+  });
+
+  it('a tree Remove shows pending with its cost and Undo; Export says what it embeds and where it wrote', async () => {
+    const steps = new Steps(session, 'feedback');
+    const { page } = session;
+    await steps.run('workbench loaded', () => waitForWorkbench(page));
+    await steps.run('chat panel open', async () => {
+      await openStrataView(page);
+      await new ChatPanel(page, await chatFrame(page)).waitUntilReady();
+    });
+    await steps.run('Strata: New Chat', () => runCommand(page, 'Strata: New Chat'));
+    // Enough context for a cached prefix (over 1,024 tokens), so removing an early item breaks it.
+    for (const file of FILES) await steps.run(`${file} opened`, () => openFile(page, file));
+    await steps.run('Strata: Attach Open Editors', () => runCommand(page, 'Strata: Attach Open Editors'));
+    await openStrataView(page);
+    const panel = new ChatPanel(page, await chatFrame(page));
+    await panel.waitUntilReady();
+    const frame = await chatFrame(page);
+    for (const q of ['How are the totals of an invoice computed?', 'And where is rounding done?']) {
+      const replies = await panel.messages('assistant').count();
+      await steps.run(`sent: ${q}`, () => panel.typeAndSend(q));
+      await steps.run('reply complete', () =>
+        poll('the reply to finish', TIMEOUT.reply, async () =>
+          (await panel.messages('assistant').count()) > replies &&
+          (await panel.messages('assistant').last().getAttribute('data-status')) === 'complete'
+            ? true
+            : undefined,
+        ),
+      );
+    }
+
+    const tree = page.locator('[id="workbench.view.extension.strata"]');
+    const rows = tree.locator('.monaco-list-row');
+    const rowNamed = (name: string) => rows.filter({ has: page.locator('.label-name', { hasText: name }) });
+    await steps.run('Context Layers shows the attachment', async () => {
+      await showContextLayers(page);
+      // The workbench remembers a layer the user (or an earlier test) closed: L2 is opened if so.
+      const l2 = rows.filter({ has: page.locator('.label-name', { hasText: 'L2 Library' }) }).first();
+      await l2.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      if ((await l2.getAttribute('aria-expanded')) === 'false') await l2.click();
+      await poll(`a row for ${REMOVED}`, TIMEOUT.ui, async () => ((await rowNamed(REMOVED).count()) > 0 ? true : undefined));
+    });
+
+    await steps.run(`Remove on the ${REMOVED} row`, async () => {
+      const row = rowNamed(REMOVED).first();
+      await row.hover();
+      await row.locator('.action-label[aria-label^="Remove Attachment"]').click();
+    });
+    const pendingText = await steps.run('pending at once: the row, Next message, the banner with Undo', async () => {
+      const description = await poll('the row to say it is removed', TIMEOUT.ui, async () => {
+        const texts = await rows.evaluateAll((els) =>
+          els.map(
+            (el) => `${el.querySelector('.label-name')?.textContent ?? ''}|${el.querySelector('.label-description')?.textContent ?? ''}`,
+          ),
+        );
+        return texts.find((t) => t.startsWith(`${REMOVED}|removed from next message`));
+      });
+      const next = await rows
+        .filter({ has: page.locator('.label-name', { hasText: 'Next message' }) })
+        .first()
+        .innerText();
+      assert.match(normalize(next), /1 pending/);
+      const banner = frame.locator('[data-testid="strata-info"]').filter({ hasText: 'removed from next message' }).first();
+      await banner.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      const text = normalize(await banner.innerText());
+      assert.match(
+        text,
+        /src\/invoice\.ts: removed from next message\. Removing breaks the cache: next message ~[\d,]+ → ~[\d,]+ uncached tokens\./,
+      );
+      assert.equal(await banner.getByText('Undo').isVisible(), true);
+      return `${description} / ${text}`;
+    });
+    const figures = /~([\d,]+) → ~([\d,]+) uncached/.exec(pendingText)!;
+    assert.ok(Number(figures[2].replace(/,/g, '')) > Number(figures[1].replace(/,/g, '')), pendingText);
+    await session.screenshot('feedback-remove-pending');
+
+    await steps.run('Undo in the panel takes it back', async () => {
+      await frame.locator('[data-testid="strata-info"]').filter({ hasText: 'removed from next message' }).first().getByText('Undo').click();
+      await poll('the pending row to go', TIMEOUT.ui, async () => {
+        const texts = await rows.locator('.label-description').allInnerTexts();
+        return texts.some((t) => t.includes('removed from next message')) ? undefined : true;
+      });
+      assert.equal(await frame.locator('[data-testid="strata-info"]').filter({ hasText: 'removed from next message' }).count(), 0);
+    });
+    await session.screenshot('feedback-remove-undone');
+
+    const exported = await steps.run('Export Chat names what it embeds and offers it without', async () => {
+      // Run from the Command Palette; the question reuses the palette's widget, so it stays open.
+      await page.keyboard.press('F1');
+      const quick = page.locator('.quick-input-widget');
+      await quick.locator('.quick-input-box input').fill('>Strata: Export Chat');
+      await quick.locator('.monaco-list-row.focused[aria-label^="Strata: Export Chat"]').waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await page.keyboard.press('Enter');
+      const title = await poll('the export question', TIMEOUT.ui, async () => {
+        const t = await quick
+          .locator('.quick-input-title')
+          .innerText()
+          .catch(() => '');
+        return /attached files? embedded/.test(t) ? t : undefined;
+      });
+      assert.match(title, /^Export Chat: \d+ attached files? embedded$/);
+      await session.screenshot('feedback-export-question');
+      await quick.locator('.monaco-list-row', { hasText: 'Export without attached files' }).click();
+      // The save dialog (the workbench's own in the browser) proposes a file in the workspace: accept it.
+      const input = quick.locator('.quick-input-box input');
+      await poll('the save dialog', TIMEOUT.ui, async () => ((await input.inputValue()).endsWith('.md') ? true : undefined));
+      const target = await input.inputValue();
+      await page.keyboard.press('Enter');
+      return target;
+    });
+    const toast = await steps.run('a notification says where it wrote, with Open and Reveal', async () => {
+      const text = await poll('the export notification', TIMEOUT.ui, async () =>
+        (await notifications(page)).find((t) => t.startsWith('Strata: exported the chat to')),
+      );
+      const item = page.locator('.notification-toast').filter({ hasText: 'Strata: exported the chat to' }).first();
+      const buttons = (await item.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
+      assert.ok(buttons.includes('Open') && buttons.some((b) => b.startsWith('Reveal')), `buttons: ${buttons.join(', ')}`);
+      return text;
+    });
+    assert.match(toast, /without its \d+ attached file\(s\)\.$/);
+    await session.screenshot('feedback-export-notification');
+    const written = path.join(session.workspace, path.basename(exported));
+    const md = await poll('the exported file', TIMEOUT.ui, async () =>
+      fs.existsSync(written) ? fs.readFileSync(written, 'utf8') : undefined,
+    );
+    assert.match(md, /Exported without attached files/);
+    fs.rmSync(written, { force: true });
+  });
+});
