@@ -10,13 +10,18 @@ import { PromptContextEngine, type AttachmentRef, type TurnEnvelope, type TurnIn
 import type { IsolationPolicy, Rejection } from '../src/engine/isolation';
 import type { Violation } from '../src/engine/invariants';
 import { TurnPipeline, type SendOptions, type TurnOutcome } from '../src/services/turnPipeline';
-import type { TurnRequest } from '../src/services/turn/turnRequest';
+import type { TurnAttachment, TurnRequest } from '../src/services/turn/turnRequest';
 import { ScriptedProvider } from '../src/services/providers/scripted';
 import type { ChatProvider } from '../src/services/providers/types';
 import type { AttachmentSpec } from '../src/services/workspacePort';
-import { TOOL_DEFINITIONS } from '../src/services/tools/definitions';
+import { CODE_TOOL_NAMES, toolDefinitionsFor } from '../src/services/tools/definitions';
 import { DEFAULT_TOOL_LIMITS, ToolExecutor } from '../src/services/tools/executor';
-import { attachmentLabel, VirtualWorkspace, type Trajectory, type TrajectoryAttachment } from './trajectory';
+import { attachmentLabel, VirtualWorkspace, type Trajectory, type TrajectoryAttachment, type TrajectoryTurn } from './trajectory';
+import { CodeIntelWorkspace } from './codeIntelWorkspace';
+import { isThenable } from '../src/common/steps';
+import { DEFAULT_IMPORT_BUDGET, DEFAULT_IMPORT_DEPTH, filesWithImports } from '../src/services/codeIntel/importGraph';
+import { DEFAULT_DEFINITIONS_BUDGET, definitionsForSelection } from '../src/services/codeIntel/selectionDefinitions';
+import { definitionAttachments, importAttachments } from '../src/services/codeIntel/contextAttachments';
 import { NODE_HASHER } from '../src/services/nodeHasher';
 
 /** The id the replay gives the k-th (1-based) tool call of a turn; the tools-plain baseline uses the same. */
@@ -27,6 +32,23 @@ export function replayToolCallId(turn: number, k: number): string {
 /** The trajectory scripts tool calls: the replay offers the workspace tools. */
 export function usesTools(traj: Trajectory): boolean {
   return traj.turns.some((t) => (t.tools?.length ?? 0) > 0);
+}
+
+/**
+ * The trajectory uses code intelligence (a code tool, or an `attach` with imports or definitions):
+ * its workspace answers code-intelligence calls and the code tools are offered with the others.
+ */
+export function usesCodeIntel(traj: Trajectory): boolean {
+  const codeTools: readonly string[] = CODE_TOOL_NAMES;
+  return traj.turns.some(
+    (t) => (t.tools ?? []).some((c) => codeTools.includes(c.name)) || (t.attach ?? []).some((a) => a.withImports || a.withDefinitions),
+  );
+}
+
+/** The answer of a code-intelligence walk over the in-memory workspace, which answers synchronously. */
+function now<T>(v: T | Promise<T>): T {
+  if (isThenable(v)) throw new Error('the in-memory workspace answered a code-intelligence call with a promise');
+  return v;
 }
 
 /** The extension's defaults (strata.tools.maxSteps, strata.tools.maxTurnTokens). */
@@ -136,7 +158,8 @@ export class ReplayRun {
     readonly traj: Trajectory,
     readonly opts: ReplayOptions,
   ) {
-    this.ws = new VirtualWorkspace(traj.files, { fresh: opts.fresh ?? 'changed' });
+    const wsOptions = { fresh: opts.fresh ?? 'changed' } as const;
+    this.ws = usesCodeIntel(traj) ? new CodeIntelWorkspace(traj.files, wsOptions) : new VirtualWorkspace(traj.files, wsOptions);
     this.pipeline = new TurnPipeline({ engine: engineFor(traj, opts), port: this.ws, check: opts.check ?? true });
     if (usesTools(traj)) this.tools = new ToolExecutor(this.ws, opts.tokenizer, DEFAULT_TOOL_LIMITS);
   }
@@ -160,17 +183,69 @@ export class ReplayRun {
         ...calls.map((c, k) => ({ text: '', toolCalls: [{ id: replayToolCallId(i + 1, k + 1), name: c.name, args: c.args }] })),
       );
       send.tools = {
-        definitions: TOOL_DEFINITIONS,
+        definitions: toolDefinitionsFor(this.ws),
         executor: this.tools,
         maxSteps: Math.max(REPLAY_TOOL_STEPS, calls.length),
         maxTurnTokens: REPLAY_TOOL_TURN_TOKENS,
       };
     }
+    const request = turnRequest(this.traj, i, this.ws.isolation);
+    this.expandCodeIntel(t, request);
     return {
-      request: turnRequest(this.traj, i, this.ws.isolation),
+      request,
       send,
       preview: !!this.opts.previewLast && i === this.traj.turns.length - 1,
     };
+  }
+
+  /**
+   * The `attach` forms with code intelligence, expanded as the editor's commands expand them (the
+   * same functions): a file with its imports, a selection with its definitions.
+   */
+  private expandCodeIntel(t: TrajectoryTurn, request: TurnRequest): void {
+    const list = t.attach ?? [];
+    if (!list.some((a) => a.withImports || a.withDefinitions) || !(this.ws instanceof CodeIntelWorkspace)) return;
+    const ws = this.ws;
+    const countTokens = (text: string) => this.opts.tokenizer.count(text);
+    const plain = list.filter((a) => !a.withImports && !a.withDefinitions).map(specOf);
+    const attachments: TurnAttachment[] = [];
+    const rejections = [...(request.rejections ?? [])];
+    for (const a of list) {
+      if (a.withImports) {
+        const closure = now(
+          filesWithImports(ws, [a.file!], {
+            depth: a.depth ?? DEFAULT_IMPORT_DEPTH,
+            budgetTokens: a.budget ?? DEFAULT_IMPORT_BUDGET,
+            countTokens,
+          }),
+        );
+        attachments.push(...importAttachments(closure));
+        rejections.push(...closure.rejections);
+      } else if (a.withDefinitions) {
+        const sel = a.selection!;
+        attachments.push(specOf(a));
+        const defs = now(
+          definitionsForSelection(
+            ws,
+            { path: sel.file, startLine: sel.startLine, endLine: sel.endLine },
+            { budgetTokens: a.budget ?? DEFAULT_DEFINITIONS_BUDGET, countTokens },
+          ),
+        );
+        // A refused selection is reported once, by the pipeline resolving it.
+        if (!defs.selection) continue;
+        attachments.push(...definitionAttachments(defs, this.pipeline.engine.state, plain));
+        rejections.push(...defs.rejections);
+      } else attachments.push(specOf(a));
+    }
+    // A file reached twice (two closures, or a closure and a chip) is attached once.
+    const files = new Set<string>();
+    request.attachments = attachments.filter((a) => {
+      if (a.kind !== 'file') return true;
+      if (files.has(a.path)) return false;
+      files.add(a.path);
+      return true;
+    });
+    request.rejections = rejections;
   }
 
   /** What the caller sees of a turn's outcome; throws on an outcome the replay cannot continue from. */

@@ -3,7 +3,7 @@
  */
 import type { LineRange } from '../src/engine/types';
 import { MemoryWorkspace, type MemoryWorkspaceOptions } from '../src/services/memoryWorkspace';
-import { parseToolArgs, TOOL_NAMES } from '../src/services/tools/definitions';
+import { CODE_TOOL_NAMES, parseToolArgs, TOOL_NAMES } from '../src/services/tools/definitions';
 import type { DiagnosticInfo } from '../src/services/tools/toolPort';
 
 export interface RepeatSpec {
@@ -15,6 +15,14 @@ export type FileValue = string | RepeatSpec;
 export interface TrajectoryAttachment {
   file?: string;
   selection?: { file: string; startLine: number; endLine: number };
+  /** `attach` only, with `file`: the file and what it imports, breadth first (code intelligence). */
+  withImports?: true;
+  /** `attach` only, with `selection`: the selection and the definitions of what it uses (code intelligence). */
+  withDefinitions?: true;
+  /** With `withImports`: import levels followed below the file (default 2). */
+  depth?: number;
+  /** With `withImports` or `withDefinitions`: the token budget of what is added (defaults 8,000 and 4,000). */
+  budget?: number;
 }
 
 /** A tool call the model makes in a turn (a turn's `tools`). */
@@ -84,14 +92,37 @@ function checkFileValue(v: unknown, where: string, allowNull: boolean): void {
   fail(`${where} must be a string${allowNull ? ', null' : ''} or {"repeat": "text", "times": N}`);
 }
 
-function checkAttachments(v: unknown, where: string): void {
+/** The code-intelligence options of an `attach` entry: `withImports` (+ depth, budget) on a file, `withDefinitions` (+ budget) on a selection. */
+function checkCodeIntelForm(a: Record<string, unknown>, w: string): string[] {
+  const opts = ['withImports', 'withDefinitions', 'depth', 'budget'].filter((k) => k in a);
+  if (opts.length === 0) return [];
+  if ('withImports' in a && a.withImports !== true) fail(`${w}.withImports must be true`);
+  if ('withDefinitions' in a && a.withDefinitions !== true) fail(`${w}.withDefinitions must be true`);
+  if (a.withImports && a.file === undefined) fail(`${w}: "withImports" goes with "file" ({"file": path, "withImports": true})`);
+  if (a.withDefinitions && a.selection === undefined)
+    fail(`${w}: "withDefinitions" goes with "selection" ({"selection": {...}, "withDefinitions": true})`);
+  if (!a.withImports && !a.withDefinitions) fail(`${w}: "depth" and "budget" need "withImports" or "withDefinitions"`);
+  if ('depth' in a) {
+    if (!a.withImports) fail(`${w}.depth goes with "withImports"`);
+    if (!Number.isInteger(a.depth) || (a.depth as number) < 0 || (a.depth as number) > 10)
+      fail(`${w}.depth must be an integer from 0 to 10`);
+  }
+  if ('budget' in a && (!Number.isInteger(a.budget) || (a.budget as number) < 1)) fail(`${w}.budget must be a positive integer (tokens)`);
+  return opts;
+}
+
+function checkAttachments(v: unknown, where: string, codeIntel = false): void {
   if (v === undefined) return;
   if (!Array.isArray(v)) fail(`${where} must be an array`);
   v.forEach((a, i) => {
     const w = `${where}[${i}]`;
     if (!isObj(a)) fail(`${w} must be an object with "file" or "selection"`);
-    const keys = Object.keys(a);
-    if (keys.length !== 1 || (keys[0] !== 'file' && keys[0] !== 'selection')) fail(`${w} must have exactly one of "file" or "selection"`);
+    const forms = codeIntel ? checkCodeIntelForm(a, w) : [];
+    const keys = Object.keys(a).filter((k) => !forms.includes(k));
+    if (keys.length !== 1 || (keys[0] !== 'file' && keys[0] !== 'selection'))
+      fail(
+        `${w} must have exactly one of "file" or "selection"${codeIntel ? ' (with "withImports", "withDefinitions", "depth", "budget" as options)' : ''}`,
+      );
     if (a.file !== undefined && typeof a.file !== 'string') fail(`${w}.file must be a string`);
     if (a.selection !== undefined) {
       const s = a.selection;
@@ -110,8 +141,8 @@ function checkTools(v: unknown, where: string): void {
   v.forEach((c, i) => {
     const w = `${where}[${i}]`;
     if (!isObj(c) || typeof c.name !== 'string' || !isObj(c.args)) fail(`${w} must be {"name": string, "args": object}`);
-    if (!(TOOL_NAMES as readonly string[]).includes(c.name))
-      fail(`${w}.name must be one of ${TOOL_NAMES.join(', ')} (got ${JSON.stringify(c.name)})`);
+    const names: readonly string[] = [...TOOL_NAMES, ...CODE_TOOL_NAMES];
+    if (!names.includes(c.name)) fail(`${w}.name must be one of ${names.join(', ')} (got ${JSON.stringify(c.name)})`);
     for (const k of Object.keys(c)) if (k !== 'name' && k !== 'args') fail(`${w} has an unknown field "${k}"`);
     const parsed = parseToolArgs({ name: c.name, args: c.args });
     if (typeof parsed === 'string') fail(`${w}: ${parsed}`);
@@ -140,7 +171,7 @@ export function validateTrajectory(raw: unknown): Trajectory {
     if (!isObj(t)) fail(`${w} must be an object`);
     if (typeof t.user !== 'string') fail(`${w}.user must be a string`);
     if (typeof t.reply !== 'string') fail(`${w}.reply must be a string`);
-    for (const k of ['attach', 'pin', 'unpin', 'detach'] as const) checkAttachments(t[k], `${w}.${k}`);
+    for (const k of ['attach', 'pin', 'unpin', 'detach'] as const) checkAttachments(t[k], `${w}.${k}`, k === 'attach');
     if (t.edits !== undefined) {
       if (!isObj(t.edits)) fail(`${w}.edits must be an object of path → content | null`);
       for (const [p, v] of Object.entries(t.edits)) checkFileValue(v, `${w}.edits[${JSON.stringify(p)}]`, true);

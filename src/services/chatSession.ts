@@ -31,7 +31,7 @@ import type { ChatProvider } from './providers/types';
 import type { EncodingName } from './tokenizer';
 import { TurnPipeline, type ToolLoopOptions, type TurnEvent, type TurnOutcome } from './turnPipeline';
 import { turnRequestFromStored, type TurnRequest } from './turn/turnRequest';
-import { TOOL_DEFINITIONS } from './tools/definitions';
+import { toolDefinitionsFor } from './tools/definitions';
 import { DEFAULT_TOOL_LIMITS, ToolExecutor } from './tools/executor';
 import { isToolWorkspacePort } from './tools/toolPort';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
@@ -631,7 +631,7 @@ export class ChatSession {
     const port = this.opts.port;
     if (!t?.enabled || !provider?.supportsTools || !isToolWorkspacePort(port)) return {};
     const executor = new ToolExecutor(port, this.engine.options.tokenizer, { ...DEFAULT_TOOL_LIMITS, maxResultTokens: t.maxResultTokens });
-    return { tools: { definitions: TOOL_DEFINITIONS, executor, maxSteps: t.maxSteps, maxTurnTokens: t.maxTurnTokens } };
+    return { tools: { definitions: toolDefinitionsFor(port), executor, maxSteps: t.maxSteps, maxTurnTokens: t.maxTurnTokens } };
   }
 
   /** Stops the streaming turn (what streamed so far is kept, marked stopped). */

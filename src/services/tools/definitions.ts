@@ -6,9 +6,12 @@
  */
 
 export const TOOL_NAMES = ['read_file', 'list_files', 'search_text', 'get_diagnostics', 'get_selection'] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
+/** The code-intelligence tools, offered only when the workspace answers code-intelligence calls (`toolDefinitionsFor`). */
+export const CODE_TOOL_NAMES = ['get_outline', 'find_symbol', 'get_definition', 'find_references'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number] | (typeof CODE_TOOL_NAMES)[number];
 
 import type { ToolCall } from '../../engine/types';
+import { isCodeIntelPort } from '../codeIntel/codeIntelPort';
 
 export type { ToolCall };
 
@@ -89,8 +92,65 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
 ];
 
+const SYMBOL_AT: Record<string, JsonSchema> = {
+  path: { type: 'string', description: 'Workspace-relative path of the file where the symbol is used' },
+  line: { type: 'integer', minimum: 1, description: 'The 1-based line the symbol is on' },
+  symbol: { type: 'string', description: 'The name as written on that line' },
+};
+
+export const CODE_TOOL_DEFINITIONS: readonly ToolDefinition[] = [
+  {
+    name: 'get_outline',
+    description:
+      "The outline of a workspace file from the editor's language support: its symbols with kinds, signatures and line ranges, nested. " +
+      'Structure for a fraction of the tokens of the file; read a symbol with read_file and its lines.',
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'Workspace-relative path, e.g. src/index.ts' } },
+      required: ['path'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'find_symbol',
+    description:
+      'Find symbols (functions, classes, types, …) by name across the workspace, as "Go to Symbol in Workspace" does; at most 50.',
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string', description: 'The name or part of it' } },
+      required: ['query'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'get_definition',
+    description:
+      'Where the symbol used at a line is defined, with its declaration (the enclosing function, type or class) as the editor resolves it, path aliases included.',
+    parameters: { type: 'object', properties: SYMBOL_AT, required: ['path', 'line', 'symbol'], additionalProperties: false },
+  },
+  {
+    name: 'find_references',
+    description:
+      'Where the symbol used at a line is referenced across the workspace (its declaration included), each with its line of text; at most 50.',
+    parameters: { type: 'object', properties: SYMBOL_AT, required: ['path', 'line', 'symbol'], additionalProperties: false },
+  },
+];
+
+/** Every tool the executor knows: the workspace tools, then the code-intelligence tools. */
+export const ALL_TOOL_DEFINITIONS: readonly ToolDefinition[] = [...TOOL_DEFINITIONS, ...CODE_TOOL_DEFINITIONS];
+
+/**
+ * The tools offered over a workspace: the code-intelligence tools only when it answers
+ * code-intelligence calls (the editor's port, the replay's code-intelligence workspace). A chat's
+ * tools stay the same from request to request (they are part of the cached prefix) because a
+ * window's port does not change.
+ */
+export function toolDefinitionsFor(port: object): readonly ToolDefinition[] {
+  return isCodeIntelPort(port) ? ALL_TOOL_DEFINITIONS : TOOL_DEFINITIONS;
+}
+
 export function isToolName(name: string): name is ToolName {
-  return (TOOL_NAMES as readonly string[]).includes(name);
+  return (TOOL_NAMES as readonly string[]).includes(name) || (CODE_TOOL_NAMES as readonly string[]).includes(name);
 }
 
 export type ParsedToolArgs =
@@ -98,14 +158,17 @@ export type ParsedToolArgs =
   | { name: 'list_files'; glob: string }
   | { name: 'search_text'; query: string; glob?: string }
   | { name: 'get_diagnostics'; path?: string }
-  | { name: 'get_selection' };
+  | { name: 'get_selection' }
+  | { name: 'get_outline'; path: string }
+  | { name: 'find_symbol'; query: string }
+  | { name: 'get_definition' | 'find_references'; path: string; line: number; symbol: string };
 
 /**
  * Checks a call's arguments against its tool's schema. Returns the parsed arguments, or a sentence
  * for the model saying what is wrong (unknown tool, missing or mistyped argument, unknown argument).
  */
 export function parseToolArgs(call: Pick<ToolCall, 'name' | 'args'>): ParsedToolArgs | string {
-  const def = TOOL_DEFINITIONS.find((d) => d.name === call.name);
+  const def = ALL_TOOL_DEFINITIONS.find((d) => d.name === call.name);
   if (!def) return `There is no tool named ${JSON.stringify(call.name)}; the tools are ${TOOL_NAMES.join(', ')}.`;
   const args = call.args;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return `${call.name}: the arguments must be a JSON object.`;
@@ -151,6 +214,13 @@ export function parseToolArgs(call: Pick<ToolCall, 'name' | 'args'>): ParsedTool
     }
     case 'get_selection':
       return { name: 'get_selection' };
+    case 'get_outline':
+      return { name: 'get_outline', path: args.path as string };
+    case 'find_symbol':
+      return { name: 'find_symbol', query: args.query as string };
+    case 'get_definition':
+    case 'find_references':
+      return { name: def.name, path: args.path as string, line: args.line as number, symbol: args.symbol as string };
   }
 }
 
@@ -169,6 +239,13 @@ export function callLabel(call: Pick<ToolCall, 'name' | 'args'>): string {
       return `search_text ${JSON.stringify(s('query') ?? '')}${s('glob') ? ` in ${s('glob')}` : ''}`;
     case 'get_diagnostics':
       return `get_diagnostics ${s('path') ?? '(all files)'}`;
+    case 'get_outline':
+      return `get_outline ${s('path') ?? '?'}`;
+    case 'find_symbol':
+      return `find_symbol ${JSON.stringify(s('query') ?? '')}`;
+    case 'get_definition':
+    case 'find_references':
+      return `${call.name} ${s('symbol') ?? '?'} at ${s('path') ?? '?'}:${typeof a.line === 'number' ? a.line : '?'}`;
     default:
       return call.name;
   }

@@ -20,6 +20,8 @@ import { normalizeRelativePath } from '../../engine/isolation';
 import { wait, type Step } from '../../common/steps';
 import { callLabel, parseToolArgs, type ParsedToolArgs, type ToolCall } from './definitions';
 import type { DiagnosticInfo, ToolWorkspacePort } from './toolPort';
+import { isCodeIntelPort } from '../codeIntel/codeIntelPort';
+import { CodeTools } from './codeTools';
 
 export interface ToolLimits {
   /** Tokens one result may take (`strata.tools.maxResultTokens`). */
@@ -72,7 +74,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
-function refusal(tool: string, r: Rejection): ToolOutput {
+export function refusal(tool: string, r: Rejection): ToolOutput {
   return {
     kind: 'text',
     text: `${tool} refused (${r.reason}): ${r.message.replace(/ and was not attached\.$/, '; it was not read.').replace(/ was not attached\.$/, ' was not read.')}`,
@@ -85,7 +87,7 @@ function refusal(tool: string, r: Rejection): ToolOutput {
  * `scheme:` name an editor buffer or a resource outside the workspace folders. The user attaches
  * those (and `get_selection` reads the user's own selection); a tool never reads them.
  */
-function nonWorkspacePath(tool: string, path: string): ToolOutput | undefined {
+export function nonWorkspacePath(tool: string, path: string): ToolOutput | undefined {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]+):/.exec(path);
   if (!scheme) return undefined;
   return {
@@ -131,6 +133,33 @@ export class ToolExecutor {
         return yield* this.diagnostics(args.path);
       case 'get_selection':
         return yield* this.selection();
+      default:
+        return yield* this.codeTool(args, signal);
+    }
+  }
+
+  private *codeTool(
+    args: Extract<ParsedToolArgs, { name: 'get_outline' | 'find_symbol' | 'get_definition' | 'find_references' }>,
+    signal?: AbortSignal,
+  ): Step<ToolOutput> {
+    const port = this.port;
+    if (!isCodeIntelPort(port))
+      return { kind: 'text', text: `${args.name}: no code intelligence in this workspace; use search_text and read_file.` };
+    const tools = new CodeTools(port, {
+      fit: (text, first, total) => this.fit(text, first, total),
+      fitLines: (lines, total) => this.fitLines(lines, total),
+      refusal,
+      nonWorkspacePath,
+    });
+    switch (args.name) {
+      case 'get_outline':
+        return yield* tools.outline(args.path, signal);
+      case 'find_symbol':
+        return yield* tools.findSymbol(args.query, signal);
+      case 'get_definition':
+        return yield* tools.definition(args.path, args.line, args.symbol, signal);
+      case 'find_references':
+        return yield* tools.references(args.path, args.line, args.symbol, signal);
     }
   }
 
@@ -372,6 +401,14 @@ function summarize(args: ParsedToolArgs, out: ToolOutput): string {
       return `${plural(lines, 'match', 'matches')}${cut}`;
     case 'get_diagnostics':
       return `${plural(lines, 'problem')}${cut}`;
+    case 'get_outline':
+      return `${i.uri}, ${plural(lines - 1, 'symbol')}${cut}`;
+    case 'find_symbol':
+      return `${plural(lines, 'symbol')}${cut}`;
+    case 'get_definition':
+      return `${i.uri}${i.range ? `, lines ${i.range.startLine}-${i.range.endLine}` : ''}${cut}`;
+    case 'find_references':
+      return `${plural(lines, 'reference')}${cut}`;
   }
 }
 
