@@ -12,6 +12,7 @@ import { onDidChangeSettings, readSetting, restrictedModeNotice, simulateRestric
 import { EndpointTrust } from './host/endpointTrust';
 import { RESTRICTED_KEYS } from './host/settingsPolicy';
 import { HostWorkspace } from './host/hostWorkspace';
+import { CodeIntelCommands } from './host/codeIntelCommands';
 import { LayersTreeProvider } from './host/layersTreeProvider';
 import { ProviderResolver } from './host/providerResolver';
 import { RequestDocuments } from './host/requestDocument';
@@ -126,12 +127,14 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
         .filter((label) => !label.startsWith('untitled:'))
         .map((label) => label.replace(/:L\d+(?:-\d+)?$/, '')),
   });
+  const codeIntel: CodeIntelCommands = new CodeIntelCommands(session, (): StrataController => controller);
   const files = {
+    attachDefinitions: (chipId: string) => codeIntel.chipWithDefinitions(chipId),
     applyCode: (block: { code: string; info: string; lineAbove: string }) => changes.apply(block),
     resolveCitations: (paths: readonly string[]) => resolveCitationPaths(workspace, paths),
     openCitation: async (citation: Parameters<typeof openCitation>[1]) => void (await openCitation(workspace, citation)),
   };
-  const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices, files });
+  const controller: StrataController = new StrataController({ session, resolver, view: chatView, statusBar, log, notices, files });
   chatView.setHandler(controller);
   const tree = new LayersTreeProvider(
     () => treeNodes(controller, session),
@@ -170,7 +173,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     documents,
     controller,
     tree,
-    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace, changes }), log),
+    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace, changes, codeIntel }), log),
     onDidChangeSettings((keys) => {
       if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k)))
         void controller.refreshProvider();

@@ -15,6 +15,7 @@ import type { RequestDocuments } from './requestDocument';
 import type { StrataController } from './strataController';
 import type { HostWorkspace } from './hostWorkspace';
 import type { ChangeApplier } from './changeApplier';
+import type { CodeIntelCommands } from './codeIntelCommands';
 
 export interface HandlerDeps {
   controller: StrataController;
@@ -23,6 +24,7 @@ export interface HandlerDeps {
   documents: RequestDocuments;
   workspace: HostWorkspace;
   changes: ChangeApplier;
+  codeIntel: CodeIntelCommands;
 }
 
 /** A tree node or anything else that names an attached item. */
@@ -61,6 +63,9 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       arg instanceof vscode.Uri ? controller.attachUris([arg]) : controller.attach('activeFile'),
     'strata.attachSelection': () => controller.attach('selection'),
     'strata.attachOpenEditors': () => controller.attach('openEditors'),
+    'strata.attachSelectionWithDefinitions': (arg?: unknown) =>
+      typeof arg === 'string' ? d.codeIntel.chipWithDefinitions(arg) : d.codeIntel.selectionWithDefinitions(),
+    'strata.attachFileWithImports': (arg?: unknown, all?: unknown) => d.codeIntel.fileWithImports(arg, all),
     'strata.pin': async (arg?: unknown) => {
       const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Pin an attachment (never pruned)'), (i) => !i.pinned));
       return ref ? controller.setPinned(ref, true) : false;

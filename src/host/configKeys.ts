@@ -28,6 +28,12 @@ export interface StrataSettings {
   'context.changedFiles': ChangedFilesPolicy;
   'context.exclude': readonly string[];
   'context.maxFileBytes': number;
+  /** Tokens the definitions attached with a selection may take. */
+  'context.definitionsBudget': number;
+  /** Import levels "Attach File with Imports" follows below the file. */
+  'context.importsDepth': number;
+  /** Tokens the files attached with their imports may take. */
+  'context.importsBudget': number;
   /** 0 means: reserve the model's maximum output tokens. */
   'budget.reservedOutputTokens': number;
   'budget.warnPercent': number;
@@ -61,6 +67,9 @@ export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   'context.changedFiles': 'append-version',
   'context.exclude': DEFAULT_EXCLUDES,
   'context.maxFileBytes': DEFAULT_MAX_FILE_BYTES,
+  'context.definitionsBudget': 4000,
+  'context.importsDepth': 2,
+  'context.importsBudget': 16000,
   'budget.reservedOutputTokens': 0,
   'budget.warnPercent': 70,
   'budget.compactPercent': 80,

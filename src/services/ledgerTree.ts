@@ -30,6 +30,7 @@ export type TreeIcon =
   | 'history'
   | 'warning'
   | 'tool'
+  | 'definition'
   | 'framing';
 
 export interface TreeSource {
@@ -99,6 +100,33 @@ export interface NextItem {
   reference: boolean;
   pinned: boolean;
   source: TreeSource;
+  /** A selection's definitions, sent with it. */
+  definitions?: readonly NextDefinition[];
+}
+
+/** A declaration a selection chip uses, sent with it (a range of its file). */
+export interface NextDefinition {
+  label: string;
+  symbol: string;
+  usedBy: string;
+  tokens: number;
+  source: TreeSource;
+}
+
+function definitionNode(parentId: string, d: NextDefinition): LedgerTreeNode {
+  const usedBy = d.usedBy === d.symbol ? '' : ` (through \`${d.usedBy}\`)`;
+  return {
+    id: `${parentId}/def/${d.label}`,
+    label: d.label,
+    description: `used by selection · ${d.symbol} · +${fmt(d.tokens)} tokens`,
+    tooltip: `**${escapeMd(d.symbol)}** — ${escapeMd(d.label)}\n\nThe selection uses it${usedBy}; its declaration is sent with the selection (${fmt(d.tokens)} tokens), recoverable by reading these lines again.`,
+    icon: 'definition',
+    contextValue: 'definition',
+    source: d.source,
+    status: 'full',
+    recoverable: true,
+    accessibility: `${d.symbol}, ${d.label}, used by the selection, ${fmt(d.tokens)} tokens for the next message`,
+  };
 }
 
 const LAYER_NAMES: Record<LayerId, string> = { L1: 'System', L2: 'Library', L3: 'This turn', L4: 'History', L5: 'Your message' };
@@ -431,7 +459,7 @@ export function infoNode(id: string, label: string, tooltip?: string): LedgerTre
 
 /** "Next message": what is attached for the next message and what it will cost before it is sent. */
 export function nextMessageNode(items: readonly NextItem[], predictedTotal: number | undefined, budget: number): LedgerTreeNode {
-  const cost = items.reduce((n, i) => n + i.tokens, 0);
+  const cost = items.reduce((n, i) => n + i.tokens + (i.definitions ?? []).reduce((m, d) => m + d.tokens, 0), 0);
   const children: LedgerTreeNode[] = items.map((i) => ({
     id: `next/${i.chipId}`,
     label: i.label,
@@ -444,6 +472,7 @@ export function nextMessageNode(items: readonly NextItem[], predictedTotal: numb
     status: i.pinned ? 'pinned' : i.reference ? 'reference' : 'full',
     recoverable: i.kind === 'file',
     accessibility: `${i.label}, ${fmt(i.tokens)} tokens for the next message${i.pinned ? ', pinned' : ''}`,
+    ...(i.definitions?.length ? { children: i.definitions.map((d) => definitionNode(`next/${i.chipId}`, d)), expanded: true } : {}),
   }));
   const total = predictedTotal !== undefined ? ` · next request ≈ ${fmt(predictedTotal)} tokens` : '';
   return {
