@@ -14,8 +14,11 @@ import * as vscode from 'vscode';
 import type { CodeIntelPort, CodeLocation, CodeSymbol, WorkspaceSymbol } from '../services/codeIntel/codeIntelPort';
 import { importSpecifiers, isScriptFile } from './importSpecifiers';
 
-/** How long one provider call may take before the turn goes on without it. */
-export const PROVIDER_TIMEOUT_MS = 5000;
+/**
+ * How long one provider call may take before it is given up with an error: a language server that
+ * is still loading a large project answers its first requests only when the project is loaded.
+ */
+export const PROVIDER_TIMEOUT_MS = 20_000;
 
 type Provider = 'document symbol' | 'definition' | 'reference' | 'workspace symbol' | 'document link';
 
@@ -183,7 +186,7 @@ export class EditorCodeIntel implements CodeIntelPort {
     return roots;
   }
 
-  async definitions(path: string, line: number, column: number, signal?: AbortSignal): Promise<CodeLocation[]> {
+  private async definitionsAt(path: string, line: number, column: number, signal?: AbortSignal): Promise<CodeLocation[]> {
     const answer = await this.run<(vscode.Location | vscode.LocationLink)[]>(
       'definition',
       `${path}:${line}:${column}`,
@@ -193,6 +196,35 @@ export class EditorCodeIntel implements CodeIntelPort {
       new vscode.Position(line - 1, column - 1),
     );
     return this.locations(answer);
+  }
+
+  /**
+   * A provider that has not loaded the project yet (TypeScript's syntax-only server, while the
+   * project loads) answers with the import that binds the name in the same file: that answer is
+   * followed once from the import, and left out when it still points at an import.
+   */
+  async definitions(path: string, line: number, column: number, signal?: AbortSignal): Promise<CodeLocation[]> {
+    const found = await this.definitionsAt(path, line, column, signal);
+    const out: CodeLocation[] = [];
+    for (const loc of found) {
+      if (loc.path !== path || !(await this.isImportLine(loc))) {
+        out.push(loc);
+        continue;
+      }
+      if (loc.line === line) continue;
+      for (const next of await this.definitionsAt(loc.path, loc.line, loc.column, signal))
+        if (!(next.path === path && (await this.isImportLine(next))) && !out.some((o) => o.path === next.path && o.line === next.line))
+          out.push(next);
+    }
+    return out;
+  }
+
+  private async isImportLine(loc: CodeLocation): Promise<boolean> {
+    const uri = this.uriOf(loc.path);
+    if (!uri) return false;
+    const doc = await vscode.workspace.openTextDocument(uri);
+    if (loc.line > doc.lineCount) return false;
+    return /^\s*(?:import\b|export\s+(?:type\s+)?(?:\*|\{)[^;]*\bfrom\b)/.test(doc.lineAt(loc.line - 1).text);
   }
 
   async references(path: string, line: number, column: number, signal?: AbortSignal): Promise<CodeLocation[]> {
@@ -246,7 +278,7 @@ export class EditorCodeIntel implements CodeIntelPort {
     const resolved = new Map<string, string | undefined>();
     for (const s of importSpecifiers(doc.getText())) {
       if (resolved.has(s.specifier)) continue;
-      const targets = await this.definitions(path, s.line, s.column, signal);
+      const targets = await this.definitionsAt(path, s.line, s.column, signal);
       // A specifier's definition is the module's file; a package's resolves into node_modules (left out).
       const target = targets.find((t) => !inPackages(t.path))?.path;
       resolved.set(s.specifier, target);
