@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
 import type { ChipView } from '../../src/protocol/messages';
 import type { LedgerTreeNode } from '../../src/services/ledgerTree';
-import { configure, folderUri, strataApi, until, withTimeout } from './support/panel';
+import { configure, folderUri, strataApi, withTimeout } from './support/panel';
 
 /**
  * Code intelligence as context, in the real editor with its built-in TypeScript language features,
