@@ -32,6 +32,7 @@ import { GuardedTokenizer } from '../src/services/tokenizer';
 import type { BenchResults, PerfResults, ToolTrajectoryResult, TrajectoryResult } from './benchResults';
 import { performanceMarkdown, resultsMarkdown, targetsMarkdown, toolMarkdown } from './benchMarkdown';
 import { evaluateTargets } from './targets';
+import { codeIntelMarkdown, codeIntelTargets, runCodeIntelBench } from './codeIntelBench';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -175,6 +176,7 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
         .map((n) => path.join(args.toolTrajectoriesDir, n))
     : [];
   const toolResults = step('tool-heavy sessions', durations, () => toolEconomics(toolFiles));
+  const codeIntel = step('code intelligence as context', durations, () => runCodeIntelBench({ quick: args.quick }));
   const perf: PerfResults = {};
   if (args.perf) {
     const ls = files.find((f) => path.basename(f) === 'long-session-20.json');
@@ -284,8 +286,9 @@ export async function runBench(args: BenchArgs): Promise<BenchResults> {
     settings: { quick: args.quick, defaultLayout: DEFAULT_LAYOUT, strategies: [...STRATEGIES], runs },
     economics: econ,
     tools: toolResults,
+    codeIntel,
     performance: perf,
-    targets: evaluateTargets(econ, perf, toolResults),
+    targets: [...evaluateTargets(econ, perf, toolResults), ...codeIntelTargets(codeIntel)],
     durationsMs: durations,
   };
 }
@@ -320,6 +323,7 @@ export async function main(argv: string[]): Promise<number> {
   out.push(`Strata benchmark — ${results.machine.cpuModel} (${results.machine.cpus} cores), Node ${results.machine.node}`, '');
   for (const t of results.economics) out.push(markdownTable(t.report, DEFAULT_LAYOUT));
   out.push(toolMarkdown(results.tools));
+  if (results.codeIntel) out.push(codeIntelMarkdown(results.codeIntel));
   if (args.perf) out.push(performanceMarkdown(results.performance));
   out.push(targetsMarkdown(results.targets));
   out.push(`wrote ${written.map((p) => path.relative(process.cwd(), p)).join(', ')} in ${round((performance.now() - t0) / 1000, 1)} s`);

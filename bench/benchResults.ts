@@ -9,6 +9,7 @@ import type { HeapResult, RssResult } from './perf/memory';
 import type { PromptTsxComparison } from './promptTsxCompare';
 import type { OpenTimeResult } from './perf/open';
 import type { SessionTurnsResult } from './perf/session';
+import type { CodeIntelBenchResult } from './codeIntelBench';
 
 export interface TrajectoryResult {
   name: string;
@@ -71,6 +72,8 @@ export interface BenchResults {
   economics: TrajectoryResult[];
   /** Tool-heavy sessions: cost against a plain agent transcript that re-sends tool results without dedup. */
   tools: ToolTrajectoryResult[];
+  /** Code intelligence as context: a selection with its definitions against attaching files, and the model navigating. */
+  codeIntel?: CodeIntelBenchResult;
   performance: PerfResults;
   targets: Target[];
   durationsMs: Record<string, number>;

@@ -10,6 +10,7 @@
  *
  * It lives beside the replay, never in the extension: the extension asks the editor's providers.
  */
+import { createHash } from 'crypto';
 import * as path from 'path';
 import * as ts from 'typescript';
 import type { CodeIntelPort, CodeLocation, CodeSymbol, WorkspaceSymbol } from '../src/services/codeIntel/codeIntelPort';
@@ -17,6 +18,21 @@ import type { CodeIntelPort, CodeLocation, CodeSymbol, WorkspaceSymbol } from '.
 /** Where the workspace's files are, for the compiler (a name no real path starts with). */
 const ROOT = '/workspace/';
 const SCRIPT = /\.(?:[cm]?ts|tsx|[cm]?js|jsx)$/;
+
+/**
+ * One registry of parsed files for every workspace of the process (the benchmark makes many): the
+ * standard library is parsed once. A file's version is its content's hash, so two workspaces share
+ * a parsed file only when its text is the same.
+ */
+const REGISTRY = ts.createDocumentRegistry(true, ROOT);
+
+/** The standard library's declaration files, read once per process (the compiler asks for them on every call). */
+const LIB_TEXT = new Map<string, string | undefined>();
+
+function readLib(f: string): string | undefined {
+  if (!LIB_TEXT.has(f)) LIB_TEXT.set(f, ts.sys.readFile(f));
+  return LIB_TEXT.get(f);
+}
 
 export interface MemoryFiles {
   /** Every path of the workspace (excluded ones too: the language server sees them, reads refuse them). */
@@ -38,14 +54,15 @@ const KINDS: Record<string, string> = {
 };
 
 function kindOf(kind: string): string {
-  return KINDS[kind] ?? kind;
+  // Own keys only: `constructor` is a kind, and every object has a `constructor`.
+  return Object.hasOwn(KINDS, kind) ? KINDS[kind] : kind;
 }
 
 /** Symbols an outline leaves out: imports, and the file itself. */
 const HIDDEN = new Set(['alias', 'script', 'parameter', 'type parameter', 'index', 'call', 'construct']);
 
 export class TsCodeIntel implements CodeIntelPort {
-  private readonly versions = new Map<string, { content: string; version: number }>();
+  private readonly versions = new Map<string, { content: string; version: string }>();
   private readonly service: ts.LanguageService;
   private readonly libDir = path.dirname(ts.getDefaultLibFilePath({}));
   private options: ts.CompilerOptions | undefined;
@@ -54,7 +71,7 @@ export class TsCodeIntel implements CodeIntelPort {
   constructor(private readonly files: MemoryFiles) {
     const host: ts.LanguageServiceHost = {
       getScriptFileNames: () => this.scriptPaths().map((p) => ROOT + p),
-      getScriptVersion: (f) => String(this.versionOf(f)),
+      getScriptVersion: (f) => this.versionOf(f),
       getScriptSnapshot: (f) => {
         const text = this.readAny(f);
         return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text);
@@ -68,7 +85,7 @@ export class TsCodeIntel implements CodeIntelPort {
       getDirectories: () => [],
       useCaseSensitiveFileNames: () => true,
     };
-    this.service = ts.createLanguageService(host, ts.createDocumentRegistry(true, ROOT));
+    this.service = ts.createLanguageService(host, REGISTRY);
   }
 
   outline(p: string): CodeSymbol[] | undefined {
@@ -151,7 +168,7 @@ export class TsCodeIntel implements CodeIntelPort {
 
   private readAny(f: string): string | undefined {
     if (f.startsWith(ROOT)) return this.files.read(f.slice(ROOT.length));
-    if (f.startsWith(this.libDir)) return ts.sys.readFile(f);
+    if (f.startsWith(this.libDir)) return readLib(f);
     return undefined;
   }
 
@@ -164,12 +181,12 @@ export class TsCodeIntel implements CodeIntelPort {
     return false;
   }
 
-  private versionOf(f: string): number {
+  private versionOf(f: string): string {
     const text = this.readAny(f);
-    if (text === undefined) return 0;
+    if (text === undefined) return '';
     const seen = this.versions.get(f);
     if (seen && seen.content === text) return seen.version;
-    const version = (seen?.version ?? 0) + 1;
+    const version = createHash('sha1').update(text).digest('hex');
     this.versions.set(f, { content: text, version });
     return version;
   }

@@ -117,6 +117,44 @@ function declarationOf(
   return loc.path === sel.path && overlaps(decl, sel) ? own : decl;
 }
 
+/** Declarations at most this many lines apart in one file are read as one range: a block's header costs about as much as three lines. */
+export const MERGE_GAP_LINES = 3;
+
+/**
+ * Declarations of one file that overlap, nest or are at most `MERGE_GAP_LINES` apart become one
+ * range: three one-line properties of an interface, or a function and the helper right above it,
+ * are one excerpt, not three blocks each with its own header. The merged range keeps the earliest
+ * use and the first identifier that led to it.
+ */
+function mergeNearby(list: readonly Candidate[]): Candidate[] {
+  const byFile = new Map<string, Candidate[]>();
+  for (const c of list) byFile.set(c.path, [...(byFile.get(c.path) ?? []), c]);
+  const out: Candidate[] = [];
+  for (const group of byFile.values()) {
+    group.sort((a, b) => a.startLine - b.startLine || b.endLine - a.endLine);
+    let cur: Candidate | undefined;
+    for (const c of group) {
+      if (cur && c.startLine <= cur.endLine + 1 + MERGE_GAP_LINES) {
+        const inside = c.endLine <= cur.endLine;
+        const first = c.use < cur.use ? c : cur;
+        cur = {
+          ...cur,
+          endLine: Math.max(cur.endLine, c.endLine),
+          symbol: inside ? cur.symbol : `${cur.symbol}, ${c.symbol}`,
+          kind: inside || cur.kind === c.kind ? cur.kind : 'declarations',
+          usedBy: first.usedBy,
+          use: first.use,
+        };
+        continue;
+      }
+      if (cur) out.push(cur);
+      cur = { ...c };
+    }
+    if (cur) out.push(cur);
+  }
+  return out;
+}
+
 function* selectionDefinitionSteps(
   port: CodeIntelPort & WorkspacePort,
   sel: SelectionRange,
@@ -156,8 +194,9 @@ function* selectionDefinitionSteps(
     if (byKey.has(key)) continue;
     byKey.set(key, { path: loc.path, ...decl, usedBy: uses[use].name, use, fileUse: fileUse.get(loc.path)! });
   }
+  const merged = mergeNearby([...byKey.values()]);
   const distance = (c: Candidate) => (c.endLine < selection.startLine ? selection.startLine - c.endLine : c.startLine - selection.endLine);
-  const ordered = [...byKey.values()].sort((a, b) => {
+  const ordered = merged.sort((a, b) => {
     const sa = a.path === path ? 0 : 1;
     const sb = b.path === path ? 0 : 1;
     if (sa !== sb) return sa - sb;
