@@ -100,6 +100,12 @@ describe('e2e: Attach Selection with Definitions', function () {
       await steps.run('Context Layers lists each definition, used by selection', async () => {
         await showContextLayers(page);
         const rows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
+        // The view keeps a row collapsed when it was collapsed before: a person opens it.
+        for (const name of ['Next message', `${FILE}:L${START}-${END}`]) {
+          const row = rows.filter({ has: page.locator('.label-name', { hasText: name }) }).first();
+          await row.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+          if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
+        }
         const described = await poll('the definition rows', TIMEOUT.ui, async () => {
           const all = await rows.evaluateAll((els) =>
             els.map(
