@@ -16,6 +16,7 @@ import { onDidChangeSettings, readSetting, restrictedModeNotice, simulateRestric
 import { EndpointTrust } from './host/endpointTrust';
 import { RESTRICTED_KEYS } from './host/settingsPolicy';
 import { HostWorkspace } from './host/hostWorkspace';
+import { CodeIntelCommands } from './host/codeIntelCommands';
 import { LayersTreeProvider } from './host/layersTreeProvider';
 import { ActiveEditorSuggestion } from './host/activeEditorSuggestion';
 import { MentionSource } from './host/mentionSource';
@@ -134,7 +135,9 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
         .filter((label) => !label.startsWith('untitled:'))
         .map((label) => label.replace(/:L\d+(?:-\d+)?$/, '')),
   });
+  const codeIntel: CodeIntelCommands = new CodeIntelCommands(session, (): StrataController => controller);
   const files = {
+    attachDefinitions: (chipId: string) => codeIntel.chipWithDefinitions(chipId),
     applyCode: (block: { code: string; info: string; lineAbove: string }) => changes.apply(block),
     resolveCitations: (paths: readonly string[]) => resolveCitationPaths(workspace, paths),
     openCitation: async (citation: Parameters<typeof openCitation>[1]) => void (await openCitation(workspace, citation)),
@@ -143,7 +146,16 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   const attachSpecs = (specs: Parameters<StrataController['attachSpecs']>[0]): Promise<ChipView[]> => controller.attachSpecs(specs);
   const mentions = new MentionSource({ workspace, attachSpecs });
   const composer: PanelComposerActions = { mentions: (query) => mentions.list(query), attachMention: (ref) => mentions.attach(ref) };
-  const controller = new StrataController({ session, resolver, view: chatView, statusBar, log, notices, files, composer });
+  const controller: StrataController = new StrataController({
+    session,
+    resolver,
+    view: chatView,
+    statusBar,
+    log,
+    notices,
+    files,
+    composer,
+  });
   chatView.setHandler(controller);
   const suggestion = new ActiveEditorSuggestion({
     workspace,
@@ -197,7 +209,10 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     controller,
     suggestion,
     tree,
-    registerCommands(commandHandlers({ controller, session, resolver, documents, workspace, changes, view: chatView, pending }), log),
+    registerCommands(
+      commandHandlers({ controller, session, resolver, documents, workspace, changes, view: chatView, pending, codeIntel }),
+      log,
+    ),
     registerAskStrata(),
     onDidChangeSettings((keys) => {
       if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k)))

@@ -17,6 +17,8 @@ export interface ComposerHost {
   attach(what: AttachWhat): void;
   removeChip(id: string): Promise<RequestResult>;
   pinChip(id: string, pinned: boolean): Promise<RequestResult>;
+  /** The selection chip again, with the definitions it uses. */
+  attachDefinitions(id: string): Promise<RequestResult>;
   draftChanged(text: string): void;
   /** The chat the panel shows (a send's answer may come after the user switched chats). */
   chat(): string | undefined;
@@ -341,7 +343,13 @@ export class Composer {
   }
 
   private chipElement(chip: ChipView): HTMLElement {
-    const title = [chip.label, chip.detail, `${formatInt(chip.tokens)} tokens${chip.pinned ? ' · pinned (kept in every request)' : ''}`]
+    const definitions = chip.definitions ?? [];
+    const title = [
+      chip.label,
+      chip.detail,
+      `${formatInt(chip.tokens)} tokens${chip.pinned ? ' · pinned (kept in every request)' : ''}`,
+      ...definitions.map((d) => `+ ${d.symbol} (${d.label}, used by ${d.usedBy}): ${formatInt(d.tokens)} tokens`),
+    ]
       .filter(Boolean)
       .join('\n');
     const pin = iconButton({
@@ -365,9 +373,36 @@ export class Composer {
       icon(chip.kind === 'selection' ? 'list-selection' : 'file', 'chip-icon'),
       h('span', { class: 'chip-label' }, chip.label),
       h('span', { class: 'chip-tokens', 'aria-label': `${formatInt(chip.tokens)} tokens` }, formatTokens(chip.tokens)),
+      ...this.codeIntelParts(chip, definitions.length),
       pin,
       iconButton({ icon: 'close', label: `Remove ${chip.label}`, testid: 'strata-chip-remove', action: 'remove', extraClass: 'chip-btn' }),
     );
+  }
+
+  /**
+   * A selection's "+N definitions" (and the action that finds them, while it has none); a file
+   * attached as its outline says so.
+   */
+  private codeIntelParts(chip: ChipView, definitions: number): HTMLElement[] {
+    if (chip.outline) return [h('span', { class: 'chip-note', 'data-testid': 'strata-chip-outline' }, 'outline')];
+    if (chip.kind !== 'selection') return [];
+    if (definitions > 0)
+      return [
+        h(
+          'span',
+          { class: 'chip-note', 'data-testid': 'strata-definitions-count' },
+          `+${formatInt(definitions)} definition${definitions === 1 ? '' : 's'}`,
+        ),
+      ];
+    return [
+      iconButton({
+        icon: 'symbol-method',
+        label: `Attach the definitions ${chip.label} uses`,
+        testid: 'strata-chip-definitions',
+        action: 'definitions',
+        extraClass: 'chip-btn',
+      }),
+    ];
   }
 
   private async onChipClick(e: MouseEvent): Promise<void> {
@@ -378,8 +413,13 @@ export class Composer {
     const chip = this.chips.find((c) => c.id === id);
     if (!chip) return;
     li.classList.add('pending');
+    const action = button.getAttribute('data-action');
     const result =
-      button.getAttribute('data-action') === 'remove' ? await this.host.removeChip(id) : await this.host.pinChip(id, !chip.pinned);
+      action === 'remove'
+        ? await this.host.removeChip(id)
+        : action === 'definitions'
+          ? await this.host.attachDefinitions(id)
+          : await this.host.pinChip(id, !chip.pinned);
     // The host answers with a `chips` message; until then (or if it refused) the chip stays as it was.
     li.classList.remove('pending');
     if (!result.ok) this.host.error(result.error);

@@ -107,6 +107,7 @@ class App {
         attach: (what) => this.fire({ kind: 'attach', what }),
         removeChip: (chipId) => this.request({ kind: 'removeChip', chipId }),
         pinChip: (chipId, pinned) => this.request({ kind: 'pinChip', chipId, pinned }),
+        attachDefinitions: (chipId) => this.request({ kind: 'attachDefinitions', chipId }),
         draftChanged: (draft) => {
           const begun = draft.length > 0 && this.ui.get().draft.length === 0;
           this.ui.update(begun ? { draft, draftChatId: this.chatId, draftAfterTurn: this.lastUserTurn } : { draft });

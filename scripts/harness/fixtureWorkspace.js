@@ -61,9 +61,121 @@ function createFixtureWorkspace(root) {
   fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(app, 'link-out.txt'));
   fs.symlinkSync('.env', path.join(app, 'link-env.txt'));
   write(path.join(lib, 'index.ts'), 'export const version = "1.0.0";\n');
+  writeCodeIntelProject(path.join(app, 'intel'));
+
   const workspaceFile = path.join(root, 'strata.code-workspace');
   write(workspaceFile, JSON.stringify({ folders: [{ path: 'app' }, { path: 'lib' }], settings: {} }, null, 2));
   return { workspaceFile, folders: [app, lib], outside };
+}
+
+/**
+ * A small TypeScript project for code intelligence (test/integration/codeIntel.test.ts): a report that
+ * calls functions of two other files, one of them imported through a tsconfig `paths` alias, and a
+ * file the test excludes.
+ */
+function writeCodeIntelProject(root) {
+  write(
+    path.join(root, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: { target: 'ES2022', module: 'commonjs', strict: true, baseUrl: '.', paths: { '@shapes/*': ['shapes/*'] } },
+        include: ['**/*.ts'],
+      },
+      null,
+      2,
+    ),
+  );
+  write(
+    path.join(root, 'shapes', 'geometry.ts'),
+    [
+      'export interface Rect {',
+      '  w: number;',
+      '  h: number;',
+      '}',
+      '',
+      'export function area(r: Rect): number {',
+      '  return r.w * r.h;',
+      '}',
+      '',
+      'export function perimeter(r: Rect): number {',
+      '  return 2 * (r.w + r.h);',
+      '}',
+      '',
+      'export function square(side: number): number {',
+      '  return side * side;',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  write(
+    path.join(root, 'format.ts'),
+    [
+      "export const UNIT = 'm';",
+      '',
+      'export function label(value: number, unit = UNIT): string {',
+      '  return `${value.toFixed(2)} ${unit}`;',
+      '}',
+      '',
+      'export function padded(text: string, width: number): string {',
+      "  return text.padStart(width, ' ');",
+      '}',
+      '',
+    ].join('\n'),
+  );
+  write(path.join(root, 'hidden', 'token.ts'), ['export function token(): string {', "  return 'not-a-real-token';", '}', ''].join('\n'));
+  write(
+    path.join(root, 'report.ts'),
+    [
+      "import { area, perimeter, square, type Rect } from '@shapes/geometry';",
+      "import { label, padded } from './format';",
+      "import { token } from './hidden/token';",
+      '',
+      'export function roomLine(room: Rect): string {',
+      '  return label(area(room));',
+      '}',
+      '',
+      'export function signed(text: string): string {',
+      "  return text + ' ' + token();",
+      '}',
+      '',
+      'export function squareLabel(side: number): string {',
+      '  return label(square(side));',
+      '}',
+      '',
+      'export function summary(rooms: Rect[], width: number): string[] {',
+      '  const lines: string[] = [];',
+      '  let total = 0;',
+      '  let edge = 0;',
+      '  for (const room of rooms) {',
+      '    const a = area(room);',
+      '    const p = perimeter(room);',
+      '    total += a;',
+      '    edge += p;',
+      '    const text = label(a);',
+      '    lines.push(padded(text, width));',
+      '  }',
+      '  const average = rooms.length > 0 ? total / rooms.length : 0;',
+      '  const largest = rooms.reduce((m, r) => Math.max(m, area(r)), 0);',
+      '  const smallest = rooms.reduce((m, r) => Math.min(m, area(r)), Infinity);',
+      "  lines.push('');",
+      '  lines.push(padded(`total ${label(total)}`, width));',
+      "  lines.push(padded(`edges ${label(edge, 'm')}`, width));",
+      '  lines.push(padded(`average ${label(average)}`, width));',
+      '  lines.push(padded(`largest ${label(largest)}`, width));',
+      '  if (rooms.length > 0) {',
+      '    lines.push(padded(`smallest ${label(smallest)}`, width));',
+      '  }',
+      '  const wide = rooms.filter((r) => r.w > r.h).length;',
+      '  const tall = rooms.length - wide;',
+      '  lines.push(padded(`wide ${wide}, tall ${tall}`, width));',
+      '  lines.push(padded(`rooms ${rooms.length}`, width));',
+      '  lines.push(roomLine({ w: 1, h: 1 }));',
+      "  lines.push(signed('report'));",
+      '  return lines;',
+      '}',
+      '',
+    ].join('\n'),
+  );
 }
 
 module.exports = { createFixtureWorkspace };

@@ -20,6 +20,7 @@ import type { ChatViewProvider } from './chatViewProvider';
 import { entryPointHandlers } from './editorEntryPoints';
 import { exportChat } from './exportChat';
 import type { PendingFeedback } from './pendingFeedback';
+import type { CodeIntelCommands } from './codeIntelCommands';
 
 export interface HandlerDeps {
   controller: StrataController;
@@ -30,6 +31,7 @@ export interface HandlerDeps {
   changes: ChangeApplier;
   view: ChatViewProvider;
   pending: PendingFeedback;
+  codeIntel: CodeIntelCommands;
 }
 
 /** A tree node or anything else that names an attached item. */
@@ -69,6 +71,9 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       arg instanceof vscode.Uri ? controller.attachUris([arg]) : controller.attach('activeFile'),
     'strata.attachSelection': () => controller.attach('selection'),
     'strata.attachOpenEditors': () => controller.attach('openEditors'),
+    'strata.attachSelectionWithDefinitions': (arg?: unknown) =>
+      typeof arg === 'string' ? d.codeIntel.chipWithDefinitions(arg) : d.codeIntel.selectionWithDefinitions(),
+    'strata.attachFileWithImports': (arg?: unknown, all?: unknown) => d.codeIntel.fileWithImports(arg, all),
     'strata.pin': async (arg?: unknown) => {
       const ref = refOf(arg) ?? (await pickItem(controller, vscode.l10n.t('Pin an attachment (never pruned)'), (i) => !i.pinned));
       return ref ? d.pending.setPinned(ref, true) : false;

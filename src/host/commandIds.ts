@@ -7,6 +7,8 @@ export const COMMAND_IDS = [
   'strata.attachActiveFile',
   'strata.attachSelection',
   'strata.attachOpenEditors',
+  'strata.attachSelectionWithDefinitions',
+  'strata.attachFileWithImports',
   'strata.pin',
   'strata.unpin',
   'strata.removeAttachment',

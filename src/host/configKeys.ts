@@ -31,6 +31,12 @@ export interface StrataSettings {
   'context.maxFileBytes': number;
   /** The active file or selection: offered as a suggestion chip, not offered, or attached before each send. */
   'context.activeEditor': ActiveEditorSetting;
+  /** Tokens the definitions attached with a selection may take. */
+  'context.definitionsBudget': number;
+  /** Import levels "Attach File with Imports" follows below the file. */
+  'context.importsDepth': number;
+  /** Tokens the files attached with their imports may take. */
+  'context.importsBudget': number;
   /** 0 means: reserve the model's maximum output tokens. */
   'budget.reservedOutputTokens': number;
   'budget.warnPercent': number;
@@ -65,6 +71,9 @@ export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   'context.exclude': DEFAULT_EXCLUDES,
   'context.maxFileBytes': DEFAULT_MAX_FILE_BYTES,
   'context.activeEditor': 'suggest',
+  'context.definitionsBudget': 4000,
+  'context.importsDepth': 2,
+  'context.importsBudget': 16000,
   'budget.reservedOutputTokens': 0,
   'budget.warnPercent': 70,
   'budget.compactPercent': 80,

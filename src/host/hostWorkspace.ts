@@ -32,6 +32,8 @@ import { mapBounded } from '../common/steps';
 import { sha256HexBytes, sha256HexNode } from '../services/nodeHasher';
 import { TimeSlice } from '../services/timeSlice';
 import type { DiagnosticInfo, DiagnosticSeverity, EditorSelectionInfo, FileListing, ToolWorkspacePort } from '../services/tools/toolPort';
+import type { CodeIntelPort } from '../services/codeIntel/codeIntelPort';
+import { EditorCodeIntel } from './editorCodeIntel';
 
 export interface IsolationSettings {
   excludes: readonly string[];
@@ -88,7 +90,7 @@ function hasNulByte(bytes: Uint8Array): boolean {
   return bytes.indexOf(0) >= 0;
 }
 
-export class HostWorkspace implements ToolWorkspacePort {
+export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
   /**
    * Size, mtime and content hash of files as last read, so an unchanged file whose content the chat
    * already holds is not re-read every turn (a watcher event forgets the entry).
@@ -96,6 +98,17 @@ export class HostWorkspace implements ToolWorkspacePort {
   private readonly lastRead = new Map<string, { size: number; mtime: number; hash: string }>();
   /** Open documents' text by version (a closed document is dropped with its object). */
   private readonly documents = new WeakMap<vscode.TextDocument, { version: number; hash: string }>();
+  /** Code intelligence through the editor's language providers, naming files as this port does. */
+  private readonly intel = new EditorCodeIntel(
+    (path) => this.uriOf(path),
+    (uri) => HostWorkspace.pathOf(uri),
+  );
+  readonly outline: CodeIntelPort['outline'] = (path, signal) => this.intel.outline(path, signal);
+  readonly definitions: CodeIntelPort['definitions'] = (path, line, column, signal) => this.intel.definitions(path, line, column, signal);
+  readonly references: CodeIntelPort['references'] = (path, line, column, signal) => this.intel.references(path, line, column, signal);
+  readonly workspaceSymbols: CodeIntelPort['workspaceSymbols'] = (query, limit, signal) =>
+    this.intel.workspaceSymbols(query, limit, signal);
+  readonly imports: CodeIntelPort['imports'] = (path, signal) => this.intel.imports(path, signal);
 
   /**
    * `log`: where the absolute target of a refused link goes (the model and the panel only hear

@@ -19,6 +19,7 @@ const ICONS: Record<TreeIcon, string> = {
   history: 'history',
   warning: 'warning',
   tool: 'tools',
+  definition: 'symbol-method',
   framing: 'symbol-misc',
   removed: 'trash',
 };

@@ -12,11 +12,13 @@ export const INITIAL_TURNS = 25;
 /** One handler per request kind, each answering with the value the protocol declares for it. */
 export type PanelRequestHandlers = { [K in WebviewRequestKind]: (request: WebviewRequestOf<K>) => Promise<ResponseOf<K>> };
 
-/** What the panel asks of the workspace's files: Apply a code block, resolve and open citations. */
+/** What the panel asks of the workspace's files: Apply a code block, resolve and open citations, find definitions. */
 export interface PanelFileActions {
   applyCode(block: { code: string; info: string; lineAbove: string }): Promise<void>;
   resolveCitations(paths: readonly string[]): Promise<string[]>;
   openCitation(citation: Citation): Promise<void>;
+  /** A selection chip again with the definitions it uses (found through the editor's language features). */
+  attachDefinitions(chipId: string): Promise<ChipView[]>;
 }
 
 /** What the composer's `@` picker and the suggestion chip ask of the host (mentionSource.ts). */
@@ -71,6 +73,7 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
       if (!a.session.removeChip(r.chipId)) throw new Error('That attachment is no longer there.');
       a.chipsChanged();
     },
+    attachDefinitions: async (r) => a.files.attachDefinitions(r.chipId),
     pinChip: async (r) => {
       if (!a.session.pinChip(r.chipId, r.pinned)) throw new Error('That attachment is no longer there.');
       a.chipsChanged();

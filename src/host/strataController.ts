@@ -445,12 +445,17 @@ export class StrataController extends Disposable implements PanelHandler {
     } else {
       await work();
     }
+    this.showAttached(added, refused);
+    return added;
+  }
+
+  /** Shows what an attach added (the chips) and refused (with the reasons). */
+  showAttached(added: readonly ChipView[], refused: readonly Rejection[]): void {
     if (added.length > 0) {
       this.clearBanners((b) => b.severity === 'warning');
       this.refreshChips();
     }
     if (refused.length > 0) this.reportRefusals(refused);
-    return added;
   }
 
   private reportRefusals(refused: readonly Rejection[]): void {

@@ -73,7 +73,7 @@ function nextItems(session: ChatSession, predicted: TurnEnvelope | undefined): N
   return session.chips().map((c) => {
     const g = byLabel.get(c.label);
     const source = c.kind === 'selection' ? selectionSource(c.label) : { path: c.label };
-    return {
+    const item: NextItem = {
       chipId: c.id,
       kind: c.kind,
       label: c.label,
@@ -82,6 +82,8 @@ function nextItems(session: ChatSession, predicted: TurnEnvelope | undefined): N
       pinned: c.pinned,
       source,
     };
+    if (c.definitions?.length) item.definitions = c.definitions.map((d) => ({ ...d, source: selectionSource(d.label) }));
+    return item;
   });
 }
 

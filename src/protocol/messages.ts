@@ -57,6 +57,21 @@ export interface ChipView {
   pinned: boolean;
   /** Longer description for the tooltip (full path, line count, "unsaved changes", …). */
   detail?: string;
+  /** A selection attached with its definitions: the declarations it uses, sent with it ("+N definitions"). */
+  definitions?: DefinitionView[];
+  /** A file too large for the imports budget, attached as its outline (symbols with line ranges). */
+  outline?: boolean;
+}
+
+/** A declaration a selection uses, attached with it: a range of its file. */
+export interface DefinitionView {
+  /** `path:L12-30`. */
+  label: string;
+  /** The declaration's name. */
+  symbol: string;
+  /** The selection's identifier that uses it. */
+  usedBy: string;
+  tokens: number;
 }
 
 export type MessageStatus = 'complete' | 'streaming' | 'stopped' | 'error';

@@ -50,6 +50,8 @@ export interface WebviewRequestMap {
   attach: { params: { what: AttachWhat }; response: ChipView[] };
   removeChip: { params: { chipId: string }; response: void };
   pinChip: { params: { chipId: string; pinned: boolean }; response: void };
+  /** A selection chip again, with the definitions it uses; answered with its chip. */
+  attachDefinitions: { params: { chipId: string }; response: ChipView[] };
   /** Without provider/model: the host opens its model quick pick. */
   selectModel: { params: { provider?: ModelOption['provider']; model?: string }; response: void };
   /** Answered with the models the picker offers. */
@@ -142,6 +144,7 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
         return bad(`what must be one of ${ATTACH.join(', ')}`);
       return { kind, what: value.what as AttachWhat };
     case 'removeChip':
+    case 'attachDefinitions':
       if (!shape(['chipId']) || !isStr(value.chipId, 128) || !CHIP_ID.test(value.chipId)) return bad('chipId is not a chip id');
       return { kind, chipId: value.chipId };
     case 'pinChip':

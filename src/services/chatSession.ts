@@ -36,6 +36,8 @@ import { DEFAULT_TOOL_LIMITS, ToolExecutor } from './tools/executor';
 import { isToolWorkspacePort } from './tools/toolPort';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
 import { ComposerChips } from './session/composerChips';
+import { CodeIntelAttach } from './session/codeIntelAttach';
+import { withCarriedFiles } from './codeIntel/carriedRanges';
 import { ContextMeter } from './session/contextMeter';
 import { ChatCosts, LISTED_TOTAL_READS } from './session/chatCosts';
 import { DEFAULT_PRICING, type PricingSettings } from './pricing/chatCost';
@@ -120,7 +122,7 @@ export class ChatSession {
   private metas: TurnMeta[] = [];
   /** The saved state the active chat's engine state is (turn count 0 and '' for a chat not saved yet). */
   private base: ChatBase = { turns: 0, stateHash: '' };
-  private readonly composer = new ComposerChips();
+  private readonly composer = new ComposerChips(() => this.contextMeter.invalidate());
   private readonly pending = new PendingOperations();
   private running: { controller: AbortController; done?: Promise<TurnOutcome> } | undefined;
   private readonly contextMeter = new ContextMeter({
@@ -134,6 +136,8 @@ export class ChatSession {
   });
   private readonly tokenCounts: TokenCountTracker;
   private readonly costs: ChatCosts;
+  /** Chips found through code intelligence: a selection with its definitions, files with their imports. */
+  readonly codeIntel = new CodeIntelAttach(this.composer, () => ({ port: this.opts.port, tokenizer: this.engine.options.tokenizer }));
   /** A model switch or settings change that arrived while a turn was streaming. */
   private deferred: { model?: ModelInfo; settings?: boolean } = {};
   private last: { chatId: string; turn: number; messages: ChatMessage[] } | undefined;
@@ -519,7 +523,7 @@ export class ChatSession {
 
   /** The pipeline request for `text` with the chips and the pending operations. */
   private nextRequest(text: string): TurnRequest {
-    const attachments = this.composer.turnAttachments();
+    const attachments = withCarriedFiles(this.engine.state, this.composer.turnAttachments());
     const ops = this.pending.refs(this.engine.state);
     const req: TurnRequest = {
       userText: text,

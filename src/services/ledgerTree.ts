@@ -30,6 +30,7 @@ export type TreeIcon =
   | 'history'
   | 'warning'
   | 'tool'
+  | 'definition'
   | 'framing'
   | 'removed';
 
@@ -100,6 +101,33 @@ export interface NextItem {
   reference: boolean;
   pinned: boolean;
   source: TreeSource;
+  /** A selection's definitions, sent with it. */
+  definitions?: readonly NextDefinition[];
+}
+
+/** A declaration a selection chip uses, sent with it (a range of its file). */
+export interface NextDefinition {
+  label: string;
+  symbol: string;
+  usedBy: string;
+  tokens: number;
+  source: TreeSource;
+}
+
+function definitionNode(parentId: string, d: NextDefinition): LedgerTreeNode {
+  const usedBy = d.usedBy === d.symbol ? '' : ` (through \`${d.usedBy}\`)`;
+  return {
+    id: `${parentId}/def/${d.label}`,
+    label: d.label,
+    description: `used by selection · ${d.symbol} · +${fmt(d.tokens)} tokens`,
+    tooltip: `**${escapeMd(d.symbol)}** — ${escapeMd(d.label)}\n\nThe selection uses it${usedBy}; its declaration is sent with the selection (${fmt(d.tokens)} tokens), recoverable by reading these lines again.`,
+    icon: 'definition',
+    contextValue: 'definition',
+    source: d.source,
+    status: 'full',
+    recoverable: true,
+    accessibility: `${d.symbol}, ${d.label}, used by the selection, ${fmt(d.tokens)} tokens for the next message`,
+  };
 }
 
 const LAYER_NAMES: Record<LayerId, string> = { L1: 'System', L2: 'Library', L3: 'This turn', L4: 'History', L5: 'Your message' };
@@ -440,7 +468,7 @@ export function nextMessageNode(
   budget: number,
   suggested?: string,
 ): LedgerTreeNode {
-  const cost = items.reduce((n, i) => n + i.tokens, 0);
+  const cost = items.reduce((n, i) => n + i.tokens + (i.definitions ?? []).reduce((m, d) => m + d.tokens, 0), 0);
   const children: LedgerTreeNode[] = items.map((i) => ({
     id: `next/${i.chipId}`,
     label: i.label,
@@ -453,6 +481,7 @@ export function nextMessageNode(
     status: i.pinned ? 'pinned' : i.reference ? 'reference' : 'full',
     recoverable: i.kind === 'file',
     accessibility: `${i.label}, ${fmt(i.tokens)} tokens for the next message${i.pinned ? ', pinned' : ''}`,
+    ...(i.definitions?.length ? { children: i.definitions.map((d) => definitionNode(`next/${i.chipId}`, d)), expanded: true } : {}),
   }));
   // The active editor is offered in the panel; saying so here shows it is not part of the request.
   if (suggested)

@@ -54,6 +54,8 @@ describe('e2e smoke: Strata in the real workbench', function () {
       await input.fill('>Strata: Attach Selection');
       await page
         .locator('.quick-input-widget .quick-input-list .monaco-list-row[aria-label^="Strata: Attach Selection"]')
+        // "Strata: Attach Selection with Definitions" matches too.
+        .first()
         .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
       await page.keyboard.press('Escape');
       await input.waitFor({ state: 'hidden', timeout: TIMEOUT.ui });

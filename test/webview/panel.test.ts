@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Locator } from 'playwright-core';
-import { type BannerView, type MessageView, type ToolStepView } from '../../src/protocol/messages';
+import { type BannerView, type ChipView, type MessageView, type ToolStepView } from '../../src/protocol/messages';
 import type { WebviewRequest } from '../../src/protocol/requests';
 import { assistantMessage, bar, CHAT_ID, chips, longChat, meter, model, state, userMessage } from './fixtures';
 import { isObj } from '../../src/common/guards';
@@ -45,6 +45,7 @@ const ALL_KINDS: readonly WebviewRequest['kind'][] = [
   'attach',
   'removeChip',
   'pinChip',
+  'attachDefinitions',
   'selectModel',
   'listModels',
   'insertCode',
@@ -411,6 +412,34 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.post({ type: 'chips', chips: [chips[0]] });
     await p.settle();
     assert.equal(await chipEls.count(), 1);
+
+    // A selection chip's definitions: "+N definitions" once attached; until then, the action that finds them.
+    const withDefs: ChipView = {
+      ...chips[1],
+      definitions: [
+        { label: 'src/engine/budget.ts:L4-20', symbol: 'fitBudget', usedBy: 'fitBudget', tokens: 120 },
+        { label: 'src/engine/types.ts:L30-34', symbol: 'Segment', usedBy: 'Segment', tokens: 40 },
+      ],
+    };
+    await p.post({ type: 'chips', chips: [{ ...chips[1], pinned: false }] });
+    await p.settle();
+    await chipEls.nth(0).getByTestId('strata-chip-definitions').click();
+    const defs = await p.waitForRequest('attachDefinitions');
+    assert.deepEqual(defs.request, { kind: 'attachDefinitions', chipId: chips[1].id });
+    await p.respond(defs.requestId, { ok: true, value: [withDefs] });
+    await p.post({ type: 'chips', chips: [withDefs] });
+    await p.settle();
+    assert.equal(await chipEls.nth(0).getByTestId('strata-definitions-count').textContent(), '+2 definitions');
+    assert.equal(await chipEls.nth(0).getByTestId('strata-chip-definitions').count(), 0);
+    assert.match(
+      (await chipEls.nth(0).getAttribute('title')) ?? '',
+      /\+ fitBudget \(src\/engine\/budget\.ts:L4-20, used by fitBudget\): 120 tokens/,
+    );
+    await p.post({ type: 'chips', chips: [{ ...chips[0], outline: true }] });
+    await p.settle();
+    assert.equal(await chipEls.nth(0).getByTestId('strata-chip-outline').textContent(), 'outline');
+    await p.post({ type: 'chips', chips: [chips[0]] });
+    await p.settle();
 
     // The attach buttons.
     await p.byTestId('strata-attach-file').click();
@@ -1222,6 +1251,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
       attach: { ok: true },
       removeChip: { ok: true },
       pinChip: { ok: true },
+      attachDefinitions: { ok: true, value: [] },
       selectModel: { ok: true },
       listModels: { ok: true, value: [{ provider: 'openai', model: 'gpt-4.1', label: 'OpenAI · gpt-4.1' }] },
       insertCode: { ok: true },
@@ -1236,6 +1266,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.byTestId('strata-new-chat').click();
     await p.byTestId('strata-attach-selection').click();
     await p.byTestId('strata-chip').nth(0).getByTestId('strata-chip-pin').click();
+    await p.byTestId('strata-chip').nth(1).getByTestId('strata-chip-definitions').click();
     await p.byTestId('strata-chip').nth(1).getByTestId('strata-chip-remove').click();
     await p.byTestId('strata-error').getByText('Retry').click();
     await p.page.getByTestId('strata-code-copy').last().click();

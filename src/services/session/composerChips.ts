@@ -1,10 +1,12 @@
 /**
  * The composer's attachment chips: files and selections attached to the next message. A selection's
- * snapshot is final when it is attached; a file is read again when the message is sent.
+ * snapshot is final when it is attached; a file is read again when the message is sent. A selection
+ * may carry the definitions it uses (each a range of its file, sent with it); a file attached as its
+ * outline is sent as that outline.
  */
 import type { AttachmentRef } from '../../engine/engine';
 import type { NewArtifactInput } from '../../engine/artifacts';
-import type { ChipView } from '../../protocol/messages';
+import type { ChipView, DefinitionView } from '../../protocol/messages';
 import type { TurnAttachment } from '../turn/turnRequest';
 import type { AttachmentSpec } from '../workspacePort';
 import { inputLabel, refOf } from './attachmentNames';
@@ -18,6 +20,27 @@ interface Chip {
   tokens: number;
   label: string;
   detail: string;
+  /** Sent as attached, not read again at send: a selection, an outline. */
+  snapshot: boolean;
+  definitions?: ChipDefinition[];
+}
+
+/** A declaration attached with a selection chip. */
+export interface ChipDefinition {
+  input: NewArtifactInput;
+  symbol: string;
+  usedBy: string;
+  tokens: number;
+}
+
+/** How a chip carries extra content: definitions of a selection, or a file attached as its outline. */
+export interface ChipExtras {
+  definitions?: readonly ChipDefinition[];
+  outline?: boolean;
+}
+
+function definitionView(d: ChipDefinition): DefinitionView {
+  return { label: inputLabel(d.input), symbol: d.symbol, usedBy: d.usedBy, tokens: d.tokens };
 }
 
 function countLines(text: string): number {
@@ -26,27 +49,42 @@ function countLines(text: string): number {
   return n;
 }
 
+function definitionCount(n: number): string {
+  return `${n} definition${n === 1 ? '' : 's'}`;
+}
+
 export class ComposerChips {
   private list: Chip[] = [];
   /** Chip ids stay unique for the session's lifetime (a removed chip's id is never reused). */
   private lastId = 0;
 
+  /** `changed`: a chip was added or refreshed (what the next request predicts changed). */
+  constructor(private readonly changed: () => void = () => undefined) {}
+
   views(): ChipView[] {
-    return this.list.map((c) => ({
-      id: c.id,
-      kind: c.input.kind === 'selection' ? 'selection' : 'file',
-      label: c.label,
-      tokens: c.tokens,
-      pinned: c.pinned,
-      detail: c.detail,
-    }));
+    return this.list.map((c) => {
+      const view: ChipView = {
+        id: c.id,
+        kind: c.input.kind === 'selection' ? 'selection' : 'file',
+        label: c.label,
+        tokens: c.tokens,
+        pinned: c.pinned,
+        detail: c.detail,
+      };
+      if (c.definitions) view.definitions = c.definitions.map(definitionView);
+      if (c.snapshot && c.input.kind !== 'selection') view.outline = true;
+      return view;
+    });
   }
 
-  /** Adds the resolved `input` of `spec` (`tokens` long); attaching the same file or selection again refreshes its chip. */
-  put(spec: AttachmentSpec, input: NewArtifactInput, tokens: number): ChipView {
+  /**
+   * Adds the resolved `input` of `spec` (`tokens` long); attaching the same file or selection again
+   * refreshes its chip (and its definitions or outline: what was attached last is what is sent).
+   */
+  put(spec: AttachmentSpec, input: NewArtifactInput, tokens: number, extras: ChipExtras = {}): ChipView {
     const same = this.list.find(
       (c) =>
-        c.input.kind === input.kind &&
+        (c.input.kind === input.kind || (c.spec.kind === 'file' && spec.kind === 'file')) &&
         c.input.uri === input.uri &&
         (input.kind !== 'selection' ||
           (c.input.range?.startLine === input.range?.startLine &&
@@ -54,15 +92,33 @@ export class ComposerChips {
             c.input.content === input.content)),
     );
     const lines = countLines(input.content);
-    const detail = `${input.uri}${input.range ? `, lines ${input.range.startLine}-${input.range.endLine}` : ''}: ${lines} line${lines === 1 ? '' : 's'}, ${tokens} tokens${input.requestedEndLine !== undefined ? ` (the file ends at line ${input.range!.endLine})` : ''}`;
+    const what = extras.outline ? ': its outline (too large for the imports budget)' : '';
+    const defs = extras.definitions?.length ? `; with ${definitionCount(extras.definitions.length)}` : '';
+    const detail = `${input.uri}${input.range ? `, lines ${input.range.startLine}-${input.range.endLine}` : ''}${what}: ${lines} line${lines === 1 ? '' : 's'}, ${tokens} tokens${input.requestedEndLine !== undefined ? ` (the file ends at line ${input.range!.endLine})` : ''}${defs}`;
+    const snapshot = input.kind !== 'file';
+    const definitions = extras.definitions ? [...extras.definitions] : undefined;
     if (same) {
       same.input = input;
       same.tokens = tokens;
       same.detail = detail;
+      same.snapshot = snapshot;
+      same.definitions = definitions;
+      this.changed();
       return this.views().find((c) => c.id === same.id)!;
     }
-    const chip: Chip = { id: `chip-${++this.lastId}`, spec, input, pinned: false, tokens, label: inputLabel(input), detail };
+    const chip: Chip = {
+      id: `chip-${++this.lastId}`,
+      spec,
+      input,
+      pinned: false,
+      tokens,
+      label: inputLabel(input),
+      detail,
+      snapshot,
+      definitions,
+    };
     this.list.push(chip);
+    this.changed();
     return this.views()[this.list.length - 1];
   }
 
@@ -79,14 +135,25 @@ export class ComposerChips {
     return true;
   }
 
-  /** The chips as the turn's attachments: selections as their snapshots, files as specs read at send. */
+  /** A chip's spec (what "with definitions" reads again for a selection chip). */
+  spec(id: string): AttachmentSpec | undefined {
+    return this.list.find((c) => c.id === id)?.spec;
+  }
+
+  /**
+   * The chips as the turn's attachments: selections and outlines as their snapshots, files as specs
+   * read at send; a selection's definitions right after it.
+   */
   turnAttachments(): TurnAttachment[] {
-    return this.list.map((c) => (c.input.kind === 'selection' ? { kind: 'snapshot', input: c.input, label: c.label } : c.spec));
+    return this.list.flatMap((c): TurnAttachment[] => [
+      c.snapshot ? { kind: 'snapshot', input: c.input, label: c.label } : c.spec,
+      ...(c.definitions ?? []).map((d): TurnAttachment => ({ kind: 'snapshot', input: d.input, label: inputLabel(d.input) })),
+    ]);
   }
 
   /** The chips' content as attached (the meter's prediction, without reading the workspace). */
   inputs(): NewArtifactInput[] {
-    return this.list.map((c) => c.input);
+    return this.list.flatMap((c) => [c.input, ...(c.definitions ?? []).map((d) => d.input)]);
   }
 
   /** References of the chips pinned in the composer. */
