@@ -4,8 +4,9 @@ import { citationCandidates, citationOf, linkCitations } from './citationLinks';
 import { DeferredRender } from './deferredRender';
 import { h, icon } from './dom';
 import { renderMarkdownBatch, type CodeBlock } from './markdown';
-import { applyToolStep, createMessage, renderAssistantText, renderToolSteps, updateAssistantChrome, type MessageRecord } from './messages';
+import { applyToolStep, createMessage, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
 import { OlderMessages } from './olderMessages';
+import { hasInlineSteps } from './replySegments';
 import { ScrollKeeper, type ScrollPosition } from './scrollKeeper';
 import type { Tooltips } from './tooltip';
 
@@ -150,7 +151,7 @@ export class Conversation {
     for (let i = fresh.length - 1; i >= 0; i--) {
       const m = fresh[i];
       if (!eager && (now.size >= EAGER_MESSAGES || chars >= EAGER_CHARS)) break;
-      if (m.role === 'assistant' && m.text.length > 0) {
+      if (m.role === 'assistant' && m.text.length > 0 && !hasInlineSteps(m.toolSteps)) {
         now.add(m);
         chars += m.text.length;
       }
@@ -236,7 +237,7 @@ export class Conversation {
     if (chatId !== this.chatId) return;
     const stream = this.streams.get(turnId);
     if (!stream || !stream.record.el.isConnected) return;
-    applyToolStep(stream.record, step);
+    applyToolStep(stream.record, step, stream.text);
   }
 
   /** Leading edge at once, then at most one render per animation frame while chunks keep coming. */
@@ -272,7 +273,6 @@ export class Conversation {
     }
     if (stream) stream.dirty = false;
     record.view = assistant;
-    renderToolSteps(record);
     renderAssistantText(record, assistant.text);
     updateAssistantChrome(record, this.tooltips);
     this.updateLastActions();
