@@ -7,6 +7,7 @@ import { renderMarkdownBatch, type CodeBlock } from './markdown';
 import { applyToolStep, createMessage, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
 import { OlderMessages } from './olderMessages';
 import { hasInlineSteps } from './replySegments';
+import { RovingFocus } from './rovingFocus';
 import { ScrollKeeper, type ScrollPosition } from './scrollKeeper';
 import type { Tooltips } from './tooltip';
 
@@ -66,6 +67,7 @@ export class Conversation {
   private readonly older: OlderMessages;
   private readonly scroll: ScrollKeeper;
   private readonly deferredRender: DeferredRender;
+  private readonly roving: RovingFocus;
   /** The host's verdict on each cited path asked about (a link or not), for this chat. */
   private readonly citationVerdicts = new Map<string, boolean>();
 
@@ -99,6 +101,7 @@ export class Conversation {
       chatId: () => this.chatId,
     });
     this.el.prepend(this.older.row);
+    this.roving = new RovingFocus(this.list, 'article');
 
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
     this.el.addEventListener('click', (e) => this.onClick(e));
@@ -133,7 +136,7 @@ export class Conversation {
     this.adoptStreaming(messages);
     this.older.updateRow();
     this.updateEmpty();
-    this.updateLastActions();
+    this.listChanged();
     const anchor = restore && !restore.atBottom && restore.anchorId ? this.records.get(restore.anchorId) : undefined;
     this.scroll.restore(anchor, restore?.anchorOffset ?? 0);
     this.older.maybeLoad();
@@ -194,7 +197,7 @@ export class Conversation {
     this.list.prepend(this.build(messages));
     this.older.updateRow();
     this.updateEmpty();
-    this.updateLastActions();
+    this.listChanged();
     if (anchor) this.scroll.lockAnchor(anchor.record, anchor.offset);
     // Still nothing to scroll (a short chat)? Keep loading until the view fills or nothing is left.
     this.older.maybeLoad();
@@ -210,7 +213,7 @@ export class Conversation {
     // Sending is an explicit act: show the new turn even if the user had scrolled up.
     this.scroll.revealEnd();
     this.updateEmpty();
-    this.updateLastActions();
+    this.listChanged();
   }
 
   /** Appends a chunk in sequence order; a duplicate (seq already applied or queued) is ignored. */
@@ -275,7 +278,7 @@ export class Conversation {
     record.view = assistant;
     renderAssistantText(record, assistant.text);
     updateAssistantChrome(record, this.tooltips);
-    this.updateLastActions();
+    this.listChanged();
     this.linkCitations([record]);
   }
 
@@ -316,7 +319,7 @@ export class Conversation {
       if (stream.record.view.turn === turn) this.streams.delete(turnId);
     }
     this.updateEmpty();
-    this.updateLastActions();
+    this.listChanged();
   }
 
   private removeRecord(id: string): void {
@@ -333,6 +336,12 @@ export class Conversation {
   }
 
   /** Regenerate belongs to the last reply, when no turn is running. */
+  /** After messages were added or removed: the list's tab stop, and Regenerate on the last reply. */
+  private listChanged(): void {
+    this.roving.sync();
+    this.updateLastActions();
+  }
+
   private updateLastActions(): void {
     const last = this.list.lastElementChild;
     const record = last ? this.records.get(last.getAttribute('data-message-id') ?? '') : undefined;
