@@ -2,7 +2,7 @@ import { MAX_CITATION_PATHS, type Citation } from '../src/protocol/citations';
 import type { MessageView, ToolStepView } from '../src/protocol/messages';
 import { citationCandidates, citationOf, linkCitations } from './citationLinks';
 import { DeferredRender } from './deferredRender';
-import { h, icon } from './dom';
+import { h, icon, setAttrs } from './dom';
 import { renderMarkdownBatch, type CodeBlock } from './markdown';
 import { applyToolStep, createMessage, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
 import { OlderMessages } from './olderMessages';
@@ -76,7 +76,7 @@ export class Conversation {
     private readonly tooltips: Tooltips,
     empty: HTMLElement,
   ) {
-    this.list = h('div', { class: 'messages', role: 'feed', 'aria-label': 'Conversation' });
+    this.list = h('div', { class: 'messages' });
     this.tail = h('div', { class: 'conversation-tail' });
     this.empty = empty;
     this.el = h('main', { class: 'conversation', 'data-testid': 'strata-conversation', tabindex: -1 }, this.list, this.empty, this.tail);
@@ -338,6 +338,9 @@ export class Conversation {
   /** Regenerate belongs to the last reply, when no turn is running. */
   /** After messages were added or removed: the list's tab stop, and Regenerate on the last reply. */
   private listChanged(): void {
+    // A feed holds articles: an empty list is no feed (assistive technology would announce one).
+    if (this.records.size > 0) setAttrs(this.list, { role: 'feed', 'aria-label': 'Conversation' });
+    else setAttrs(this.list, { role: undefined, 'aria-label': undefined });
     this.roving.sync();
     this.updateLastActions();
   }
