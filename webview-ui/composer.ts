@@ -2,6 +2,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import { MAX_INPUT_CHARS, type AttachWhat, type ChipView, type ModelView } from '../src/protocol/messages';
 import { h, icon, iconButton } from './dom';
+import { TextFitter } from './fitText';
 import { formatInt, formatTokens } from './format';
 import type { RequestResult } from './ipc';
 import type { Meter } from './meter';
@@ -40,6 +41,7 @@ export class Composer {
   private readonly modelButton: HTMLButtonElement;
   private readonly modelLabel: HTMLElement;
   private readonly modelIcon: HTMLElement;
+  private readonly fitter = new TextFitter();
   private readonly status: HTMLElement;
   private busy = false;
   private composing = false;
@@ -260,7 +262,10 @@ export class Composer {
   setModel(model: ModelView): void {
     const label = model.imitation && !/imitation/i.test(model.label) ? `Local imitation server · ${model.label}` : model.label;
     const text = label || (model.configured ? model.model : 'No model configured');
-    this.modelLabel.textContent = text;
+    // A narrow panel shortens the provider, then shows the model's name alone (the title has it all).
+    const cut = text.lastIndexOf(' · ');
+    const name = text.slice(cut + 3);
+    this.fitter.set(this.modelLabel, cut < 0 ? [text] : model.imitation ? [text, `Imitation · ${name}`, name] : [text, name]);
     this.modelIcon.className = `codicon codicon-${model.imitation ? 'beaker' : model.configured ? 'sparkle' : 'warning'}`;
     this.modelButton.classList.toggle('unconfigured', !model.configured);
     this.modelButton.setAttribute('data-imitation', String(model.imitation));

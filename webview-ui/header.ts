@@ -3,6 +3,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import { MAX_TITLE_CHARS, type ChatSummaryView } from '../src/protocol/messages';
 import { h, icon, iconButton } from './dom';
+import { TextFitter, wordCandidates } from './fitText';
 import { formatWhen } from './format';
 import { Popover } from './popover';
 
@@ -29,6 +30,7 @@ export class Header {
   private readonly titleText: HTMLElement;
   private readonly list: HTMLElement;
   private readonly popover: Popover;
+  private readonly fitter = new TextFitter();
   private chats: ChatSummaryView[] = [];
   private chatId = '';
   /** Row being renamed or confirming deletion. */
@@ -87,7 +89,7 @@ export class Header {
     this.chats = [...chats];
     this.chatId = chatId;
     const shown = title.trim() || 'New Chat';
-    this.titleText.textContent = shown;
+    this.fitter.set(this.titleText, wordCandidates(shown));
     this.titleButton.title = `${shown} — Chats`;
     this.titleButton.setAttribute('aria-label', `Chat: ${shown}. Show chats`);
     if (this.editing && !this.chats.some((c) => c.id === this.editing?.chatId)) this.editing = undefined;

@@ -1,0 +1,46 @@
+/**
+ * Fits texts to their element's width without cutting a word or a number: each element shows the
+ * first of its candidate texts that fits (its full text is in its title or tooltip), and is fitted
+ * again when the panel is resized. What cannot fit even in its shortest form is clipped by CSS.
+ */
+export class TextFitter {
+  private readonly candidates = new Map<HTMLElement, readonly string[]>();
+
+  constructor() {
+    window.addEventListener('resize', () => {
+      for (const el of [...this.candidates.keys()]) {
+        if (el.isConnected) this.fit(el);
+        else this.candidates.delete(el);
+      }
+    });
+  }
+
+  /** Shows the first of `candidates` (longest first) that fits `el`. */
+  set(el: HTMLElement, candidates: readonly string[]): void {
+    this.candidates.set(el, candidates);
+    this.fit(el);
+  }
+
+  private fit(el: HTMLElement): void {
+    const texts = this.candidates.get(el) ?? [];
+    for (const text of texts) {
+      el.textContent = text;
+      // Not laid out yet (hidden, or not in the document): the full text, fitted on the next resize.
+      if (el.clientWidth === 0 || el.scrollWidth <= el.clientWidth) return;
+    }
+  }
+}
+
+/** The text, then shorter forms cut after a word with an ellipsis ("Refactor the tokenizer…", "Refactor…"). */
+export function wordCandidates(text: string): string[] {
+  const words = text.trim().split(/\s+/);
+  const out = [text];
+  for (let n = words.length - 1; n >= 1; n--)
+    out.push(
+      `${words
+        .slice(0, n)
+        .join(' ')
+        .replace(/[\s,;:·—-]+$/, '')}…`,
+    );
+  return out;
+}
