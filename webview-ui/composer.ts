@@ -265,7 +265,8 @@ export class Composer {
     // A narrow panel shortens the provider, then shows the model's name alone (the title has it all).
     const cut = text.lastIndexOf(' · ');
     const name = text.slice(cut + 3);
-    this.fitter.set(this.modelLabel, cut < 0 ? [text] : model.imitation ? [text, `Imitation · ${name}`, name] : [text, name]);
+    const shorter = model.imitation && /^Local imitation/.test(text) ? [text.slice('Local '.length)] : [];
+    this.fitter.set(this.modelLabel, cut < 0 ? [text] : [text, ...shorter, name]);
     this.modelIcon.className = `codicon codicon-${model.imitation ? 'beaker' : model.configured ? 'sparkle' : 'warning'}`;
     this.modelButton.classList.toggle('unconfigured', !model.configured);
     this.modelButton.setAttribute('data-imitation', String(model.imitation));
@@ -310,8 +311,8 @@ export class Composer {
       icon(this.chipsExpanded ? 'chevron-up' : 'chevron-down'),
     );
     this.chipToggle.setAttribute('aria-expanded', String(this.chipsExpanded));
-    this.chipToggle.title = this.chipsExpanded ? 'Hide the attached items' : 'Show the attached items';
-    this.chipToggle.setAttribute('aria-label', `${items.length} attached, ${formatInt(tokens)} tokens`);
+    // Its name is what it shows ("3 attached 127k"); the exact count is in the title.
+    this.chipToggle.title = `${this.chipsExpanded ? 'Hide' : 'Show'} the attached items (${formatInt(tokens)} tokens)`;
     this.chipList.hidden = !this.chipsExpanded && rows > 2;
   }
 

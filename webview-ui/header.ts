@@ -3,9 +3,10 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import { MAX_TITLE_CHARS, type ChatSummaryView } from '../src/protocol/messages';
 import { h, icon, iconButton } from './dom';
-import { TextFitter, wordCandidates } from './fitText';
+import { TextFitter } from './fitText';
 import { formatWhen } from './format';
 import { Popover } from './popover';
+import { wordCandidates } from './wordCut';
 
 /** A view of the chats that follows the header's chat list (the history view). */
 export interface ChatListFollower {

@@ -84,6 +84,27 @@ const STATES: Record<string, (p: Panel) => Promise<void>> = {
     ),
   'replies and code blocks': (p) => p.init(state({ messages: chat() })),
   'chips attached': (p) => p.init(state({ messages: chat(), chips })),
+  'chips folded': (p) =>
+    p.init(
+      state({
+        messages: chat(),
+        model: model({ label: 'gpt-4o', imitation: true }),
+        chips: Array.from({ length: 5 }, (_, i) => ({
+          id: `chip-${i + 1}`,
+          kind: 'file' as const,
+          label: `src/module${i + 1}/component${i + 1}.ts`,
+          tokens: 25_000 + i,
+          pinned: i === 0,
+        })),
+      }),
+    ),
+  history: async (p) => {
+    await p.init(state({ messages: chat() }));
+    await p.byTestId('strata-history-button').click();
+    await p.byTestId('strata-history-search').fill('cache');
+    const asked = await p.waitForRequest('searchChats');
+    await p.respond(asked.requestId, { ok: true, value: { hits: [{ chatId: 'chat-2', excerpt: '…the prompt cache…' }], complete: true } });
+  },
   'error banner': (p) =>
     p.init(
       state({
@@ -132,7 +153,7 @@ describe('accessibility of the panel: axe-core, no serious or critical violation
   for (const theme of themes) {
     for (const [name, show] of Object.entries(STATES)) {
       it(`${name}, ${theme} theme`, async () => {
-        const p = await Panel.open(browser, server, { theme, width: 400, height: 700 });
+        const p = await Panel.open(browser, server, { theme, width: name === 'chips folded' ? 300 : 400, height: 700 });
         try {
           await show(p);
           assert.deepEqual(await seriousViolations(p), []);
