@@ -72,6 +72,9 @@ export class HistoryView {
     if (!this.shown) {
       this.el.hidden = false;
       this.host.shownChanged(true);
+      // The chats may have changed while it was hidden: a query left in the field is asked again.
+      this.result = undefined;
+      if (this.query().length > 0) this.scheduleSearch(0);
       this.render();
     }
     this.field.focus();
