@@ -262,18 +262,20 @@ export class Composer {
   setModel(model: ModelView): void {
     const label = model.imitation && !/imitation/i.test(model.label) ? `Local imitation server · ${model.label}` : model.label;
     const text = label || (model.configured ? model.model : 'No model configured');
-    // A narrow panel shortens the provider, then shows the model's name alone (the title has it all).
+    // A narrow panel shortens the provider, then shows the model's name alone (the title has it all);
+    // the button's name starts with what it shows.
     const cut = text.lastIndexOf(' · ');
     const name = text.slice(cut + 3);
-    const shorter = model.imitation && /^Local imitation/.test(text) ? [text.slice('Local '.length)] : [];
-    this.fitter.set(this.modelLabel, cut < 0 ? [text] : [text, ...shorter, name]);
+    const shorter = model.imitation ? [`Imitation · ${name}`] : [];
+    this.fitter.set(this.modelLabel, cut < 0 ? [text] : [text, ...shorter, name], (shown) =>
+      this.modelButton.setAttribute('aria-label', `Model: ${shown === text ? text : `${shown} (${text})`}. Choose a model`),
+    );
     this.modelIcon.className = `codicon codicon-${model.imitation ? 'beaker' : model.configured ? 'sparkle' : 'warning'}`;
     this.modelButton.classList.toggle('unconfigured', !model.configured);
     this.modelButton.setAttribute('data-imitation', String(model.imitation));
     this.modelButton.setAttribute('data-configured', String(model.configured));
     const title = `${text}${model.configured ? '' : ' — no provider is configured: Send shows the request that would go out'}\nChoose a model`;
     this.modelButton.title = title;
-    this.modelButton.setAttribute('aria-label', `Model: ${text}. Choose a model`);
   }
 
   setChips(chips: readonly ChipView[]): void {

@@ -4,7 +4,7 @@
  * again when the panel is resized. What cannot fit even in its shortest form is clipped by CSS.
  */
 export class TextFitter {
-  private readonly candidates = new Map<HTMLElement, readonly string[]>();
+  private readonly candidates = new Map<HTMLElement, { texts: readonly string[]; shown?: (text: string) => void }>();
 
   constructor() {
     window.addEventListener('resize', () => {
@@ -15,18 +15,19 @@ export class TextFitter {
     });
   }
 
-  /** Shows the first of `candidates` (longest first) that fits `el`. */
-  set(el: HTMLElement, candidates: readonly string[]): void {
-    this.candidates.set(el, candidates);
+  /** Shows the first of `candidates` (longest first) that fits `el`; `shown` hears which, each time. */
+  set(el: HTMLElement, candidates: readonly string[], shown?: (text: string) => void): void {
+    this.candidates.set(el, { texts: candidates, shown });
     this.fit(el);
   }
 
   private fit(el: HTMLElement): void {
-    const texts = this.candidates.get(el) ?? [];
+    const { texts, shown } = this.candidates.get(el) ?? { texts: [] };
     for (const text of texts) {
       el.textContent = text;
       // Not laid out yet (hidden, or not in the document): the full text, fitted on the next resize.
-      if (el.clientWidth === 0 || el.scrollWidth <= el.clientWidth) return;
+      if (el.clientWidth === 0 || el.scrollWidth <= el.clientWidth) break;
     }
+    shown?.(el.textContent ?? '');
   }
 }
