@@ -7,8 +7,8 @@
 import { codeSpanCitation, findCitations, type Citation } from '../src/protocol/citations';
 import { h } from './dom';
 
-/** Where candidates are not looked for: code blocks, existing links, controls. */
-const SKIP = 'pre, a, button, .code-header, .citation';
+/** Where candidates are not looked for: code blocks, existing links, controls, tool steps. */
+const SKIP = 'pre, a, button, .code-header, .citation, .tool-steps';
 
 function textNodes(root: HTMLElement): Text[] {
   const out: Text[] = [];

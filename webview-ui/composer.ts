@@ -4,6 +4,7 @@ import type { MentionRef, MentionResult, MentionView, SlashHostCommand, Suggesti
 import { MAX_INPUT_CHARS, type AttachWhat, type ChipView, type ModelView } from '../src/protocol/messages';
 import { ComposerCompletion, type Trigger } from './composerCompletion';
 import { h, icon, iconButton } from './dom';
+import { TextFitter } from './fitText';
 import { formatInt, formatTokens } from './format';
 import type { RequestResult } from './ipc';
 import type { Meter } from './meter';
@@ -60,6 +61,7 @@ export class Composer {
   private readonly modelButton: HTMLButtonElement;
   private readonly modelLabel: HTMLElement;
   private readonly modelIcon: HTMLElement;
+  private readonly fitter = new TextFitter();
   private readonly status: HTMLElement;
   private readonly suggestionChip: SuggestionChip;
   private readonly completion: ComposerCompletion;
@@ -291,14 +293,20 @@ export class Composer {
   setModel(model: ModelView): void {
     const label = model.imitation && !/imitation/i.test(model.label) ? `Local imitation server · ${model.label}` : model.label;
     const text = label || (model.configured ? model.model : 'No model configured');
-    this.modelLabel.textContent = text;
+    // A narrow panel shortens the provider, then shows the model's name alone (the title has it all);
+    // the button's name starts with what it shows.
+    const cut = text.lastIndexOf(' · ');
+    const name = text.slice(cut + 3);
+    const shorter = model.imitation ? [`Imitation · ${name}`] : [];
+    this.fitter.set(this.modelLabel, cut < 0 ? [text] : [text, ...shorter, name], (shown) =>
+      this.modelButton.setAttribute('aria-label', `Model: ${shown === text ? text : `${shown} (${text})`}. Choose a model`),
+    );
     this.modelIcon.className = `codicon codicon-${model.imitation ? 'beaker' : model.configured ? 'sparkle' : 'warning'}`;
     this.modelButton.classList.toggle('unconfigured', !model.configured);
     this.modelButton.setAttribute('data-imitation', String(model.imitation));
     this.modelButton.setAttribute('data-configured', String(model.configured));
     const title = `${text}${model.configured ? '' : ' — no provider is configured: Send shows the request that would go out'}\nChoose a model`;
     this.modelButton.title = title;
-    this.modelButton.setAttribute('aria-label', `Model: ${text}. Choose a model`);
   }
 
   setChips(chips: readonly ChipView[]): void {
@@ -337,8 +345,8 @@ export class Composer {
       icon(this.chipsExpanded ? 'chevron-up' : 'chevron-down'),
     );
     this.chipToggle.setAttribute('aria-expanded', String(this.chipsExpanded));
-    this.chipToggle.title = this.chipsExpanded ? 'Hide the attached items' : 'Show the attached items';
-    this.chipToggle.setAttribute('aria-label', `${items.length} attached, ${formatInt(tokens)} tokens`);
+    // Its name is what it shows ("3 attached 127k"); the exact count is in the title.
+    this.chipToggle.title = `${this.chipsExpanded ? 'Hide' : 'Show'} the attached items (${formatInt(tokens)} tokens)`;
     this.chipList.hidden = !this.chipsExpanded && rows > 2;
   }
 

@@ -2,10 +2,12 @@ import { MAX_CITATION_PATHS, type Citation } from '../src/protocol/citations';
 import type { MessageView, ToolStepView } from '../src/protocol/messages';
 import { citationCandidates, citationOf, linkCitations } from './citationLinks';
 import { DeferredRender } from './deferredRender';
-import { h, icon } from './dom';
+import { h, icon, setAttrs } from './dom';
 import { renderMarkdownBatch, type CodeBlock } from './markdown';
-import { applyToolStep, createMessage, renderAssistantText, renderToolSteps, updateAssistantChrome, type MessageRecord } from './messages';
+import { applyToolStep, createMessage, renderAssistantText, updateAssistantChrome, type MessageRecord } from './messages';
 import { OlderMessages } from './olderMessages';
+import { hasInlineSteps } from './replySegments';
+import { RovingFocus } from './rovingFocus';
 import { ScrollKeeper, type ScrollPosition } from './scrollKeeper';
 import type { Tooltips } from './tooltip';
 
@@ -65,6 +67,7 @@ export class Conversation {
   private readonly older: OlderMessages;
   private readonly scroll: ScrollKeeper;
   private readonly deferredRender: DeferredRender;
+  private readonly roving: RovingFocus;
   /** The host's verdict on each cited path asked about (a link or not), for this chat. */
   private readonly citationVerdicts = new Map<string, boolean>();
 
@@ -73,7 +76,7 @@ export class Conversation {
     private readonly tooltips: Tooltips,
     empty: HTMLElement,
   ) {
-    this.list = h('div', { class: 'messages', role: 'feed', 'aria-label': 'Conversation' });
+    this.list = h('div', { class: 'messages' });
     this.tail = h('div', { class: 'conversation-tail' });
     this.empty = empty;
     this.el = h('main', { class: 'conversation', 'data-testid': 'strata-conversation', tabindex: -1 }, this.list, this.empty, this.tail);
@@ -98,6 +101,7 @@ export class Conversation {
       chatId: () => this.chatId,
     });
     this.el.prepend(this.older.row);
+    this.roving = new RovingFocus(this.list, 'article');
 
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
     this.el.addEventListener('click', (e) => this.onClick(e));
@@ -132,7 +136,7 @@ export class Conversation {
     this.adoptStreaming(messages);
     this.older.updateRow();
     this.updateEmpty();
-    this.updateLastActions();
+    this.listChanged();
     const anchor = restore && !restore.atBottom && restore.anchorId ? this.records.get(restore.anchorId) : undefined;
     this.scroll.restore(anchor, restore?.anchorOffset ?? 0);
     this.older.maybeLoad();
@@ -150,7 +154,7 @@ export class Conversation {
     for (let i = fresh.length - 1; i >= 0; i--) {
       const m = fresh[i];
       if (!eager && (now.size >= EAGER_MESSAGES || chars >= EAGER_CHARS)) break;
-      if (m.role === 'assistant' && m.text.length > 0) {
+      if (m.role === 'assistant' && m.text.length > 0 && !hasInlineSteps(m.toolSteps)) {
         now.add(m);
         chars += m.text.length;
       }
@@ -193,7 +197,7 @@ export class Conversation {
     this.list.prepend(this.build(messages));
     this.older.updateRow();
     this.updateEmpty();
-    this.updateLastActions();
+    this.listChanged();
     if (anchor) this.scroll.lockAnchor(anchor.record, anchor.offset);
     // Still nothing to scroll (a short chat)? Keep loading until the view fills or nothing is left.
     this.older.maybeLoad();
@@ -209,7 +213,7 @@ export class Conversation {
     // Sending is an explicit act: show the new turn even if the user had scrolled up.
     this.scroll.revealEnd();
     this.updateEmpty();
-    this.updateLastActions();
+    this.listChanged();
   }
 
   /** Appends a chunk in sequence order; a duplicate (seq already applied or queued) is ignored. */
@@ -236,7 +240,7 @@ export class Conversation {
     if (chatId !== this.chatId) return;
     const stream = this.streams.get(turnId);
     if (!stream || !stream.record.el.isConnected) return;
-    applyToolStep(stream.record, step);
+    applyToolStep(stream.record, step, stream.text);
   }
 
   /** Leading edge at once, then at most one render per animation frame while chunks keep coming. */
@@ -272,10 +276,9 @@ export class Conversation {
     }
     if (stream) stream.dirty = false;
     record.view = assistant;
-    renderToolSteps(record);
     renderAssistantText(record, assistant.text);
     updateAssistantChrome(record, this.tooltips);
-    this.updateLastActions();
+    this.listChanged();
     this.linkCitations([record]);
   }
 
@@ -316,7 +319,7 @@ export class Conversation {
       if (stream.record.view.turn === turn) this.streams.delete(turnId);
     }
     this.updateEmpty();
-    this.updateLastActions();
+    this.listChanged();
   }
 
   private removeRecord(id: string): void {
@@ -333,6 +336,15 @@ export class Conversation {
   }
 
   /** Regenerate belongs to the last reply, when no turn is running. */
+  /** After messages were added or removed: the list's tab stop, and Regenerate on the last reply. */
+  private listChanged(): void {
+    // A feed holds articles: an empty list is no feed (assistive technology would announce one).
+    if (this.records.size > 0) setAttrs(this.list, { role: 'feed', 'aria-label': 'Conversation' });
+    else setAttrs(this.list, { role: undefined, 'aria-label': undefined });
+    this.roving.sync();
+    this.updateLastActions();
+  }
+
   private updateLastActions(): void {
     const last = this.list.lastElementChild;
     const record = last ? this.records.get(last.getAttribute('data-message-id') ?? '') : undefined;

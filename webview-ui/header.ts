@@ -3,8 +3,16 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import { MAX_TITLE_CHARS, type ChatSummaryView } from '../src/protocol/messages';
 import { h, icon, iconButton } from './dom';
+import { TextFitter } from './fitText';
 import { formatWhen } from './format';
 import { Popover } from './popover';
+import { wordCandidates } from './wordCut';
+
+/** A view of the chats that follows the header's chat list (the history view). */
+export interface ChatListFollower {
+  update(chats: readonly ChatSummaryView[], chatId: string): void;
+  toggle(): void;
+}
 
 export interface HeaderHost {
   newChat(): void;
@@ -23,12 +31,16 @@ export class Header {
   private readonly titleText: HTMLElement;
   private readonly list: HTMLElement;
   private readonly popover: Popover;
+  private readonly fitter = new TextFitter();
   private chats: ChatSummaryView[] = [];
   private chatId = '';
   /** Row being renamed or confirming deletion. */
   private editing: { chatId: string; mode: 'rename' | 'delete' } | undefined;
 
-  constructor(private readonly host: HeaderHost) {
+  constructor(
+    private readonly host: HeaderHost,
+    private readonly history?: ChatListFollower,
+  ) {
     this.titleText = h('span', { class: 'chat-title-text' }, 'New Chat');
     this.titleButton = h(
       'button',
@@ -46,6 +58,13 @@ export class Header {
     );
     const newChat = h('vscode-toolbar-button', { icon: 'add', label: 'New Chat', title: 'New Chat', 'data-testid': 'strata-new-chat' });
     newChat.addEventListener('click', () => this.host.newChat());
+    const showHistory = h('vscode-toolbar-button', {
+      icon: 'history',
+      label: 'Chat History',
+      title: 'Chat History: search, rename, delete',
+      'data-testid': 'strata-history-button',
+    });
+    showHistory.addEventListener('click', () => this.history?.toggle());
 
     this.list = h('div', { class: 'chat-list', role: 'dialog', 'aria-label': 'Chats', 'data-testid': 'strata-chat-list' });
     this.popover = new Popover(this.list, this.titleButton, () => {
@@ -56,7 +75,14 @@ export class Header {
       else this.openList();
     });
     this.list.addEventListener('click', (e) => this.onListClick(e));
-    this.el = h('header', { class: 'header' }, this.titleButton, h('span', { class: 'spacer' }), newChat);
+    this.el = h(
+      'header',
+      { class: 'header' },
+      this.titleButton,
+      h('span', { class: 'spacer' }),
+      this.history ? showHistory : null,
+      newChat,
+    );
     document.body.append(this.list);
   }
 
@@ -64,11 +90,12 @@ export class Header {
     this.chats = [...chats];
     this.chatId = chatId;
     const shown = title.trim() || 'New Chat';
-    this.titleText.textContent = shown;
+    this.fitter.set(this.titleText, wordCandidates(shown));
     this.titleButton.title = `${shown} — Chats`;
     this.titleButton.setAttribute('aria-label', `Chat: ${shown}. Show chats`);
     if (this.editing && !this.chats.some((c) => c.id === this.editing?.chatId)) this.editing = undefined;
     if (this.popover.isOpen) this.renderList();
+    this.history?.update(chats, chatId);
   }
 
   private openList(): void {

@@ -7,6 +7,7 @@ import { Conversation } from './conversation';
 import { h } from './dom';
 import { EmptyState } from './emptyState';
 import { Header } from './header';
+import { HistoryView } from './historyView';
 import { HostClient, type RequestResult } from './ipc';
 import { Meter } from './meter';
 import { ModelMenu } from './modelMenu';
@@ -44,15 +45,34 @@ class App {
 
   constructor(root: HTMLElement) {
     this.tooltips = new Tooltips(document.body);
-    this.header = new Header({
-      newChat: () => {
-        this.fire({ kind: 'newChat' });
+    const history = new HistoryView({
+      search: async (query) => {
+        const result = await this.request({ kind: 'searchChats', query });
+        return result.ok ? result.value : undefined;
+      },
+      open: (chatId) => {
+        this.fire({ kind: 'switchChat', chatId });
         this.composer.focus();
       },
-      switchChat: (chatId) => this.fire({ kind: 'switchChat', chatId }),
-      renameChat: (chatId, title) => this.fire({ kind: 'renameChat', chatId, title }),
-      deleteChat: (chatId) => this.fire({ kind: 'deleteChat', chatId }),
+      rename: (chatId, title) => this.fire({ kind: 'renameChat', chatId, title }),
+      delete: (chatId) => this.fire({ kind: 'deleteChat', chatId, confirm: true }),
+      shownChanged: (shown) => {
+        this.conversation.el.hidden = shown;
+        if (!shown) this.composer.focus();
+      },
     });
+    this.header = new Header(
+      {
+        newChat: () => {
+          this.fire({ kind: 'newChat' });
+          this.composer.focus();
+        },
+        switchChat: (chatId) => this.fire({ kind: 'switchChat', chatId }),
+        renameChat: (chatId, title) => this.fire({ kind: 'renameChat', chatId, title }),
+        deleteChat: (chatId) => this.fire({ kind: 'deleteChat', chatId }),
+      },
+      history,
+    );
     this.progress = h('vscode-progress-bar', { class: 'busy-bar', indeterminate: true, 'aria-label': 'Generating a reply' });
     this.progress.hidden = true;
     this.banners = new Banners((bannerId, action) => this.request({ kind: 'bannerAction', bannerId, action }));
@@ -124,7 +144,7 @@ class App {
       this.meter,
       this.ui.get().draft,
     );
-    root.replaceChildren(this.header.el, this.progress, this.banners.el, this.conversation.el, this.composer.el);
+    root.replaceChildren(this.header.el, this.progress, this.banners.el, this.conversation.el, history.el, this.composer.el);
     root.classList.add('strata');
     // Until the host's first state arrives, nothing chat-specific is shown (no flash of an empty chat).
     document.body.classList.add('strata-loading');

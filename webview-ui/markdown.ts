@@ -180,6 +180,8 @@ function decorateCodeBlocks(root: ParentNode, codes: readonly CodeBlock[], optio
       ),
     );
     pre.replaceWith(wrapper);
+    // A block wider than the panel scrolls sideways: the keyboard must be able to scroll it too.
+    pre.setAttribute('tabindex', '0');
     wrapper.append(pre);
   }
 }

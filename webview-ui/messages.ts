@@ -3,6 +3,7 @@ import { h, icon, iconButton } from './dom';
 import { formatInt } from './format';
 import { layerBarElement, layerBarTooltip, usageSummary } from './layers';
 import { renderMarkdown, type CodeBlock, type RenderedMarkdown } from './markdown';
+import { hasInlineSteps, layoutReply } from './replySegments';
 import type { Tooltips } from './tooltip';
 
 /** One message on screen. */
@@ -18,7 +19,7 @@ export interface MessageRecord {
   codes: CodeBlock[];
   /** Assistant: the body shows the raw text until its markdown is rendered (long chats, off screen). */
   pending?: boolean;
-  /** Assistant: the tool steps (collapsible), above the body. */
+  /** Assistant: the tool steps shown above the body (those before any text); the others are in the body. */
   steps?: HTMLElement;
 }
 
@@ -69,6 +70,12 @@ function createAssistant(view: MessageView, tooltips: Tooltips, rendered?: Rende
   const body = h('div', { class: 'msg-body markdown', 'data-testid': 'strata-message-body', 'aria-live': 'polite' });
   const el = h('article', baseAttrs(view, 'Strata'), body);
   const record: MessageRecord = { view, el, body, codes: [] };
+  if (hasInlineSteps(view.toolSteps)) {
+    // Cut where the steps happened, so not one batch render of the whole text.
+    renderAssistantText(record, view.text);
+    updateAssistantChrome(record, tooltips);
+    return record;
+  }
   renderToolSteps(record);
   if (rendered === 'defer' && view.text.length > 0) {
     body.textContent = view.text;
@@ -98,24 +105,49 @@ export function morphBody(body: HTMLElement, fragment: DocumentFragment): void {
 
 /** Puts markdown rendered later (see `createMessage`) into a deferred message. */
 export function fillDeferred(record: MessageRecord, rendered: RenderedMarkdown): void {
+  if (hasInlineSteps(record.view.toolSteps)) {
+    renderAssistantText(record, record.view.text);
+    return;
+  }
   record.body.replaceChildren(rendered.fragment);
   record.body.classList.remove('md-pending');
   record.codes = rendered.codes;
   record.pending = false;
 }
 
-/** Renders an assistant message's text (streaming or final). */
+/**
+ * Renders an assistant message's text (streaming or final) with its tool steps where they happened:
+ * the text is cut at each step's offset and each piece rendered on its own, so a step never lands
+ * inside a paragraph or a code block the model was writing.
+ */
 export function renderAssistantText(record: MessageRecord, text: string): void {
   record.pending = false;
   record.body.classList.remove('md-pending');
-  if (text.length === 0) {
+  const open = openStepIds(record);
+  const layout = layoutReply(text, record.view.toolSteps);
+  placeStepsAbove(record, layout.above, open);
+  if (text.length === 0 && layout.segments.every((s) => s.steps.length === 0)) {
     record.codes = [];
     record.body.replaceChildren();
     return;
   }
-  const r = renderMarkdown(text);
-  record.codes = r.codes;
-  morphBody(record.body, r.fragment);
+  const fragment = document.createDocumentFragment();
+  const codes: CodeBlock[] = [];
+  for (const segment of layout.segments) {
+    if (segment.text.trim().length > 0) {
+      const r = renderMarkdown(segment.text);
+      // Code blocks are numbered across the whole reply (Copy and Apply find them by number).
+      if (codes.length > 0)
+        r.fragment.querySelectorAll('pre[data-code]').forEach((pre) => {
+          pre.setAttribute('data-code', String(codes.length + Number(pre.getAttribute('data-code'))));
+        });
+      codes.push(...r.codes);
+      fragment.append(r.fragment);
+    }
+    if (segment.steps.length > 0) fragment.append(stepGroup(segment.steps, open, 'strata-tool-steps-inline'));
+  }
+  record.codes = codes;
+  morphBody(record.body, fragment);
 }
 
 /** Status attributes, the "working" placeholder, the error line and the footer of an assistant message. */
@@ -258,33 +290,49 @@ function toolStepElement(step: ToolStepView, open: boolean): HTMLElement {
   return el;
 }
 
-/** (Re)draws an assistant message's tool steps; steps the user opened stay open. */
-export function renderToolSteps(record: MessageRecord): void {
-  const steps = record.view.toolSteps ?? [];
+/** The ids of the steps the user opened (they stay open when the message is drawn again). */
+function openStepIds(record: MessageRecord): Set<string> {
+  const open = new Set<string>();
+  record.el.querySelectorAll('details.tool-step[open]').forEach((d) => open.add(d.getAttribute('data-step-id') ?? ''));
+  return open;
+}
+
+function stepGroup(steps: readonly ToolStepView[], open: ReadonlySet<string>, testid: string): HTMLElement {
+  const label = steps.length === 1 ? '1 tool call' : `${steps.length} tool calls`;
+  return h(
+    'div',
+    { class: 'tool-steps', 'data-testid': testid, role: 'group', 'aria-label': label },
+    ...steps.map((s) => toolStepElement(s, open.has(s.id))),
+  );
+}
+
+function placeStepsAbove(record: MessageRecord, steps: readonly ToolStepView[], open: ReadonlySet<string>): void {
   if (steps.length === 0) {
     record.steps?.remove();
     record.steps = undefined;
     return;
   }
-  const open = new Set<string>();
-  record.steps?.querySelectorAll('details[open]').forEach((d) => open.add(d.getAttribute('data-step-id') ?? ''));
-  const label = steps.length === 1 ? '1 tool call' : `${steps.length} tool calls`;
-  const list = h(
-    'div',
-    { class: 'tool-steps', 'data-testid': 'strata-tool-steps', role: 'group', 'aria-label': label },
-    ...steps.map((s) => toolStepElement(s, open.has(s.id))),
-  );
+  const list = stepGroup(steps, open, 'strata-tool-steps');
   if (record.steps) record.steps.replaceWith(list);
   else record.body.before(list);
   record.steps = list;
 }
 
-/** Adds or replaces (by id) one step of a message and redraws the list. */
-export function applyToolStep(record: MessageRecord, step: ToolStepView): void {
+/** (Re)draws the tool steps shown above an assistant message's text; steps the user opened stay open. */
+export function renderToolSteps(record: MessageRecord): void {
+  placeStepsAbove(record, layoutReply(record.view.text, record.view.toolSteps).above, openStepIds(record));
+}
+
+/**
+ * Adds or replaces (by id) one step of a streaming message and redraws it with `text`, the reply
+ * so far. A step the host did not place goes where the text has reached (its first version's place).
+ */
+export function applyToolStep(record: MessageRecord, step: ToolStepView, text: string): void {
   const steps = [...(record.view.toolSteps ?? [])];
   const i = steps.findIndex((s) => s.id === step.id);
-  if (i >= 0) steps[i] = step;
-  else steps.push(step);
+  const placed = step.textOffset !== undefined ? step : { ...step, textOffset: i >= 0 ? steps[i].textOffset : text.length };
+  if (i >= 0) steps[i] = placed;
+  else steps.push(placed);
   record.view = { ...record.view, toolSteps: steps };
-  renderToolSteps(record);
+  renderAssistantText(record, text);
 }

@@ -4,6 +4,7 @@ import type { AttachWhat, BannerAction, ChipView, HostToWebviewMessage, ModelOpt
 import type { MentionRef, MentionResult, MentionView, SlashHostCommand } from '../protocol/mentions';
 import type { ResponseOf, WebviewRequestKind, WebviewRequestOf } from '../protocol/requests';
 import type { ChatSession } from '../services/chatSession';
+import { ChatSearch } from '../services/store/chatSearch';
 import { ProviderResolver } from './providerResolver';
 
 /** Turns the panel gets when a chat opens (two messages each); older ones load on scroll. */
@@ -57,6 +58,7 @@ export interface PanelActions {
 
 /** The host's answer to each panel request (the webview is UI; these decide). */
 export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
+  const history = new ChatSearch((chatId) => a.session.store.chatPath(chatId));
   return {
     send: async (r) => a.send(r.text),
     stop: async () => a.stop(),
@@ -67,7 +69,11 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
       a.session.renameChat(r.chatId, r.title);
       a.chatsChanged();
     },
-    deleteChat: async (r) => a.deleteChat(r.chatId, false),
+    deleteChat: async (r) => a.deleteChat(r.chatId, r.confirm === true),
+    searchChats: async (r) => {
+      const found = await history.search(r.query, a.session.chats());
+      return { hits: found.matches, complete: found.complete };
+    },
     attach: async (r) => a.attach(r.what),
     removeChip: async (r) => {
       if (!a.session.removeChip(r.chipId)) throw new Error('That attachment is no longer there.');

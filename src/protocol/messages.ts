@@ -114,6 +114,11 @@ export interface ToolStepView {
    */
   cachedTokens?: number;
   cachedReported?: boolean;
+  /**
+   * Where in the reply's text the call happened (characters of `MessageView.text` written before
+   * it): the panel shows the step there, between the text before and after it. Absent: above the text.
+   */
+  textOffset?: number;
 }
 
 export interface MessageView {
@@ -435,7 +440,8 @@ export function isToolStep(v: unknown): v is ToolStepView {
     typeof v.label === 'string' &&
     typeof v.args === 'string' &&
     typeof v.status === 'string' &&
-    STEP_STATUSES.includes(v.status)
+    STEP_STATUSES.includes(v.status) &&
+    (v.textOffset === undefined || isInt(v.textOffset))
   );
 }
 

@@ -36,6 +36,21 @@ import {
 
 type NoFields = Record<never, never>;
 
+/** Longest history search the host accepts (characters). */
+export const MAX_SEARCH_CHARS = 200;
+
+/** A chat the history search found; `excerpt`: the text around the first match, when the title did not match. */
+export interface ChatSearchHit {
+  chatId: string;
+  excerpt?: string;
+}
+
+/** The history search's answer; `complete` is false when the time bound cut the search short. */
+export interface ChatSearchResult {
+  hits: ChatSearchHit[];
+  complete: boolean;
+}
+
 /** Every request kind: the fields it carries (`params`) and the value the host answers with (`response`). */
 export interface WebviewRequestMap {
   send: { params: { text: string }; response: void };
@@ -44,8 +59,13 @@ export interface WebviewRequestMap {
   newChat: { params: NoFields; response: void };
   switchChat: { params: { chatId: string }; response: void };
   renameChat: { params: { chatId: string; title: string }; response: void };
-  /** Answered with whether the chat was deleted. */
-  deleteChat: { params: { chatId: string }; response: boolean };
+  /**
+   * Answered with whether the chat was deleted. `confirm`: the host asks the user first (and
+   * decides); without it the panel has asked already.
+   */
+  deleteChat: { params: { chatId: string; confirm?: boolean }; response: boolean };
+  /** The chats whose title or text holds `query` (case-insensitive), most recent first. */
+  searchChats: { params: { query: string }; response: ChatSearchResult };
   /** Answered with the chips added. */
   attach: { params: { what: AttachWhat }; response: ChipView[] };
   removeChip: { params: { chipId: string }; response: void };
@@ -131,9 +151,16 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
       if (!shape([])) return bad('takes no fields');
       return { kind };
     case 'switchChat':
-    case 'deleteChat':
       if (!shape(['chatId']) || !isStr(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
       return { kind, chatId: value.chatId };
+    case 'deleteChat':
+      if (!shape(['chatId', 'confirm']) || !isStr(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
+      if (value.confirm !== undefined && typeof value.confirm !== 'boolean') return bad('confirm must be a boolean');
+      return value.confirm === true ? { kind, chatId: value.chatId, confirm: true } : { kind, chatId: value.chatId };
+    case 'searchChats':
+      if (!shape(['query']) || !isStr(value.query, MAX_SEARCH_CHARS))
+        return bad(`query must be a string of at most ${MAX_SEARCH_CHARS} characters`);
+      return { kind, query: value.query };
     case 'renameChat':
       if (!shape(['chatId', 'title']) || !isStr(value.chatId, 128) || !CHAT_ID.test(value.chatId)) return bad('chatId is not a chat id');
       if (!isStr(value.title, MAX_TITLE_CHARS) || value.title.trim().length === 0)
@@ -249,12 +276,25 @@ export function parseModelOptions(value: unknown): ModelOption[] | undefined {
   return out;
 }
 
+/** The `searchChats` answer: chat ids and excerpts (anything else is refused). */
+export function parseChatSearchResult(value: unknown): ChatSearchResult | undefined {
+  if (!isObj(value) || !Array.isArray(value.hits) || typeof value.complete !== 'boolean') return undefined;
+  const hits: ChatSearchHit[] = [];
+  for (const v of value.hits) {
+    if (!isObj(v) || !isStr(v.chatId, 128) || !CHAT_ID.test(v.chatId)) return undefined;
+    if (v.excerpt !== undefined && !isStr(v.excerpt, 1000)) return undefined;
+    hits.push(v.excerpt === undefined ? { chatId: v.chatId } : { chatId: v.chatId, excerpt: v.excerpt });
+  }
+  return { hits, complete: value.complete };
+}
+
 /** The answers the webview reads, each with its check and what it says when the check fails. */
 const RESPONSE_CHECKS = {
   listModels: { parse: parseModelOptions, refused: 'The extension sent an unexpected model list.' },
   resolveCitations: { parse: parseCitationPaths, refused: 'The extension sent an unexpected list of paths.' },
   mentions: { parse: parseMentionViews, refused: 'The extension sent an unexpected list of mentions.' },
   attachMention: { parse: parseMentionResult, refused: 'The extension sent an unexpected answer to the mention.' },
+  searchChats: { parse: parseChatSearchResult, refused: 'The extension sent an unexpected search result.' },
 } satisfies { [K in WebviewRequestKind]?: { parse(value: unknown): ResponseOf<K> | undefined; refused: string } };
 
 type CheckedKind = keyof typeof RESPONSE_CHECKS;

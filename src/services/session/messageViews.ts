@@ -61,7 +61,13 @@ function turnViews(
     text: displayReply(record),
     status: meta?.stopped ? 'stopped' : 'complete',
   };
-  if (meta?.toolSteps && meta.toolSteps.length > 0) assistant.toolSteps = meta.toolSteps.map((v) => ({ ...v }));
+  if (meta?.toolSteps && meta.toolSteps.length > 0) {
+    const offsets = stepTextOffsets(record);
+    assistant.toolSteps = meta.toolSteps.map((v) => {
+      const at = offsets[v.step - 1];
+      return at === undefined ? { ...v } : { ...v, textOffset: at };
+    });
+  }
   const bar = meta ? layerBar(meta) : undefined;
   if (bar) assistant.bar = bar;
   if (meta?.usage) assistant.usage = { ...meta.usage };
@@ -77,6 +83,25 @@ function turnViews(
 export function displayReply(record: { reply: string; steps?: readonly { text: string }[] }): string {
   if (!record.steps || record.steps.length === 0) return record.reply;
   return [...record.steps.map((s) => s.text), record.reply].filter((t) => t.length > 0).join(STEP_TEXT_SEPARATOR);
+}
+
+/**
+ * Where each model step's tool calls happened in `displayReply`'s text: after the text of that step
+ * and the ones before it (index k-1 for step k). Derived from the steps the chat keeps, so chats
+ * saved before the panel placed steps in the text get the same placement.
+ */
+export function stepTextOffsets(record: { steps?: readonly { text: string }[] }): number[] {
+  const offsets: number[] = [];
+  let at = 0;
+  let shown = false;
+  for (const s of record.steps ?? []) {
+    if (s.text.length > 0) {
+      at += (shown ? STEP_TEXT_SEPARATOR.length : 0) + s.text.length;
+      shown = true;
+    }
+    offsets.push(at);
+  }
+  return offsets;
 }
 
 /** The stacked bar of a turn: its layer tokens and the cached part (reported when known, else predicted). */

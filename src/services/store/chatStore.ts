@@ -628,7 +628,8 @@ export class ChatStore {
 
   // ---------------------------------------------------------------- files
 
-  private chatPath(id: string): string {
+  /** The file of chat `id` (the history search reads it without the lock, as a reader may). */
+  chatPath(id: string): string {
     return path.join(this.chatsDir, `${id}.jsonl`);
   }
 

@@ -1,0 +1,166 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import type { PanelState } from '../../src/protocol/messages';
+import { assistantMessage, bar, CHAT_ID, chips, meter, model, state, userMessage } from './fixtures';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, Panel } from './harness';
+import { PanelServer, type ThemeKind } from './server';
+
+/** axe-core's browser build, evaluated in the page (a script tag would break the page's CSP). */
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[]; failureSummary?: string }[];
+}
+
+/** Runs axe over the whole page; returns the serious and critical violations, one line each. */
+async function seriousViolations(p: Panel): Promise<string[]> {
+  await p.settle();
+  // The panel's own checks first: axe adds inline styles the page's CSP reports.
+  assert.deepEqual(await p.problems(), { violations: [], errors: [] });
+  await p.page.evaluate(AXE_SOURCE);
+  const violations = await p.page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join(' | ')}`,
+    );
+}
+
+const REPLY = [
+  'The prefix breaks because `renderLibrary()` re-sorts the blocks. Keep the first-seen order:',
+  '```ts\nexport function renderLibrary(items: readonly Artifact[]): string {\n  return items.map(block).join("\\n");\n}\n```',
+  '- The **L2** library only grows.\n- See [the notes](https://example.com/design).',
+].join('\n\n');
+
+function chat(): PanelState['messages'] {
+  return [
+    userMessage(1, 'Why does the cache miss?', ['src/engine/library.ts', 'src/engine/cache.ts:L12-30']),
+    assistantMessage(1, REPLY, {
+      cost: { text: '$0.0213 · saved $0.0123 by cache', usd: 0.0213, savedUsd: 0.0123 },
+      toolSteps: [
+        {
+          id: 'c1',
+          step: 1,
+          name: 'read_file',
+          label: 'read_file src/engine/library.ts',
+          args: '{"path":"src/engine/library.ts"}',
+          status: 'done',
+          summary: 'src/engine/library.ts, 80 lines',
+          resultTokens: 900,
+          textOffset: 40,
+        },
+      ],
+    }),
+    userMessage(2, 'And the transcript layout?'),
+    assistantMessage(2, 'Each request is a pure append of the previous one.', { status: 'stopped' }),
+  ];
+}
+
+/** The panel's states, each checked with axe in the three theme kinds. */
+const STATES: Record<string, (p: Panel) => Promise<void>> = {
+  empty: (p) =>
+    p.init(
+      state({
+        chatTitle: 'New Chat',
+        model: model({ provider: 'none', model: '', label: 'No model configured', configured: false }),
+        meter: meter({ used: 0, lastCachedShare: undefined }),
+      }),
+    ),
+  'replies and code blocks': (p) => p.init(state({ messages: chat() })),
+  'chips attached': (p) => p.init(state({ messages: chat(), chips })),
+  'chips folded': (p) =>
+    p.init(
+      state({
+        messages: chat(),
+        model: model({ label: 'gpt-4o', imitation: true }),
+        chips: Array.from({ length: 5 }, (_, i) => ({
+          id: `chip-${i + 1}`,
+          kind: 'file' as const,
+          label: `src/module${i + 1}/component${i + 1}.ts`,
+          tokens: 25_000 + i,
+          pinned: i === 0,
+        })),
+      }),
+    ),
+  history: async (p) => {
+    await p.init(state({ messages: chat() }));
+    await p.byTestId('strata-history-button').click();
+    await p.byTestId('strata-history-search').fill('cache');
+    const asked = await p.waitForRequest('searchChats');
+    await p.respond(asked.requestId, { ok: true, value: { hits: [{ chatId: 'chat-2', excerpt: '…the prompt cache…' }], complete: true } });
+  },
+  'error banner': (p) =>
+    p.init(
+      state({
+        messages: [
+          ...chat().slice(0, 2),
+          userMessage(2, 'Summarize the repository.'),
+          assistantMessage(2, '', { status: 'error', error: 'The request is over the context window.', bar: undefined, usage: undefined }),
+        ],
+        banners: [
+          { id: 'auth', severity: 'error', message: 'OpenAI rejected the API key (401).', actions: ['setApiKey', 'showLog', 'dismiss'] },
+        ],
+        notices: [{ id: 'restricted', message: 'Restricted Mode: project instruction files are not read.' }],
+        meter: meter({ used: 131_072, level: 'over' }),
+      }),
+    ),
+  streaming: async (p) => {
+    await p.init(state({ messages: chat(), chips: [chips[0]] }));
+    await p.post({
+      type: 'turnStarted',
+      chatId: CHAT_ID,
+      turnId: 't3',
+      user: userMessage(3, 'Show me the fix.'),
+      assistant: assistantMessage(3, '', { status: 'streaming', usage: undefined, bar: bar() }),
+    });
+    await p.post({ type: 'chunk', chatId: CHAT_ID, turnId: 't3', seq: 0, text: 'Keep the order:\n\n```ts\nconst seen = new Map();\n' });
+    await p.post({ type: 'state', state: state({ messages: chat(), busy: true }) });
+  },
+};
+
+describe('accessibility of the panel: axe-core, no serious or critical violation (real browser)', function () {
+  this.timeout(120_000);
+  const server = new PanelServer();
+  let browser: Browser;
+  const themes: readonly ThemeKind[] = ['dark', 'light', 'hc'];
+
+  before(async () => {
+    await server.start();
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server.stop();
+  });
+
+  for (const theme of themes) {
+    for (const [name, show] of Object.entries(STATES)) {
+      it(`${name}, ${theme} theme`, async () => {
+        const p = await Panel.open(browser, server, { theme, width: name === 'chips folded' ? 300 : 400, height: 700 });
+        try {
+          await show(p);
+          assert.deepEqual(await seriousViolations(p), []);
+        } finally {
+          await p.close();
+        }
+      });
+    }
+  }
+});

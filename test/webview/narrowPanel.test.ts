@@ -1,0 +1,96 @@
+import * as assert from 'node:assert/strict';
+import { assistantMessage, bar, chips, model, state, userMessage } from './fixtures';
+import { historyChats } from './historyFixtures';
+import type { Panel } from './harness';
+import type { ThemeKind } from './server';
+import { panelSuite } from './suite';
+
+/** Elements whose text is wider than they are and is not scrolled: cut by an ellipsis or clipped. */
+async function clipped(p: Panel): Promise<string[]> {
+  return (await p.page.evaluate(`(() => {
+    const out = [];
+    for (const el of Array.from(document.querySelectorAll('body *'))) {
+      const cs = getComputedStyle(el);
+      if (!el.offsetParent || !el.innerText || cs.overflowX === 'auto' || cs.overflowX === 'scroll') continue;
+      if (el.closest('pre, .layer-bar')) continue;
+      if (el.scrollWidth > el.clientWidth + 1) out.push(el.className + ': "' + el.innerText.slice(0, 60) + '"');
+    }
+    return out;
+  })()`)) as string[];
+}
+
+function narrowState() {
+  return state({
+    chats: historyChats(),
+    model: model({ label: 'gpt-4o', imitation: true }),
+    chips: [...chips, { id: 'chip-3', kind: 'file', label: 'src/services/store/chatIndex.ts', tokens: 123_456, pinned: false }],
+    messages: [
+      userMessage(1, 'Why does the cache miss on every second turn?', ['src/engine/library.ts', 'src/engine/cache.ts:L12-30']),
+      assistantMessage(
+        1,
+        'The library is re-sorted each turn. Keep the first-seen order:\n\n```ts\nconst seen = new Map<string, Artifact>();\n```',
+        {
+          cost: { text: '$0.0213 · saved $0.0123 by cache', usd: 0.0213, savedUsd: 0.0123 },
+          usage: { input: 123_245, cacheRead: 117_837, cacheWrite: 0, output: 1_412 },
+          bar: bar({ layers: { L1: 1_200, L2: 96_400, L3: 18_500, L4: 7_000, L5: 145 } }),
+        },
+      ),
+    ],
+  });
+}
+
+describe('a 260 px panel: nothing clipped mid-word or mid-number (real browser)', function () {
+  this.timeout(120_000);
+  const suite = panelSuite();
+
+  it('shows the title, the model, the chips, the reply footer and the meter whole or cut after a word', async () => {
+    const p = await suite.open({ width: 260, height: 700 });
+    await p.init(narrowState());
+    assert.deepEqual(await clipped(p), []);
+    assert.match((await p.byTestId('strata-chat-title').innerText()).trim(), /^Refactor( the( tokenizer)?)?…$/, 'cut after a word');
+    assert.match((await p.page.locator('.model-label').innerText()).trim(), /^(Imitation · )?gpt-4o$/, 'the model’s name whole');
+    assert.match((await p.byTestId('strata-model').getAttribute('title')) ?? '', /^Local imitation server · gpt-4o/);
+    await p.screenshot('narrow-260-chat');
+    // Wider, the labels come back whole.
+    await p.page.setViewportSize({ width: 520, height: 700 });
+    await p.settle();
+    assert.equal((await p.byTestId('strata-chat-title').innerText()).trim(), 'Refactor the tokenizer cache');
+    assert.equal((await p.page.locator('.model-label').innerText()).trim(), 'Local imitation server · gpt-4o');
+  });
+
+  it('keeps the layer bar’s tooltip inside the panel', async () => {
+    const p = await suite.open({ width: 260, height: 700 });
+    await p.init(narrowState());
+    await p.byTestId('strata-layer-bar').first().hover();
+    const tip = p.byTestId('strata-tooltip');
+    await tip.waitFor({ state: 'visible' });
+    const box = (await tip.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= 260 && box.y >= 0 && box.y + box.height <= 700, `tooltip at ${JSON.stringify(box)}`);
+    assert.deepEqual(await clipped(p), []);
+  });
+
+  for (const theme of ['dark', 'light', 'hc'] as ThemeKind[]) {
+    it(`history view at 260 px, ${theme} theme: full titles, nothing clipped`, async () => {
+      const p = await suite.open({ width: 260, height: 700, theme });
+      await p.init(narrowState());
+      await p.byTestId('strata-history-button').click();
+      await p.byTestId('strata-history').waitFor({ state: 'visible' });
+      assert.deepEqual(await clipped(p), []);
+      await p.screenshot(`narrow-260-history-${theme}`);
+      await p.byTestId('strata-history-search').fill('cache');
+      const asked = await p.waitForRequest('searchChats');
+      await p.respond(asked.requestId, {
+        ok: true,
+        value: {
+          hits: [
+            { chatId: 'chat-1' },
+            { chatId: 'chat-2' },
+            { chatId: 'chat-4', excerpt: '…so the prompt cache holds when the block order is kept…' },
+          ],
+          complete: true,
+        },
+      });
+      await p.screenshot(`narrow-260-history-search-${theme}`);
+    });
+  }
+});
