@@ -98,6 +98,10 @@ export interface StoredTurnRequest {
         contentHash: string;
         requestedEndLine?: number;
         label?: string;
+        /** The artifact's kind when it is not a selection (a definition or an outline is a `tool` range of its file). */
+        artifactKind?: 'tool' | 'text' | 'diagnostics';
+        /** `tool` snapshots: the tool that produced it (part of the artifact's id). */
+        tool?: string;
       }
   )[];
   pin?: StoredRef[];

@@ -48,7 +48,14 @@ function isRequestAttachment(v: unknown): boolean {
   if (!isObj(v)) return false;
   if (v.kind === 'file') return isStr(v.path);
   if (v.kind === 'selection') return isStr(v.path) && isInt(v.startLine, 1) && isInt(v.endLine, 1);
-  return v.kind === 'snapshot' && isStr(v.uri) && isStr(v.contentHash) && (v.range === undefined || isRange(v.range));
+  return (
+    v.kind === 'snapshot' &&
+    isStr(v.uri) &&
+    isStr(v.contentHash) &&
+    (v.range === undefined || isRange(v.range)) &&
+    (v.artifactKind === undefined || v.artifactKind === 'tool' || v.artifactKind === 'text' || v.artifactKind === 'diagnostics') &&
+    (v.tool === undefined || isStr(v.tool))
+  );
 }
 
 /** Each optional field: its check. */

@@ -45,6 +45,8 @@ export function storedRequest(req: TurnRequest, hasher: IHasher): StoredTurnRequ
         contentHash: hasher.sha256Hex(i.content),
         ...(i.requestedEndLine !== undefined ? { requestedEndLine: i.requestedEndLine } : {}),
         ...(a.label ? { label: a.label } : {}),
+        ...(i.kind === 'tool' || i.kind === 'text' || i.kind === 'diagnostics' ? { artifactKind: i.kind } : {}),
+        ...(i.tool !== undefined ? { tool: i.tool } : {}),
       };
     }),
   };
@@ -85,7 +87,8 @@ export function turnRequestFromStored(state: ChatState, n: number, meta: TurnMet
       log(`regenerate: the snapshot of ${a.label ?? a.uri} is no longer in the chat; it is left out`);
       continue;
     }
-    const input: NewArtifactInput = { kind: 'selection', uri: a.uri, content: e.artifact.content };
+    const input: NewArtifactInput = { kind: a.artifactKind ?? 'selection', uri: a.uri, content: e.artifact.content };
+    if (a.tool !== undefined) input.tool = a.tool;
     if (a.range) input.range = { ...a.range };
     if (a.requestedEndLine !== undefined) input.requestedEndLine = a.requestedEndLine;
     attachments.push({ kind: 'snapshot', input, ...(a.label ? { label: a.label } : {}) });
