@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { Rejection } from '../engine/isolation';
+import type { AttachWhat } from '../protocol/messages';
 import type { AttachmentSpec } from '../services/workspacePort';
 import { HostWorkspace } from './hostWorkspace';
 
@@ -81,4 +82,19 @@ export function openEditorDocuments(): vscode.Uri[] {
 export function uriSpec(uri: vscode.Uri): SpecOrRefusal {
   const path = pathFor(uri);
   return path ? { ok: true, spec: { kind: 'file', path } } : outside(uri);
+}
+
+/** The specs of an attach from the editor: the active file, its selections, or every open editor. */
+export function editorSpecs(what: AttachWhat): SpecOrRefusal[] {
+  const editor = vscode.window.activeTextEditor;
+  if (what === 'openEditors') {
+    const specs = openEditorDocuments().map(uriSpec);
+    if (specs.length === 0) throw new Error('No editors are open.');
+    return specs;
+  }
+  if (!editor) throw new Error(what === 'selection' ? 'Select lines in an editor first.' : 'Open a file in the editor first.');
+  if (what !== 'selection') return [fileSpec(editor.document)];
+  const specs = selectionSpecs(editor);
+  if (specs.length === 0) throw new Error('The editor has no selection. Select the lines to attach first.');
+  return specs;
 }

@@ -28,7 +28,8 @@ import type { ChatSession } from '../services/chatSession';
 import { callLabel } from '../services/tools/definitions';
 import { TimeSlice } from '../services/timeSlice';
 import type { TurnEvent, TurnOutcome } from '../services/turnPipeline';
-import { fileSpec, openEditorDocuments, selectionSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
+import { editorSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
+import { attachedItems, type AttachedItem } from './attachedItems';
 import type { ChatViewProvider, PanelHandler } from './chatViewProvider';
 import { INITIAL_TURNS, panelRequestHandlers, type PanelFileActions, type PanelRequestHandlers } from './panelRequests';
 import type { PanelComposerActions } from './panelRequests';
@@ -402,20 +403,7 @@ export class StrataController extends Disposable implements PanelHandler {
 
   /** Attaches from the editor; refusals are shown with their reasons. Returns the chips added. */
   async attach(what: AttachWhat): Promise<ChipView[]> {
-    let specs: SpecOrRefusal[];
-    const editor = vscode.window.activeTextEditor;
-    if (what === 'openEditors') {
-      specs = openEditorDocuments().map(uriSpec);
-      if (specs.length === 0) throw new Error('No editors are open.');
-    } else if (!editor) {
-      throw new Error(what === 'selection' ? 'Select lines in an editor first.' : 'Open a file in the editor first.');
-    } else if (what === 'selection') {
-      specs = selectionSpecs(editor);
-      if (specs.length === 0) throw new Error('The editor has no selection. Select the lines to attach first.');
-    } else {
-      specs = [fileSpec(editor.document)];
-    }
-    return this.attachSpecs(specs);
+    return this.attachSpecs(editorSpecs(what));
   }
 
   async attachUris(uris: readonly vscode.Uri[]): Promise<ChipView[]> {
@@ -469,25 +457,8 @@ export class StrataController extends Disposable implements PanelHandler {
   }
 
   /** Everything a pin / unpin / remove command can name: the chips, then the chat's items. */
-  attachedItems(): { ref: string; label: string; pinned: boolean; pending: boolean; detail: string }[] {
-    const chips = this.session.chips().map((c) => ({
-      ref: c.id,
-      label: c.label,
-      pinned: c.pinned,
-      pending: true,
-      detail: `${c.tokens.toLocaleString('en-US')} tokens · next message`,
-    }));
-    const items = this.session
-      .chatItems()
-      .filter((i) => i.status !== 'detached' && (i.kind === 'file' || i.kind === 'selection'))
-      .map((i) => ({
-        ref: i.key,
-        label: i.label,
-        pinned: i.pending === 'pin' || (i.pinned && i.pending !== 'unpin'),
-        pending: false,
-        detail: `${i.status}${i.missing ? ', deleted' : ''}${i.pending ? ` · ${i.pending} at the next message` : ''}`,
-      }));
-    return [...chips, ...items];
+  attachedItems(): AttachedItem[] {
+    return attachedItems(this.session);
   }
 
   /** Pins or unpins a chip (by chip id) or an item of the chat (by artifact id or version key). */

@@ -18,9 +18,8 @@
  * which the chat is reloaded here).
  */
 import { NODE_HASHER } from './nodeHasher';
-import { PRODUCT_PROMPT } from './productPrompt';
 import { PromptContextEngine, type EngineOptions, type Instruction, type TurnEnvelope, type TurnInput } from '../engine/engine';
-import { DEFAULT_THRESHOLDS, validateThresholds, type Thresholds } from '../engine/budget';
+import { validateThresholds, type Thresholds } from '../engine/budget';
 import type { Rejection } from '../engine/isolation';
 import type { ChangedFilesPolicy, ChatMessage, IHasher, Layout } from '../engine/types';
 import type { ChatSummaryView, ChipView, MessageView, MeterView } from '../protocol/messages';
@@ -45,6 +44,7 @@ import { messageViews } from './session/messageViews';
 import { PendingOperations, type ChatItemView } from './session/pendingOperations';
 import { TokenCountTracker, type SessionTokenizer } from './session/tokenCountTracker';
 import type { TimeSlice } from './timeSlice';
+import { engineSettings, modelLimits, resolvedSettings, type ResolvedSettings } from './session/engineSettings';
 
 /** What the session reads from the settings, each time it needs them. */
 export interface SessionSettings {
@@ -343,40 +343,18 @@ export class ChatSession {
 
   // ------------------------------------------------------------------ engine, model, settings
 
-  private settings(): Required<Omit<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools' | 'pricing'>> &
-    Pick<SessionSettings, 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools' | 'pricing'> {
-    const s = this.opts.settings();
-    return {
-      ...s,
-      system: s.system ?? PRODUCT_PROMPT,
-      instructions: s.instructions ?? [],
-      thresholds: s.thresholds ?? DEFAULT_THRESHOLDS,
-    };
-  }
-
-  private limits(): { contextWindow: number; maxOutputTokens: number } {
-    const reserved = this.opts.settings().reservedOutputTokens;
-    return {
-      contextWindow: this.model.contextWindow,
-      maxOutputTokens: reserved && reserved > 0 ? Math.min(reserved, this.model.contextWindow - 1) : this.model.maxOutputTokens,
-    };
+  private settings(): ResolvedSettings {
+    return resolvedSettings(this.opts.settings());
   }
 
   private engineOptions(chatId: string): EngineOptions {
-    const s = this.settings();
-    const err = validateThresholds(s.thresholds);
+    const { tools, ...rest } = engineSettings(this.settings(), this.model);
     return {
       conversationId: chatId,
-      layout: s.layout,
-      policy: s.policy,
       tokenizer: this.opts.tokenizer(this.model.encoding),
       hasher: this.opts.hasher ?? NODE_HASHER,
-      system: s.system,
-      instructions: s.instructions,
-      limits: this.limits(),
-      // Invalid thresholds are reported by `settingsChanged`; the engine keeps working with the defaults.
-      thresholds: err ? DEFAULT_THRESHOLDS : s.thresholds,
-      ...(s.tools?.enabled ? { tools: true } : {}),
+      ...rest,
+      ...(tools ? { tools: true } : {}),
     };
   }
 
@@ -408,7 +386,7 @@ export class ChatSession {
     this.model = info;
     if (encodingChanged) this.pipeline.engine = this.newEngine(this.chatId, this.engine.state);
     else {
-      const next = this.limits();
+      const next = modelLimits(this.model, this.opts.settings().reservedOutputTokens);
       const cur = this.engine.options.limits;
       // updateOptions drops the engine's render memos: only when the budget really changes.
       if (next.contextWindow !== cur.contextWindow || next.maxOutputTokens !== cur.maxOutputTokens)
@@ -429,15 +407,7 @@ export class ChatSession {
       this.deferred.settings = true;
       return err;
     }
-    this.engine.updateOptions({
-      layout: s.layout,
-      policy: s.policy,
-      system: s.system,
-      instructions: s.instructions,
-      limits: this.limits(),
-      thresholds: err ? DEFAULT_THRESHOLDS : s.thresholds,
-      tools: !!s.tools?.enabled,
-    });
+    this.engine.updateOptions(engineSettings(s, this.model));
     this.contextMeter.invalidate();
     return err;
   }
