@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
 import type { ChipView } from '../../src/protocol/messages';
 import type { LedgerTreeNode } from '../../src/services/ledgerTree';
-import { configure, folderUri, strataApi, withTimeout } from './support/panel';
+import { configure, folderUri, strataApi, until, withTimeout } from './support/panel';
 
 /**
  * Code intelligence as context, in the real editor with its built-in TypeScript language features,
@@ -139,6 +139,8 @@ describe('Code intelligence as context (built-in TypeScript language features)',
   it('Context Layers lists each definition under its selection, used by selection', async () => {
     await select(REPORT, 13, 15);
     await vscode.commands.executeCommand('strata.attachSelectionWithDefinitions');
+    // The active-editor suggestion for these lines leaves once the chip is there (it follows the chips, debounced).
+    await until('the suggestion of the attached lines to leave', () => nextMessageRows(api).length === 1, 5000);
     const rows = nextMessageRows(api);
     assert.deepEqual(
       rows.map((r) => r.label),
