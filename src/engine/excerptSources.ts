@@ -3,8 +3,8 @@ import type { ArtifactKind, LineRange } from './types';
 
 /**
  * What a chat holds of workspace files besides whole files (which `recoverableSources` re-reads):
- * selections, a range of a file a tool read, the lines `search_text` and `get_diagnostics` returned,
- * the names `list_files` returned.
+ * selections, a range of a file a tool read, the lines `search_text`, `find_references`,
+ * `find_symbol` and `get_diagnostics` returned, the names `list_files` returned, a file's outline.
  * Each names the files its content came from, so the check before every request can refuse what
  * came from a file that is now excluded, or now a link out of the workspace.
  *
@@ -65,7 +65,9 @@ function sourceOf(e: EntryState): ExcerptSource | undefined {
   // A listing of names: each line is a workspace path (its name alone tells what the workspace holds).
   if (toolIs('list_files'))
     return { ...base, label: a.source.uri, kind: 'lines', lines: a.content.split('\n').map((l) => (isWorkspacePath(l) ? [l] : [])) };
-  const listing = a.kind === 'diagnostics' || toolIs('search_text');
+  // An outline names its file; it tells what the file holds as surely as its text.
+  if (toolIs('get_outline') && isWorkspacePath(a.source.uri)) return { ...base, label: a.source.uri, kind: 'whole', path: a.source.uri };
+  const listing = a.kind === 'diagnostics' || toolIs('search_text') || toolIs('find_references') || toolIs('find_symbol');
   if (!listing) return undefined;
   return { ...base, label: a.source.uri, kind: 'lines', lines: a.content.split('\n').map(lineSourceCandidates) };
 }
