@@ -132,6 +132,8 @@ export class KeepWarm {
   }
 
   private async *observe(provider: ChatProvider, label: string, req: ChatRequest): AsyncGenerator<StreamEvent> {
+    // A request of a turn is the user's doing (a send, a regenerate), and supersedes the last one.
+    this.activity();
     this.cancel();
     for await (const ev of provider.stream(req)) {
       if (ev.type === 'done' && ev.usage) this.completed(provider, label, req, ev.usage);
