@@ -116,9 +116,11 @@ export class KeepWarm {
 
   /**
    * Wraps the provider a turn sends through: each request that completes with reported usage
-   * becomes the one a ping would repeat. Pings go to the wrapped provider itself.
+   * becomes the one a ping would repeat. Pings go to the wrapped provider itself. A provider
+   * resolved again (its settings, key or models changed) ends the pings of the one before.
    */
   watch(provider: ChatProvider, label: string): ChatProvider {
+    this.cancel();
     if (provider.kind !== 'anthropic') return provider;
     const watched: ChatProvider = {
       kind: provider.kind,

@@ -238,6 +238,14 @@ describe('keep-warm (fake clock)', () => {
     assert.equal(cancelled.kw.scheduled, false);
     await cancelled.clock.advance(3_600_000);
     assert.equal(cancelled.provider.requests.length, 1);
+
+    // The provider resolved again (a setting, the key or the models changed).
+    const resolved = setup();
+    await sendTurn(resolved);
+    resolved.kw.watch(new RecordingProvider('anthropic', 20_000), LABEL);
+    assert.equal(resolved.kw.scheduled, false);
+    await resolved.clock.advance(3_600_000);
+    assert.equal(resolved.provider.requests.length, 1);
   });
 
   it('follows strata.cache.lifetimeSeconds and the 1-hour lifetime', async () => {
