@@ -49,7 +49,7 @@ export function editorKeepWarm(d: EditorKeepWarmDeps): KeepWarm {
   });
 }
 
-/** The panel's handler, with every request from the panel (a send, an `@` search, an attach…) counted as the user's activity. */
+/** The panel's handler, with typing in the composer and every request from the panel (a send, an `@` search, an attach…) counted as the user's activity. */
 export function withActivity(handler: PanelHandler, keepWarm: KeepWarm): PanelHandler {
   return {
     panelState: () => handler.panelState(),
@@ -58,5 +58,6 @@ export function withActivity(handler: PanelHandler, keepWarm: KeepWarm): PanelHa
       keepWarm.activity();
       return handler.handle(request);
     },
+    typing: () => keepWarm.activity(),
   };
 }
