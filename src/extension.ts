@@ -20,6 +20,7 @@ import { CodeIntelCommands } from './host/codeIntelCommands';
 import { LayersTreeProvider } from './host/layersTreeProvider';
 import { ActiveEditorSuggestion } from './host/activeEditorSuggestion';
 import { MentionSource } from './host/mentionSource';
+import { editorKeepWarm, pricingSettings, withActivity } from './host/keepWarmWiring';
 import { ProviderResolver } from './host/providerResolver';
 import { RequestDocuments } from './host/requestDocument';
 import { MeterStatusBar } from './host/statusBar';
@@ -75,11 +76,7 @@ function settings(): SessionSettings {
     },
     system: PRODUCT_PROMPT,
     instructions,
-    pricing: {
-      prices: readSetting('prices'),
-      anthropicCacheTtl: readSetting('anthropicCacheTtl'),
-      cacheLifetimeSeconds: readSetting('cache.lifetimeSeconds'),
-    },
+    pricing: pricingSettings(),
   };
 }
 
@@ -106,6 +103,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   );
   const resolver = new ProviderResolver(context.secrets, new EndpointTrust(context.globalState));
   const chatView = new ChatViewProvider(context.extensionUri, String(context.extension.packageJSON.version), log);
+  const keepWarm = editorKeepWarm({ session, view: chatView, controller: () => controller, log });
+  resolver.watch = (provider, label) => keepWarm.watch(provider, label);
   const statusBar = new MeterStatusBar();
   const documents = new RequestDocuments();
 
@@ -156,7 +155,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     files,
     composer,
   });
-  chatView.setHandler(controller);
+  chatView.setHandler(withActivity(controller, keepWarm));
   const suggestion = new ActiveEditorSuggestion({
     workspace,
     post: (s) => chatView.post({ type: 'suggestion', suggestion: s }),
@@ -209,6 +208,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     controller,
     suggestion,
     tree,
+    keepWarm,
     registerCommands(
       commandHandlers({ controller, session, resolver, documents, workspace, changes, view: chatView, pending, codeIntel }),
       log,

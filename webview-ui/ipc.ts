@@ -5,6 +5,7 @@ import {
   type WebviewRequest,
   type WebviewRequestKind,
   type WebviewRequestOf,
+  TYPING_NOTICE_MS,
   type WebviewToHostMessage,
 } from '../src/protocol/requests';
 
@@ -25,6 +26,7 @@ interface Pending {
  */
 export class HostClient {
   private nextId = 1;
+  private typedAt = -Infinity;
   private readonly pending = new Map<number, Pending>();
 
   constructor(
@@ -34,6 +36,13 @@ export class HostClient {
 
   ready(): void {
     this.post({ type: 'ready' });
+  }
+
+  /** Says the user is typing, at most once every `TYPING_NOTICE_MS`. */
+  typing(now = Date.now()): void {
+    if (now - this.typedAt < TYPING_NOTICE_MS) return;
+    this.typedAt = now;
+    this.post({ type: 'typing' });
   }
 
   request<K extends WebviewRequestKind>(request: WebviewRequestOf<K>): Promise<RequestResult<PanelResponseOf<K>>> {

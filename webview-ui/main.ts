@@ -129,6 +129,7 @@ class App {
         pinChip: (chipId, pinned) => this.request({ kind: 'pinChip', chipId, pinned }),
         attachDefinitions: (chipId) => this.request({ kind: 'attachDefinitions', chipId }),
         draftChanged: (draft) => {
+          if (draft.length > 0) this.client.typing();
           const begun = draft.length > 0 && this.ui.get().draft.length === 0;
           this.ui.update(begun ? { draft, draftChatId: this.chatId, draftAfterTurn: this.lastUserTurn } : { draft });
         },

@@ -13,6 +13,8 @@ export interface PanelHandler {
   statePosted(state: PanelState): void;
   /** Acts on one validated request; the resolved value (or the error's message) is the response. */
   handle<K extends WebviewRequestKind>(request: WebviewRequestOf<K>): Promise<ResponseOf<K>>;
+  /** The user is typing in the composer. */
+  typing?(): void;
 }
 
 /**
@@ -141,6 +143,10 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         }
       }
       this.onDidBecomeReadyEmitter.fire();
+      return;
+    }
+    if (message.type === 'typing') {
+      this.handler?.typing?.();
       return;
     }
     const { requestId, request } = message;

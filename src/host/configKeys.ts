@@ -22,6 +22,8 @@ export interface StrataSettings {
   anthropicCacheTtl: '5m' | '1h';
   /** Seconds a provider is assumed to keep a chat's prompt cache; 0 means: its documented lifetime. */
   'cache.lifetimeSeconds': number;
+  /** Anthropic: a tiny request re-reads the open chat's cached prefix before it expires, while the user is active. */
+  'cache.keepWarm': boolean;
   /** Model id → prices per million tokens, over the built-in table. */
   prices: Readonly<Record<string, Partial<ModelPrices>>>;
   requestTimeoutSeconds: number;
@@ -64,6 +66,7 @@ export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   promptCacheKey: true,
   anthropicCacheTtl: '5m',
   'cache.lifetimeSeconds': 0,
+  'cache.keepWarm': false,
   prices: {},
   requestTimeoutSeconds: 120,
   layout: 'transcript',

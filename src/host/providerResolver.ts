@@ -55,6 +55,8 @@ export class ProviderResolver {
 
   /** The workspace-chosen endpoint the last resolve found unconfirmed (asked about on the next send). */
   private pending: EndpointQuestion | undefined;
+  /** Wraps each provider resolved for sending (keep-warm watches the requests that complete). */
+  watch: ((provider: ChatProvider, label: string) => ChatProvider) | undefined;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -244,7 +246,7 @@ export class ProviderResolver {
       kind === 'openai'
         ? new providers.OpenAIProvider({ apiKey: key, baseURL: baseUrl || undefined, promptCacheKey: readSetting('promptCacheKey') })
         : new providers.AnthropicProvider({ apiKey: key, baseURL: baseUrl || undefined, cacheTtl: readSetting('anthropicCacheTtl') });
-    return { provider, info, view };
+    return { provider: this.watch ? this.watch(provider, view.label) : provider, info, view };
   }
 
   /** Choices for the model picker: editor models, then the keyed providers' models. */

@@ -14,6 +14,8 @@ export const RESTRICTED_KEYS: readonly SettingKey[] = (Object.keys(SETTING_DEFAU
     key === 'baseUrl' ||
     key === 'instructions' ||
     key === 'instructionsFiles' ||
+    // Each ping is billed: a cloned repository must not turn on spending.
+    key === 'cache.keepWarm' ||
     key.startsWith('context.') ||
     key.startsWith('tools.'),
 );

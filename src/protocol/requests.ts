@@ -119,7 +119,15 @@ export interface RequestMessage {
   readonly request: WebviewRequest;
 }
 
-export type WebviewToHostMessage = ReadyMessage | RequestMessage;
+/** The user is typing in the composer (at most one every `TYPING_NOTICE_MS`): the host counts it as activity. */
+export interface TypingMessage {
+  readonly type: 'typing';
+}
+
+/** Ten minutes of inactivity stop keep-warm: a notice every half minute of typing is plenty, and costs nothing. */
+export const TYPING_NOTICE_MS = 30_000;
+
+export type WebviewToHostMessage = ReadyMessage | RequestMessage | TypingMessage;
 
 // ----------------------------------------------------------------------------------- checks
 
@@ -247,6 +255,10 @@ export function parseWebviewToHostMessage(value: unknown): WebviewToHostMessage 
   if (value.type === 'ready') {
     if (!hasOnlyKeys(value, ['type'])) return new ProtocolError('ready: takes no fields');
     return { type: 'ready' };
+  }
+  if (value.type === 'typing') {
+    if (!hasOnlyKeys(value, ['type'])) return new ProtocolError('typing: takes no fields');
+    return { type: 'typing' };
   }
   if (value.type === 'request') {
     if (!hasOnlyKeys(value, ['type', 'requestId', 'request'])) return new ProtocolError('request: unexpected fields');

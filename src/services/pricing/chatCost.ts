@@ -135,10 +135,17 @@ export function nextMessageCost(
 
 const BAR_WIDTH = 30;
 
-/** "Strata: Show Chat Cost": each turn's cost and saving as a Markdown table with a bar chart. */
-export function chatCostReport(title: string, metas: readonly TurnMeta[], settings: PricingSettings): string {
+/** Keep-warm pings sent for a chat (`strata.cache.keepWarm`) and what they cost, in US dollars. */
+export interface KeepWarmSpent {
+  pings: number;
+  usd: number;
+}
+
+/** "Strata: Show Chat Cost": each turn's cost and saving as a Markdown table with a bar chart; keep-warm pings count in the total. */
+export function chatCostReport(title: string, metas: readonly TurnMeta[], settings: PricingSettings, keepWarm?: KeepWarmSpent): string {
   const rows = metas.map((m) => ({ m, cost: costOfTurn(m, settings) }));
   const total = chatTotal(metas, settings);
+  if (keepWarm) total.usd += keepWarm.usd;
   const max = Math.max(0, ...rows.map((r) => (r.cost ? Math.max(r.cost.uncachedUsd, r.cost.usd) : 0)));
   const lines = [`# Cost of “${title.replace(/[\r\n]+/g, ' ')}”`, ''];
   if (metas.length === 0) return `${lines.join('\n')}This chat has no turns yet.\n`;
@@ -147,6 +154,11 @@ export function chatCostReport(title: string, metas: readonly TurnMeta[], settin
       ? `**${formatUsd(total.usd)}** for ${total.priced} priced turn${total.priced === 1 ? '' : 's'}; the cache ${total.savedUsd >= 0 ? `saved **${formatUsd(total.savedUsd)}**` : `writes added **${formatUsd(-total.savedUsd)}**`}.`
       : 'No turn of this chat has a price: its model is not in the price table and `strata.prices` gives none.',
   );
+  if (keepWarm && keepWarm.pings > 0)
+    lines.push(
+      '',
+      `keep-warm ${formatUsd(keepWarm.usd)}: ${keepWarm.pings} ping${keepWarm.pings === 1 ? '' : 's'} that kept the prompt cache from expiring (in the total above).`,
+    );
   if (total.unpriced > 0)
     lines.push('', `${total.unpriced} turn${total.unpriced === 1 ? ' has' : 's have'} usage but no known price (tokens only).`);
   lines.push('', '| Turn | Model | Tokens in (cached) / out | Cost | Saved by cache |', '|---:|---|---|---:|---:|');

@@ -8,7 +8,16 @@ import type { TurnEnvelope } from '../../engine/engine';
 import type { ChatSummaryView, CostView, MeterView } from '../../protocol/messages';
 import { providerCachePrediction } from '../cacheModel';
 import { CacheExpiry, cacheLifetimeSeconds } from '../pricing/cacheExpiry';
-import { chatCostReport, chatTotal, chatTotalText, costView, nextMessageCost, type PricingSettings } from '../pricing/chatCost';
+import {
+  chatCostReport,
+  chatTotal,
+  chatTotalText,
+  costView,
+  nextMessageCost,
+  type ChatTotal,
+  type KeepWarmSpent,
+  type PricingSettings,
+} from '../pricing/chatCost';
 import type { TurnMeta } from '../store/chatTypes';
 
 /**
@@ -41,6 +50,8 @@ export class ChatCosts {
   private readonly expiry: CacheExpiry;
   /** Chat id → its total, for the turn count, save time and prices it was computed with. */
   private readonly totals = new Map<string, { key: string; text: string | undefined }>();
+  /** Chat id → the keep-warm pings sent for it in this window and what they cost. */
+  private readonly pings = new Map<string, KeepWarmSpent>();
 
   constructor(
     private readonly source: CostSource,
@@ -72,15 +83,17 @@ export class ChatCosts {
     reads: { left: number },
   ): string | undefined {
     const pricing = this.source.pricing();
-    if (metas) return chatTotalText(chatTotal(metas, pricing));
-    const key = `${chat.turns}|${chat.updatedAt}|${JSON.stringify(pricing)}`;
+    const pinged = this.pings.get(chat.id)?.usd ?? 0;
+    const withPings = (t: ChatTotal): ChatTotal => ({ ...t, usd: t.usd + pinged });
+    if (metas) return chatTotalText(withPings(chatTotal(metas, pricing)));
+    const key = `${chat.turns}|${chat.updatedAt}|${pinged}|${JSON.stringify(pricing)}`;
     const known = this.totals.get(chat.id);
     if (known?.key === key) return known.text;
     if (chat.turns === 0 || chat.turns > LISTED_TOTAL_MAX_TURNS || reads.left <= 0) return undefined;
     reads.left--;
     let text: string | undefined;
     try {
-      text = chatTotalText(chatTotal(this.source.turnMetas(chat.id), pricing));
+      text = chatTotalText(withPings(chatTotal(this.source.turnMetas(chat.id), pricing)));
     } catch (e) {
       this.source.log(`chat ${chat.id}: its cost could not be read: ${(e as Error).message}`);
     }
@@ -90,7 +103,19 @@ export class ChatCosts {
 
   /** "Strata: Show Chat Cost": the open chat's cost per turn, as Markdown. */
   report(title: string, metas: readonly TurnMeta[]): string {
-    return chatCostReport(title, metas, this.source.pricing());
+    return chatCostReport(title, metas, this.source.pricing(), this.pings.get(this.source.active().chatId));
+  }
+
+  /** A keep-warm ping of `chatId` went out now: its cost counts in the chat's, and the cache lifetime restarts from it. */
+  keptWarm(chatId: string, usd: number): void {
+    this.expiry.sent(chatId);
+    const had = this.pings.get(chatId) ?? { pings: 0, usd: 0 };
+    this.pings.set(chatId, { pings: had.pings + 1, usd: had.usd + usd });
+  }
+
+  /** The keep-warm pings of `chatId` in this window. */
+  keepWarmSpent(chatId: string): KeepWarmSpent | undefined {
+    return this.pings.get(chatId);
   }
 
   /** The lifetime assumed for `provider`'s cache, in seconds (undefined: a provider whose cache is not known). */

@@ -183,6 +183,7 @@ describe('manifest', () => {
       'strata.promptCacheKey': { type: 'boolean', default: true },
       'strata.anthropicCacheTtl': { type: 'string', enum: ['5m', '1h'] },
       'strata.cache.lifetimeSeconds': { type: 'integer', default: 0 },
+      'strata.cache.keepWarm': { type: 'boolean', default: false },
       'strata.prices': { type: 'object', default: {} },
       'strata.requestTimeoutSeconds': { type: 'integer', default: 120 },
       'strata.layout': { type: 'string', enum: ['library', 'transcript'], default: 'transcript' },

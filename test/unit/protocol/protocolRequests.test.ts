@@ -23,6 +23,11 @@ describe('protocol: requests', () => {
     }
   });
 
+  it('accepts the typing notice, which takes no fields', () => {
+    assert.deepEqual(parseWebviewToHostMessage({ type: 'typing' }), { type: 'typing' });
+    assert.ok(parseWebviewToHostMessage({ type: 'typing', text: 'what the user typed' }) instanceof ProtocolError);
+  });
+
   it('refuses extra fields, unknown kinds and wrong types', () => {
     for (const request of [{ kind: 'stop', extra: 1 }, { kind: 'nope' }, { kind: 'pinChip', chipId: 'a', pinned: 'yes' }, []]) {
       assert.ok(parseWebviewToHostMessage({ type: 'request', requestId: 1, request }) instanceof ProtocolError);
