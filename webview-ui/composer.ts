@@ -64,6 +64,7 @@ export class Composer {
   private readonly fitter = new TextFitter();
   private readonly status: HTMLElement;
   private readonly suggestionChip: SuggestionChip;
+  private readonly contextRow: HTMLElement;
   private readonly completion: ComposerCompletion;
   private busy = false;
   private composing = false;
@@ -95,6 +96,10 @@ export class Composer {
       this.chipsExpanded = !this.chipsExpanded;
       this.layoutChips();
     });
+    // One wrapping row: the folded "N attached" button or the chips, then the suggestion, so a
+    // suggestion takes the room left at the end of the row instead of a row of its own.
+    this.contextRow = h('div', { class: 'context-row' }, this.chipToggle, this.chipList);
+    this.contextRow.hidden = true;
     this.input = h('textarea', {
       class: 'input',
       rows: 1,
@@ -105,7 +110,11 @@ export class Composer {
       spellcheck: 'true',
     });
     this.input.value = draft;
-    this.suggestionChip = new SuggestionChip((s) => void this.includeSuggestion(s));
+    this.suggestionChip = new SuggestionChip(
+      (s) => void this.includeSuggestion(s),
+      () => this.showContextRow(),
+    );
+    this.contextRow.append(this.suggestionChip.el);
     this.completion = new ComposerCompletion(this.input, {
       mentions: (query) => this.host.mentions(query),
       pickMention: (mention, trigger) => void this.pickMention(mention, trigger),
@@ -157,9 +166,7 @@ export class Composer {
       'div',
       { class: 'input-box' },
       this.completion.picker.el,
-      this.chipToggle,
-      this.chipList,
-      this.suggestionChip.el,
+      this.contextRow,
       this.input,
       h(
         'div',
@@ -332,9 +339,11 @@ export class Composer {
     const items = [...this.chipList.children] as HTMLElement[];
     // The toggle is never hidden just to measure: hiding it would take the keyboard focus away.
     this.chipList.hidden = items.length === 0;
+    this.showContextRow();
     const rows = items.length === 0 ? 0 : new Set(items.map((li) => li.offsetTop)).size;
     if (rows <= 2 && !this.chipsExpanded) {
       this.chipToggle.hidden = true;
+      this.showContextRow();
       return;
     }
     const tokens = this.chips.filter((c) => !this.sentChipIds.has(c.id)).reduce((sum, c) => sum + c.tokens, 0);
@@ -348,6 +357,13 @@ export class Composer {
     // Its name is what it shows ("3 attached 127k"); the exact count is in the title.
     this.chipToggle.title = `${this.chipsExpanded ? 'Hide' : 'Show'} the attached items (${formatInt(tokens)} tokens)`;
     this.chipList.hidden = !this.chipsExpanded && rows > 2;
+    this.showContextRow();
+  }
+
+  /** The row takes no room while it has nothing to show. */
+  private showContextRow(): void {
+    this.contextRow.hidden = this.chipList.hidden && this.chipToggle.hidden && this.suggestionChip.el.hidden;
+    this.contextRow.classList.toggle('folded', this.chipList.hidden && !this.chipToggle.hidden);
   }
 
   private chipElement(chip: ChipView): HTMLElement {
@@ -443,7 +459,7 @@ export class Composer {
       this.showStatus(`${suggestion.detail} cannot be included: ${suggestion.reason ?? 'it is not in the workspace'}`);
       return;
     }
-    const hadFocus = document.activeElement === this.suggestionChip.el.firstElementChild;
+    const hadFocus = document.activeElement === this.suggestionChip.el;
     this.suggestionChip.pending();
     const result = await this.host.attachMention(suggestion.ref);
     this.suggestionChip.settled();

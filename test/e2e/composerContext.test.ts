@@ -44,6 +44,27 @@ async function focusInput(panel: ChatPanel): Promise<void> {
   await panel.page.waitForTimeout(200);
 }
 
+/** Unpins and removes every chip and empties the input. */
+async function clearComposer(panel: ChatPanel): Promise<void> {
+  const toggle = panel.byTestId('strata-chips-toggle');
+  if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+  for (let i = 0; i < 20; i++) {
+    const chip = panel.byTestId(TEST_ID.chip).first();
+    if ((await chip.count()) === 0) break;
+    const pin = chip.locator('[data-testid="strata-chip-pin"]');
+    if ((await pin.getAttribute('aria-pressed')) === 'true') {
+      await pin.click();
+      await poll('the chip unpinned', TIMEOUT.ui, async () =>
+        (await chip.getAttribute('data-pinned').catch(() => 'false')) !== 'true' ? true : undefined,
+      );
+    }
+    const before = await panel.byTestId(TEST_ID.chip).count();
+    await chip.locator('[data-testid="strata-chip-remove"]').click();
+    await poll('the chip removed', TIMEOUT.ui, async () => ((await panel.byTestId(TEST_ID.chip).count()) < before ? true : undefined));
+  }
+  await panel.byTestId(TEST_ID.input).first().fill('');
+}
+
 describe('e2e: context in one keystroke', function () {
   this.timeout(300_000);
   let session: E2ESession;
@@ -70,6 +91,9 @@ describe('e2e: context in one keystroke', function () {
       const p = new ChatPanel(page, await chatFrame(page));
       await p.waitUntilReady();
       await p.byTestId(TEST_ID.newChat).click();
+      // The suites share one workbench: New Chat reuses a chat with no reply yet (an earlier suite's
+      // failed request), and that keeps its chips, pins included, and its draft. Start from none.
+      await clearComposer(p);
       await poll('no chips', TIMEOUT.ui, async () => ((await chipLabels(p)).length === 0 ? true : undefined));
       return p;
     });

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import type { SuggestionView } from '../../src/protocol/mentions';
 import type { PanelState } from '../../src/protocol/messages';
 import { assistantMessage, bar, CHAT_ID, chips, meter, model, state, userMessage } from './fixtures';
 import type { Browser } from 'playwright-core';
@@ -72,6 +73,19 @@ function chat(): PanelState['messages'] {
   ];
 }
 
+/** The active editor's selection, offered next to the chips (and one the isolation refuses). */
+const SUGGESTION: SuggestionView = {
+  label: 'render.ts:21-26',
+  detail: 'src/render.ts:21-26',
+  ref: { kind: 'range', path: 'src/render.ts', startLine: 21, endLine: 26 },
+  available: true,
+};
+
+async function suggest(p: Panel, suggestion: SuggestionView): Promise<void> {
+  await p.post({ type: 'suggestion', suggestion });
+  await p.settle();
+}
+
 /** The panel's states, each checked with axe in the three theme kinds. */
 const STATES: Record<string, (p: Panel) => Promise<void>> = {
   empty: (p) =>
@@ -98,6 +112,21 @@ const STATES: Record<string, (p: Panel) => Promise<void>> = {
         })),
       }),
     ),
+  'suggestion after the chips': async (p) => {
+    await p.init(state({ messages: chat(), chips }));
+    await suggest(p, SUGGESTION);
+  },
+  'suggestion refused, chips folded': async (p) => {
+    await STATES['chips folded'](p);
+    await suggest(p, {
+      ...SUGGESTION,
+      label: '.env',
+      detail: '.env',
+      ref: { kind: 'file', path: '.env' },
+      available: false,
+      reason: '.env is excluded',
+    });
+  },
   history: async (p) => {
     await p.init(state({ messages: chat() }));
     await p.byTestId('strata-history-button').click();
