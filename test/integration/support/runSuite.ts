@@ -26,7 +26,7 @@ export function runIntegrationSuite(files: readonly string[], what = ''): Promis
   files.forEach((file) => mocha.addFile(file));
   // The harness shows the extension host's output from this line on (scripts/harness/run-integration.js).
   console.log(
-    `Strata integration suite${what}: ${files.length} file(s), VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'} UI)`,
+    `Strata integration suite: ${files.length} file(s), VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'} UI)${what}`,
   );
   return new Promise((resolve, reject) => {
     try {

@@ -6,5 +6,5 @@ import { findTests, runIntegrationSuite } from '../support/runSuite';
  * Mode — nothing is simulated.
  */
 export function run(): Promise<void> {
-  return runIntegrationSuite(findTests(__dirname), ' (untrusted workspace)');
+  return runIntegrationSuite(findTests(__dirname), ', in an untrusted workspace');
 }

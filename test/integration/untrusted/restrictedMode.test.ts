@@ -63,14 +63,21 @@ describe('A repository the editor does not trust (real Restricted Mode)', functi
     assert.equal(readme.ok, true, 'an ordinary file is not');
   });
 
-  it('the panel says Restricted Mode', async () => {
+  it('the panel says Restricted Mode and names what the repository set and was ignored', async () => {
     const api = await strataApi();
     await vscode.commands.executeCommand('strata.chat.focus');
     await withTimeout(api.whenChatReady(), 30_000, 'the chat webview saying ready');
-    const restricted = (await api.testing.controller.panelState()).notices.find((n) => n.id === 'restricted');
-    assert.ok(restricted, 'the Restricted Mode notice is shown');
-    console.log(`  notice: ${restricted.message}`);
-    for (const key of HOSTILE_KEYS)
-      assert.ok(restricted.message.includes(`strata.${key}`), `the notice names strata.${key}: ${restricted.message}`);
+    const notice = async (): Promise<string | undefined> =>
+      (await api.testing.controller.panelState()).notices.find((n) => n.id === 'restricted')?.message;
+    // The folder's settings file is read after activation returns.
+    const deadline = Date.now() + 10_000;
+    let message = await notice();
+    while (Date.now() < deadline && !HOSTILE_KEYS.every((key) => message?.includes(`strata.${key}`))) {
+      await new Promise((r) => setTimeout(r, 200));
+      message = await notice();
+    }
+    assert.ok(message, 'the Restricted Mode notice is shown');
+    console.log(`  notice: ${message}`);
+    for (const key of HOSTILE_KEYS) assert.ok(message.includes(`strata.${key}`), `the notice names strata.${key}: ${message}`);
   });
 });
