@@ -12,7 +12,15 @@ import { registerAskStrata } from './host/editorEntryPoints';
 import { PendingFeedback } from './host/pendingFeedback';
 import { withPending } from './services/pendingTree';
 import { registerCommands } from './host/commands';
-import { onDidChangeSettings, readSetting, restrictedModeNotice, simulateRestrictedMode, workspaceTrusted } from './host/config';
+import {
+  onDidChangeSettings,
+  readSetting,
+  restrictedModeNotice,
+  setKeysInWorkspaceFiles,
+  simulateRestrictedMode,
+  workspaceTrusted,
+} from './host/config';
+import { watchWorkspaceSettingsFiles } from './host/workspaceSettingsFiles';
 import { EndpointTrust } from './host/endpointTrust';
 import { RESTRICTED_KEYS } from './host/settingsPolicy';
 import { HostWorkspace } from './host/hostWorkspace';
@@ -250,6 +258,14 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   // Everything that reads files or loads the tokenizer runs after activation returns.
   setTimeout(() => void loadInstructions(), 0);
+  setTimeout(() => {
+    context.subscriptions.push(
+      watchWorkspaceSettingsFiles((keys) => {
+        setKeysInWorkspaceFiles(keys);
+        if (!workspaceTrusted()) void controller.refreshPanel();
+      }),
+    );
+  }, 0);
   // Another window of this folder saving to the same chats: the panel follows (storeWatcher.ts).
   const storeWatch = watchChatStore(session.store.root, () => void controller.storeChanged(), { log: (line) => log.warn(line) });
   context.subscriptions.push({ dispose: () => storeWatch.dispose() });

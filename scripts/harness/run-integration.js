@@ -5,13 +5,16 @@
 // playwright-core with the smoke-test driver on, so the workbench loads this repository as the
 // extension under development, runs the suite and reports its exit code via codeAutomationExit.
 // Everything the run writes (user data, extensions, HOME, XDG dirs, TMPDIR, logs) lives in
-// .harness/run/. Exits with the suite's code; 1 on timeout or harness failure.
+// .harness/run/. Then a second, short session (.harness/run-untrusted/) opens a folder with workspace
+// trust on and that folder untrusted (real Restricted Mode) and runs test/integration/untrusted/.
+// Exits 0 when both suites pass; 1 on a failure, a timeout or a harness failure.
 const fs = require('node:fs');
 const path = require('node:path');
 const util = require('node:util');
 const cfg = require('./config');
 const { setupHarness } = require('./setup');
 const { createFixtureWorkspace } = require('./fixtureWorkspace');
+const { createUntrustedFolder } = require('./untrustedWorkspace');
 const { formatSeconds } = require('../lib/proc');
 const {
   CHROMIUM_ARGS,
@@ -26,6 +29,7 @@ const {
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const suiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'index.js');
+const untrustedSuiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'untrusted', 'index.js');
 /**
  * Test-only extension loaded beside Strata: a fake `vscode.lm` chat model (offline code-server
  * offers none) for test/integration/vscodeLm.test.ts. Plain JS, no build step, never packaged.
@@ -34,7 +38,17 @@ const suiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'index.js')
  * replace Strata's instead of adding to it.
  */
 const fakeLmExtension = path.join(repoRoot, 'test', 'fixtures', 'fake-lm-extension');
-const runDir = path.join(repoRoot, '.harness', 'run');
+/**
+ * User settings of the Restricted Mode session: workspace trust on, and no modal in the way — the
+ * startup prompt never asks and files open without the untrusted-files dialog, so the folder simply
+ * opens in Restricted Mode, as a user who dismissed the prompt has it.
+ */
+const UNTRUSTED_SESSION_SETTINGS = {
+  'security.workspace.trust.enabled': true,
+  'security.workspace.trust.startupPrompt': 'never',
+  'security.workspace.trust.untrustedFiles': 'open',
+  'security.workspace.trust.emptyWindow': false,
+};
 const timeoutSeconds = Number(process.env.STRATA_INTEGRATION_TIMEOUT_SECONDS || 600);
 const verbose = process.env.STRATA_HARNESS_VERBOSE === '1';
 
@@ -49,27 +63,19 @@ function formatLogArgs(args) {
   return util.format(...(Array.isArray(args) ? args : [args]));
 }
 
-async function main() {
+/**
+ * One session: a fresh code-server and browser on `runDir`, the workbench opened on `target` (a
+ * folder or a .code-workspace) with `suite` as the tests; resolves to the suite's exit code.
+ */
+async function runSession({ name, runDir, suite, prepare, settings, trustWorkspaces, fakeLm }) {
   const started = Date.now();
-  for (const [file, hint] of [
-    [suiteIndex, 'npm run build'],
-    [path.join(repoRoot, 'dist', 'extension.js'), 'npm run bundle'],
-    [path.join(repoRoot, 'dist', 'webview', 'main.js'), 'npm run bundle'],
-    [path.join(fakeLmExtension, 'package.json'), 'git checkout test/fixtures/fake-lm-extension'],
-  ]) {
-    if (!fs.existsSync(file)) {
-      throw new Error(`${path.relative(repoRoot, file)} is missing: run \`${hint}\` first`);
-    }
-  }
-  await setupHarness();
-
   fs.rmSync(runDir, { recursive: true, force: true });
   const userDataDir = path.join(runDir, 'user-data');
   const extensionsDir = path.join(runDir, 'extensions');
   for (const d of [userDataDir, extensionsDir]) fs.mkdirSync(d, { recursive: true });
-  linkFolderExtension(fakeLmExtension, extensionsDir);
-  const { workspaceFile } = createFixtureWorkspace(path.join(runDir, 'workspace'));
-  writeUserSettings(userDataDir, { 'workbench.startupEditor': 'none', ...QUIET_SETTINGS });
+  if (fakeLm) linkFolderExtension(fakeLmExtension, extensionsDir);
+  const target = prepare(path.join(runDir, 'workspace'));
+  writeUserSettings(userDataDir, { 'workbench.startupEditor': 'none', ...QUIET_SETTINGS, ...settings });
   const env = isolatedEnv(runDir);
 
   const serverLog = path.join(runDir, 'code-server.log');
@@ -83,16 +89,24 @@ async function main() {
     if (server) await server.stop();
   };
   const onSignal = (signal) => {
-    console.error(`integration: ${signal}, stopping`);
+    console.error(`${name}: ${signal}, stopping`);
     void cleanup().then(() => process.exit(1));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
   try {
-    server = await startCodeServer({ runDir, userDataDir, extensionsDir, env, logFile: serverLog, smokeTestDriver: true });
+    server = await startCodeServer({
+      runDir,
+      userDataDir,
+      extensionsDir,
+      env,
+      logFile: serverLog,
+      smokeTestDriver: true,
+      disableWorkspaceTrust: !trustWorkspaces,
+    });
     const { authority } = server;
-    console.log(`integration: code-server ${cfg.CODE_SERVER_VERSION} on ${authority} (${formatSeconds(Date.now() - started)})`);
+    console.log(`${name}: code-server ${cfg.CODE_SERVER_VERSION} on ${authority} (${formatSeconds(Date.now() - started)})`);
 
     const { chromium } = require('playwright-core');
     browser = await chromium.launch({ executablePath: cfg.chromiumPath, headless: true, args: CHROMIUM_ARGS, env });
@@ -121,9 +135,9 @@ async function main() {
       void page.exposeFunction('codeAutomationExit', (code) => resolve(Number(code)));
     });
 
-    const url = workbenchUrl(authority, workspaceFile, [
+    const url = workbenchUrl(authority, target, [
       ['extensionDevelopmentPath', `vscode-remote://${authority}${repoRoot}`],
-      ['extensionTestsPath', `vscode-remote://${authority}${suiteIndex}`],
+      ['extensionTestsPath', `vscode-remote://${authority}${suite}`],
     ]);
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
@@ -136,23 +150,23 @@ async function main() {
     ]);
     clearTimeout(timer);
     if (code === 'timeout') {
-      console.error(`integration: the suite did not finish within ${timeoutSeconds} s`);
+      console.error(`${name}: the suite did not finish within ${timeoutSeconds} s`);
     }
     if (code !== 0) {
       console.error(`--- last lines of ${path.relative(repoRoot, automationLog)} ---\n${tail(automationLog, 25)}`);
       console.error(`--- last lines of ${path.relative(repoRoot, serverLog)} ---\n${tail(serverLog, 15)}`);
       await page.screenshot({ path: path.join(runDir, 'failure.png') }).catch(() => undefined);
-      console.error(`integration: screenshot in ${path.relative(repoRoot, path.join(runDir, 'failure.png'))}`);
+      console.error(`${name}: screenshot in ${path.relative(repoRoot, path.join(runDir, 'failure.png'))}`);
     }
     if (code === 'timeout') {
       return 1;
     }
     if (code === 0 && !sawSummary) {
-      console.error('integration: the suite exited 0 but printed no "N passed, N failed" line');
+      console.error(`${name}: the suite exited 0 but printed no "N passed, N failed" line`);
       return 1;
     }
     console.log(
-      `integration: suite exited with ${code} after ${formatSeconds(Date.now() - started)} (logs: ${path.relative(repoRoot, runDir)}/)`,
+      `${name}: suite exited with ${code} after ${formatSeconds(Date.now() - started)} (logs: ${path.relative(repoRoot, runDir)}/)`,
     );
     return code;
   } finally {
@@ -160,6 +174,48 @@ async function main() {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
+}
+
+async function main() {
+  for (const [file, hint] of [
+    [suiteIndex, 'npm run build'],
+    [untrustedSuiteIndex, 'npm run build'],
+    [path.join(repoRoot, 'dist', 'extension.js'), 'npm run bundle'],
+    [path.join(repoRoot, 'dist', 'webview', 'main.js'), 'npm run bundle'],
+    [path.join(fakeLmExtension, 'package.json'), 'git checkout test/fixtures/fake-lm-extension'],
+  ]) {
+    if (!fs.existsSync(file)) {
+      throw new Error(`${path.relative(repoRoot, file)} is missing: run \`${hint}\` first`);
+    }
+  }
+  await setupHarness();
+  const only = process.env.STRATA_INTEGRATION_SESSION;
+  let code = 0;
+  if (only !== 'untrusted') {
+    code = await runSession({
+      name: 'integration',
+      runDir: path.join(repoRoot, '.harness', 'run'),
+      suite: suiteIndex,
+      prepare: (root) => createFixtureWorkspace(root).workspaceFile,
+      settings: {},
+      trustWorkspaces: false,
+      fakeLm: true,
+    });
+  }
+  if (only !== 'main') {
+    // Restricted Mode for real: the editor, not Strata's settings reader, decides the folder is untrusted.
+    const untrusted = await runSession({
+      name: 'integration (untrusted)',
+      runDir: path.join(repoRoot, '.harness', 'run-untrusted'),
+      suite: untrustedSuiteIndex,
+      prepare: createUntrustedFolder,
+      settings: UNTRUSTED_SESSION_SETTINGS,
+      trustWorkspaces: true,
+      fakeLm: false,
+    });
+    if (code === 0) code = untrusted;
+  }
+  return code;
 }
 
 main().then(

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CONFIG_SECTION, SETTING_DEFAULTS, SETTING_KEYS, type SettingKey, type StrataSettings } from './configKeys';
-import { effectiveSetting, ignoredSettingsSentence, type EffectiveSetting } from './settingsPolicy';
+import { effectiveSetting, ignoredSettingsSentence, RESTRICTED_KEYS, type EffectiveSetting } from './settingsPolicy';
 
 /** Set by the integration suite only: the harness opens its workspace trusted. */
 let restrictedModeForTesting: boolean | undefined;
@@ -64,9 +64,23 @@ export function userSetting<K extends SettingKey>(key: K): StrataSettings[K] {
   return effectiveSetting(key, { defaultValue: inspected?.defaultValue, globalValue: inspected?.globalValue }, true).value;
 }
 
+/**
+ * The `strata.*` keys the workspace's settings files set (workspaceSettingsFiles.ts). In Restricted
+ * Mode the editor hides the values of restricted keys from `inspect()`, so only these say what the
+ * repository tried.
+ */
+let keysInWorkspaceFiles: readonly SettingKey[] = [];
+
+export function setKeysInWorkspaceFiles(keys: readonly SettingKey[]): void {
+  keysInWorkspaceFiles = keys;
+}
+
 /** The keys this workspace's settings set but that are not in force (Restricted Mode). */
 export function ignoredWorkspaceSettings(): SettingKey[] {
-  return SETTING_KEYS.filter((key) => settingInForce(key).ignored);
+  const trusted = workspaceTrusted();
+  return SETTING_KEYS.filter(
+    (key) => settingInForce(key).ignored || (!trusted && RESTRICTED_KEYS.includes(key) && keysInWorkspaceFiles.includes(key)),
+  );
 }
 
 /** Writes a `strata.*` setting (user settings unless a target is given). */

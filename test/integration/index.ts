@@ -1,53 +1,10 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import Mocha = require('mocha');
-import * as vscode from 'vscode';
-
-function findTests(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        return findTests(full);
-      }
-      return entry.name.endsWith('.test.js') ? [full] : [];
-    })
-    .sort();
-}
+import { findTests, runIntegrationSuite } from './support/runSuite';
 
 /**
  * Entry point VS Code calls inside the extension host (extensionTestsPath). Runs every
- * `*.test.js` beside this file in one mocha run and ends with a plain `N passed, N failed` line,
- * which reaches the harness through the workbench's automation log.
+ * `*.test.js` beside this file in one mocha run, except those of `untrusted/`, which need a
+ * workspace the editor itself does not trust and run in a session of their own (untrusted/index.ts).
  */
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
-  const files = findTests(__dirname);
-  files.forEach((file) => mocha.addFile(file));
-  // The harness shows the extension host's output from this line on (scripts/harness/run-integration.js).
-  console.log(
-    `Strata integration suite: ${files.length} file(s), VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'} UI)`,
-  );
-  return new Promise((resolve, reject) => {
-    try {
-      const runner = mocha.run((failures) => {
-        const stats = runner.stats;
-        const passed = stats?.passes ?? 0;
-        const failed = stats?.failures ?? failures;
-        const skipped = stats?.pending ?? 0;
-        console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
-        if (failures > 0) {
-          reject(new Error(`${failures} integration test(s) failed`));
-        } else if (passed === 0) {
-          reject(new Error('no integration test ran'));
-        } else {
-          resolve();
-        }
-      });
-    } catch (err) {
-      console.log('0 passed, 1 failed');
-      reject(err instanceof Error ? err : new Error(String(err)));
-    }
-  });
+  return runIntegrationSuite(findTests(__dirname, ['untrusted']));
 }
