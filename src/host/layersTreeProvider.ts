@@ -51,7 +51,12 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   readonly onDidChangeTreeData = this.onDidChangeTreeDataEmitter.event;
   private readonly treeView: vscode.TreeView<LedgerTreeNode>;
   private roots: LedgerTreeNode[] | undefined;
-  private readonly lazy = new Map<string, LedgerTreeNode[]>();
+  /**
+   * Children made on first expansion, per node object (not per id): a refresh makes new nodes, and a
+   * fetch the workbench started on a node of the tree before it (another chat's `requests/1`) must
+   * not fill the row of the same id in the new tree.
+   */
+  private lazy = new WeakMap<LedgerTreeNode, LedgerTreeNode[]>();
   /** The empty-chat message as last set on the view. */
   private message: string | undefined;
   /** The chat has no request since the last refresh: the message goes out with the new rows. */
@@ -75,7 +80,7 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
   /** Rebuilds the tree from the current chat. */
   refresh(): void {
     this.roots = undefined;
-    this.lazy.clear();
+    this.lazy = new WeakMap();
     // The empty-chat message must never be on screen with a request's rows. The workbench shows a
     // message change and new rows apart (it batches a view's changes over 200 ms), so the message
     // is taken away with the refresh, before the rows of a chat with a request arrive, and put up
@@ -141,10 +146,10 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
     }
     if (node.children) return node.children;
     if (node.lazyChildren) {
-      let kids = this.lazy.get(node.id);
+      let kids = this.lazy.get(node);
       if (!kids) {
         kids = node.lazyChildren();
-        this.lazy.set(node.id, kids);
+        this.lazy.set(node, kids);
       }
       return kids;
     }

@@ -223,7 +223,12 @@ export class StrataController extends Disposable implements PanelHandler {
       this.armCacheExpiry();
     } else
       void this.session.meterSliced(new TimeSlice()).then(
-        (meter) => meter && this.showMeter(meter),
+        (meter) => {
+          if (!meter) return;
+          this.showMeter(meter);
+          // The tree shows the predicted next request only once it is counted.
+          this.onDidChangeEmitter.fire();
+        },
         (e) => this.deps.log.error(`the meter could not be built: ${(e as Error).message}`),
       );
   }

@@ -3,6 +3,7 @@
  * request, the chips) and the requests this window sent (their full ledgers). The nodes themselves
  * are built by the pure model in src/services/ledgerTree.ts.
  */
+import { computeBudget } from '../engine/budget';
 import type { TurnEnvelope } from '../engine/engine';
 import type { LedgerNode, Segment } from '../engine/types';
 import { rebuildTurnLedger } from '../services/session/pastLedger';
@@ -98,9 +99,12 @@ export function hasRequest(controller: StrataController, session: ChatSession): 
 }
 
 export function treeNodes(controller: StrataController, session: ChatSession, suggested?: string): LedgerTreeNode[] {
-  const predicted = session.predictedEnvelope();
-  const meter = session.meter();
-  const budget = meter.budget;
+  // The predicted next request only when the meter has it: the first count of a long chat just
+  // opened is made in time slices (see `StrataController.statePosted`), and the tree is built again
+  // when it lands. Counting it here would do it all at once as the workbench asks for the rows.
+  const meter = session.meterIfReady();
+  const predicted = meter ? session.predictedEnvelope() : undefined;
+  const budget = meter?.budget ?? computeBudget(session.engine.options.limits);
   const sent = controller.sentRequests();
   const metas = session.turnMetas();
   // One record per turn, made when the Requests list is opened (not at every refresh of a long chat).
@@ -119,7 +123,7 @@ export function treeNodes(controller: StrataController, session: ChatSession, su
   }
   const next = nextItems(session, predicted);
   const nodes = buildLedgerTree({ last, next, nextTotal: predicted?.totalTokens, budget, requests, suggested });
-  if (!meter.cacheExpired) return nodes;
+  if (!meter?.cacheExpired) return nodes;
   const expired: LedgerTreeNode = {
     id: 'cache-expired',
     label: meter.cacheExpired,

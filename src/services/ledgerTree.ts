@@ -413,7 +413,10 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
     icon: mismatch ? 'warning' : 'request',
     contextValue: 'request',
     accessibility: `${title}: ${fmt(r.promptTokens)} of ${fmt(r.budget)} tokens, ${Math.round(share * 100)} percent cached${r.prefixBreak ? ', the prefix changed' : ''}${mismatch ? ', reported cache differs from the prediction' : ''}`,
-    expanded,
+    // A request whose ledger must be rebuilt from the saved chat opens collapsed: shown open, the
+    // tree would ask for its layers as the chat opens, and rebuilding reads the chat up to that turn
+    // twice and builds the turn again (hundreds of ms for a long chat). It is rebuilt when opened.
+    expanded: expanded && (!!r.ledger || !r.loadLedger),
   };
   // Only a request shown open gets its layers now; the others when opened (a chat sent from this
   // window keeps up to 200 ledgers, and a long chat's ledgers hold thousands of items each).

@@ -82,4 +82,25 @@ describe('earlier requests rebuilt from the saved chat', () => {
     );
     assert.ok(items.some((i) => i.label === 'src/b.ts:L2-3'));
   });
+
+  it('the last request is not rebuilt as the chat opens, only when its row is opened', () => {
+    let rebuilt = 0;
+    const meta = { turn: 1000, at: '2026-01-01T00:00:00.000Z', layerTokens: { L4: 9000 } } as unknown as Parameters<typeof recordOf>[0];
+    const last = recordOf(meta, undefined, 16_000, () => {
+      rebuilt++;
+      return undefined;
+    });
+    const [row] = buildLedgerTree({ last, next: [], budget: 16_000, requests: [] });
+    // Collapsed: the tree does not ask for its layers until the row is opened.
+    assert.equal(row.expanded, false);
+    assert.equal(row.children, undefined);
+    assert.equal(rebuilt, 0);
+    // Opened: rebuilt (here it cannot be, so the saved layer totals show).
+    const layers = row.lazyChildren!();
+    assert.equal(rebuilt, 1);
+    assert.deepEqual(
+      layers.map((l) => l.label),
+      ['L1 System', 'L2 Library', 'L3 This turn', 'L4 History', 'L5 Your message'],
+    );
+  });
 });

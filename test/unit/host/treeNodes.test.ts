@@ -1,0 +1,38 @@
+/**
+ * The Context Layers tree of a chat just opened: built without counting the next request when the
+ * meter has not counted it yet (a long chat's first count is made in time slices).
+ */
+import * as assert from 'node:assert/strict';
+import { treeNodes } from '../../../src/host/treeSource';
+import type { StrataController } from '../../../src/host/strataController';
+import type { ChatSession } from '../../../src/services/chatSession';
+import type { TurnMeta } from '../../../src/services/store/chatStore';
+
+describe('the Context Layers tree of a long chat just opened', () => {
+  it('does not count the next request until the meter has it', () => {
+    let counted = 0;
+    const metas = [{ turn: 1, at: '2026-01-01T00:00:00.000Z', budget: 14_000 }] as unknown as TurnMeta[];
+    const session = {
+      activeChatId: 'c1',
+      meterIfReady: () => undefined,
+      meter: () => {
+        counted++;
+        throw new Error('counted on the open path');
+      },
+      predictedEnvelope: () => {
+        counted++;
+        throw new Error('counted on the open path');
+      },
+      turnMetas: () => metas,
+      chips: () => [],
+      engine: { options: { limits: { contextWindow: 16_000, maxOutputTokens: 1024 } } },
+    } as unknown as ChatSession;
+    const controller = { sentRequests: () => new Map(), lastSent: () => undefined } as unknown as StrataController;
+    const nodes = treeNodes(controller, session);
+    assert.equal(counted, 0);
+    assert.deepEqual(
+      nodes.map((n) => n.id),
+      ['last', 'next', 'requests'],
+    );
+  });
+});
