@@ -209,7 +209,10 @@ describe('e2e: a chat turn in the real workbench', function () {
     });
     await steps.run('Context Layers still breaks the last request down by layer after the reload', async () => {
       await showContextLayers(page);
-      // The items were this window's; the tokens per layer are saved with the turn.
+      // After a reload the last request's ledger is rebuilt from the saved chat when its row is opened.
+      const lastRow = treeRows.filter({ has: page.locator('.label-name', { hasText: /^Last request/ }) }).first();
+      await lastRow.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      if ((await lastRow.getAttribute('aria-expanded')) === 'false') await lastRow.click();
       const after = await poll('the layers of the last request after the reload', TIMEOUT.ui, async () => {
         const rows = await layerRows();
         return rows.length === 5 ? rows : undefined;

@@ -154,9 +154,13 @@ describe('Feedback at once (host)', function () {
     assert.ok(labels.includes('app/src/main.ts:L3-5'), labels.join(' | '));
     const requests = kids(api).find((n) => n.id === 'requests')!;
     const first = kids(api, requests).find((n) => n.label === 'Turn 1')!;
+    const firstRows = deep(api, kids(api, first));
     assert.ok(
-      deep(api, kids(api, first)).some((n) => n.label === 'app/src/math.ts'),
-      'an earlier request too',
+      firstRows.some((n) => n.label === 'app/src/math.ts'),
+      `an earlier request too (turns ${api.testing.session
+        .turnMetas()
+        .map((m) => m.turn)
+        .join(',')}; Turn 1 shows: ${firstRows.map((n) => n.label).join(' | ')})`,
     );
   });
 
