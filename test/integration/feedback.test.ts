@@ -123,6 +123,8 @@ describe('Feedback at once (host)', function () {
       newChatId: () => `reloaded-${Date.now()}`,
     });
     const gpt = modelInfo('openai', 'gpt-4o');
+    // A chat of its own: opened on the shared store, the session resumes the chat this window last used.
+    other.newChat();
     const provider = new ScriptedProvider(() => 'noted');
     await other.attach({ kind: 'file', path: 'app/src/math.ts' });
     assert.equal((await other.send('first', provider, gpt)).status, 'done');
