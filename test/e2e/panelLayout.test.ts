@@ -10,7 +10,17 @@ import type { Frame, FrameLocator, Page } from 'playwright-core';
 import { ChatPanel, TEST_ID } from './support/chatPanel';
 import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { chatFrame, openFile, openStrataView, pickColorTheme, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
+import {
+  chatFrame,
+  openFile,
+  openStrataView,
+  pickColorTheme,
+  poll,
+  runCommand,
+  setSidebarWidth,
+  TIMEOUT,
+  waitForWorkbench,
+} from './support/workbench';
 
 const FILES = ['src/money.ts', 'src/tax.ts', 'src/render.ts'];
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -22,19 +32,6 @@ async function measure(page: Page, panel: ChatPanel): Promise<{ sidebar: number;
   const conversation = await panel.byTestId('strata-conversation').boundingBox();
   assert.ok(sidebar && conversation, 'the side bar and the conversation are on screen');
   return { sidebar: Math.round(sidebar.height), conversation: Math.round(conversation.height), width: Math.round(sidebar.width) };
-}
-
-async function setSidebarWidth(page: Page, width: number): Promise<void> {
-  const box = (await page.locator('.part.sidebar').boundingBox())!;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + width, y, { steps: 8 });
-  await page.mouse.up();
-  await poll(`the side bar to be ${width} px wide`, TIMEOUT.ui, async () => {
-    const now = (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
-    return Math.abs(now - width) <= 2 ? true : undefined;
-  });
 }
 
 /** Text the panel shows cut by an ellipsis or clipped (code blocks and the layer bars scroll or are drawn). */

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { ChatPanel, TEST_ID } from './support/chatPanel';
 import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { chatFrame, openFile, openStrataView, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { chatFrame, openFile, openStrataView, poll, runCommand, setSidebarWidth, TIMEOUT, waitForWorkbench } from './support/workbench';
 
 const FILES = ['src/money.ts', 'src/tax.ts', 'src/render.ts'];
 /** Long enough to stream for many seconds (four characters every 40 ms). */
@@ -32,20 +32,6 @@ async function measure(page: Page, panel: ChatPanel): Promise<Share> {
     width: Math.round(sidebar.width),
     share: conversation.height / sidebar.height,
   };
-}
-
-/** Drags the sash on the side bar's right edge until the side bar is `width` px wide. */
-async function setSidebarWidth(page: Page, width: number): Promise<void> {
-  const box = (await page.locator('.part.sidebar').boundingBox())!;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + width, y, { steps: 8 });
-  await page.mouse.up();
-  await poll(`the side bar to be ${width} px wide`, TIMEOUT.ui, async () => {
-    const now = (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
-    return Math.abs(now - width) <= 2 ? true : undefined;
-  });
 }
 
 describe('e2e: room to read and stopping with the keyboard', function () {

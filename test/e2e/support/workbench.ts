@@ -262,3 +262,26 @@ export async function showContextLayers(page: Page): Promise<void> {
     await page.waitForTimeout(300);
   }
 }
+
+/**
+ * Drags the sash on the side bar's right edge until the side bar is `width` px wide. The drag is
+ * tried at a few heights: what lies under the sash at one height (a hover, a webview's frame that
+ * takes the mouse) can swallow it.
+ */
+export async function setSidebarWidth(page: Page, width: number): Promise<void> {
+  const now = async () => (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
+  for (const at of [0.5, 0.25, 0.75, 0.1]) {
+    const box = (await page.locator('.part.sidebar').boundingBox())!;
+    const y = box.y + box.height * at;
+    await page.keyboard.press('Escape');
+    await page.mouse.move(box.x + box.width, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + width, y, { steps: 8 });
+    await page.mouse.up();
+    const reached = await poll(`the side bar to be ${width} px wide`, 3000, async () =>
+      Math.abs((await now()) - width) <= 2 ? true : undefined,
+    ).catch(() => false);
+    if (reached) return;
+  }
+  assert.fail(`the side bar to be ${width} px wide: it is ${Math.round(await now())} px after dragging its sash at four heights`);
+}
