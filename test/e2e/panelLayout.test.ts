@@ -103,14 +103,7 @@ describe('e2e: the panel at 1280×800 and 260 px, three themes, axe', function (
         .catch(() => false)
     )
       await session.page.keyboard.press('Escape');
-    const toggle = panel.byTestId('strata-chips-toggle');
-    if (await toggle.isVisible().catch(() => false)) await toggle.click();
-    for (let i = 0; i < 10; i++) {
-      const remove = panel.byTestId('strata-chip-remove').first();
-      if ((await remove.count()) === 0) break;
-      await remove.click({ timeout: TIMEOUT.ui }).catch(() => undefined);
-      await session.page.waitForTimeout(300);
-    }
+    await panel.removeAllChips();
   });
 
   it('fits, reads and passes axe at both widths and in each theme', async () => {

@@ -48,14 +48,7 @@ describe('e2e: room to read and stopping with the keyboard', function () {
     this.timeout(60_000);
     if (!session) return;
     const panel = new ChatPanel(session.page, await chatFrame(session.page));
-    const toggle = panel.byTestId('strata-chips-toggle');
-    if (await toggle.isVisible().catch(() => false)) await toggle.click();
-    for (let i = 0; i < 10; i++) {
-      const remove = panel.byTestId('strata-chip-remove').first();
-      if ((await remove.count()) === 0) break;
-      await remove.click({ timeout: TIMEOUT.ui }).catch(() => undefined);
-      await session.page.waitForTimeout(300);
-    }
+    await panel.removeAllChips();
   });
 
   it('gives the conversation most of the side bar with three chips, and Escape stops a stream', async () => {

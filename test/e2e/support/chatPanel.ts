@@ -86,6 +86,18 @@ export class ChatPanel {
     return this.frame.locator(`[data-testid="${TEST_ID.message}"][data-role="${role}"]`);
   }
 
+  /** Removes every chip of the composer (unfolding them first), so a test starts without another's. */
+  async removeAllChips(): Promise<void> {
+    const toggle = this.byTestId('strata-chips-toggle');
+    if (await toggle.isVisible().catch(() => false)) await toggle.click();
+    for (let i = 0; i < 10; i++) {
+      const remove = this.byTestId('strata-chip-remove').first();
+      if ((await remove.count()) === 0) break;
+      await remove.click({ timeout: TIMEOUT.ui }).catch(() => undefined);
+      await this.page.waitForTimeout(300);
+    }
+  }
+
   /** Waits for the panel itself (its input), not only its webview; says what is there instead. */
   async waitUntilReady(timeoutMs = TIMEOUT.webview): Promise<void> {
     try {
