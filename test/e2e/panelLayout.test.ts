@@ -73,6 +73,20 @@ async function axeSerious(locator: FrameLocator, page: Page, rules: { contrast: 
   })()`)) as string[];
 }
 
+/**
+ * A layout check repeated until it finds nothing or the time is up, so that a layout still settling
+ * (a chip list unfolding, the meter's figures arriving) is judged once it has settled; what it
+ * still finds then is the answer.
+ */
+async function settled(check: () => Promise<string[]>, timeoutMs = 5000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await check();
+    if (found.length === 0 || Date.now() > deadline) return found;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 const THEMES = [
   { label: 'Light Modern', name: 'light', selector: '.monaco-workbench.vs' },
   { label: 'Dark High Contrast', name: 'hc', selector: '.monaco-workbench.hc-black' },
@@ -135,15 +149,15 @@ describe('e2e: the panel at 1280×800 and 260 px, three themes, axe', function (
     await steps.run('at 1280×800: measured, nothing clipped, axe clean', async () => {
       const m = await measure(page, panel);
       log(`1280×800, ${m.width} px side bar: conversation ${m.conversation} px of ${m.sidebar} px`);
-      assert.deepEqual(await clipped(panel.frame), []);
-      assert.deepEqual(await axeSerious(panel.frame, page), []);
+      assert.deepEqual(await settled(() => clipped(panel.frame)), []);
+      assert.deepEqual(await settled(() => axeSerious(panel.frame, page)), []);
     });
     await steps.run('at a 260 px side bar: measured, nothing clipped mid-word', async () => {
       await setSidebarWidth(page, 260);
       await page.waitForTimeout(400);
       const m = await measure(page, panel);
       log(`260 px side bar: conversation ${m.conversation} px of ${m.sidebar} px`);
-      assert.deepEqual(await clipped(panel.frame), []);
+      assert.deepEqual(await settled(() => clipped(panel.frame)), []);
     });
     await steps.run('the history view finds the reply’s word through the extension', async () => {
       await panel.byTestId('strata-history-button').click();
@@ -153,8 +167,8 @@ describe('e2e: the panel at 1280×800 and 260 px, three themes, axe', function (
         (await panel.byTestId('strata-history-excerpt').count()) > 0 ? true : undefined,
       );
       assert.match(await panel.byTestId('strata-history-excerpt').first().innerText(), new RegExp(WORD));
-      assert.deepEqual(await clipped(panel.frame), []);
-      assert.deepEqual(await axeSerious(panel.frame, page), []);
+      assert.deepEqual(await settled(() => clipped(panel.frame)), []);
+      assert.deepEqual(await settled(() => axeSerious(panel.frame, page)), []);
     });
     for (const theme of THEMES) {
       await steps.run(`${theme.name} theme: history and chat at 260 px`, async () => {
