@@ -58,6 +58,23 @@ describe('a 260 px panel: nothing clipped mid-word or mid-number (real browser)'
     assert.equal((await p.page.locator('.model-label').innerText()).trim(), 'Local imitation server · gpt-4o');
   });
 
+  it('fits the title again when its neighbours take its room, with no window resize', async () => {
+    const p = await suite.open({ width: 520, height: 700 });
+    await p.init(narrowState());
+    assert.equal((await p.byTestId('strata-chat-title').innerText()).trim(), 'Refactor the tokenizer cache');
+    // A neighbour grows inside the header (as toolbar buttons do when their element upgrades late).
+    await p.page.evaluate(`(() => {
+      const wide = document.createElement('span');
+      wide.style.cssText = 'flex: none; width: 240px';
+      document.querySelector('.header').appendChild(wide);
+    })()`);
+    // The observer reports after layout and the fit follows on the next frame.
+    await p.settle();
+    await p.settle();
+    assert.deepEqual(await clipped(p), []);
+    assert.match((await p.byTestId('strata-chat-title').innerText()).trim(), /^Refactor( the( tokenizer)?)?…$/, 'cut after a word');
+  });
+
   it('keeps the layer bar’s tooltip inside the panel', async () => {
     const p = await suite.open({ width: 260, height: 700 });
     await p.init(narrowState());
