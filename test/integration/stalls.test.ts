@@ -23,16 +23,20 @@ import { folderUri, PanelDriver, strataApi, until, withTimeout } from './support
  * could not answer anything — the editor's requests, the panel, a Stop. On a machine shared by more
  * busy processes than it has cores, the operating system also keeps the process waiting for a core,
  * for tens of milliseconds at a time, whatever it runs; so each gap is also measured less the time
- * the host's main thread spent runnable but waiting for a core (Linux's per-thread scheduler
- * statistics): what is left is the time the host itself held the event loop, running or blocked in
- * a system call. That is the figure checked against the target, the wall-clock gap is printed beside
- * it; on an idle machine they are the same (and where the statistics are missing, only the wall
- * clock is used). An operation over the target is run twice more (on inputs as cold as the first)
- * and the median of the three must meet it.
+ * the host's main thread spent runnable but waiting for a core, and less the time it spent blocked
+ * while V8's helper threads (which run the garbage collector's parallel work the main thread waits
+ * for) were runnable but waiting for a core, up to the time it was blocked (Linux's per-thread
+ * scheduler statistics). What is left is the time the host itself held the event loop: running, or
+ * blocked in a system call. That is the figure checked against the target, the wall-clock gap is
+ * printed beside it; on an idle machine they are the same (and where the statistics are missing,
+ * only the wall clock is used). Every operation runs three times, on inputs as cold as the first,
+ * and each run must meet the target.
  */
 
 const TARGET_MS = 50;
 const TICK_MS = 5;
+/** Runs of each operation, each on an input as cold as the first. */
+const RUNS = 3;
 
 interface Stall {
   /** The longest gap between two ticks, less the tick, ms. */
@@ -41,29 +45,59 @@ interface Stall {
   held: number;
 }
 
-const SCHEDSTAT = `/proc/${process.pid}/task/${process.pid}/schedstat`;
+/** A thread's time on a core and time runnable but waiting for one, ms; zeros where the system does not say. */
+interface ThreadTimes {
+  ran: number;
+  waited: number;
+}
 
-/** How long this (the main) thread has waited, runnable, for a core, ms; 0 where the system does not say. */
-function waitedForCpuMs(): number {
+function threadTimes(tid: string | number): ThreadTimes {
   try {
-    return Number(fs.readFileSync(SCHEDSTAT, 'utf8').split(' ')[1]) / 1e6 || 0;
+    const [ran, waited] = fs.readFileSync(`/proc/${process.pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { ran: ran / 1e6 || 0, waited: waited / 1e6 || 0 };
   } catch {
-    return 0;
+    return { ran: 0, waited: 0 };
   }
 }
 
+/** V8's helper threads of this process (their names on Linux); none where the system does not say. */
+function v8Helpers(): string[] {
+  try {
+    return fs.readdirSync(`/proc/${process.pid}/task`).filter((tid) => {
+      try {
+        return fs.readFileSync(`/proc/${process.pid}/task/${tid}/comm`, 'utf8').startsWith('V8Worker');
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** How long V8's helper threads have waited, runnable, for a core, ms (summed). */
+function helpersWaitedMs(helpers: readonly string[]): number {
+  return helpers.reduce((sum, tid) => sum + threadTimes(tid).waited, 0);
+}
+
 async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<Stall> {
+  const helpers = v8Helpers();
   let last = performance.now();
-  let lastWait = waitedForCpuMs();
+  let main = threadTimes(process.pid);
+  let helpersWaited = helpersWaitedMs(helpers);
   const worst: Stall = { wall: 0, held: 0 };
   const timer = setInterval(() => {
     const now = performance.now();
-    const wait = waitedForCpuMs();
+    const nowMain = threadTimes(process.pid);
+    const nowHelpersWaited = helpersWaitedMs(helpers);
     const gap = now - last - TICK_MS;
+    const waited = nowMain.waited - main.waited;
+    const blocked = Math.max(0, gap - waited - (nowMain.ran - main.ran));
     worst.wall = Math.max(worst.wall, gap);
-    worst.held = Math.max(worst.held, gap - (wait - lastWait));
+    worst.held = Math.max(worst.held, gap - waited - Math.min(blocked, nowHelpersWaited - helpersWaited));
     last = now;
-    lastWait = wait;
+    main = nowMain;
+    helpersWaited = nowHelpersWaited;
   }, TICK_MS);
   try {
     await work();
@@ -73,11 +107,6 @@ async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<St
     clearInterval(timer);
   }
   return { wall: Math.max(0, worst.wall), held: Math.max(0, worst.held) };
-}
-
-function median(xs: number[]): number {
-  const sorted = xs.slice().sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** A line of plausible code, different on every line. */
@@ -93,14 +122,14 @@ describe('Hostile input does not freeze the extension host', function () {
   const chats: string[] = [];
   const figures: { what: string; held: number; runs: Stall[] }[] = [];
 
-  /** Runs `run(0)`; over the target, `run(1)` and `run(2)` too. Records and checks the median. */
+  /** Runs `run(0)`, `run(1)` and `run(2)`; records them and checks that each meets the target. */
   async function measure(what: string, run: (attempt: number) => Promise<void>, tailMs?: number): Promise<void> {
-    const runs = [await longestStall(() => run(0), tailMs)];
-    while (runs.length < 3 && median(runs.map((r) => r.held)) > TARGET_MS) runs.push(await longestStall(() => run(runs.length), tailMs));
-    const held = median(runs.map((r) => r.held));
+    const runs: Stall[] = [];
+    for (let k = 0; k < RUNS; k++) runs.push(await longestStall(() => run(k), tailMs));
+    const held = Math.max(...runs.map((r) => r.held));
     figures.push({ what, held, runs });
     const shown = runs.map((r) => `${r.held.toFixed(1)} (wall ${r.wall.toFixed(1)})`).join(', ');
-    assert.ok(held <= TARGET_MS, `${what}: the host held its event loop ${shown} ms, median over ${TARGET_MS} ms`);
+    assert.ok(held <= TARGET_MS, `${what}: the host held its event loop ${shown} ms, a run over ${TARGET_MS} ms`);
   }
 
   before(async () => {

@@ -51,6 +51,8 @@ import { SavedForms } from './savedForms';
 import { decodeChatState } from './stateDecoding';
 import { LockBusyError, StoreLock } from './storeLock';
 import { TokenCountCache } from './tokenCounts';
+import { jsonStringifySteps } from '../../common/jsonSteps';
+import { runStepsSync } from '../../common/steps';
 import { sha256HexNode } from '../nodeHasher';
 import type { TimeSlice } from '../timeSlice';
 import { buildTurnMeta } from './turnMeta';
@@ -591,10 +593,18 @@ export class ChatStore {
     for (; !r.done; r = steps.next()) if (slice.due) await slice.pause();
     const parsed = r.value;
     for (const warm = canonicalTextSteps(parsed.full); !warm.next().done;) if (slice.due) await slice.pause();
-    return this.writeImport(parsed, opts.chatId);
+    const line = importLineSteps(parsed);
+    let l = line.next();
+    for (; !l.done; l = line.next()) if (slice.due) await slice.pause();
+    return this.writeImport(parsed, opts.chatId, l.value);
   }
 
-  private writeImport({ chat, state, full, turns, dropped, warnings }: ParsedExport, chatId: string | undefined): ImportResult {
+  /** Writes an imported chat as a new chat; `lineText` is its one line, made beforehand (see `importLineSteps`). */
+  private writeImport(
+    { chat, state, full, turns, dropped, warnings }: ParsedExport,
+    chatId: string | undefined,
+    lineText = runStepsSync(importLineSteps({ chat, full, turns })),
+  ): ImportResult {
     return this.locked(() => {
       const id = chatId !== undefined ? validateChatId(chatId) : this.freeId(chatIdFor(chat.id));
       if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
@@ -602,16 +612,8 @@ export class ChatStore {
         this.blobs.write(b.hash, b.text);
         this.lock.touch();
       }
-      const line: ChatLine = {
-        format: CHAT_FORMAT,
-        v: LINE_VERSION,
-        turn: full.completedTurns,
-        delta: diffState(undefined, full),
-        stateHash: encodedDigest(full),
-        imported: { from: chat.id, turns },
-      };
       this.lock.assertHeld();
-      this.appendLine(this.chatPath(id), JSON.stringify(line) + '\n');
+      this.appendLine(this.chatPath(id), lineText);
       this.index.upsert(id, full.completedTurns, chat.title);
       return { chatId: id, turns: full.completedTurns, dropped, warnings };
     });
@@ -704,4 +706,22 @@ export class ChatStore {
     }
     if (changed || !fs.existsSync(this.index.file)) this.index.write(kept);
   }
+}
+
+/**
+ * The one line of an imported chat, as steps (a long chat's line is megabytes of JSON): the whole
+ * state as a delta from nothing, its digest, and where it came from. The text is what
+ * `JSON.stringify` of that line gives, ending in a newline.
+ */
+function* importLineSteps({ chat, full, turns }: Pick<ParsedExport, 'chat' | 'full' | 'turns'>): Generator<void, string, unknown> {
+  const line: ChatLine = {
+    format: CHAT_FORMAT,
+    v: LINE_VERSION,
+    turn: full.completedTurns,
+    delta: diffState(undefined, full),
+    stateHash: encodedDigest(full),
+    imported: { from: chat.id, turns },
+  };
+  yield;
+  return `${yield* jsonStringifySteps(line)}\n`;
 }
