@@ -24,8 +24,9 @@ import { folderUri, PanelDriver, strataApi, until, withTimeout } from './support
  * busy processes than it has cores, the operating system also keeps the process waiting for a core,
  * for tens of milliseconds at a time, whatever it runs; so each gap is also measured less the time
  * the host's main thread spent runnable but waiting for a core, and less the time it spent blocked
- * while V8's helper threads (which run the garbage collector's parallel work the main thread waits
- * for) were runnable but waiting for a core, up to the time it was blocked (Linux's per-thread
+ * while the process's other threads were runnable but waiting for one, up to the time it was blocked:
+ * what the main thread waits on there (the garbage collector's parallel work on V8's helper threads,
+ * a lock a file-system worker holds) is work the machine had no core for (Linux's per-thread
  * scheduler statistics). What is left is the time the host itself held the event loop: running, or
  * blocked in a system call. That is the figure checked against the target, the wall-clock gap is
  * printed beside it; on an idle machine they are the same (and where the statistics are missing,
@@ -45,59 +46,76 @@ interface Stall {
   held: number;
 }
 
-/** A thread's time on a core and time runnable but waiting for one, ms; zeros where the system does not say. */
-interface ThreadTimes {
-  ran: number;
-  waited: number;
-}
+/**
+ * The scheduler's statistics of this process's threads (Linux: `/proc/<pid>/task/<tid>/schedstat`),
+ * read through descriptors kept open: a read every tick costs microseconds. Empty where the system
+ * does not keep them.
+ */
+class ThreadClock {
+  private readonly main: number;
+  private readonly others: number[];
+  private readonly buf = Buffer.alloc(128);
 
-function threadTimes(tid: string | number): ThreadTimes {
-  try {
-    const [ran, waited] = fs.readFileSync(`/proc/${process.pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
-    return { ran: ran / 1e6 || 0, waited: waited / 1e6 || 0 };
-  } catch {
-    return { ran: 0, waited: 0 };
+  constructor() {
+    const task = `/proc/${process.pid}/task`;
+    this.main = ThreadClock.open(`${task}/${process.pid}/schedstat`);
+    let tids: string[] = [];
+    try {
+      tids = fs.readdirSync(task).filter((tid) => tid !== String(process.pid));
+    } catch {
+      // no per-thread statistics here
+    }
+    this.others = tids.map((tid) => ThreadClock.open(`${task}/${tid}/schedstat`)).filter((fd) => fd >= 0);
   }
-}
 
-/** V8's helper threads of this process (their names on Linux); none where the system does not say. */
-function v8Helpers(): string[] {
-  try {
-    return fs.readdirSync(`/proc/${process.pid}/task`).filter((tid) => {
-      try {
-        return fs.readFileSync(`/proc/${process.pid}/task/${tid}/comm`, 'utf8').startsWith('V8Worker');
-      } catch {
-        return false;
-      }
-    });
-  } catch {
-    return [];
+  private static open(file: string): number {
+    try {
+      return fs.openSync(file, 'r');
+    } catch {
+      return -1;
+    }
   }
-}
 
-/** How long V8's helper threads have waited, runnable, for a core, ms (summed). */
-function helpersWaitedMs(helpers: readonly string[]): number {
-  return helpers.reduce((sum, tid) => sum + threadTimes(tid).waited, 0);
+  /** [time on a core, time runnable but waiting for one] of a thread, ms; zeros when it cannot be read. */
+  private read(fd: number): [number, number] {
+    if (fd < 0) return [0, 0];
+    try {
+      const [ran, waited] = this.buf
+        .toString('latin1', 0, fs.readSync(fd, this.buf, 0, this.buf.length, 0))
+        .split(' ')
+        .map(Number);
+      return [ran / 1e6 || 0, waited / 1e6 || 0];
+    } catch {
+      return [0, 0];
+    }
+  }
+
+  /** The main thread's times, and how long the other threads have waited for a core (summed), ms. */
+  now(): { ran: number; waited: number; othersWaited: number } {
+    const [ran, waited] = this.read(this.main);
+    return { ran, waited, othersWaited: this.others.reduce((sum, fd) => sum + this.read(fd)[1], 0) };
+  }
+
+  close(): void {
+    for (const fd of [this.main, ...this.others]) if (fd >= 0) fs.closeSync(fd);
+  }
 }
 
 async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<Stall> {
-  const helpers = v8Helpers();
+  const clock = new ThreadClock();
   let last = performance.now();
-  let main = threadTimes(process.pid);
-  let helpersWaited = helpersWaitedMs(helpers);
+  let then = clock.now();
   const worst: Stall = { wall: 0, held: 0 };
   const timer = setInterval(() => {
     const now = performance.now();
-    const nowMain = threadTimes(process.pid);
-    const nowHelpersWaited = helpersWaitedMs(helpers);
+    const t = clock.now();
     const gap = now - last - TICK_MS;
-    const waited = nowMain.waited - main.waited;
-    const blocked = Math.max(0, gap - waited - (nowMain.ran - main.ran));
+    const waited = t.waited - then.waited;
+    const blocked = Math.max(0, gap - waited - (t.ran - then.ran));
     worst.wall = Math.max(worst.wall, gap);
-    worst.held = Math.max(worst.held, gap - waited - Math.min(blocked, nowHelpersWaited - helpersWaited));
+    worst.held = Math.max(worst.held, gap - waited - Math.min(blocked, t.othersWaited - then.othersWaited));
     last = now;
-    main = nowMain;
-    helpersWaited = nowHelpersWaited;
+    then = t;
   }, TICK_MS);
   try {
     await work();
@@ -105,6 +123,7 @@ async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<St
     await new Promise((r) => setTimeout(r, tailMs));
   } finally {
     clearInterval(timer);
+    clock.close();
   }
   return { wall: Math.max(0, worst.wall), held: Math.max(0, worst.held) };
 }
