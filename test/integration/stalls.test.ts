@@ -28,10 +28,11 @@ import { folderUri, PanelDriver, strataApi, until, withTimeout } from './support
  * what the main thread waits on there (the garbage collector's parallel work on V8's helper threads,
  * a lock a file-system worker holds) is work the machine had no core for (Linux's per-thread
  * scheduler statistics). What is left is the time the host itself held the event loop: running, or
- * blocked in a system call. That is the figure checked against the target, the wall-clock gap is
- * printed beside it; on an idle machine they are the same (and where the statistics are missing,
- * only the wall clock is used). Every operation runs three times, on inputs as cold as the first,
- * and each run must meet the target.
+ * blocked in a system call. That is the figure checked against the target; printed beside it are
+ * the time the main thread ran on a core between those two ticks (what it did not run of the hold,
+ * it was blocked) and the wall-clock gap; on an idle machine the hold and the gap are the same (and
+ * where the statistics are missing, only the wall clock is used). Every operation runs three times,
+ * on inputs as cold as the first, and each run must meet the target.
  */
 
 const TARGET_MS = 50;
@@ -44,6 +45,8 @@ interface Stall {
   wall: number;
   /** The longest gap less the time the main thread waited for a core in it, ms. */
   held: number;
+  /** Between the two ticks of the longest hold: the time the main thread ran on a core, ms. */
+  ran: number;
 }
 
 /**
@@ -105,7 +108,7 @@ async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<St
   const clock = new ThreadClock();
   let last = performance.now();
   let then = clock.now();
-  const worst: Stall = { wall: 0, held: 0 };
+  const worst: Stall = { wall: 0, held: 0, ran: 0 };
   const timer = setInterval(() => {
     const now = performance.now();
     const t = clock.now();
@@ -113,7 +116,11 @@ async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<St
     const waited = t.waited - then.waited;
     const blocked = Math.max(0, gap - waited - (t.ran - then.ran));
     worst.wall = Math.max(worst.wall, gap);
-    worst.held = Math.max(worst.held, gap - waited - Math.min(blocked, t.othersWaited - then.othersWaited));
+    const held = gap - waited - Math.min(blocked, t.othersWaited - then.othersWaited);
+    if (held > worst.held) {
+      worst.held = held;
+      worst.ran = t.ran - then.ran;
+    }
     last = now;
     then = t;
   }, TICK_MS);
@@ -125,7 +132,7 @@ async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<St
     clearInterval(timer);
     clock.close();
   }
-  return { wall: Math.max(0, worst.wall), held: Math.max(0, worst.held) };
+  return { wall: Math.max(0, worst.wall), held: Math.max(0, worst.held), ran: worst.ran };
 }
 
 /** A line of plausible code, different on every line. */
@@ -147,7 +154,7 @@ describe('Hostile input does not freeze the extension host', function () {
     for (let k = 0; k < RUNS; k++) runs.push(await longestStall(() => run(k), tailMs));
     const held = Math.max(...runs.map((r) => r.held));
     figures.push({ what, held, runs });
-    const shown = runs.map((r) => `${r.held.toFixed(1)} (wall ${r.wall.toFixed(1)})`).join(', ');
+    const shown = runs.map((r) => `${r.held.toFixed(1)} (ran ${r.ran.toFixed(1)}, wall ${r.wall.toFixed(1)})`).join(', ');
     assert.ok(held <= TARGET_MS, `${what}: the host held its event loop ${shown} ms, a run over ${TARGET_MS} ms`);
   }
 
@@ -176,12 +183,14 @@ describe('Hostile input does not freeze the extension host', function () {
   });
 
   after(async () => {
-    console.log(`      longest extension-host stall (target ≤ ${TARGET_MS} ms of the host's own work; runs: held / wall clock):`);
+    console.log(
+      `      longest extension-host stall (target ≤ ${TARGET_MS} ms of the host's own work; runs: held / of it on a core / wall clock):`,
+    );
     console.log('      | operation | longest stall | runs |');
     console.log('      |---|--:|---|');
     for (const f of figures)
       console.log(
-        `      | ${f.what} | ${f.held.toFixed(1)} ms${f.held <= TARGET_MS ? '' : ' (over)'} | ${f.runs.map((r) => `${r.held.toFixed(1)} / ${r.wall.toFixed(1)}`).join(', ')} |`,
+        `      | ${f.what} | ${f.held.toFixed(1)} ms${f.held <= TARGET_MS ? '' : ' (over)'} | ${f.runs.map((r) => `${r.held.toFixed(1)} / ${r.ran.toFixed(1)} / ${r.wall.toFixed(1)}`).join(', ')} |`,
       );
     panel?.dispose();
     await api.testing.controller.newChat();
