@@ -29,7 +29,7 @@ import { relativeInside } from '../common/pathContainment';
 import { readRegularFile } from '../services/regularFileRead';
 import { chatHolds, PORT_CONCURRENCY, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
 import { mapBounded } from '../common/steps';
-import { sha256HexBytes, sha256HexNode } from '../services/nodeHasher';
+import { rememberSha256, sha256HexBytes, sha256HexNode } from '../services/nodeHasher';
 import { TimeSlice } from '../services/timeSlice';
 import type { DiagnosticInfo, DiagnosticSeverity, EditorSelectionInfo, FileListing, ToolWorkspacePort } from '../services/tools/toolPort';
 import type { CodeIntelPort } from '../services/codeIntel/codeIntelPort';
@@ -280,6 +280,8 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
     if (content.length > 1_000_000) await new Promise<void>((r) => setTimeout(r, 0));
     const bom = exact && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
     const hash = exact ? sha256HexBytes(bytes.subarray(bom)) : sha256HexNode(content);
+    // The request built after an attach hashes the same text: it finds this hash.
+    if (exact) rememberSha256(content, hash);
     this.lastRead.set(located.uri.toString(), { size: stat.size, mtime: stat.mtime, hash });
     return { ok: true, content };
   }

@@ -23,47 +23,106 @@ import { folderUri, PanelDriver, strataApi, until, withTimeout } from './support
  * could not answer anything — the editor's requests, the panel, a Stop. On a machine shared by more
  * busy processes than it has cores, the operating system also keeps the process waiting for a core,
  * for tens of milliseconds at a time, whatever it runs; so each gap is also measured less the time
- * the host's main thread spent runnable but waiting for a core (Linux's per-thread scheduler
- * statistics): what is left is the time the host itself held the event loop, running or blocked in
- * a system call. That is the figure checked against the target, the wall-clock gap is printed beside
- * it; on an idle machine they are the same (and where the statistics are missing, only the wall
- * clock is used). An operation over the target is run twice more (on inputs as cold as the first)
- * and the median of the three must meet it.
+ * the host's main thread spent runnable but waiting for a core, and less the time it spent blocked
+ * while the process's other threads were runnable but waiting for one, up to the time it was blocked:
+ * what the main thread waits on there (the garbage collector's parallel work on V8's helper threads,
+ * a lock a file-system worker holds) is work the machine had no core for (Linux's per-thread
+ * scheduler statistics). What is left is the time the host itself held the event loop: running, or
+ * blocked in a system call. That is the figure checked against the target; printed beside it are
+ * the time the main thread ran on a core between those two ticks (what it did not run of the hold,
+ * it was blocked) and the wall-clock gap; on an idle machine the hold and the gap are the same (and
+ * where the statistics are missing, only the wall clock is used). Every operation runs three times,
+ * on inputs as cold as the first, and each run must meet the target.
  */
 
 const TARGET_MS = 50;
 const TICK_MS = 5;
+/** Runs of each operation, each on an input as cold as the first. */
+const RUNS = 3;
 
 interface Stall {
   /** The longest gap between two ticks, less the tick, ms. */
   wall: number;
   /** The longest gap less the time the main thread waited for a core in it, ms. */
   held: number;
+  /** Between the two ticks of the longest hold: the time the main thread ran on a core, ms. */
+  ran: number;
 }
 
-const SCHEDSTAT = `/proc/${process.pid}/task/${process.pid}/schedstat`;
+/**
+ * The scheduler's statistics of this process's threads (Linux: `/proc/<pid>/task/<tid>/schedstat`),
+ * read through descriptors kept open: a read every tick costs microseconds. Empty where the system
+ * does not keep them.
+ */
+class ThreadClock {
+  private readonly main: number;
+  private readonly others: number[];
+  private readonly buf = Buffer.alloc(128);
 
-/** How long this (the main) thread has waited, runnable, for a core, ms; 0 where the system does not say. */
-function waitedForCpuMs(): number {
-  try {
-    return Number(fs.readFileSync(SCHEDSTAT, 'utf8').split(' ')[1]) / 1e6 || 0;
-  } catch {
-    return 0;
+  constructor() {
+    const task = `/proc/${process.pid}/task`;
+    this.main = ThreadClock.open(`${task}/${process.pid}/schedstat`);
+    let tids: string[] = [];
+    try {
+      tids = fs.readdirSync(task).filter((tid) => tid !== String(process.pid));
+    } catch {
+      // no per-thread statistics here
+    }
+    this.others = tids.map((tid) => ThreadClock.open(`${task}/${tid}/schedstat`)).filter((fd) => fd >= 0);
+  }
+
+  private static open(file: string): number {
+    try {
+      return fs.openSync(file, 'r');
+    } catch {
+      return -1;
+    }
+  }
+
+  /** [time on a core, time runnable but waiting for one] of a thread, ms; zeros when it cannot be read. */
+  private read(fd: number): [number, number] {
+    if (fd < 0) return [0, 0];
+    try {
+      const [ran, waited] = this.buf
+        .toString('latin1', 0, fs.readSync(fd, this.buf, 0, this.buf.length, 0))
+        .split(' ')
+        .map(Number);
+      return [ran / 1e6 || 0, waited / 1e6 || 0];
+    } catch {
+      return [0, 0];
+    }
+  }
+
+  /** The main thread's times, and how long the other threads have waited for a core (summed), ms. */
+  now(): { ran: number; waited: number; othersWaited: number } {
+    const [ran, waited] = this.read(this.main);
+    return { ran, waited, othersWaited: this.others.reduce((sum, fd) => sum + this.read(fd)[1], 0) };
+  }
+
+  close(): void {
+    for (const fd of [this.main, ...this.others]) if (fd >= 0) fs.closeSync(fd);
   }
 }
 
 async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<Stall> {
+  const clock = new ThreadClock();
   let last = performance.now();
-  let lastWait = waitedForCpuMs();
-  const worst: Stall = { wall: 0, held: 0 };
+  let then = clock.now();
+  const worst: Stall = { wall: 0, held: 0, ran: 0 };
   const timer = setInterval(() => {
     const now = performance.now();
-    const wait = waitedForCpuMs();
+    const t = clock.now();
     const gap = now - last - TICK_MS;
+    const waited = t.waited - then.waited;
+    const blocked = Math.max(0, gap - waited - (t.ran - then.ran));
     worst.wall = Math.max(worst.wall, gap);
-    worst.held = Math.max(worst.held, gap - (wait - lastWait));
+    const held = gap - waited - Math.min(blocked, t.othersWaited - then.othersWaited);
+    if (held > worst.held) {
+      worst.held = held;
+      worst.ran = t.ran - then.ran;
+    }
     last = now;
-    lastWait = wait;
+    then = t;
   }, TICK_MS);
   try {
     await work();
@@ -71,13 +130,9 @@ async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<St
     await new Promise((r) => setTimeout(r, tailMs));
   } finally {
     clearInterval(timer);
+    clock.close();
   }
-  return { wall: Math.max(0, worst.wall), held: Math.max(0, worst.held) };
-}
-
-function median(xs: number[]): number {
-  const sorted = xs.slice().sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  return { wall: Math.max(0, worst.wall), held: Math.max(0, worst.held), ran: worst.ran };
 }
 
 /** A line of plausible code, different on every line. */
@@ -93,14 +148,14 @@ describe('Hostile input does not freeze the extension host', function () {
   const chats: string[] = [];
   const figures: { what: string; held: number; runs: Stall[] }[] = [];
 
-  /** Runs `run(0)`; over the target, `run(1)` and `run(2)` too. Records and checks the median. */
+  /** Runs `run(0)`, `run(1)` and `run(2)`; records them and checks that each meets the target. */
   async function measure(what: string, run: (attempt: number) => Promise<void>, tailMs?: number): Promise<void> {
-    const runs = [await longestStall(() => run(0), tailMs)];
-    while (runs.length < 3 && median(runs.map((r) => r.held)) > TARGET_MS) runs.push(await longestStall(() => run(runs.length), tailMs));
-    const held = median(runs.map((r) => r.held));
+    const runs: Stall[] = [];
+    for (let k = 0; k < RUNS; k++) runs.push(await longestStall(() => run(k), tailMs));
+    const held = Math.max(...runs.map((r) => r.held));
     figures.push({ what, held, runs });
-    const shown = runs.map((r) => `${r.held.toFixed(1)} (wall ${r.wall.toFixed(1)})`).join(', ');
-    assert.ok(held <= TARGET_MS, `${what}: the host held its event loop ${shown} ms, median over ${TARGET_MS} ms`);
+    const shown = runs.map((r) => `${r.held.toFixed(1)} (ran ${r.ran.toFixed(1)}, wall ${r.wall.toFixed(1)})`).join(', ');
+    assert.ok(held <= TARGET_MS, `${what}: the host held its event loop ${shown} ms, a run over ${TARGET_MS} ms`);
   }
 
   before(async () => {
@@ -128,12 +183,14 @@ describe('Hostile input does not freeze the extension host', function () {
   });
 
   after(async () => {
-    console.log(`      longest extension-host stall (target ≤ ${TARGET_MS} ms of the host's own work; runs: held / wall clock):`);
+    console.log(
+      `      longest extension-host stall (target ≤ ${TARGET_MS} ms of the host's own work; runs: held / of it on a core / wall clock):`,
+    );
     console.log('      | operation | longest stall | runs |');
     console.log('      |---|--:|---|');
     for (const f of figures)
       console.log(
-        `      | ${f.what} | ${f.held.toFixed(1)} ms${f.held <= TARGET_MS ? '' : ' (over)'} | ${f.runs.map((r) => `${r.held.toFixed(1)} / ${r.wall.toFixed(1)}`).join(', ')} |`,
+        `      | ${f.what} | ${f.held.toFixed(1)} ms${f.held <= TARGET_MS ? '' : ' (over)'} | ${f.runs.map((r) => `${r.held.toFixed(1)} / ${r.ran.toFixed(1)} / ${r.wall.toFixed(1)}`).join(', ')} |`,
       );
     panel?.dispose();
     await api.testing.controller.newChat();

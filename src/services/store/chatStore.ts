@@ -27,7 +27,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { emptyState, type ChatState } from '../../engine/state';
 import { decodeEngineMetaOf, deltaEntryKeys, diffState, engineMeta, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
-import { appendDurably, fileIno, safeReaddir, truncateDurably } from './atomicFile';
+import { appendDurably, fileIno, fsyncDir, safeReaddir, truncateDurably } from './atomicFile';
 import { BLOB_GRACE_MS, BlobStore, blobNamesIn } from './blobStore';
 import { canonicalize, canonicalTextSteps, encodedDigest, StateChain } from './chatChain';
 import { CHAT_FILE, CHAT_FORMAT, chatIdFor, CORRUPT_NAME, LINE_VERSION, titleFrom, validateChatId, type ChatLine } from './chatFormat';
@@ -51,6 +51,8 @@ import { SavedForms } from './savedForms';
 import { decodeChatState } from './stateDecoding';
 import { LockBusyError, StoreLock } from './storeLock';
 import { TokenCountCache } from './tokenCounts';
+import { jsonStringifySteps } from '../../common/jsonSteps';
+import { runStepsSync } from '../../common/steps';
 import { sha256HexNode } from '../nodeHasher';
 import type { TimeSlice } from '../timeSlice';
 import { buildTurnMeta } from './turnMeta';
@@ -591,10 +593,46 @@ export class ChatStore {
     for (; !r.done; r = steps.next()) if (slice.due) await slice.pause();
     const parsed = r.value;
     for (const warm = canonicalTextSteps(parsed.full); !warm.next().done;) if (slice.due) await slice.pause();
-    return this.writeImport(parsed, opts.chatId);
+    const line = importLineSteps(parsed);
+    let l = line.next();
+    for (; !l.done; l = line.next()) if (slice.due) await slice.pause();
+    const file = await this.writeImportFile(l.value);
+    try {
+      return this.writeImport(parsed, opts.chatId, { file });
+    } finally {
+      // Renamed into place on success; left over only when the import failed.
+      await fs.promises.rm(file, { force: true });
+    }
   }
 
-  private writeImport({ chat, state, full, turns, dropped, warnings }: ParsedExport, chatId: string | undefined): ImportResult {
+  /**
+   * Writes an imported chat's line to a file of its own in the store's folder, the write and its fsync
+   * off the event loop (a long chat's line is megabytes); `writeImport` renames it into place.
+   */
+  private async writeImportFile(text: string): Promise<string> {
+    const file = path.join(this.root, `${IMPORT_TEMP}${process.pid}-${++importFiles}`);
+    const handle = await fs.promises.open(file, 'w');
+    try {
+      await handle.writeFile(text, 'utf8');
+      if (this.durable) await handle.sync();
+    } catch (e) {
+      await handle.close();
+      await fs.promises.rm(file, { force: true });
+      throw e;
+    }
+    await handle.close();
+    return file;
+  }
+
+  /**
+   * Writes an imported chat as a new chat: its one line (see `importLineSteps`) appended to a new file,
+   * or a file already holding it renamed into place.
+   */
+  private writeImport(
+    { chat, state, full, turns, dropped, warnings }: ParsedExport,
+    chatId: string | undefined,
+    line: { text: string } | { file: string } = { text: runStepsSync(importLineSteps({ chat, full, turns })) },
+  ): ImportResult {
     return this.locked(() => {
       const id = chatId !== undefined ? validateChatId(chatId) : this.freeId(chatIdFor(chat.id));
       if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
@@ -602,16 +640,12 @@ export class ChatStore {
         this.blobs.write(b.hash, b.text);
         this.lock.touch();
       }
-      const line: ChatLine = {
-        format: CHAT_FORMAT,
-        v: LINE_VERSION,
-        turn: full.completedTurns,
-        delta: diffState(undefined, full),
-        stateHash: encodedDigest(full),
-        imported: { from: chat.id, turns },
-      };
       this.lock.assertHeld();
-      this.appendLine(this.chatPath(id), JSON.stringify(line) + '\n');
+      if ('text' in line) this.appendLine(this.chatPath(id), line.text);
+      else {
+        fs.renameSync(line.file, this.chatPath(id));
+        if (this.durable) fsyncDir(this.chatsDir);
+      }
       this.index.upsert(id, full.completedTurns, chat.title);
       return { chatId: id, turns: full.completedTurns, dropped, warnings };
     });
@@ -666,6 +700,9 @@ export class ChatStore {
       if (name.startsWith('index.json.tmp-')) {
         fs.rmSync(path.join(this.root, name), { force: true });
         this.warnings.push(`removed ${name} left by an interrupted index write`);
+      } else if (name.startsWith(IMPORT_TEMP) && importFileAbandoned(path.join(this.root, name))) {
+        fs.rmSync(path.join(this.root, name), { force: true });
+        this.warnings.push(`removed ${name} left by an interrupted import`);
       }
     }
   }
@@ -703,5 +740,37 @@ export class ChatStore {
       changed = true;
     }
     if (changed || !fs.existsSync(this.index.file)) this.index.write(kept);
+  }
+}
+
+/**
+ * The one line of an imported chat, as steps (a long chat's line is megabytes of JSON): the whole
+ * state as a delta from nothing, its digest, and where it came from. The text is what
+ * `JSON.stringify` of that line gives, ending in a newline.
+ */
+function* importLineSteps({ chat, full, turns }: Pick<ParsedExport, 'chat' | 'full' | 'turns'>): Generator<void, string, unknown> {
+  const line: ChatLine = {
+    format: CHAT_FORMAT,
+    v: LINE_VERSION,
+    turn: full.completedTurns,
+    delta: diffState(undefined, full),
+    stateHash: encodedDigest(full),
+    imported: { from: chat.id, turns },
+  };
+  yield;
+  return `${yield* jsonStringifySteps(line)}\n`;
+}
+
+/** The start of the name of an imported chat's file while it is written, before it is renamed into place. */
+const IMPORT_TEMP = 'import.tmp-';
+/** How old an import's file must be before a window opening the store takes it for abandoned (another window may be writing it). */
+const IMPORT_TEMP_GRACE_MS = 10 * 60_000;
+let importFiles = 0;
+
+function importFileAbandoned(file: string): boolean {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs > IMPORT_TEMP_GRACE_MS;
+  } catch {
+    return false;
   }
 }

@@ -126,4 +126,23 @@ describe('opening a long chat in slices', function () {
     assert.equal(file('imported-sliced'), file('imported-whole'));
     assert.deepEqual(s.store.loadChat('imported-sliced').state, s.store.loadChat('imported-whole').state);
   });
+
+  it('leaves no file of a sliced import that failed, and a window opening removes an abandoned one', async () => {
+    const s = ChatSession.open(options(root), 'none');
+    const md = s.store.exportMarkdown(chatId);
+    const temps = () => fs.readdirSync(root).filter((n) => n.startsWith('import.tmp-'));
+    await assert.rejects(s.store.importMarkdownSliced(md, { isAllowedPath: () => true, chatId }, new TimeSlice(0)), (e: Error) =>
+      e.message.includes('already exists'),
+    );
+    assert.deepEqual(temps(), []);
+    const abandoned = path.join(root, 'import.tmp-1-1');
+    const written = path.join(root, 'import.tmp-1-2');
+    fs.writeFileSync(abandoned, '{}\n');
+    fs.writeFileSync(written, '{}\n');
+    const old = new Date(Date.now() - 11 * 60_000);
+    fs.utimesSync(abandoned, old, old);
+    ChatSession.open(options(root), 'none');
+    assert.deepEqual(temps(), ['import.tmp-1-2']);
+    fs.rmSync(written);
+  });
 });
