@@ -159,10 +159,10 @@ export function contentOf(
   if (last) {
     for (const layer of last.envelope.layers) {
       const seg = layer.segments.find((g) => g.artifactKey === ref && g.kind !== 'reference');
-      if (seg) return { title: `${node.label} (as sent in turn ${last.turn})`, text: seg.text };
+      if (seg) return { title: `${node.name ?? node.label} (as sent in turn ${last.turn})`, text: seg.text };
     }
   }
   const entry = session.engine.state.entries.get(ref);
-  if (entry) return { title: `${node.label} (snapshot)`, text: entry.artifact.content };
+  if (entry) return { title: `${node.name ?? node.label} (snapshot)`, text: entry.artifact.content };
   return undefined;
 }

@@ -123,8 +123,11 @@ describe('Context Layers in the real editor', function () {
       assert.equal(sent.envelope.totalTokens, want.totalTokens);
       // The tree renders that ledger.
       const roots = children(api);
-      const last = find(roots, `Last request · turn ${i + 1}`);
-      assert.ok(last, `the tree's root is turn ${i + 1} (roots: ${roots.map((r) => r.label).join(', ')})`);
+      const last = find(roots, 'Last request');
+      assert.ok(
+        last && last.accessibility.startsWith(`Last request · turn ${i + 1}:`),
+        `the tree's root is turn ${i + 1} (roots: ${roots.map((r) => `${r.label} (${r.accessibility})`).join(', ')})`,
+      );
       const layers = children(api, last);
       assert.deepEqual(
         layers.map((l) => l.label),
@@ -139,10 +142,7 @@ describe('Context Layers in the real editor', function () {
         const items = children(api, layer);
         assert.equal(items.length, ledgerLayer.items.length, `${layer.label} item count`);
         for (const [k, item] of items.entries()) {
-          assert.ok(
-            item.description?.startsWith(`${ledgerLayer.items[k].tokens.toLocaleString('en-US')} tokens`),
-            `${layer.label}/${item.label}`,
-          );
+          assert.ok(item.label.startsWith(`${ledgerLayer.items[k].tokens.toLocaleString('en-US')} · `), `${layer.label}/${item.label}`);
         }
       }
       // The reported cache matches the prediction (the imitation server uses the same cache rule).
