@@ -31,7 +31,8 @@ function children(api: StrataApi, node?: LedgerTreeNode): LedgerTreeNode[] {
 }
 
 function find(nodes: readonly LedgerTreeNode[], label: string | RegExp): LedgerTreeNode | undefined {
-  return nodes.find((n) => (typeof label === 'string' ? n.label === label : label.test(n.label)));
+  // An item's row is labelled `<tokens> · <base name>`; `name` holds its whole path.
+  return nodes.find((n) => (typeof label === 'string' ? n.label === label || n.name === label : label.test(n.label)));
 }
 
 /** A ledger without the per-layer `cached` flags and the budget-relative bits, for comparing two runs. */
