@@ -28,6 +28,18 @@ export class Banners {
   /** Local banners (the panel's own problems, such as a protocol mismatch). */
   private local: BannerView[] = [];
   private hostBanners: BannerView[] = [];
+  /**
+   * Watches the banners' heights: the area never cuts the first (see `fit`). Fitted at the next
+   * frame, since fitting changes the area's height, which the observer would report in the same one.
+   */
+  private readonly sizer = new ResizeObserver(() => {
+    if (this.fitFrame !== undefined) return;
+    this.fitFrame = requestAnimationFrame(() => {
+      this.fitFrame = undefined;
+      this.fit();
+    });
+  });
+  private fitFrame: number | undefined;
 
   constructor(private readonly action: (bannerId: string, action: BannerAction) => Promise<RequestResult>) {
     this.noticeList = h('div', { class: 'notices' });
@@ -77,6 +89,25 @@ export class Banners {
     for (const id of [...this.shown.keys()]) if (!keep.has(id)) this.shown.delete(id);
     this.bannerList.replaceChildren(...els);
     this.bannerList.hidden = els.length === 0;
+    this.sizer.disconnect();
+    for (const el of [this.noticeList, ...els]) this.sizer.observe(el);
+    this.fit();
+  }
+
+  /**
+   * Marks the messages cut to their first lines as expandable, and keeps the area's cap (40% of the
+   * view) from cutting the first banner: its actions are in sight without scrolling, as long as the
+   * input fits beside it. The cap is set as the height from the area's top to that banner's end.
+   */
+  private fit(): void {
+    for (const msg of this.bannerList.querySelectorAll<HTMLElement>('.banner-message.clamped')) markExpandable(msg);
+    const first = [...this.bannerList.children].find((el): el is HTMLElement => el instanceof HTMLElement && !el.hidden);
+    if (!first || this.bannerList.hidden) {
+      this.el.style.removeProperty('--strata-first-banner');
+      return;
+    }
+    const need = first.getBoundingClientRect().bottom - this.el.getBoundingClientRect().top + this.el.scrollTop;
+    this.el.style.setProperty('--strata-first-banner', `${Math.ceil(need) + 1}px`);
   }
 
   private bannerElement(b: BannerView): HTMLElement {
@@ -130,32 +161,40 @@ export class Banners {
       return;
     }
     // Dismiss hides at once; the host's next `banners` message is the truth (it comes back if refused).
-    if (action === 'dismiss') banner.hidden = true;
+    if (action === 'dismiss') {
+      banner.hidden = true;
+      this.fit();
+    }
     const result = await this.action(id, action);
-    if (!result.ok && action === 'dismiss') banner.hidden = false;
+    if (!result.ok && action === 'dismiss') {
+      banner.hidden = false;
+      this.fit();
+    }
   }
 }
 
-/** Past this many characters a banner's message shows its first lines; a click shows all of it. */
-const CLAMP_CHARS = 140;
-
 /**
- * A long message is cut to its first three lines, so a banner in a short view still shows its
- * action buttons without scrolling; clicking it (or Enter) shows the whole text.
+ * A message shows its first three lines, so a banner in a short view still shows its action buttons
+ * without scrolling; one that has more (`markExpandable`) shows the whole text on a click or Enter.
  */
 function messageElement(message: string): HTMLElement {
-  if (message.length <= CLAMP_CHARS) return h('div', { class: 'banner-message', 'data-testid': 'strata-banner-message' }, message);
-  return h(
-    'div',
-    {
-      class: 'banner-message clamped',
-      'data-testid': 'strata-banner-message',
-      'aria-expanded': 'false',
-      tabindex: '0',
-      title: 'Show the whole message',
-    },
-    message,
-  );
+  return h('div', { class: 'banner-message clamped', 'data-testid': 'strata-banner-message' }, message);
+}
+
+/** Makes a clamped message that has more lines than it shows expandable (and one that fits whole plain again). */
+function markExpandable(el: HTMLElement): void {
+  if (el.getAttribute('aria-expanded') === 'true' || el.getClientRects().length === 0) return;
+  const cut = el.scrollHeight > el.clientHeight + 1;
+  if (cut === el.hasAttribute('aria-expanded')) return;
+  if (cut) {
+    el.setAttribute('aria-expanded', 'false');
+    el.tabIndex = 0;
+    el.title = 'Show the whole message';
+  } else {
+    el.removeAttribute('aria-expanded');
+    el.removeAttribute('tabindex');
+    el.removeAttribute('title');
+  }
 }
 
 function toggleMessage(el: HTMLElement): void {

@@ -220,7 +220,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       const node = arg as LedgerTreeNode | undefined;
       if (!node) throw new Error('Choose an item in the Context Layers view.');
       const content = contentOf(controller, session, node);
-      if (!content) throw new Error(`The content of ${node.label} is not available.`);
+      if (!content) throw new Error(`The content of ${node.name ?? node.label} is not available.`);
       const name = `${content.title.replace(/[^A-Za-z0-9._@ -]+/g, '_').slice(0, 80)}.txt`;
       return d.documents.open(name, content.text, 'plaintext');
     },

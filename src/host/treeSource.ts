@@ -9,7 +9,7 @@ import type { LedgerNode, Segment } from '../engine/types';
 import { rebuildTurnLedger } from '../services/session/pastLedger';
 import type { ChatSession } from '../services/chatSession';
 import type { TurnMeta } from '../services/store/chatStore';
-import { buildLedgerTree, sourceOfKey, type LedgerTreeNode, type NextItem, type RequestRecord } from '../services/ledgerTree';
+import { buildLedgerTree, fmt, sourceOfKey, type LedgerTreeNode, type NextItem, type RequestRecord } from '../services/ledgerTree';
 import type { SentRequest } from './sentRequests';
 import type { StrataController } from './strataController';
 import { providerCachePrediction } from '../services/cacheModel';
@@ -124,13 +124,15 @@ export function treeNodes(controller: StrataController, session: ChatSession, su
   const next = nextItems(session, predicted);
   const nodes = buildLedgerTree({ last, next, nextTotal: predicted?.totalTokens, budget, requests, suggested });
   if (!meter?.cacheExpired) return nodes;
+  // The figure first, as on every row (a narrow side bar cuts the end); the sentence with the price in the tooltip.
+  const uncached = predicted ? `${fmt(predicted.totalTokens)} tokens uncached · ` : '';
   const expired: LedgerTreeNode = {
     id: 'cache-expired',
-    label: meter.cacheExpired,
+    label: `${uncached}cache likely expired`,
     icon: 'warning',
     contextValue: 'info',
     accessibility: meter.cacheExpired,
-    tooltip: meter.nextCost,
+    tooltip: meter.nextCost && meter.nextCost !== meter.cacheExpired ? `${meter.cacheExpired}\n\n${meter.nextCost}` : meter.cacheExpired,
   };
   return [expired, ...nodes];
 }
@@ -159,10 +161,10 @@ export function contentOf(
   if (last) {
     for (const layer of last.envelope.layers) {
       const seg = layer.segments.find((g) => g.artifactKey === ref && g.kind !== 'reference');
-      if (seg) return { title: `${node.label} (as sent in turn ${last.turn})`, text: seg.text };
+      if (seg) return { title: `${node.name ?? node.label} (as sent in turn ${last.turn})`, text: seg.text };
     }
   }
   const entry = session.engine.state.entries.get(ref);
-  if (entry) return { title: `${node.label} (snapshot)`, text: entry.artifact.content };
+  if (entry) return { title: `${node.name ?? node.label} (snapshot)`, text: entry.artifact.content };
   return undefined;
 }

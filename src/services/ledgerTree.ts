@@ -4,13 +4,16 @@
  * only renders these nodes as TreeItems. Pure: no vscode.
  *
  * Shape:
- *   Last request · turn N        prompt ÷ budget, predicted / reported cached tokens
- *     L1 System … L5 Your message   tokens, % of budget
- *       items                    tokens, status, recoverable or not, tooltip with id / version / hash / reason
+ *   Last request                 prompt tokens, share cached (turn, budget, reported usage in the tooltip)
+ *     L1 System … L5 Your message   tokens (% of budget in the tooltip)
+ *       412 · money.ts           tokens and name; status and recoverability; tooltip with path / id / version / hash / reason
  *   Next message                 the chips attached for the next message, with their predicted cost
  *   Requests                     every turn of the chat; each expands into the same breakdown
+ *
+ * Every row puts its figure where a narrow side bar does not cut it (see ./treeRowText.ts).
  */
 import { LAYER_IDS, type LayerId, type LedgerItem, type LedgerNode, type PruneReport } from '../engine/types';
+import { baseName, compactTokens, figureLabel, shortNames } from './treeRowText';
 
 export type ItemStatus = 'full' | 'reference' | 'compacted' | 'summarized' | 'pruned' | 'superseded' | 'pinned' | 'missing';
 
@@ -45,6 +48,8 @@ export interface LedgerTreeNode {
   /** Unique in the tree and stable across refreshes of the same request (TreeItem.id). */
   id: string;
   label: string;
+  /** What the row stands for, in full (an item's path, range and version): the label shortens it. */
+  name?: string;
   description?: string;
   /** Markdown. */
   tooltip?: string;
@@ -118,8 +123,9 @@ function definitionNode(parentId: string, d: NextDefinition): LedgerTreeNode {
   const usedBy = d.usedBy === d.symbol ? '' : ` (through \`${d.usedBy}\`)`;
   return {
     id: `${parentId}/def/${d.label}`,
-    label: d.label,
-    description: `used by selection · ${d.symbol} · +${fmt(d.tokens)} tokens`,
+    label: figureLabel(`+${fmt(d.tokens)}`, baseName(d.label)),
+    name: d.label,
+    description: `used by selection · ${d.symbol}`,
     tooltip: `**${escapeMd(d.symbol)}** — ${escapeMd(d.label)}\n\nThe selection uses it${usedBy}; its declaration is sent with the selection (${fmt(d.tokens)} tokens), recoverable by reading these lines again.`,
     icon: 'definition',
     contextValue: 'definition',
@@ -248,17 +254,25 @@ function describeSegmentLabel(item: LedgerItem): string {
   }
 }
 
-function itemNode(parentId: string, item: LedgerItem, budget: number, index: number, pruned: Map<string, PruneReport>): LedgerTreeNode {
+function itemNode(
+  parentId: string,
+  item: LedgerItem,
+  budget: number,
+  index: number,
+  pruned: Map<string, PruneReport>,
+  shortPath?: string,
+): LedgerTreeNode {
   const status = statusOf(item);
   const source = sourceOfKey(item.key);
   const isArtifact = !!item.key;
   const label = isArtifact ? itemLabel(item, source) : describeSegmentLabel(item);
+  const short = isArtifact && source ? itemLabel(item, { ...source, path: shortPath ?? baseName(source.path) }) : label;
   const report = item.key ? pruned.get(item.key) : undefined;
   const statusText = status === 'pruned' && item.reason ? `pruned (${item.reason})` : STATUS_TEXT[status];
   const recoverable = item.recoverable;
   // What a workspace tool read: marked with the tool, and as recoverable (it can be read again).
   const readByTool = isArtifact && item.tool !== undefined;
-  const description = `${fmt(item.tokens)} tokens · ${statusText}${item.cached ? ' · cached' : ''}${readByTool ? ` · ${item.tool}${recoverable ? ' · recoverable' : ''}` : ''}`;
+  const description = `${statusText}${item.cached ? ' · cached' : ''}${readByTool ? ` · ${item.tool}${recoverable ? ' · recoverable' : ''}` : ''}`;
   const lines: string[] = [
     `**${escapeMd(label)}**`,
     '',
@@ -289,7 +303,8 @@ function itemNode(parentId: string, item: LedgerItem, budget: number, index: num
   }
   const node: LedgerTreeNode = {
     id: `${parentId}/${index}:${item.id}`,
-    label,
+    label: figureLabel(fmt(item.tokens), short),
+    name: label,
     description,
     tooltip: lines.join('\n'),
     icon: iconOf(item, status),
@@ -330,14 +345,24 @@ export function layerNodes(parentId: string, ledger: LedgerNode): LedgerTreeNode
     });
     node.expanded = expanded;
     // A collapsed layer's items are made when it is opened: L4 of a long chat holds thousands.
-    const make = () => items.map((item, i) => itemNode(node.id, item, ledger.budget, i, pruned));
+    const make = () => {
+      const short = shortPathsOf(items);
+      return items.map((item, i) => itemNode(node.id, item, ledger.budget, i, pruned, short.get(sourceOfKey(item.key)?.path ?? '')));
+    };
     if (expanded || items.length === 0) node.children = make();
     else node.lazyChildren = make;
     return node;
   });
 }
 
-/** A layer's row: its tokens, share of the budget and predicted cached part. */
+/** The short name of each file among `items`: its base name, with folders only where two base names are the same. */
+function shortPathsOf(items: readonly LedgerItem[]): Map<string, string> {
+  const paths = [...new Set(items.flatMap((i) => sourceOfKey(i.key)?.path ?? []))];
+  const short = shortNames(paths);
+  return new Map(paths.map((p, i) => [p, short[i]]));
+}
+
+/** A layer's row: its tokens (its share of the budget and predicted cached part in the tooltip). */
 function layerHeader(
   parentId: string,
   layer: LayerId,
@@ -351,7 +376,7 @@ function layerHeader(
   return {
     id: `${parentId}/${layer}`,
     label: name,
-    description: `${fmt(tokens)} tokens · ${share}${extra.count ?? ''}`,
+    description: `${fmt(tokens)} tokens${extra.count ?? ''}`,
     tooltip: `**${name}**\n\n${fmt(tokens)} tokens, ${share} of the ${fmt(budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer]}${extra.note ? `\n\n${extra.note}` : ''}`,
     icon: 'layer',
     contextValue: 'layer',
@@ -380,8 +405,11 @@ function cachedSummary(r: RequestRecord): { text: string; mismatch?: string } {
   return { text: `${text} ⚠`, mismatch: why };
 }
 
-/** A request's root row (the last request, or one of "Requests"). */
-export function requestNode(id: string, title: string, r: RequestRecord, expanded: boolean): LedgerTreeNode {
+/**
+ * A request's root row (the last request, or one of "Requests"): `label` on the row, `title` (which
+ * names the turn) in the tooltip and for screen readers.
+ */
+export function requestNode(id: string, title: string, r: RequestRecord, expanded: boolean, label = title): LedgerTreeNode {
   const { text: cached, mismatch } = cachedSummary(r);
   const lines = [
     `**${title}**`,
@@ -407,8 +435,8 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
   const share = r.reported ? r.reported.cacheRead / Math.max(1, r.reported.input) : r.predictedCached / Math.max(1, r.promptTokens);
   const node: LedgerTreeNode = {
     id,
-    label: title,
-    description: `${fmt(r.promptTokens)} / ${fmt(r.budget)} (${percent(r.promptTokens, r.budget)}) · ${Math.round(share * 100)}% cached${r.prefixBreak ? ' · prefix break' : ''}${mismatch ? ' ⚠' : ''}`,
+    label,
+    description: `${compactTokens(r.promptTokens)} · ${Math.round(share * 100)}% cached${r.prefixBreak ? ' · prefix break' : ''}${mismatch ? ' ⚠' : ''}`,
     tooltip: lines.join('\n'),
     icon: mismatch ? 'warning' : 'request',
     contextValue: 'request',
@@ -472,10 +500,12 @@ export function nextMessageNode(
   suggested?: string,
 ): LedgerTreeNode {
   const cost = items.reduce((n, i) => n + i.tokens + (i.definitions ?? []).reduce((m, d) => m + d.tokens, 0), 0);
-  const children: LedgerTreeNode[] = items.map((i) => ({
+  const short = shortNames(items.map((i) => i.source.path));
+  const children: LedgerTreeNode[] = items.map((i, k) => ({
     id: `next/${i.chipId}`,
-    label: i.label,
-    description: `+${fmt(i.tokens)} tokens · ${i.reference ? 'reference (already sent)' : 'full'}${i.pinned ? ' · pinned' : ''}`,
+    label: figureLabel(`+${fmt(i.tokens)}`, itemLabel({ label: i.label }, { ...i.source, path: short[k] })),
+    name: i.label,
+    description: `${i.reference ? 'reference (already sent)' : 'full'}${i.pinned ? ' · pinned' : ''}`,
     tooltip: `**${escapeMd(i.label)}**\n\nThe next request spends ${fmt(i.tokens)} tokens on it (${percent(i.tokens, budget)} of the budget)${i.reference ? ': it was sent before, so a one-line reference goes out instead of the content' : ''}.${i.kind === 'selection' ? '\n\nA selection is a snapshot: kept verbatim for the whole chat.' : ''}`,
     icon: i.kind === 'selection' ? 'selection' : 'file',
     contextValue: `chip${i.pinned ? '.pinned' : ''}${i.kind === 'selection' ? '.selection' : ''}`,
@@ -488,18 +518,24 @@ export function nextMessageNode(
   }));
   // The active editor is offered in the panel; saying so here shows it is not part of the request.
   if (suggested)
-    children.push(
-      infoNode('next/suggested', `suggested, not included: ${suggested}`, 'Offered in the chat panel; sent only if you include it.'),
-    );
-  const total = predictedTotal !== undefined ? ` · next request ≈ ${fmt(predictedTotal)} tokens` : '';
+    children.push({
+      ...infoNode(
+        'next/suggested',
+        baseName(suggested),
+        `**${escapeMd(suggested)}**\n\nOffered in the chat panel; sent only if you include it.`,
+      ),
+      name: suggested,
+      description: 'suggested, not included',
+      accessibility: `${suggested}, suggested, not included`,
+    });
   return {
     id: 'next',
     label: 'Next message',
-    description: items.length === 0 ? 'nothing attached' : `${items.length} attached · +${fmt(cost)} tokens${total}`,
+    description: items.length === 0 ? 'nothing attached' : `+${fmt(cost)} tokens · ${items.length} attached`,
     tooltip:
       items.length === 0
         ? 'Attach files or selections to see their cost before you send.'
-        : `What you attached for the next message costs ${fmt(cost)} tokens${total ? `; the whole next request is about ${fmt(predictedTotal!)} tokens of the ${fmt(budget)} budget` : ''}.`,
+        : `What you attached for the next message costs ${fmt(cost)} tokens${predictedTotal !== undefined ? `; the whole next request is about ${fmt(predictedTotal)} tokens of the ${fmt(budget)} budget` : ''}.`,
     icon: 'next',
     contextValue: 'info',
     accessibility: `Next message: ${items.length} attachments, ${fmt(cost)} tokens`,
@@ -545,7 +581,7 @@ export function buildLedgerTree(input: {
   suggested?: string;
 }): LedgerTreeNode[] {
   const roots: LedgerTreeNode[] = [];
-  if (input.last) roots.push(requestNode('last', `Last request · turn ${input.last.turn}`, input.last, true));
+  if (input.last) roots.push(requestNode('last', `Last request · turn ${input.last.turn}`, input.last, true, 'Last request'));
   roots.push(nextMessageNode(input.next, input.nextTotal, input.budget, input.suggested));
   const requests = lazyRequests(input.requests);
   if (requests.count > 0) roots.push(requestsNode(requests));

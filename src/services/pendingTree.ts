@@ -3,21 +3,29 @@
  * item's row says what the next message does to it (with Undo), and "Next message" lists them with
  * their cost. Pure: decorates the nodes src/services/ledgerTree.ts builds.
  */
-import type { LedgerTreeNode } from './ledgerTree';
-import { pendingCostText, pendingMessage, pendingStatus, type PendingItem } from './session/pendingCost';
+import { fmt, type LedgerTreeNode } from './ledgerTree';
+import { pendingMessage, pendingStatus, type PendingItem } from './session/pendingCost';
+import { baseName, figureLabel } from './treeRowText';
 
 /** The artifact id of a version key (`file:a.ts@v2` → `file:a.ts`). */
 export function artifactIdOf(key: string): string {
   return key.replace(/@v\d+$/, '');
 }
 
+/** `~1,240 → ~9,870`: the next request's predicted uncached tokens before and after, when predicted. */
+function uncachedFigures(p: PendingItem): string | undefined {
+  if (p.before === undefined || p.after === undefined) return undefined;
+  return p.before === p.after ? `~${fmt(p.after)}` : `~${fmt(p.before)} → ~${fmt(p.after)}`;
+}
+
 function pendingRow(p: PendingItem): LedgerTreeNode {
-  const cost = pendingCostText(p);
+  const figures = uncachedFigures(p);
   const status = pendingStatus(p);
   return {
     id: `next/pending/${p.id}`,
-    label: p.label,
-    description: cost ? `${status} · ${cost.replace(/^[A-Z][a-z]+ing( [a-z]+ the cache)?: next message /, '')}` : status,
+    label: figures ? figureLabel(figures, baseName(p.label)) : baseName(p.label),
+    name: p.label,
+    description: figures ? `uncached tokens · ${status}` : status,
     tooltip: `${pendingMessage(p)}\n\nUndo takes it back.`,
     icon: p.op === 'detach' || p.op === 'unattach' ? 'removed' : p.kind === 'selection' ? 'selection' : 'file',
     contextValue: 'pending',
@@ -70,7 +78,7 @@ export function withPending(roots: LedgerTreeNode[], pending: readonly PendingIt
     // a row it knew without children closed.
     next.id = 'next-pending';
     next.expanded = true;
-    next.description = chips.length > 0 ? `${pending.length} pending · ${next.description ?? ''}` : `${pending.length} pending`;
+    next.description = chips.length > 0 ? `${next.description ?? ''} · ${pending.length} pending` : `${pending.length} pending`;
     next.accessibility = `${next.accessibility}, ${pending.length} pending changes`;
   }
   return roots;

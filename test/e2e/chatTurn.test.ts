@@ -157,14 +157,16 @@ describe('e2e: a chat turn in the real workbench', function () {
     let layersBefore: string[] = [];
     await steps.run('Context Layers shows the selection under L3 This turn', async () => {
       await showContextLayers(page);
-      const label = `${FILE}:L${START}-${END}`;
+      // The selection's row: its tokens, then the file's base name and lines (the path is in the tooltip).
+      const label = ` · ${FILE.split('/').pop()}:L${START}-${END}`;
       const labels = await poll('the tree to show the last request', TIMEOUT.ui, async () => {
         const texts = (await treeRows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
-        return texts.some((t) => t.startsWith('Last request')) && texts.includes(label) ? texts : undefined;
+        return texts.some((t) => t.startsWith('Last request')) && texts.some((t) => t.endsWith(label)) ? texts : undefined;
       });
       const l3 = labels.indexOf('L3 This turn');
       assert.ok(l3 >= 0, `no L3 row in the tree: ${labels.join(' | ')}`);
-      assert.equal(labels[l3 + 1], label, `the row after L3 is ${labels[l3 + 1]}, not the selection`);
+      assert.match(labels[l3 + 1], /^[\d,]+ · /, `the row after L3 is ${labels[l3 + 1]}, not the selection`);
+      assert.ok(labels[l3 + 1].endsWith(label), `the row after L3 is ${labels[l3 + 1]}, not the selection`);
       layersBefore = await layerRows();
       assert.equal(layersBefore.length, 5, `five layer rows: ${layersBefore.join(' | ')}`);
     });

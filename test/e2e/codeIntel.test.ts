@@ -101,7 +101,8 @@ describe('e2e: Attach Selection with Definitions', function () {
         await showContextLayers(page);
         const rows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
         // The view keeps a row collapsed when it was collapsed before: a person opens it.
-        for (const name of ['Next message', `${FILE}:L${START}-${END}`]) {
+        // The selection's row reads `+<tokens> · render.ts:L…` (its path is in the tooltip).
+        for (const name of ['Next message', ` · ${FILE.split('/').pop()}:L${START}-${END}`]) {
           const row = rows.filter({ has: page.locator('.label-name', { hasText: name }) }).first();
           await row.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
           if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
@@ -118,11 +119,11 @@ describe('e2e: Attach Selection with Definitions', function () {
         });
         log(`definition rows: ${described.join(' | ')}`);
         assert.ok(
-          described.some((r) => /^src\/invoice\.ts:L\d+-\d+ — used by selection · totals/.test(r.trim())),
+          described.some((r) => /^\+[\d,]+ · invoice\.ts:L\d+-\d+ — used by selection · totals$/.test(r.trim())),
           described.join(' | '),
         );
         assert.ok(
-          described.some((r) => /^src\/money\.ts:L\d+-\d+ — used by selection · formatCents/.test(r.trim())),
+          described.some((r) => /^\+[\d,]+ · money\.ts:L\d+-\d+ — used by selection · formatCents$/.test(r.trim())),
           described.join(' | '),
         );
       });

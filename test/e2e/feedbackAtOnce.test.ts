@@ -65,7 +65,11 @@ describe('e2e: feedback at once in the real workbench', function () {
 
     const tree = page.locator('[id="workbench.view.extension.strata"]');
     const rows = tree.locator('.monaco-list-row');
-    const rowNamed = (name: string) => rows.filter({ has: page.locator('.label-name', { hasText: name }) });
+    // An item row reads `<tokens> · <base name>` (its path is in the tooltip).
+    const rowNamed = (path: string) =>
+      rows.filter({
+        has: page.locator('.label-name', { hasText: new RegExp(`(^|\\s)[\\d,]+ · ${path.split('/').pop()!.replace('.', '\\.')}\\s*$`) }),
+      });
     await steps.run('Context Layers shows the attachment', async () => {
       await showContextLayers(page);
       // The workbench remembers a layer the user (or an earlier test) closed: L2 is opened if so.
@@ -87,7 +91,8 @@ describe('e2e: feedback at once in the real workbench', function () {
             (el) => `${el.querySelector('.label-name')?.textContent ?? ''}|${el.querySelector('.label-description')?.textContent ?? ''}`,
           ),
         );
-        return texts.find((t) => t.startsWith(`${REMOVED}|removed from next message`));
+        const name = ` · ${REMOVED.split('/').pop()}|`;
+        return texts.find((t) => t.includes(name) && /\|removed from next message · /.test(t));
       });
       const next = await rows
         .filter({ has: page.locator('.label-name', { hasText: 'Next message' }) })

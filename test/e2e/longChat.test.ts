@@ -197,8 +197,9 @@ describe('e2e: a 1,000-turn chat from another window', function () {
     await steps.run('Context Layers shows its last request, not the empty-chat message', async () => {
       const tree = page.locator('[id="workbench.view.extension.strata"]');
       await poll('the tree to show turn 1000', TIMEOUT.ui, async () => {
-        const names = (await tree.locator('.monaco-list-row .label-name').allInnerTexts()).map((t) => normalize(t));
-        return names.some((n) => n.startsWith(`Last request · turn ${TURNS}`)) ? true : undefined;
+        // The row says "Last request"; its turn is in what a screen reader reads (and the tooltip).
+        const names = await tree.locator('.monaco-list-row').evaluateAll((els) => els.map((el) => el.getAttribute('aria-label') ?? ''));
+        return names.some((n) => normalize(n).startsWith(`Last request · turn ${TURNS}:`)) ? true : undefined;
       });
       // Never shown with the rows (it lingered about half a second after them while the message was
       // set as the workbench fetched the rows: the workbench sends a view's changes 200 ms apart).

@@ -15,6 +15,8 @@ import { Steps } from './support/steps';
 import { chatFrame, openStrataView, poll, showContextLayers, TIMEOUT, waitForWorkbench, watchEmptyChatMessage } from './support/workbench';
 
 const FILE = 'src/tax.ts';
+/** How its row in Context Layers ends: `<tokens> · tax.ts` (the path is in the tooltip). */
+const NAME = ' · tax.ts';
 const OUTSIDE = '../outside-the-workspace.txt';
 const QUESTION = 'Where are the tax rates defined, and which one applies to books?';
 const ANSWER = 'The rates are a table in src/tax.ts, keyed by region and category; books have their own reduced rate there.';
@@ -114,12 +116,12 @@ describe('e2e: a tool turn in the real workbench', function () {
       if ((await l3Row.getAttribute('aria-expanded')) === 'false') await l3Row.click();
       const labels = await poll('the tree to show the tool read', TIMEOUT.ui, async () => {
         const texts = (await rows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
-        return texts.some((t) => t.startsWith('Last request')) && texts.some((t) => t.startsWith(FILE)) ? texts : undefined;
+        return texts.some((t) => t.startsWith('Last request')) && texts.some((t) => t.endsWith(NAME)) ? texts : undefined;
       });
       const l3 = labels.indexOf('L3 This turn');
-      const file = labels.findIndex((t) => t.startsWith(FILE));
+      const file = labels.findIndex((t) => t.endsWith(NAME));
       assert.ok(l3 >= 0 && file > l3, `${FILE} is not listed under L3: ${labels.join(' | ')}`);
-      const row = rows.filter({ hasText: FILE }).first();
+      const row = rows.filter({ has: page.locator('.label-name', { hasText: NAME }) }).first();
       const aria = (await row.getAttribute('aria-label')) ?? '';
       assert.match(aria, /recoverable|read_file|tool/i, `the row does not say the tool read it: "${aria}"`);
     });

@@ -143,12 +143,12 @@ describe('Code intelligence as context (built-in TypeScript language features)',
     await until('the suggestion of the attached lines to leave', () => nextMessageRows(api).length === 1, 5000);
     const rows = nextMessageRows(api);
     assert.deepEqual(
-      rows.map((r) => r.label),
+      rows.map((r) => r.name),
       ['app/intel/report.ts:L13-15'],
     );
     const defs = api.testing.tree.getChildren(rows[0]);
     assert.deepEqual(
-      defs.map((d) => [d.label, d.description?.replace(/ · \+[\d,]+ tokens$/, '')]),
+      defs.map((d) => [d.name, d.description]),
       [
         ['app/intel/format.ts:L3-5', 'used by selection · label'],
         ['app/intel/shapes/geometry.ts:L14-16', 'used by selection · square'],

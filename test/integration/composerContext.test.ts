@@ -166,8 +166,8 @@ describe('Composer context in the real editor', function () {
     const next = api.testing.tree.getChildren(undefined).find((n) => n.id === 'next');
     assert.ok(next);
     assert.deepEqual(
-      api.testing.tree.getChildren(next).map((n) => n.label),
-      ['suggested, not included: app/src/math.ts'],
+      api.testing.tree.getChildren(next).map((n) => [n.label, n.description]),
+      [['math.ts', 'suggested, not included']],
     );
 
     await selectLines(['src', 'math.ts'], 2, 3);

@@ -98,7 +98,7 @@ describe('Feedback at once (host)', function () {
     const next = kids(api).find((n) => n.label === 'Next message')!;
     const row = kids(api, next).find((n) => n.contextValue === 'pending');
     assert.ok(row && row.label.endsWith('long.md'), 'listed under Next message');
-    assert.match(row.description ?? '', /^removed from next message/);
+    assert.match(row.description ?? '', /removed from next message$/);
     assert.ok(deep(api, kids(api)).some((n) => n.contextValue.startsWith('pending.attachment') && n.icon === 'removed'));
     assert.equal(await vscode.commands.executeCommand('strata.undoPending', row), true);
     assert.ok(!deep(api, kids(api)).some((n) => n.contextValue.startsWith('pending')), 'Undo restores the rows');
@@ -137,7 +137,7 @@ describe('Feedback at once (host)', function () {
     const turns = api.testing.session.turnMetas().length;
     assert.ok(turns >= 2, `this window reads the saved turns (${turns})`);
     await until('the tree shows the chat', () =>
-      kids(api).some((n) => n.id === 'last' && n.label === `Last request · turn ${turns}`),
+      kids(api).some((n) => n.id === 'last' && n.accessibility.startsWith(`Last request · turn ${turns}:`)),
     ).catch((e: Error) => {
       throw new Error(
         `${e.message}; the tree's rows: ${kids(api)
@@ -151,18 +151,18 @@ describe('Feedback at once (host)', function () {
         api,
         kids(api).find((n) => n.id === 'last'),
       ),
-    ).map((n) => n.label);
+    ).map((n) => n.name ?? n.label);
     assert.ok(labels.includes('app/src/math.ts'), labels.join(' | '));
     assert.ok(labels.includes('app/src/main.ts:L3-5'), labels.join(' | '));
     const requests = kids(api).find((n) => n.id === 'requests')!;
     const first = kids(api, requests).find((n) => n.label === 'Turn 1')!;
     const firstRows = deep(api, kids(api, first));
     assert.ok(
-      firstRows.some((n) => n.label === 'app/src/math.ts'),
+      firstRows.some((n) => n.name === 'app/src/math.ts'),
       `an earlier request too (turns ${api.testing.session
         .turnMetas()
         .map((m) => m.turn)
-        .join(',')}; Turn 1 shows: ${firstRows.map((n) => n.label).join(' | ')})`,
+        .join(',')}; Turn 1 shows: ${firstRows.map((n) => n.name ?? n.label).join(' | ')})`,
     );
   });
 

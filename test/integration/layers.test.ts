@@ -31,7 +31,8 @@ function children(api: StrataApi, node?: LedgerTreeNode): LedgerTreeNode[] {
 }
 
 function find(nodes: readonly LedgerTreeNode[], label: string | RegExp): LedgerTreeNode | undefined {
-  return nodes.find((n) => (typeof label === 'string' ? n.label === label : label.test(n.label)));
+  // An item's row is labelled `<tokens> · <base name>`; `name` holds its whole path.
+  return nodes.find((n) => (typeof label === 'string' ? n.label === label || n.name === label : label.test(n.label)));
 }
 
 /** A ledger without the per-layer `cached` flags and the budget-relative bits, for comparing two runs. */
@@ -123,8 +124,11 @@ describe('Context Layers in the real editor', function () {
       assert.equal(sent.envelope.totalTokens, want.totalTokens);
       // The tree renders that ledger.
       const roots = children(api);
-      const last = find(roots, `Last request · turn ${i + 1}`);
-      assert.ok(last, `the tree's root is turn ${i + 1} (roots: ${roots.map((r) => r.label).join(', ')})`);
+      const last = find(roots, 'Last request');
+      assert.ok(
+        last && last.accessibility.startsWith(`Last request · turn ${i + 1}:`),
+        `the tree's root is turn ${i + 1} (roots: ${roots.map((r) => `${r.label} (${r.accessibility})`).join(', ')})`,
+      );
       const layers = children(api, last);
       assert.deepEqual(
         layers.map((l) => l.label),
@@ -139,10 +143,7 @@ describe('Context Layers in the real editor', function () {
         const items = children(api, layer);
         assert.equal(items.length, ledgerLayer.items.length, `${layer.label} item count`);
         for (const [k, item] of items.entries()) {
-          assert.ok(
-            item.description?.startsWith(`${ledgerLayer.items[k].tokens.toLocaleString('en-US')} tokens`),
-            `${layer.label}/${item.label}`,
-          );
+          assert.ok(item.label.startsWith(`${ledgerLayer.items[k].tokens.toLocaleString('en-US')} · `), `${layer.label}/${item.label}`);
         }
       }
       // The reported cache matches the prediction (the imitation server uses the same cache rule).

@@ -117,8 +117,8 @@ describe('Workspace tools in the real editor', function () {
     const l3 = nodes.find((n) => n.label.startsWith('L3'));
     assert.ok(l3, 'an L3 node');
     const l3Items = api.testing.tree.getChildren(l3);
-    const read = l3Items.find((n) => n.label === 'app/src/math.ts');
-    assert.ok(read, `the file read is an L3 item: ${l3Items.map((n) => n.label).join(' | ')}`);
+    const read = l3Items.find((n) => n.name === 'app/src/math.ts');
+    assert.ok(read, `the file read is an L3 item: ${l3Items.map((n) => n.name ?? n.label).join(' | ')}`);
     assert.equal(read.recoverable, true);
     assert.match(read.description ?? '', /read_file · recoverable/);
     assert.ok(

@@ -215,7 +215,7 @@ export async function notifications(page: Page): Promise<string[]> {
 
 /**
  * Watches the Strata view container from now on: whether the Context Layers empty-chat message was
- * ever on screen together with a last request's row (`Last request · turn …`), which contradicts it.
+ * ever on screen together with a last request's row (`Last request`), which contradicts it.
  * `stop()` ends the watch and says whether that happened.
  */
 export async function watchEmptyChatMessage(page: Page): Promise<{ stop(): Promise<boolean> }> {
@@ -225,7 +225,7 @@ export async function watchEmptyChatMessage(page: Page): Promise<{ stop(): Promi
     w.__strataBoth = false;
     const check = () => {
       const text = view ? view.textContent || '' : '';
-      if (text.includes('No request yet in this chat') && text.includes('Last request · turn')) w.__strataBoth = true;
+      if (text.includes('No request yet in this chat') && text.includes('Last request')) w.__strataBoth = true;
     };
     w.__strataBothObserver = new MutationObserver(check);
     if (view) w.__strataBothObserver.observe(view, { subtree: true, childList: true, characterData: true });

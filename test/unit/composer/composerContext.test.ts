@@ -193,8 +193,8 @@ describe('composer context: problems snapshot, setting, tree', () => {
     const next = roots.find((n) => n.id === 'next')!;
     assert.equal(next.description, 'nothing attached');
     assert.deepEqual(
-      next.children?.map((c) => c.label),
-      ['suggested, not included: src/a.ts:3-9'],
+      next.children?.map((c) => [c.label, c.description, c.name]),
+      [['a.ts:3-9', 'suggested, not included', 'src/a.ts:3-9']],
     );
     const none = buildLedgerTree({ next: [], budget: 1000, requests: [] }).find((n) => n.id === 'next')!;
     assert.deepEqual(none.children, []);

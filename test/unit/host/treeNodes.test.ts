@@ -35,4 +35,23 @@ describe('the Context Layers tree of a long chat just opened', () => {
       ['last', 'next', 'requests'],
     );
   });
+
+  it('leads the cache-expired row with its figure, the sentence with the price in the tooltip', () => {
+    const metas = [{ turn: 1, at: '2026-01-01T00:00:00.000Z', budget: 14_000 }] as unknown as TurnMeta[];
+    const notice = 'cache likely expired — the next message costs ~$0.0051 (2,039 tokens uncached)';
+    const session = {
+      activeChatId: 'c1',
+      meterIfReady: () => ({ budget: 14_000, cacheExpired: notice, nextCost: notice }),
+      predictedEnvelope: () => ({ totalTokens: 2039, layers: [] }),
+      turnMetas: () => metas,
+      chips: () => [],
+      engine: { options: { limits: { contextWindow: 16_000, maxOutputTokens: 1024 } } },
+    } as unknown as ChatSession;
+    const controller = { sentRequests: () => new Map(), lastSent: () => undefined } as unknown as StrataController;
+    const [row] = treeNodes(controller, session);
+    assert.equal(row.id, 'cache-expired');
+    assert.equal(row.label, '2,039 tokens uncached · cache likely expired');
+    assert.equal(row.tooltip, notice);
+    assert.equal(row.accessibility, notice);
+  });
 });

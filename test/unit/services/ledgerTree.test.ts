@@ -100,31 +100,31 @@ describe('Context Layers tree model', () => {
       assert.equal(l.description?.startsWith(`${env.layers[i].tokens.toLocaleString('en-US')} tokens`), true, l.description);
     }
     const all = flatten(layers);
-    const v2 = all.find((n) => n.label === 'src/a.ts @v2');
+    const v2 = all.find((n) => n.name === 'src/a.ts @v2');
     assert.ok(v2, 'the new version is listed as @v2');
+    // The row shows its figure first and the file's base name; the path is in the tooltip.
+    assert.match(v2.label, /^\d[\d,]* · a\.ts @v2$/);
+    assert.match(v2.tooltip ?? '', /^\*\*src\/a\.ts @v2\*\*/);
     assert.equal(v2.status, 'full');
     assert.equal(v2.recoverable, true);
     assert.equal(v2.ref, 'file:src/a.ts@v2');
     assert.equal(v2.contextValue, 'attachment');
     assert.match(v2.tooltip ?? '', /version: 2/);
     assert.match(v2.tooltip ?? '', /content sha256/);
-    const v1 = all.find((n) => n.label === 'src/a.ts');
+    const v1 = all.find((n) => n.name === 'src/a.ts');
     assert.equal(v1?.status, 'superseded');
-    const sel = all.find((n) => n.label === 'src/b.ts:L2-3');
+    const sel = all.find((n) => n.name === 'src/b.ts:L2-3');
     assert.ok(sel);
     assert.equal(sel.status, 'pinned');
     assert.equal(sel.recoverable, false);
     assert.equal(sel.contextValue, 'attachment.pinned.selection');
     assert.deepEqual(sel.source, { path: 'src/b.ts', startLine: 2, endLine: 3 });
-    const msg = all.find((n) => n.label === 'Your message');
+    const msg = all.find((n) => n.name === 'Your message');
     assert.equal(msg?.icon, 'message');
-    assert.ok(all.some((n) => n.label === 'Turn 1 · reply'));
+    assert.ok(all.some((n) => n.name === 'Turn 1 · reply'));
     // Tokens of the items add up to each layer.
     for (const [i, l] of layers.entries()) {
-      const sum = (l.children ?? l.lazyChildren?.() ?? []).reduce(
-        (n, c) => n + Number((c.description ?? '0').split(' ')[0].replace(/,/g, '')),
-        0,
-      );
+      const sum = (l.children ?? l.lazyChildren?.() ?? []).reduce((n, c) => n + Number(c.label.split(' ')[0].replace(/,/g, '')), 0);
       assert.equal(sum, env.layers[i].tokens, `${l.label} items add up`);
     }
   });
@@ -167,7 +167,14 @@ describe('Context Layers tree model', () => {
       5000,
       10_000,
     );
-    assert.match(next.description ?? '', /2 attached · \+134 tokens/);
+    assert.equal(next.description, '+134 tokens · 2 attached');
+    assert.deepEqual(
+      next.children?.map((c) => [c.label, c.description]),
+      [
+        ['+120 · a.ts', 'full'],
+        ['+14 · b.ts:L2-3', 'reference (already sent) · pinned'],
+      ],
+    );
     assert.equal(next.children?.[1].contextValue, 'chip.pinned.selection');
     let loads = 0;
     const e = engine();
@@ -180,8 +187,10 @@ describe('Context Layers tree model', () => {
     });
     assert.deepEqual(
       tree.map((n) => n.label),
-      ['Last request · turn 2', 'Next message', 'Requests'],
+      ['Last request', 'Next message', 'Requests'],
     );
+    assert.match(tree[0].tooltip ?? '', /^\*\*Last request · turn 2\*\*/, 'the turn is in the tooltip');
+    assert.match(tree[0].accessibility, /^Last request · turn 2: /);
     assert.equal(tree[2].children, undefined, 'the Requests list is made when it is opened');
     const requests = tree[2].lazyChildren?.() ?? [];
     assert.deepEqual(
@@ -277,14 +286,15 @@ describe('Context Layers tree model', () => {
     assert.deepEqual(
       layers.map((l) => [l.label, l.description]),
       [
-        ['L1 System', '200 tokens · 2.0%'],
-        ['L2 Library', '1,000 tokens · 10%'],
-        ['L3 This turn', '0 tokens · 0.0%'],
-        ['L4 History', '250 tokens · 2.5%'],
-        ['L5 Your message', '50 tokens · 0.5%'],
+        ['L1 System', '200 tokens'],
+        ['L2 Library', '1,000 tokens'],
+        ['L3 This turn', '0 tokens'],
+        ['L4 History', '250 tokens'],
+        ['L5 Your message', '50 tokens'],
       ],
     );
     assert.match(layers[1].tooltip!, /1,000 predicted cached/);
+    assert.match(layers[1].tooltip!, /1,000 tokens, 10% of the 10,000-token budget/, 'the share of the budget is in the tooltip');
     assert.match(layers[1].tooltip!, /items are listed for requests sent from this window/);
     assert.ok(
       layers.every((l) => !l.children && !l.lazyChildren),
@@ -321,9 +331,10 @@ describe('Context Layers tree model', () => {
       ],
     });
     const l3 = layerNodes('last', envelope.ledger)[2].children!;
-    const file = l3.find((n) => n.label === 'src/a.ts')!;
+    const file = l3.find((n) => n.name === 'src/a.ts')!;
     assert.equal(file.recoverable, true);
-    assert.match(file.description!, /^\d[\d,]* tokens · full · read_file · recoverable$/);
+    assert.match(file.label, /^\d[\d,]* · a\.ts$/);
+    assert.equal(file.description, 'full · read_file · recoverable');
     assert.match(
       file.tooltip!,
       /Recoverable: read by the model with read_file; it can read it again, so it is cut first under budget pressure\./,
@@ -333,8 +344,8 @@ describe('Context Layers tree model', () => {
       (n) => n.ref === undefined && /list_files/.test(n.label) && n.icon === 'tool' && n.contextValue === 'toolResult',
     );
     assert.ok(listing, `the listing is a tool result: ${l3.map((n) => `${n.label} [${n.icon} ${n.contextValue}]`).join(' | ')}`);
-    assert.ok(l3.some((n) => n.label === 'Turn 1 · tool call: read_file, list_files, read_file' && n.icon === 'tool'));
-    assert.ok(l3.some((n) => n.label === 'Turn 1 · read_file note' && n.icon === 'tool'));
+    assert.ok(l3.some((n) => n.name === 'Turn 1 · tool call: read_file, list_files, read_file' && n.icon === 'tool'));
+    assert.ok(l3.some((n) => n.name === 'Turn 1 · read_file note' && n.icon === 'tool'));
     assert.match(file.accessibility, /read by read_file, recoverable$/);
   });
 });

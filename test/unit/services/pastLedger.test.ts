@@ -77,10 +77,10 @@ describe('earlier requests rebuilt from the saved chat', () => {
     const layers: LedgerTreeNode[] = root0.lazyChildren!();
     const items = layers.flatMap((l) => l.children ?? l.lazyChildren?.() ?? []);
     assert.ok(
-      items.some((i) => i.label === 'src/a.ts @v2' && i.status === 'pinned'),
-      items.map((i) => i.label).join(', '),
+      items.some((i) => i.name === 'src/a.ts @v2' && i.status === 'pinned'),
+      items.map((i) => i.name).join(', '),
     );
-    assert.ok(items.some((i) => i.label === 'src/b.ts:L2-3'));
+    assert.ok(items.some((i) => i.name === 'src/b.ts:L2-3'));
   });
 
   it('the last request is not rebuilt as the chat opens, only when its row is opened', () => {
