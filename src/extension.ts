@@ -6,6 +6,8 @@ import { getTokenizer } from './services/tokenizer';
 import type { Instruction } from './engine/engine';
 import { ChangeApplier } from './host/changeApplier';
 import { ChatViewProvider } from './host/chatViewProvider';
+import { ChatEditorPanel } from './host/chatEditorPanel';
+import type { ChatSurface, ChatSurfaceKind } from './host/chatSurface';
 import { openCitation, resolveCitationPaths } from './host/citationLinks';
 import { commandHandlers } from './host/commandHandlers';
 import { registerAskStrata } from './host/editorEntryPoints';
@@ -52,8 +54,10 @@ export interface StrataApi {
     readonly tree: LayersTreeProvider;
     readonly mentions: MentionSource;
     readonly suggestion: ActiveEditorSuggestion;
-    /** Delivers a raw message as if the webview had posted it (validation included). */
-    receive(raw: unknown): Promise<void>;
+    /** Delivers a raw message as if a webview had posted it (validation included): the side view's, or `from`'s. */
+    receive(raw: unknown, from?: ChatSurface): Promise<void>;
+    /** The chat's open surface of that kind: the side view, or the editor tab. */
+    chatSurface(kind: ChatSurfaceKind): ChatSurface | undefined;
     onDidPost(listener: (m: HostToWebviewMessage) => void): vscode.Disposable;
     onDidReject(listener: (reason: string) => void): vscode.Disposable;
     readonly activationMs: number;
@@ -111,6 +115,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   );
   const resolver = new ProviderResolver(context.secrets, new EndpointTrust(context.globalState));
   const chatView = new ChatViewProvider(context.extensionUri, String(context.extension.packageJSON.version), log);
+  const chatEditor = new ChatEditorPanel(chatView, context.extensionUri);
   const keepWarm = editorKeepWarm({ session, view: chatView, controller: () => controller, log });
   resolver.watch = (provider, label) => keepWarm.watch(provider, label);
   const statusBar = new MeterStatusBar();
@@ -209,6 +214,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   context.subscriptions.push(
     chatView,
+    chatEditor,
     changes,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView, { webviewOptions: { retainContextWhenHidden: false } }),
     statusBar,
@@ -218,7 +224,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     tree,
     keepWarm,
     registerCommands(
-      commandHandlers({ controller, session, resolver, documents, workspace, changes, view: chatView, pending, codeIntel }),
+      commandHandlers({ controller, session, resolver, documents, workspace, changes, view: chatView, chatEditor, pending, codeIntel }),
       log,
     ),
     registerAskStrata(),
@@ -284,7 +290,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       tree,
       mentions,
       suggestion,
-      receive: (raw) => chatView.receive(raw),
+      receive: (raw, from) => chatView.receive(raw, from),
+      chatSurface: (kind) => chatView.surface(kind),
       onDidPost: (l) => chatView.onDidPost(l),
       onDidReject: (l) => chatView.onDidReject(l),
       activationMs,

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { Disposable, DisposableStore } from '../common/lifecycle';
+import { Disposable } from '../common/lifecycle';
 import { PROTOCOL_VERSION, ProtocolError, type HostToWebviewMessage, type PanelState } from '../protocol/messages';
 import { parseWebviewToHostMessage, type ResponseOf, type WebviewRequestKind, type WebviewRequestOf } from '../protocol/requests';
 import { VIEW_IDS } from './commandIds';
-import { renderWebviewHtml, webviewResourceRoots } from './webviewHtml';
+import { ChatSurface, type ChatSurfaceKind, type SurfaceContainer } from './chatSurface';
 
 /** What the panel asks of the host; the webview is UI, this decides. */
 export interface PanelHandler {
@@ -18,25 +18,25 @@ export interface PanelHandler {
 }
 
 /**
- * The chat side panel (WebviewView `strata.chat`). Loads the webview bundle, waits for the webview's
- * `ready`, then sends `init`; messages posted before `ready` are dropped (the `init` state carries
- * everything). Every inbound message is validated: a malformed or forged one is rejected and logged,
- * never acted on.
+ * The chat's webviews: the side bar's WebviewView `strata.chat` and any editor tab (chatEditorPanel.ts),
+ * each a `ChatSurface` showing the same chat. A surface gets `init` when it says `ready`; state
+ * changes and stream deltas go to every ready surface; a request's `response` goes back only to the
+ * surface that asked. Every inbound message, from any surface, is validated here: a malformed or
+ * forged one is rejected and logged, never acted on.
  */
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
   static readonly viewId = VIEW_IDS.chat;
 
-  private view: vscode.WebviewView | undefined;
-  private ready = false;
+  private readonly surfaces = new Set<ChatSurface>();
+  private viewSurface: ChatSurface | undefined;
   private handler: PanelHandler | undefined;
-  private readonly viewDisposables = this._register(new DisposableStore());
   private readonly onDidBecomeReadyEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires each time a (re)created webview reports `ready` and has been sent `init`. */
   readonly onDidBecomeReady = this.onDidBecomeReadyEmitter.event;
   private readonly onDidRejectEmitter = this._register(new vscode.EventEmitter<string>());
   /** Fires with the reason whenever an inbound message is rejected (tests, diagnostics). */
   readonly onDidReject = this.onDidRejectEmitter.event;
-  /** Observers of every message posted to the webview (tests, diagnostics). */
+  /** Observers of every message posted to any webview (tests, diagnostics). */
   private readonly postedListeners = new Set<(m: HostToWebviewMessage) => void>();
 
   constructor(
@@ -45,21 +45,29 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
+    this._register({ dispose: () => [...this.surfaces].forEach((s) => s.dispose()) });
   }
 
   setHandler(handler: PanelHandler): void {
     this.handler = handler;
   }
 
+  /** Some surface has said `ready` and got `init`. */
   get isReady(): boolean {
-    return !!this.view && this.ready;
+    return [...this.surfaces].some((s) => s.isReady);
   }
 
+  /** Some surface is on screen. */
   get visible(): boolean {
-    return !!this.view?.visible;
+    return [...this.surfaces].some((s) => s.visible);
   }
 
-  /** Resolves once a webview has said `ready` and got `init` (at once if the current one has). */
+  /** The open surface of that kind (the newest editor tab), if any. */
+  surface(kind: ChatSurfaceKind): ChatSurface | undefined {
+    return [...this.surfaces].reverse().find((s) => s.kind === kind);
+  }
+
+  /** Resolves once a webview has said `ready` and got `init` (at once if one has). */
   whenReady(): Promise<void> {
     if (this.isReady) return Promise.resolve();
     return new Promise((resolve) => {
@@ -70,43 +78,53 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     });
   }
 
-  /** Observes every message posted to the webview (used by the integration tests). */
+  /** Observes every message posted to the webviews (used by the integration tests). */
   onDidPost(listener: (m: HostToWebviewMessage) => void): vscode.Disposable {
     this.postedListeners.add(listener);
     return new vscode.Disposable(() => this.postedListeners.delete(listener));
   }
 
   resolveWebviewView(webviewView: vscode.WebviewView): void {
-    // One webview at a time: drop the listeners of a previous one (the view was closed and reopened).
-    this.viewDisposables.clear();
-    this.view = webviewView;
-    this.ready = false;
+    // One side view at a time: a previous one was closed and its surface goes with it.
+    this.viewSurface?.dispose();
+    this.viewSurface = this.attach('view', {
+      webview: webviewView.webview,
+      visible: () => webviewView.visible,
+      turnedTo: () => webviewView.visible,
+      reveal: () => vscode.commands.executeCommand(`${VIEW_IDS.chat}.focus`),
+      onDidChangeVisibility: webviewView.onDidChangeVisibility,
+      onDidDispose: webviewView.onDidDispose,
+    });
+  }
 
-    webviewView.webview.options = {
-      enableScripts: true,
-      enableCommandUris: false,
-      localResourceRoots: webviewResourceRoots(this.extensionUri),
-    };
-    this.viewDisposables.add(webviewView.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)));
-    this.viewDisposables.add(
-      webviewView.onDidDispose(() => {
-        if (this.view === webviewView) {
-          this.view = undefined;
-          this.ready = false;
-          this.viewDisposables.clear();
-        }
-      }),
+  /** Shows the chat in a new webview (loads the bundle; `init` follows its `ready`). */
+  attach(kind: ChatSurfaceKind, container: SurfaceContainer): ChatSurface {
+    const surface = new ChatSurface(
+      kind,
+      container,
+      this.extensionUri,
+      (raw, from) => this.receive(raw, from),
+      (closed) => {
+        this.surfaces.delete(closed);
+        if (this.viewSurface === closed) this.viewSurface = undefined;
+      },
     );
-    webviewView.webview.html = renderWebviewHtml(webviewView.webview, this.extensionUri, 'Strata Chat');
+    this.surfaces.add(surface);
+    return surface;
   }
 
-  /** Reveals the panel (and focuses its input when asked). */
+  /**
+   * Reveals the surface the user last used (the side view when none is open) and focuses its input
+   * when asked.
+   */
   async reveal(focusInput = false): Promise<void> {
-    await vscode.commands.executeCommand(`${VIEW_IDS.chat}.focus`);
-    if (focusInput) this.post({ type: 'focusInput' });
+    const target = [...this.surfaces].sort((a, b) => b.lastUsed - a.lastUsed)[0];
+    if (target) await target.reveal();
+    else await vscode.commands.executeCommand(`${VIEW_IDS.chat}.focus`);
+    if (focusInput) await this.postTo(target ?? this.viewSurface, { type: 'focusInput' });
   }
 
-  /** Sends now when the webview is ready; otherwise drops it (`init` will carry the current state). */
+  /** Sends now to every ready webview; the others get the current state with their `init`. */
   post(message: HostToWebviewMessage): void {
     void this.postDelivered(message);
   }
@@ -117,26 +135,33 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
    */
   async postDelivered(message: HostToWebviewMessage): Promise<void> {
     for (const l of this.postedListeners) l(message);
-    if (this.view && this.ready) await this.view.webview.postMessage(message).then(undefined, () => false);
+    await Promise.all([...this.surfaces].map((s) => s.post(message)));
+  }
+
+  /** To one surface only (a response, its `init`); with none, only the observers see it. */
+  private async postTo(surface: ChatSurface | undefined, message: HostToWebviewMessage): Promise<void> {
+    for (const l of this.postedListeners) l(message);
+    await surface?.post(message);
   }
 
   /**
-   * The one entry point for everything the webview sends (also used by the integration suite to
-   * deliver forged messages through the same checks).
+   * The one entry point for everything a webview sends (also used by the integration suite to
+   * deliver forged messages through the same checks; they come from the side view unless it names
+   * another surface).
    */
-  async receive(raw: unknown): Promise<void> {
+  async receive(raw: unknown, from: ChatSurface | undefined = this.viewSurface): Promise<void> {
     const message = parseWebviewToHostMessage(raw);
     if (message instanceof ProtocolError) {
-      this.log.warn(`chat view: rejected a message from the webview: ${message.message}`);
+      this.log.warn(`chat ${from?.kind ?? 'view'}: rejected a message from the webview: ${message.message}`);
       this.onDidRejectEmitter.fire(message.message);
       return;
     }
     if (message.type === 'ready') {
-      this.ready = !!this.view;
+      from?.markReady();
       if (this.handler) {
         try {
           const state = await this.handler.panelState();
-          await this.postDelivered({ type: 'init', protocolVersion: PROTOCOL_VERSION, extensionVersion: this.extensionVersion, state });
+          await this.postTo(from, { type: 'init', protocolVersion: PROTOCOL_VERSION, extensionVersion: this.extensionVersion, state });
           this.handler.statePosted(state);
         } catch (e) {
           this.log.error(`chat view: could not build the panel state: ${e instanceof Error ? e.message : String(e)}`);
@@ -145,22 +170,23 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       this.onDidBecomeReadyEmitter.fire();
       return;
     }
+    from?.used();
     if (message.type === 'typing') {
       this.handler?.typing?.();
       return;
     }
     const { requestId, request } = message;
     if (!this.handler) {
-      this.post({ type: 'response', requestId, ok: false, error: 'Strata is still starting.' });
+      await this.postTo(from, { type: 'response', requestId, ok: false, error: 'Strata is still starting.' });
       return;
     }
     try {
       const value = await this.handler.handle(request);
-      this.post({ type: 'response', requestId, ok: true, value: value === undefined ? undefined : value });
+      void this.postTo(from, { type: 'response', requestId, ok: true, value: value === undefined ? undefined : value });
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
       this.log.warn(`chat view: ${request.kind} failed: ${error}`);
-      this.post({ type: 'response', requestId, ok: false, error });
+      void this.postTo(from, { type: 'response', requestId, ok: false, error });
     }
   }
 }

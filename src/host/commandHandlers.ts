@@ -21,6 +21,7 @@ import { entryPointHandlers } from './editorEntryPoints';
 import { exportChat } from './exportChat';
 import type { PendingFeedback } from './pendingFeedback';
 import type { CodeIntelCommands } from './codeIntelCommands';
+import type { ChatEditorPanel } from './chatEditorPanel';
 
 export interface HandlerDeps {
   controller: StrataController;
@@ -32,6 +33,7 @@ export interface HandlerDeps {
   view: ChatViewProvider;
   pending: PendingFeedback;
   codeIntel: CodeIntelCommands;
+  chatEditor: ChatEditorPanel;
 }
 
 /** A tree node or anything else that names an attached item. */
@@ -63,6 +65,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
   const { controller, session } = d;
   return {
     ...entryPointHandlers({ controller, view: d.view }),
+    'strata.openChatInEditor': () => d.chatEditor.open(),
     'strata.newChat': () => controller.newChat(),
     'strata.acceptChange': (arg?: unknown) => d.changes.accept(arg),
     'strata.rejectChange': (arg?: unknown) => d.changes.reject(arg),

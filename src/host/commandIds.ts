@@ -35,6 +35,8 @@ export const COMMAND_IDS = [
   'strata.focusInput',
   // Takes back a pending pin, unpin or remove (a tree row's Undo, the panel banner's Undo).
   'strata.undoPending',
+  // The chat in an editor tab, beside (or instead of) the side bar's view.
+  'strata.openChatInEditor',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];
@@ -43,4 +45,6 @@ export const VIEW_IDS = {
   container: 'strata',
   chat: 'strata.chat',
   layers: 'strata.layers',
+  /** The chat as an editor tab (a webview panel's type; package.json activates on it). */
+  chatEditor: 'strata.chatEditor',
 } as const;

@@ -124,6 +124,10 @@ describe('manifest', () => {
     );
   });
 
+  it('activates on the chat editor tab, so a tab left open comes back after a reload', () => {
+    assert.ok(pkg.activationEvents.includes(`onWebviewPanel:${VIEW_IDS.chatEditor}`), 'onWebviewPanel activation event');
+  });
+
   it('declares exactly the commands the host registers, each titled and in category Strata', () => {
     assert.deepEqual(
       commands.map((c) => c.command),
@@ -261,7 +265,13 @@ describe('manifest', () => {
   });
 
   it('reads settings only through src/host/config.ts, and only declared ones', () => {
-    const known = new Set([...Object.keys(settings), ...commands.map((c) => c.command), VIEW_IDS.chat, VIEW_IDS.layers]);
+    const known = new Set([
+      ...Object.keys(settings),
+      ...commands.map((c) => c.command),
+      VIEW_IDS.chat,
+      VIEW_IDS.layers,
+      VIEW_IDS.chatEditor,
+    ]);
     const configModule = path.join(root, 'src', 'host', 'config.ts');
     for (const file of sourceFiles(path.join(root, 'src'))) {
       const text = fs.readFileSync(file, 'utf8');
