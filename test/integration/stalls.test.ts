@@ -32,7 +32,8 @@ import { folderUri, PanelDriver, strataApi, until, withTimeout } from './support
  * the time the main thread ran on a core between those two ticks (what it did not run of the hold,
  * it was blocked) and the wall-clock gap; on an idle machine the hold and the gap are the same (and
  * where the statistics are missing, only the wall clock is used). Every operation runs three times,
- * on inputs as cold as the first, and each run must meet the target.
+ * on inputs as cold as the first, and each run must meet the target (one run over it is repeated
+ * once, see `measure`).
  */
 
 const TARGET_MS = 50;
@@ -146,15 +147,25 @@ describe('Hostile input does not freeze the extension host', function () {
   let panel: PanelDriver;
   const made: string[] = [];
   const chats: string[] = [];
-  const figures: { what: string; held: number; runs: Stall[] }[] = [];
+  const figures: { what: string; held: number; runs: Stall[]; repeat?: Stall }[] = [];
 
-  /** Runs `run(0)`, `run(1)` and `run(2)`; records them and checks that each meets the target. */
+  /**
+   * Runs `run(0)`, `run(1)` and `run(2)`; records them and checks that each meets the target. A
+   * single run over the target is measured once more, on the spare input `run(3)`: a hold the
+   * extension causes comes back on every run, while one the machine causes (another process taking
+   * the cores at that moment) does not. Two runs over the target, or a repeat over it, fail.
+   */
   async function measure(what: string, run: (attempt: number) => Promise<void>, tailMs?: number): Promise<void> {
     const runs: Stall[] = [];
     for (let k = 0; k < RUNS; k++) runs.push(await longestStall(() => run(k), tailMs));
-    const held = Math.max(...runs.map((r) => r.held));
-    figures.push({ what, held, runs });
-    const shown = runs.map((r) => `${r.held.toFixed(1)} (ran ${r.ran.toFixed(1)}, wall ${r.wall.toFixed(1)})`).join(', ');
+    const over = runs.filter((r) => r.held > TARGET_MS);
+    const repeat = over.length === 1 ? await longestStall(() => run(RUNS), tailMs) : undefined;
+    const judged = repeat ? [...runs.filter((r) => r.held <= TARGET_MS), repeat] : runs;
+    const held = Math.max(...judged.map((r) => r.held));
+    figures.push({ what, held, runs, repeat });
+    const shown = [...runs, ...(repeat ? [repeat] : [])]
+      .map((r) => `${r.held.toFixed(1)} (ran ${r.ran.toFixed(1)}, wall ${r.wall.toFixed(1)})`)
+      .join(', ');
     assert.ok(held <= TARGET_MS, `${what}: the host held its event loop ${shown} ms, a run over ${TARGET_MS} ms`);
   }
 
@@ -174,8 +185,9 @@ describe('Hostile input does not freeze the extension host', function () {
       if (i % 100 === 0) lines.push('// the needle is here');
       fs.writeFileSync(path.join(dir, `module${String(i).padStart(4, '0')}.ts`), lines.join('\n') + '\n');
     }
-    // Three different files: a second attach of the same text would find its token counts known.
-    for (let k = 0; k < 3; k++) {
+    // A different file for each run and the spare: a second attach of the same text would find its
+    // token counts known.
+    for (let k = 0; k <= RUNS; k++) {
       let big = '';
       for (let i = 0; big.length < 5 * 1024 * 1024; i++) big += `${codeLine(i)} // copy ${k}\n`;
       fs.writeFileSync(path.join(dir, `big${k}.ts.txt`), big);
@@ -190,7 +202,7 @@ describe('Hostile input does not freeze the extension host', function () {
     console.log('      |---|--:|---|');
     for (const f of figures)
       console.log(
-        `      | ${f.what} | ${f.held.toFixed(1)} ms${f.held <= TARGET_MS ? '' : ' (over)'} | ${f.runs.map((r) => `${r.held.toFixed(1)} / ${r.ran.toFixed(1)} / ${r.wall.toFixed(1)}`).join(', ')} |`,
+        `      | ${f.what} | ${f.held.toFixed(1)} ms${f.held <= TARGET_MS ? '' : ' (over)'} | ${f.runs.map((r) => `${r.held.toFixed(1)} / ${r.ran.toFixed(1)} / ${r.wall.toFixed(1)}`).join(', ')}${f.repeat ? `; repeated: ${f.repeat.held.toFixed(1)} / ${f.repeat.ran.toFixed(1)} / ${f.repeat.wall.toFixed(1)}` : ''} |`,
       );
     panel?.dispose();
     await api.testing.controller.newChat();
@@ -264,7 +276,7 @@ describe('Hostile input does not freeze the extension host', function () {
 
     // Copies of the chat, each opened as if for the first time in this window.
     const chatsDir = path.join(api.testing.session.store.root, 'chats');
-    const copies = [longChat, `${longChat}-copy1`, `${longChat}-copy2`];
+    const copies = [longChat, `${longChat}-copy1`, `${longChat}-copy2`, `${longChat}-copy3`];
     for (const id of copies.slice(1)) {
       fs.copyFileSync(path.join(chatsDir, `${longChat}.jsonl`), path.join(chatsDir, `${id}.jsonl`));
       made.push(path.join(chatsDir, `${id}.jsonl`));
