@@ -75,6 +75,26 @@ describe('a 260 px panel: nothing clipped mid-word or mid-number (real browser)'
     assert.match((await p.byTestId('strata-chat-title').innerText()).trim(), /^Refactor( the( tokenizer)?)?…$/, 'cut after a word');
   });
 
+  it('gives the model its full label back when a neighbour leaves, with no window resize', async () => {
+    const p = await suite.open({ width: 520, height: 700 });
+    await p.init(narrowState());
+    const label = async () => (await p.page.locator('.model-label').innerText()).trim();
+    assert.equal(await label(), 'Local imitation server · gpt-4o');
+    // Stop takes room beside the model while a reply streams, and leaves it afterwards.
+    await p.page.evaluate(`(() => {
+      const stop = document.querySelector('[data-testid="strata-stop"]');
+      stop.hidden = false;
+      stop.style.width = '260px';
+    })()`);
+    await p.settle();
+    await p.settle();
+    assert.notEqual(await label(), 'Local imitation server · gpt-4o', 'shortened while Stop takes the room');
+    await p.page.evaluate(`document.querySelector('[data-testid="strata-stop"]').hidden = true`);
+    await p.settle();
+    await p.settle();
+    assert.equal(await label(), 'Local imitation server · gpt-4o');
+  });
+
   it('keeps the layer bar’s tooltip inside the panel', async () => {
     const p = await suite.open({ width: 260, height: 700 });
     await p.init(narrowState());
