@@ -33,8 +33,7 @@ export function removedChipElement(chip: ChipView & { removed: { message: string
     },
     icon('trash', 'chip-icon'),
     h('span', { class: 'chip-label' }, chip.label),
-    h('span', { class: 'chip-removed-note' }, 'removed from next message'),
-    undo,
+    h('span', { class: 'chip-removed-tail' }, h('span', { class: 'chip-removed-note' }, 'removed from next message'), undo),
   );
 }
 

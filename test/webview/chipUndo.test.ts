@@ -106,6 +106,22 @@ describe('chat panel: a chip removed with × shows it with Undo', function () {
     assert.ok(!(await p.requests()).some((r) => r.request.kind === 'stop'), 'the reply goes on');
   });
 
+  it('at a 260 px side bar the note and Undo wrap under the name: nothing cut', async () => {
+    const p = await open({ width: 260, height: 600 });
+    await p.init(state({ chips: takenOff(chips, 'chip-1') }));
+    const removed = p.byTestId('strata-chip-removed');
+    // A string: the tests' tsconfig has no DOM library.
+    const cut = (await removed.evaluate(
+      `(li) => Array.from(li.querySelectorAll('span, button')).filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)`,
+    )) as string[];
+    assert.deepEqual(cut, []);
+    const box = (await removed.boundingBox())!;
+    const undo = (await p.byTestId('strata-chip-undo').boundingBox())!;
+    assert.ok(undo.x + undo.width <= box.x + box.width, 'Undo inside the chip');
+    assert.ok(box.x + box.width <= 260, 'the chip inside the panel');
+    await p.screenshot('chip-removed-undo-260');
+  });
+
   it('a refused Undo says why and leaves the chip as it was', async () => {
     const p = await open({ width: 400, height: 700 });
     await p.init(state({ chips: takenOff(chips, 'chip-1') }));
