@@ -69,11 +69,14 @@ async function axeSerious(locator: FrameLocator, page: Page): Promise<string[]> 
   // On the body: the workbench rewrites the root's style attribute with the theme's variables.
   await frame.evaluate(`document.body.style.backgroundColor = ${JSON.stringify(behind)}`);
   await frame.evaluate(AXE_SOURCE);
-  return (await frame.evaluate(`(async () => {
+  const found = (await frame.evaluate(`(async () => {
     const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] }, resultTypes: ['violations'] });
     return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => v.impact + ' ' + v.id + ': ' + v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target) + ' ' + (n.failureSummary || '')).join(' | '));
   })()`)) as string[];
+  // Taken off again: after the next theme switch it would paint the old side bar's colour.
+  await frame.evaluate(`document.body.style.backgroundColor = ''`);
+  return found;
 }
 
 const THEMES = [
