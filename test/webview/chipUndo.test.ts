@@ -110,9 +110,9 @@ describe('chat panel: a chip removed with × shows it with Undo', function () {
     const p = await open({ width: 260, height: 600 });
     await p.init(state({ chips: takenOff(chips, 'chip-1') }));
     const removed = p.byTestId('strata-chip-removed');
-    // A string: the tests' tsconfig has no DOM library.
-    const cut = (await removed.evaluate(
-      `(li) => Array.from(li.querySelectorAll('span, button')).filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)`,
+    // An expression over the page: the tests' tsconfig has no DOM library.
+    const cut = (await p.page.evaluate(
+      `Array.from(document.querySelectorAll('[data-testid="strata-chip-removed"] :is(span, button)')).filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)`,
     )) as string[];
     assert.deepEqual(cut, []);
     const box = (await removed.boundingBox())!;
