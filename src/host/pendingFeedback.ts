@@ -41,9 +41,9 @@ export class PendingFeedback {
    * message and kept in its place until the message is sent, so Undo gives back exactly that chip.
    */
   remove(ref: string): boolean {
-    const chips = this.session.composer;
+    const composer = this.session.composer;
     if (this.session.chips().some((c) => c.id === ref))
-      return this.run(ref, 'detach', () => chips.takeOff(ref, `${this.labelOf(ref)}: ${pendingStatus({ op: 'unattach' })}.`));
+      return this.run(ref, 'detach', () => composer.takeOff(ref, `${this.labelOf(ref)}: ${pendingStatus({ op: 'unattach' })}.`));
     return this.run(ref, 'detach', () => this.controller.remove(ref));
   }
 
