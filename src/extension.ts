@@ -157,7 +157,14 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   // The composer's `@` picker and suggestion chip attach through the controller's attach path.
   const attachSpecs = (specs: Parameters<StrataController['attachSpecs']>[0]): Promise<ChipView[]> => controller.attachSpecs(specs);
   const mentions = new MentionSource({ workspace, attachSpecs });
-  const composer: PanelComposerActions = { mentions: (query) => mentions.list(query), attachMention: (ref) => mentions.attach(ref) };
+  const composer: PanelComposerActions = {
+    mentions: (query) => mentions.list(query),
+    attachMention: (ref) => mentions.attach(ref),
+    // A chip's × is Remove, as in the tree: pending, with Undo (`pending` is built with the controller).
+    removeChip: (chipId) => pending.remove(chipId),
+    restoreChip: (chipId) => pending.undo({ ref: chipId }),
+    dismissRemovedChip: (chipId) => pending.dismiss(chipId),
+  };
   const controller: StrataController = new StrataController({
     session,
     resolver,
@@ -174,7 +181,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     post: (s) => chatView.post({ type: 'suggestion', suggestion: s }),
     chips: () => session.chips(),
     attachSpecs,
-    removeChip: (chipId) => void controller.handle({ kind: 'removeChip', chipId }),
+    // Its own chip, replaced as the editor moves on: gone at once, no Undo to offer.
+    removeChip: (chipId) => void controller.remove(chipId),
     turnCount: () => session.turnMetas().length,
     onDidChangeChips: controller.onDidChange,
     onDidPanelLoad: chatView.onDidBecomeReady,

@@ -8,6 +8,7 @@ import { TextFitter } from './fitText';
 import { formatInt, formatTokens } from './format';
 import type { RequestResult } from './ipc';
 import type { Meter } from './meter';
+import { isRemovedChip, removedChipElement } from './removedChip';
 import type { SlashCommand } from './slashCommands';
 import { SuggestionChip } from './suggestionChip';
 
@@ -16,7 +17,12 @@ export interface ComposerHost {
   send(text: string): Promise<RequestResult>;
   stop(): void;
   attach(what: AttachWhat): void;
+  /** Takes the chip off the next message; the host keeps it in its place, with Undo, until a send. */
   removeChip(id: string): Promise<RequestResult>;
+  /** Undo of `removeChip`. */
+  restoreChip(id: string): Promise<RequestResult>;
+  /** Forgets a chip taken off the next message (its Undo goes). */
+  dismissRemovedChip(id: string): Promise<RequestResult>;
   pinChip(id: string, pinned: boolean): Promise<RequestResult>;
   /** The selection chip again, with the definitions it uses. */
   attachDefinitions(id: string): Promise<RequestResult>;
@@ -76,6 +82,8 @@ export class Composer {
   /** The chips of a message sent but not yet started: they leave with it when its turn starts. */
   private sendingChipIds: Set<string> | undefined;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Where the keyboard goes once the host's chips arrive: Undo after ×, × after Undo. */
+  private focusAfterRender: { chipId: string; testid: string } | undefined;
   private statusTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly autosize = !CSS.supports('field-sizing', 'content');
 
@@ -193,6 +201,7 @@ export class Composer {
       this.refresh();
     });
     this.chipList.addEventListener('click', (e) => this.onChipClick(e));
+    this.chipList.addEventListener('keydown', (e) => this.onChipKey(e));
     // A narrower side bar wraps the chips onto more rows.
     let lastWidth = 0;
     new ResizeObserver(() => {
@@ -329,9 +338,37 @@ export class Composer {
   private renderChips(): void {
     const shown = this.chips.filter((c) => !this.sentChipIds.has(c.id));
     if (shown.length === 0) this.chipsExpanded = false;
-    this.input.placeholder = placeholderFor(shown);
-    this.chipList.replaceChildren(...shown.map((chip) => this.chipElement(chip)));
+    this.input.placeholder = placeholderFor(shown.filter((c) => !isRemovedChip(c)));
+    const focused = this.focusedChipControl();
+    this.chipList.replaceChildren(...shown.map((chip) => (isRemovedChip(chip) ? removedChipElement(chip) : this.chipElement(chip))));
     this.layoutChips();
+    this.restoreFocus(focused);
+  }
+
+  /** The chip control the keyboard is on, as what finds it again once the list is drawn anew. */
+  private focusedChipControl(): { chipId: string; testid: string } | undefined {
+    const active = document.activeElement;
+    if (!active || !this.chipList.contains(active)) return undefined;
+    const chipId = active.closest('[data-chip-id]')?.getAttribute('data-chip-id');
+    return { chipId: chipId ?? '', testid: active.getAttribute('data-testid') ?? '' };
+  }
+
+  /**
+   * The keyboard stays with the chips when their list is drawn again: on the control asked for (Undo
+   * after ×, × after Undo) once it is there, else on the one it was on, else in the input.
+   */
+  private restoreFocus(focused: { chipId: string; testid: string } | undefined): void {
+    const find = (at: { chipId: string; testid: string } | undefined) =>
+      at && !this.chipList.hidden
+        ? this.chipList.querySelector<HTMLElement>(`[data-chip-id="${CSS.escape(at.chipId)}"] [data-testid="${CSS.escape(at.testid)}"]`)
+        : null;
+    const asked = find(this.focusAfterRender);
+    // Asked for a chip that is gone (sent): nothing more to wait for.
+    if (asked || (this.focusAfterRender && !this.chips.some((c) => c.id === this.focusAfterRender!.chipId)))
+      this.focusAfterRender = undefined;
+    const target = asked ?? find(focused);
+    if (target) target.focus();
+    else if (focused && !this.chipList.contains(document.activeElement)) this.focus();
   }
 
   /** More than two rows of chips collapse behind one "N attached" button, so the conversation keeps its room. */
@@ -346,10 +383,11 @@ export class Composer {
       this.showContextRow();
       return;
     }
-    const tokens = this.chips.filter((c) => !this.sentChipIds.has(c.id)).reduce((sum, c) => sum + c.tokens, 0);
+    const attached = this.chips.filter((c) => !this.sentChipIds.has(c.id) && !isRemovedChip(c));
+    const tokens = attached.reduce((sum, c) => sum + c.tokens, 0);
     this.chipToggle.hidden = rows <= 2;
     this.chipToggle.replaceChildren(
-      h('span', { class: 'chips-toggle-label' }, `${items.length} attached`),
+      h('span', { class: 'chips-toggle-label' }, `${attached.length} attached`),
       h('span', { class: 'chip-tokens' }, formatTokens(tokens)),
       icon(this.chipsExpanded ? 'chevron-up' : 'chevron-down'),
     );
@@ -438,15 +476,38 @@ export class Composer {
     if (!chip) return;
     li.classList.add('pending');
     const action = button.getAttribute('data-action');
+    // The control pressed goes when the chip is drawn again: the keyboard moves to its counterpart.
+    if (action === 'remove' || action === 'undo')
+      this.focusAfterRender = { chipId: id, testid: action === 'remove' ? 'strata-chip-undo' : 'strata-chip-remove' };
     const result =
       action === 'remove'
         ? await this.host.removeChip(id)
-        : action === 'definitions'
-          ? await this.host.attachDefinitions(id)
-          : await this.host.pinChip(id, !chip.pinned);
+        : action === 'undo'
+          ? await this.host.restoreChip(id)
+          : action === 'definitions'
+            ? await this.host.attachDefinitions(id)
+            : await this.host.pinChip(id, !chip.pinned);
     // The host answers with a `chips` message; until then (or if it refused) the chip stays as it was.
     li.classList.remove('pending');
-    if (!result.ok) this.host.error(result.error);
+    if (result.ok) return;
+    if (this.focusAfterRender?.chipId === id) this.focusAfterRender = undefined;
+    this.host.error(result.error);
+  }
+
+  /** Escape on a chip taken off the next message forgets it (no Undo any more); the keyboard goes to the input. */
+  private onChipKey(e: KeyboardEvent): void {
+    if (e.key !== 'Escape' || e.defaultPrevented) return;
+    const li = e.target instanceof Element ? e.target.closest<HTMLElement>('[data-testid="strata-chip-removed"]') : null;
+    const id = li?.getAttribute('data-chip-id');
+    if (!li || !id) return;
+    // Taken here: this Escape does not also stop a streaming reply.
+    e.preventDefault();
+    li.classList.add('pending');
+    this.focus();
+    void this.host.dismissRemovedChip(id).then((result) => {
+      li.classList.remove('pending');
+      if (!result.ok) this.host.error(result.error);
+    });
   }
 
   /** The active editor offered for the next message (null: nothing offered). */

@@ -126,6 +126,8 @@ class App {
         stop: () => this.fire({ kind: 'stop' }),
         attach: (what) => this.fire({ kind: 'attach', what }),
         removeChip: (chipId) => this.request({ kind: 'removeChip', chipId }),
+        restoreChip: (chipId) => this.request({ kind: 'restoreChip', chipId }),
+        dismissRemovedChip: (chipId) => this.request({ kind: 'dismissRemovedChip', chipId }),
         pinChip: (chipId, pinned) => this.request({ kind: 'pinChip', chipId, pinned }),
         attachDefinitions: (chipId) => this.request({ kind: 'attachDefinitions', chipId }),
         draftChanged: (draft) => {

@@ -22,10 +22,19 @@ export interface PanelFileActions {
   attachDefinitions(chipId: string): Promise<ChipView[]>;
 }
 
-/** What the composer's `@` picker and the suggestion chip ask of the host (mentionSource.ts). */
+/**
+ * What the composer asks of the host: the `@` picker's entries and the suggestion chip
+ * (mentionSource.ts); a chip's × and its Undo (pendingFeedback.ts, as Remove in the tree).
+ */
 export interface PanelComposerActions {
   mentions(query: string): Promise<MentionView[]>;
   attachMention(ref: MentionRef): Promise<MentionResult>;
+  /** Takes a chip off the next message, kept for Undo; false when there is no such chip. */
+  removeChip(chipId: string): boolean;
+  /** Undo of `removeChip`; false when the chip is no longer held for it. */
+  restoreChip(chipId: string): Promise<boolean>;
+  /** Forgets a chip taken off the next message, and its Undo. */
+  dismissRemovedChip(chipId: string): boolean;
 }
 
 /** The command each host-run `/` command is (the same as in the Command Palette). */
@@ -76,8 +85,14 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
     },
     attach: async (r) => a.attach(r.what),
     removeChip: async (r) => {
-      if (!a.session.removeChip(r.chipId)) throw new Error('That attachment is no longer there.');
-      a.chipsChanged();
+      if (!a.composer.removeChip(r.chipId)) throw new Error('That attachment is no longer there.');
+    },
+    restoreChip: async (r) => {
+      if (!(await a.composer.restoreChip(r.chipId)))
+        throw new Error('That attachment can no longer be put back (the message was sent, or it was dismissed).');
+    },
+    dismissRemovedChip: async (r) => {
+      a.composer.dismissRemovedChip(r.chipId);
     },
     attachDefinitions: async (r) => a.files.attachDefinitions(r.chipId),
     pinChip: async (r) => {

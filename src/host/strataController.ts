@@ -179,7 +179,7 @@ export class StrataController extends Disposable implements PanelHandler {
       chats: this.session.chats(),
       messages,
       hasOlder,
-      chips: this.session.chips(),
+      chips: this.session.composer.panelViews(),
       meter: this.session.meterIfReady(),
       model: r?.view ?? NO_MODEL,
       busy: this.busy,
@@ -260,8 +260,9 @@ export class StrataController extends Disposable implements PanelHandler {
     );
   }
 
-  private refreshChips(): void {
-    this.post({ type: 'chips', chips: this.session.chips() });
+  /** The panel's chips (those taken off the next message too), the meter and the tree. */
+  refreshChips(): void {
+    this.post({ type: 'chips', chips: this.session.composer.panelViews() });
     this.refreshMeter();
     this.onDidChangeEmitter.fire();
   }
@@ -685,7 +686,7 @@ export class StrataController extends Disposable implements PanelHandler {
         status: outcome.status === 'stopped' ? 'stopped' : 'complete',
       };
       post({ type: 'turnEnded', chatId, turnId, assistant, kept: true });
-      post({ type: 'chips', chips: this.session.chips() });
+      post({ type: 'chips', chips: this.session.composer.panelViews() });
       if (saved?.rebased) {
         // The other window's turns go before this one: the panel shows the chat as saved.
         const n = saved.rebased.otherTurns;

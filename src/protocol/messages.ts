@@ -61,6 +61,11 @@ export interface ChipView {
   definitions?: DefinitionView[];
   /** A file too large for the imports budget, attached as its outline (symbols with line ranges). */
   outline?: boolean;
+  /**
+   * Taken off the next message and kept in its place for Undo until the message is sent: `message`
+   * says so and what it costs ("src/a.ts: removed from next message. Removing: …").
+   */
+  removed?: { message: string };
 }
 
 /** A declaration a selection uses, attached with it: a range of its file. */

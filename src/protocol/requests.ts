@@ -68,7 +68,12 @@ export interface WebviewRequestMap {
   searchChats: { params: { query: string }; response: ChatSearchResult };
   /** Answered with the chips added. */
   attach: { params: { what: AttachWhat }; response: ChipView[] };
+  /** Takes the chip off the next message; it stays in its place, marked, with Undo until the message is sent. */
   removeChip: { params: { chipId: string }; response: void };
+  /** Undo: a chip taken off the next message goes back on it, in its place. */
+  restoreChip: { params: { chipId: string }; response: void };
+  /** Forgets a chip taken off the next message (its Undo goes). */
+  dismissRemovedChip: { params: { chipId: string }; response: void };
   pinChip: { params: { chipId: string; pinned: boolean }; response: void };
   /** A selection chip again, with the definitions it uses; answered with its chip. */
   attachDefinitions: { params: { chipId: string }; response: ChipView[] };
@@ -179,6 +184,8 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
         return bad(`what must be one of ${ATTACH.join(', ')}`);
       return { kind, what: value.what as AttachWhat };
     case 'removeChip':
+    case 'restoreChip':
+    case 'dismissRemovedChip':
     case 'attachDefinitions':
       if (!shape(['chipId']) || !isStr(value.chipId, 128) || !CHIP_ID.test(value.chipId)) return bad('chipId is not a chip id');
       return { kind, chipId: value.chipId };

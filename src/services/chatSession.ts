@@ -122,7 +122,8 @@ export class ChatSession {
   private metas: TurnMeta[] = [];
   /** The saved state the active chat's engine state is (turn count 0 and '' for a chat not saved yet). */
   private base: ChatBase = { turns: 0, stateHash: '' };
-  private readonly composer = new ComposerChips(() => this.contextMeter.invalidate());
+  /** The composer's chips; one taken off the next message stays here, for Undo, until the message is sent. */
+  readonly composer = new ComposerChips(() => this.contextMeter.invalidate());
   private readonly pending = new PendingOperations();
   private running: { controller: AbortController; done?: Promise<TurnOutcome> } | undefined;
   private readonly contextMeter = new ContextMeter({

@@ -44,7 +44,7 @@ async function focusInput(panel: ChatPanel): Promise<void> {
   await panel.page.waitForTimeout(200);
 }
 
-/** Unpins and removes every chip and empties the input. */
+/** Unpins and removes every chip (no Undo left) and empties the input. */
 async function clearComposer(panel: ChatPanel): Promise<void> {
   const toggle = panel.byTestId('strata-chips-toggle');
   if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
@@ -62,6 +62,8 @@ async function clearComposer(panel: ChatPanel): Promise<void> {
     await chip.locator('[data-testid="strata-chip-remove"]').click();
     await poll('the chip removed', TIMEOUT.ui, async () => ((await panel.byTestId(TEST_ID.chip).count()) < before ? true : undefined));
   }
+  // A removed chip waits in its place with Undo until the send: Escape forgets it now.
+  await panel.removeAllChips();
   await panel.byTestId(TEST_ID.input).first().fill('');
 }
 

@@ -1,8 +1,9 @@
 /**
  * Feedback at once in the real workbench: Remove on a Context Layers row shows at once that the item
  * leaves the next message — the row marked, listed under "Next message", a banner in the panel saying
- * what it costs in uncached tokens, with Undo that takes it back. Export Chat names how many attached
- * files it embeds, offers to leave them out, and says where it wrote, with Open and Reveal.
+ * what it costs in uncached tokens, with Undo that takes it back. A chip's × does the same in the
+ * chip's place, and Undo (from the keyboard) puts back the same chip. Export Chat names how many
+ * attached files it embeds, offers to leave them out, and says where it wrote, with Open and Reveal.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -164,5 +165,70 @@ describe('e2e: feedback at once in the real workbench', function () {
     );
     assert.match(md, /Exported without attached files/);
     fs.rmSync(written, { force: true });
+  });
+
+  it("a chip's × shows pending in its place with Undo; Enter on Undo puts back the same chip", async () => {
+    const steps = new Steps(session, 'chip-undo');
+    const { page } = session;
+    await steps.run('workbench loaded', () => waitForWorkbench(page));
+    const frame = await steps.run('chat panel open', async () => {
+      await openStrataView(page);
+      const f = await chatFrame(page);
+      await new ChatPanel(page, f).waitUntilReady();
+      return f;
+    });
+    const panel = new ChatPanel(page, frame);
+    await steps.run('Strata: New Chat', () => runCommand(page, 'Strata: New Chat'));
+    await panel.removeAllChips();
+    const tree = page.locator('[id="workbench.view.extension.strata"]');
+    const rows = tree.locator('.monaco-list-row');
+    const chips = frame.locator('[data-testid="strata-chip"], [data-testid="strata-chip-removed"]');
+    const chipIds = () =>
+      chips.evaluateAll((els) => els.map((el) => `${el.getAttribute('data-testid')}:${el.getAttribute('data-chip-id')}`));
+    const attached = await steps.run('two files attached as chips', async () => {
+      for (const file of ['src/money.ts', 'src/tax.ts']) {
+        await openFile(page, file);
+        await runCommand(page, 'Strata: Attach Active File');
+      }
+      await openStrataView(page);
+      return poll('two chips', TIMEOUT.ui, async () => {
+        const ids = await chipIds();
+        return ids.length === 2 && ids.every((id) => id.startsWith('strata-chip:')) ? ids : undefined;
+      });
+    });
+    const pendingRow = (name: string) =>
+      rows.filter({ has: page.locator('.label-name', { hasText: name }) }).filter({ hasText: 'removed from next message' });
+    await steps.run("the first chip's ×: kept in its place, with Undo, listed under Next message", async () => {
+      await frame.locator('[data-testid="strata-chip"]').first().locator('[data-testid="strata-chip-remove"]').click();
+      const removed = frame.locator('[data-testid="strata-chip-removed"]');
+      await removed.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      assert.deepEqual(await chipIds(), [attached[0].replace('strata-chip:', 'strata-chip-removed:'), attached[1]], 'in its place');
+      assert.match(normalize(await removed.innerText()), /^src\/money\.ts removed from next message Undo$/);
+      assert.match(
+        (await removed.getAttribute('title')) ?? '',
+        /^src\/money\.ts: removed from next message\. Removing[^\n]*uncached tokens\./,
+      );
+      assert.equal(await frame.locator(':focus').getAttribute('data-testid'), 'strata-chip-undo', 'the keyboard is on Undo');
+      assert.equal(await frame.locator('[data-testid="strata-info"]').filter({ hasText: 'src/money.ts' }).count(), 0, 'no banner');
+      await showContextLayers(page);
+      await pendingRow('src/money.ts').first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      const next = await rows
+        .filter({ has: page.locator('.label-name', { hasText: 'Next message' }) })
+        .first()
+        .innerText();
+      assert.match(normalize(next), /1 pending/);
+    });
+    await session.screenshot('feedback-chip-removed');
+    await steps.run('Enter on Undo puts back the same chip in the same place', async () => {
+      // From the keyboard: Enter on Undo (focused again: the tree took the focus).
+      await frame.locator('[data-testid="strata-chip-undo"]').press('Enter');
+      await poll('the chip back', TIMEOUT.ui, async () =>
+        JSON.stringify(await chipIds()) === JSON.stringify(attached) ? true : undefined,
+      );
+      assert.equal(await frame.locator(':focus').getAttribute('data-testid'), 'strata-chip-remove', "the keyboard is on the chip's ×");
+      await poll('the pending row to go', TIMEOUT.ui, async () => ((await pendingRow('src/money.ts').count()) === 0 ? true : undefined));
+    });
+    await session.screenshot('feedback-chip-undone');
+    await panel.removeAllChips();
   });
 });

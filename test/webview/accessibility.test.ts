@@ -112,6 +112,11 @@ const STATES: Record<string, (p: Panel) => Promise<void>> = {
         })),
       }),
     ),
+  'a chip removed, with Undo': async (p) => {
+    const removed = 'src/engine/tokenizer.ts: removed from next message. Removing: next message ~4,180 → ~768 uncached tokens.';
+    await p.init(state({ messages: chat(), chips: [{ ...chips[0], removed: { message: removed } }, chips[1]] }));
+    await p.byTestId('strata-chip-undo').focus();
+  },
   'suggestion after the chips': async (p) => {
     await p.init(state({ messages: chat(), chips }));
     await suggest(p, SUGGESTION);

@@ -2,7 +2,8 @@
  * The composer's attachment chips: files and selections attached to the next message. A selection's
  * snapshot is final when it is attached; a file is read again when the message is sent. A selection
  * may carry the definitions it uses (each a range of its file, sent with it); a file attached as its
- * outline is sent as that outline.
+ * outline is sent as that outline. A chip the user takes off the next message keeps its place (and
+ * its snapshot) until the message is sent, so Undo puts back exactly what was there.
  */
 import type { AttachmentRef } from '../../engine/engine';
 import type { NewArtifactInput } from '../../engine/artifacts';
@@ -23,6 +24,8 @@ interface Chip {
   /** Sent as attached, not read again at send: a selection, an outline. */
   snapshot: boolean;
   definitions?: ChipDefinition[];
+  /** Taken off the next message, kept for Undo: what the panel says about it (what it costs). */
+  removal?: { message: string };
 }
 
 /** A declaration attached with a selection chip. */
@@ -61,25 +64,38 @@ export class ComposerChips {
   /** `changed`: a chip was added or refreshed (what the next request predicts changed). */
   constructor(private readonly changed: () => void = () => undefined) {}
 
+  /** The chips the next message carries. */
   views(): ChipView[] {
-    return this.list.map((c) => {
-      const view: ChipView = {
-        id: c.id,
-        kind: c.input.kind === 'selection' ? 'selection' : 'file',
-        label: c.label,
-        tokens: c.tokens,
-        pinned: c.pinned,
-        detail: c.detail,
-      };
-      if (c.definitions) view.definitions = c.definitions.map(definitionView);
-      if (c.snapshot && c.input.kind !== 'selection') view.outline = true;
-      return view;
-    });
+    return this.live().map((c) => this.view(c));
+  }
+
+  /** The chips as the panel shows them: those taken off the next message too, in their places, marked. */
+  panelViews(): ChipView[] {
+    return this.list.map((c) => (c.removal ? { ...this.view(c), removed: { ...c.removal } } : this.view(c)));
+  }
+
+  private live(): Chip[] {
+    return this.list.filter((c) => !c.removal);
+  }
+
+  private view(c: Chip): ChipView {
+    const view: ChipView = {
+      id: c.id,
+      kind: c.input.kind === 'selection' ? 'selection' : 'file',
+      label: c.label,
+      tokens: c.tokens,
+      pinned: c.pinned,
+      detail: c.detail,
+    };
+    if (c.definitions) view.definitions = c.definitions.map(definitionView);
+    if (c.snapshot && c.input.kind !== 'selection') view.outline = true;
+    return view;
   }
 
   /**
    * Adds the resolved `input` of `spec` (`tokens` long); attaching the same file or selection again
-   * refreshes its chip (and its definitions or outline: what was attached last is what is sent).
+   * refreshes its chip (and its definitions or outline: what was attached last is what is sent), and
+   * puts it back on the next message if it had been taken off.
    */
   put(spec: AttachmentSpec, input: NewArtifactInput, tokens: number, extras: ChipExtras = {}): ChipView {
     const same = this.list.find(
@@ -103,8 +119,9 @@ export class ComposerChips {
       same.detail = detail;
       same.snapshot = snapshot;
       same.definitions = definitions;
+      delete same.removal;
       this.changed();
-      return this.views().find((c) => c.id === same.id)!;
+      return this.view(same);
     }
     const chip: Chip = {
       id: `chip-${++this.lastId}`,
@@ -119,17 +136,57 @@ export class ComposerChips {
     };
     this.list.push(chip);
     this.changed();
-    return this.views()[this.list.length - 1];
+    return this.view(chip);
   }
 
+  /** Removes chip `id` for good (whether or not it was taken off the next message). */
   remove(id: string): boolean {
     const n = this.list.length;
     this.list = this.list.filter((c) => c.id !== id);
     return this.list.length !== n;
   }
 
+  /**
+   * Takes chip `id` off the next message: it is no longer sent, counted or pinned, but keeps its
+   * place, content and id until the message is sent, for Undo. `message` is what the panel says.
+   */
+  takeOff(id: string, message: string): boolean {
+    const chip = this.live().find((c) => c.id === id);
+    if (!chip) return false;
+    chip.removal = { message };
+    this.changed();
+    return true;
+  }
+
+  /** Says something else about a chip taken off (its cost, once it is known). */
+  describeRemoval(id: string, message: string): boolean {
+    const chip = this.list.find((c) => c.id === id && c.removal);
+    if (!chip) return false;
+    chip.removal = { message };
+    return true;
+  }
+
+  /** Undo: chip `id` goes back on the next message, in its place, as it was. */
+  restore(id: string): boolean {
+    const chip = this.list.find((c) => c.id === id && c.removal);
+    if (!chip) return false;
+    delete chip.removal;
+    this.changed();
+    return true;
+  }
+
+  /** Whether chip `id` is held, taken off the next message, for Undo. */
+  isTakenOff(id: string): boolean {
+    return this.list.some((c) => c.id === id && c.removal);
+  }
+
+  /** Forgets chip `id` taken off the next message (no Undo any more). */
+  dismiss(id: string): boolean {
+    return this.isTakenOff(id) && this.remove(id);
+  }
+
   setPinned(id: string, pinned: boolean): boolean {
-    const chip = this.list.find((c) => c.id === id);
+    const chip = this.live().find((c) => c.id === id);
     if (!chip) return false;
     chip.pinned = pinned;
     return true;
@@ -137,7 +194,7 @@ export class ComposerChips {
 
   /** A chip's spec (what "with definitions" reads again for a selection chip). */
   spec(id: string): AttachmentSpec | undefined {
-    return this.list.find((c) => c.id === id)?.spec;
+    return this.live().find((c) => c.id === id)?.spec;
   }
 
   /**
@@ -145,7 +202,7 @@ export class ComposerChips {
    * read at send; a selection's definitions right after it.
    */
   turnAttachments(): TurnAttachment[] {
-    return this.list.flatMap((c): TurnAttachment[] => [
+    return this.live().flatMap((c): TurnAttachment[] => [
       c.snapshot ? { kind: 'snapshot', input: c.input, label: c.label } : c.spec,
       ...(c.definitions ?? []).map((d): TurnAttachment => ({ kind: 'snapshot', input: d.input, label: inputLabel(d.input) })),
     ]);
@@ -153,20 +210,20 @@ export class ComposerChips {
 
   /** The chips' content as attached (the meter's prediction, without reading the workspace). */
   inputs(): NewArtifactInput[] {
-    return this.list.flatMap((c) => [c.input, ...(c.definitions ?? []).map((d) => d.input)]);
+    return this.live().flatMap((c) => [c.input, ...(c.definitions ?? []).map((d) => d.input)]);
   }
 
   /** References of the chips pinned in the composer. */
   pinnedRefs(): AttachmentRef[] {
     const pin: AttachmentRef[] = [];
-    for (const c of this.list) {
+    for (const c of this.live()) {
       const ref = c.pinned ? refOf(c.input) : undefined;
       if (ref) pin.push(ref);
     }
     return pin;
   }
 
-  /** Empties the composer (the chip ids go on counting). */
+  /** Empties the composer, chips taken off included (the chip ids go on counting). */
   reset(): void {
     this.list = [];
   }

@@ -86,14 +86,25 @@ export class ChatPanel {
     return this.frame.locator(`[data-testid="${TEST_ID.message}"][data-role="${role}"]`);
   }
 
-  /** Removes every chip of the composer (unfolding them first), so a test starts without another's. */
+  /**
+   * Removes every chip of the composer (unfolding them first), so a test starts without another's;
+   * each × leaves the chip with Undo, which Escape forgets.
+   */
   async removeAllChips(): Promise<void> {
     const toggle = this.byTestId('strata-chips-toggle');
-    if (await toggle.isVisible().catch(() => false)) await toggle.click();
+    // Only opened: a click on an open list would fold it and hide the chips' ×.
+    if ((await toggle.isVisible().catch(() => false)) && (await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
     for (let i = 0; i < 10; i++) {
       const remove = this.byTestId('strata-chip-remove').first();
       if ((await remove.count()) === 0) break;
       await remove.click({ timeout: TIMEOUT.ui }).catch(() => undefined);
+      await this.page.waitForTimeout(300);
+    }
+    for (let i = 0; i < 10; i++) {
+      const undo = this.byTestId('strata-chip-undo').first();
+      if ((await undo.count()) === 0) break;
+      await undo.focus({ timeout: TIMEOUT.ui }).catch(() => undefined);
+      await this.page.keyboard.press('Escape');
       await this.page.waitForTimeout(300);
     }
   }

@@ -42,6 +42,7 @@ function standIn(session: ChatSession) {
       for (let i = banners.length - 1; i >= 0; i--) if (pred(banners[i])) banners.splice(i, 1);
     },
     notifyChanged: () => void changes++,
+    refreshChips: () => void changes++,
     refreshMeter: () => undefined,
     attachSpecs: async (specs: { ok: true; spec: Parameters<ChatSession['attach']>[0] }[]) => {
       for (const s of specs) await session.attach(s.spec);
@@ -166,6 +167,75 @@ describe('pending pin / unpin / remove: shown at once, with the cost and Undo', 
       session.chips().map((c) => c.label),
       ['src/c.ts'],
     );
+  });
+
+  it("a chip's ×: kept in its place with what it costs, listed under Next message, Undo gives back the same chip", async () => {
+    const session = await chatWithTwoFiles();
+    const s = standIn(session);
+    const pending = new PendingFeedback(s.controller, session);
+    const ids: string[] = [];
+    for (const path of ['src/c.ts', 'src/a.ts']) {
+      const r = await session.attach({ kind: 'file', path });
+      assert.ok(r.ok);
+      ids.push(r.chip.id);
+    }
+    const before = session.chips();
+    const changes = s.changes();
+    assert.equal(pending.remove(ids[0]), true);
+    assert.ok(s.changes() > changes, 'the panel and the tree are told at once');
+    assert.deepEqual(s.banners, [], 'the chip says it itself: no banner');
+    assert.deepEqual(
+      session.chips().map((c) => c.id),
+      [ids[1]],
+      'not on the next message',
+    );
+    const shown = session.composer.panelViews();
+    assert.deepEqual(
+      shown.map((c) => c.id),
+      ids,
+      'the panel still shows it, in its place',
+    );
+    const m = /^src\/c\.ts: removed from next message\. Removing: next message ~([\d,]+) → ~([\d,]+) uncached tokens\.$/.exec(
+      shown[0].removed?.message ?? '',
+    );
+    assert.ok(m, shown[0].removed?.message);
+    assert.ok(Number(m[2].replace(/,/g, '')) < Number(m[1].replace(/,/g, '')), 'a fresh chip taken off lowers the next request');
+    const next = tree(session, pending).find((n) => n.label === 'Next message')!;
+    assert.equal(next.description, '1 pending');
+    const row = next.children!.find((c) => c.contextValue === 'pending')!;
+    assert.equal(row.label, 'src/c.ts');
+    assert.equal(row.icon, 'removed');
+    assert.match(row.description!, /^removed from next message · ~[\d,]+ → ~[\d,]+ uncached tokens$/);
+
+    // Undo (the chip's own, as the panel asks it): the same chip, same id, same place.
+    assert.equal(await pending.undo({ ref: ids[0] }), true);
+    assert.deepEqual(session.chips(), before);
+    assert.deepEqual(session.composer.panelViews(), before);
+    assert.deepEqual(pending.items(), []);
+    assert.equal(await pending.undo({ ref: ids[0] }), false, 'nothing left to undo');
+  });
+
+  it("a chip's × is committed by the send, or at once when dismissed", async () => {
+    const session = await chatWithTwoFiles();
+    const s = standIn(session);
+    const pending = new PendingFeedback(s.controller, session);
+    const c = await session.attach({ kind: 'file', path: 'src/c.ts' });
+    assert.ok(c.ok);
+    pending.remove(c.chip.id);
+    assert.equal(pending.items().length, 1);
+    const sent = await session.send('three', new ScriptedProvider(() => 'ok'), GPT);
+    assert.ok(!sent.envelope!.messages.some((msg) => JSON.stringify(msg).includes('export const c = 1;')), 'not sent');
+    assert.deepEqual(session.composer.panelViews(), [], 'the send takes it away for good');
+    assert.deepEqual(pending.items(), []);
+    assert.equal(await pending.undo({ ref: c.chip.id }), false);
+
+    const again = await session.attach({ kind: 'file', path: 'src/c.ts' });
+    assert.ok(again.ok);
+    pending.remove(again.chip.id);
+    assert.equal(pending.dismiss(again.chip.id), true);
+    assert.deepEqual(session.composer.panelViews(), []);
+    assert.deepEqual(pending.items(), []);
+    assert.equal(pending.dismiss(again.chip.id), false);
   });
 
   it('the cost sentence: breaks, keeps, or lowers', () => {
