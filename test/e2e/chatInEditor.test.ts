@@ -9,10 +9,22 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { openStrataView, poll, reloadWindow, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { openStrataView, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
 
 const QUESTION = 'What does the tab show?';
 const REPLY = 'The same chat as the side bar: this reply streams into both of them at once.';
+
+/**
+ * Reloads through "Developer: Reload Window", as a person does: the workbench saves its editors
+ * before it unloads (a browser reload saves them only if the page's unload lets it finish).
+ */
+async function reloadThroughWorkbench(page: Page): Promise<void> {
+  const loaded = page.waitForEvent('load', { timeout: TIMEOUT.workbench });
+  // The palette's own close is not awaited: the page unloads under it.
+  await runCommand(page, 'Developer: Reload Window').catch(() => undefined);
+  await loaded;
+  await waitForWorkbench(page);
+}
 
 /** The chat webview lying over `part` (`editor` or `sidebar`): another Strata webview is elsewhere. */
 async function chatFrameIn(page: Page, part: 'editor' | 'sidebar'): Promise<FrameLocator> {
@@ -114,7 +126,7 @@ describe('e2e: the chat in an editor tab', function () {
         .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
     });
 
-    await steps.run('window reloaded', () => reloadWindow(page));
+    await steps.run('window reloaded', () => reloadThroughWorkbench(page));
     await steps.run('the Strata Chat tab is back with the chat', async () => {
       await chatTab(page).first().waitFor({ state: 'visible', timeout: TIMEOUT.webview });
       await chatTab(page).first().click();

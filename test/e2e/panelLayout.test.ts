@@ -12,6 +12,7 @@ import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import {
   chatFrame,
+  hideContextLayers,
   openFile,
   openStrataView,
   pickColorTheme,
@@ -133,6 +134,7 @@ describe('e2e: the panel at 1280×800 and 260 px, three themes, axe', function (
     await steps.run('workbench loaded', () => waitForWorkbench(page));
     const panel = await steps.run('chat panel open in a new chat', async () => {
       await openStrataView(page);
+      await hideContextLayers(page);
       const p = new ChatPanel(page, await chatFrame(page));
       await p.waitUntilReady();
       await p.byTestId(TEST_ID.newChat).click();

@@ -264,6 +264,19 @@ export async function showContextLayers(page: Page): Promise<void> {
 }
 
 /**
+ * Collapses the Context Layers view, as it starts for a new user (a test before may have opened it):
+ * the layout checks measure the room the chat gets by default.
+ */
+export async function hideContextLayers(page: Page): Promise<void> {
+  const header = page.locator('.part.sidebar .pane-header', { hasText: 'Context Layers' }).first();
+  await header.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+  if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
+  await poll('the Context Layers view to collapse', TIMEOUT.ui, async () =>
+    (await header.getAttribute('aria-expanded')) === 'false' ? true : undefined,
+  );
+}
+
+/**
  * Drags the sash on the side bar's right edge until the side bar is `width` px wide. The drag is
  * tried at a few heights: what lies under the sash at one height (a hover, a webview's frame that
  * takes the mouse) can swallow it.
