@@ -211,7 +211,7 @@ describe('e2e: feedback at once in the real workbench', function () {
       assert.equal(await frame.locator(':focus').getAttribute('data-testid'), 'strata-chip-undo', 'the keyboard is on Undo');
       assert.equal(await frame.locator('[data-testid="strata-info"]').filter({ hasText: 'src/money.ts' }).count(), 0, 'no banner');
       await showContextLayers(page);
-      await pendingRow('src/money.ts').first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await pendingRow('money.ts').first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
       const next = await rows
         .filter({ has: page.locator('.label-name', { hasText: 'Next message' }) })
         .first()
@@ -226,7 +226,7 @@ describe('e2e: feedback at once in the real workbench', function () {
         JSON.stringify(await chipIds()) === JSON.stringify(attached) ? true : undefined,
       );
       assert.equal(await frame.locator(':focus').getAttribute('data-testid'), 'strata-chip-remove', "the keyboard is on the chip's ×");
-      await poll('the pending row to go', TIMEOUT.ui, async () => ((await pendingRow('src/money.ts').count()) === 0 ? true : undefined));
+      await poll('the pending row to go', TIMEOUT.ui, async () => ((await pendingRow('money.ts').count()) === 0 ? true : undefined));
     });
     await session.screenshot('feedback-chip-undone');
     await panel.removeAllChips();

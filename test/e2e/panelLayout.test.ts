@@ -133,6 +133,8 @@ describe('e2e: the panel at 1280×800 and 260 px, three themes, axe', function (
     const { page, imitation } = session;
     await steps.run('workbench loaded', () => waitForWorkbench(page));
     const panel = await steps.run('chat panel open in a new chat', async () => {
+      // Only this test's files are open: Attach Open Editors attaches what earlier tests left open too.
+      await runCommand(page, 'View: Close All Editors');
       await openStrataView(page);
       await hideContextLayers(page);
       const p = new ChatPanel(page, await chatFrame(page));

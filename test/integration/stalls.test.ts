@@ -141,6 +141,32 @@ function codeLine(i: number): string {
   return `export const value${i} = computeSomething(${i}, "text ${i % 97}", [${i % 13}, ${i % 7}]); // line ${i}`;
 }
 
+/**
+ * Writes a 1,000-turn chat through a session of its own and returns its id. The session is dropped
+ * when this returns, as another window's would be: the host's heap then holds one copy of the chat,
+ * the one under test, as it does for a person who opens it.
+ */
+async function writeLongChat(api: StrataApi): Promise<string> {
+  const writer = ChatSession.open(
+    {
+      storeRoot: api.testing.session.store.root,
+      port: api.testing.workspace,
+      tokenizer: getTokenizer,
+      settings: () => ({ layout: 'transcript', policy: 'append-version' }),
+      store: { durable: false },
+    },
+    'stall-1000-turns',
+  );
+  writer.setModel(modelInfo('scripted', 'gpt-4o'));
+  const provider = new ScriptedProvider();
+  for (let t = 1; t <= 1000; t++) {
+    provider.push(`${t}. The answer is ${codeLine(t)}; see also ${codeLine(t + 1)}.`);
+    const outcome = await writer.send(`Question ${t}: what does value${t} hold?`, provider);
+    assert.equal(outcome.status, 'done');
+  }
+  return writer.activeChatId;
+}
+
 describe('Hostile input does not freeze the extension host', function () {
   this.timeout(900_000);
   let api: StrataApi;
@@ -252,25 +278,8 @@ describe('Hostile input does not freeze the extension host', function () {
   let longChat = '';
 
   it('opening a 1,000-turn chat with a 16K-window model', async () => {
-    const writer = ChatSession.open(
-      {
-        storeRoot: api.testing.session.store.root,
-        port: api.testing.workspace,
-        tokenizer: getTokenizer,
-        settings: () => ({ layout: 'transcript', policy: 'append-version' }),
-        store: { durable: false },
-      },
-      'stall-1000-turns',
-    );
-    writer.setModel(modelInfo('scripted', 'gpt-4o'));
-    const provider = new ScriptedProvider();
     const started = performance.now();
-    for (let t = 1; t <= 1000; t++) {
-      provider.push(`${t}. The answer is ${codeLine(t)}; see also ${codeLine(t + 1)}.`);
-      const outcome = await writer.send(`Question ${t}: what does value${t} hold?`, provider);
-      assert.equal(outcome.status, 'done');
-    }
-    longChat = writer.activeChatId;
+    longChat = await writeLongChat(api);
     chats.push(longChat);
     console.log(`      wrote a 1,000-turn chat in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 

@@ -22,7 +22,9 @@ export function findTests(dir: string, skip: readonly string[] = []): string[] {
  * line, which reaches the harness through the workbench's automation log.
  */
 export function runIntegrationSuite(files: readonly string[], what = ''): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
+  // STRATA_INTEGRATION_GREP runs only the tests whose titles match it (a test being worked on).
+  const grep = process.env.STRATA_INTEGRATION_GREP || undefined;
+  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec', grep });
   files.forEach((file) => mocha.addFile(file));
   // The harness shows the extension host's output from this line on (scripts/harness/run-integration.js).
   console.log(
