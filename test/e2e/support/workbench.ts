@@ -158,10 +158,19 @@ export async function selectLines(page: Page, start: number, end: number, expect
 
 /** Runs a command from the Command Palette (F1) by its full title, e.g. `Strata: Attach Selection`. */
 export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
-  await input.fill(`>${title}`);
+  // A focus that lands late elsewhere (the chat's input after New Chat) closes the palette it
+  // opened; the palette is opened again then, as a person would.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    try {
+      await input.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await input.fill(`>${title}`, { timeout: attempt < 3 ? 5_000 : TIMEOUT.ui });
+      break;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
   // The first (focused) row must be this command: Enter runs the focused row.
   const row = page.locator(`.quick-input-widget .quick-input-list .monaco-list-row.focused[aria-label^="${title}"]`);
   await row.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
