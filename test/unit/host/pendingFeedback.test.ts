@@ -203,9 +203,10 @@ describe('pending pin / unpin / remove: shown at once, with the cost and Undo', 
     const next = tree(session, pending).find((n) => n.label === 'Next message')!;
     assert.equal(next.description, '1 pending');
     const row = next.children!.find((c) => c.contextValue === 'pending')!;
-    assert.equal(row.label, 'src/c.ts');
+    assert.equal(row.name, 'src/c.ts');
+    assert.match(row.label, /^~[\d,]+ → ~[\d,]+ · c\.ts$/);
     assert.equal(row.icon, 'removed');
-    assert.match(row.description!, /^removed from next message · ~[\d,]+ → ~[\d,]+ uncached tokens$/);
+    assert.equal(row.description, 'uncached tokens · removed from next message');
 
     // Undo (the chip's own, as the panel asks it): the same chip, same id, same place.
     assert.equal(await pending.undo({ ref: ids[0] }), true);
