@@ -30,6 +30,7 @@ const {
 const repoRoot = path.resolve(__dirname, '..', '..');
 const suiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'index.js');
 const untrustedSuiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'untrusted', 'index.js');
+const stallsSuiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'stalls', 'index.js');
 /**
  * Test-only extension loaded beside Strata: a fake `vscode.lm` chat model (offline code-server
  * offers none) for test/integration/vscodeLm.test.ts. Plain JS, no build step, never packaged.
@@ -180,6 +181,7 @@ async function main() {
   for (const [file, hint] of [
     [suiteIndex, 'npm run build'],
     [untrustedSuiteIndex, 'npm run build'],
+    [stallsSuiteIndex, 'npm run build'],
     [path.join(repoRoot, 'dist', 'extension.js'), 'npm run bundle'],
     [path.join(repoRoot, 'dist', 'webview', 'main.js'), 'npm run bundle'],
     [path.join(fakeLmExtension, 'package.json'), 'git checkout test/fixtures/fake-lm-extension'],
@@ -191,7 +193,7 @@ async function main() {
   await setupHarness();
   const only = process.env.STRATA_INTEGRATION_SESSION;
   let code = 0;
-  if (only !== 'untrusted') {
+  if (!only || only === 'main') {
     code = await runSession({
       name: 'integration',
       runDir: path.join(repoRoot, '.harness', 'run'),
@@ -202,7 +204,20 @@ async function main() {
       fakeLm: true,
     });
   }
-  if (only !== 'main') {
+  if (!only || only === 'stalls') {
+    // The host's longest holds, measured in a host of their own: a fresh heap, as a person's window.
+    const stalls = await runSession({
+      name: 'integration (stalls)',
+      runDir: path.join(repoRoot, '.harness', 'run-stalls'),
+      suite: stallsSuiteIndex,
+      prepare: (root) => createFixtureWorkspace(root).workspaceFile,
+      settings: {},
+      trustWorkspaces: false,
+      fakeLm: true,
+    });
+    if (code === 0) code = stalls;
+  }
+  if (!only || only === 'untrusted') {
     // Restricted Mode for real: the editor, not Strata's settings reader, decides the folder is untrusted.
     const untrusted = await runSession({
       name: 'integration (untrusted)',

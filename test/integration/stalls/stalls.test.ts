@@ -4,14 +4,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import type { StrataApi } from '../../src/extension';
-import { runSteps } from '../../src/common/steps';
-import { ChatSession } from '../../src/services/chatSession';
-import { modelInfo } from '../../src/services/modelInfo';
-import { ScriptedProvider } from '../../src/services/providers/scripted';
-import { getTokenizer } from '../../src/services/tokenizer';
-import { ToolExecutor } from '../../src/services/tools/executor';
-import { folderUri, PanelDriver, strataApi, until, withTimeout } from './support/panel';
+import type { StrataApi } from '../../../src/extension';
+import { runSteps } from '../../../src/common/steps';
+import { ChatSession } from '../../../src/services/chatSession';
+import { modelInfo } from '../../../src/services/modelInfo';
+import { ScriptedProvider } from '../../../src/services/providers/scripted';
+import { getTokenizer } from '../../../src/services/tokenizer';
+import { ToolExecutor } from '../../../src/services/tools/executor';
+import { folderUri, PanelDriver, strataApi, until, withTimeout } from '../support/panel';
 
 /**
  * Hostile input must not freeze the extension host: the longest event-loop stall of the host while
