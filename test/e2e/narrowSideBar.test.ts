@@ -7,12 +7,13 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Frame, FrameLocator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import {
   chatFrame,
+  frameOf,
   openFile,
   openStrataView,
   pickColorTheme,
@@ -20,6 +21,7 @@ import {
   runCommand,
   setSidebarWidth,
   showContextLayers,
+  THEME,
   TIMEOUT,
   waitForWorkbench,
 } from './support/workbench';
@@ -101,12 +103,6 @@ async function checkRows(page: Page, where: string): Promise<void> {
   }
 }
 
-async function frameOf(locator: FrameLocator): Promise<Frame> {
-  const frame = await (await locator.locator('body').elementHandle())?.ownerFrame();
-  assert.ok(frame, 'the panel’s frame');
-  return frame;
-}
-
 /** The error banner's buttons against the banner area's visible box, and the input against the view. */
 async function bannerFit(panel: ChatPanel): Promise<{ ok: boolean; detail: string }> {
   const frame = await frameOf(panel.frame);
@@ -126,11 +122,7 @@ async function bannerFit(panel: ChatPanel): Promise<{ ok: boolean; detail: strin
   })()`)) as { ok: boolean; detail: string };
 }
 
-const THEMES = [
-  { label: 'Dark Modern', name: 'dark', selector: '.monaco-workbench.vs-dark' },
-  { label: 'Dark High Contrast', name: 'hc', selector: '.monaco-workbench.hc-black' },
-  { label: 'Light Modern', name: 'light', selector: '.monaco-workbench.vs' },
-] as const;
+const THEMES = [THEME.dark, THEME.hc, THEME.light];
 
 describe('e2e: a 260 px side bar cuts no figure, and the error banner is whole', function () {
   this.timeout(420_000);

@@ -6,12 +6,13 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import type { Frame, FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator, Page } from 'playwright-core';
 import { ChatPanel, TEST_ID } from './support/chatPanel';
 import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import {
   chatFrame,
+  frameOf,
   hideContextLayers,
   openFile,
   openStrataView,
@@ -19,6 +20,7 @@ import {
   poll,
   runCommand,
   setSidebarWidth,
+  THEME,
   TIMEOUT,
   waitForWorkbench,
 } from './support/workbench';
@@ -36,13 +38,6 @@ async function measure(page: Page, panel: ChatPanel): Promise<{ sidebar: number;
 }
 
 /** Text the panel shows cut by an ellipsis or clipped (code blocks and the layer bars scroll or are drawn). */
-/** The webview's frame itself (scripts run in it as in a page). */
-async function frameOf(locator: FrameLocator): Promise<Frame> {
-  const frame = await (await locator.locator('body').elementHandle())?.ownerFrame();
-  assert.ok(frame, 'the panel’s frame');
-  return frame;
-}
-
 async function clipped(locator: FrameLocator): Promise<string[]> {
   const frame = await frameOf(locator);
   return (await frame.evaluate(`(() => {
@@ -94,12 +89,7 @@ async function settled(check: () => Promise<string[]>, timeoutMs = 5000): Promis
   }
 }
 
-const THEMES = [
-  { label: 'Light Modern', name: 'light', selector: '.monaco-workbench.vs' },
-  { label: 'Dark High Contrast', name: 'hc', selector: '.monaco-workbench.hc-black' },
-  { label: 'Light High Contrast', name: 'hc-light', selector: '.monaco-workbench.hc-light' },
-  { label: 'Dark Modern', name: 'dark', selector: '.monaco-workbench.vs-dark' },
-] as const;
+const THEMES = [THEME.light, THEME.hc, THEME.hcLight, THEME.dark];
 
 describe('e2e: the panel at 1280×800 and 260 px, three themes, axe', function () {
   this.timeout(420_000);

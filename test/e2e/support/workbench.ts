@@ -4,7 +4,7 @@
  * (CONTRIBUTING.md, "The harness"); every wait is bounded.
  */
 import * as assert from 'node:assert/strict';
-import type { FrameLocator, Locator, Page } from 'playwright-core';
+import type { Frame, FrameLocator, Locator, Page } from 'playwright-core';
 import { log } from './session';
 
 export const TIMEOUT = {
@@ -72,6 +72,21 @@ export async function openStrataView(page: Page): Promise<void> {
   await showActivity(page, 'Strata');
   await page.locator('.part.sidebar .composite.title', { hasText: 'Strata' }).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
 }
+
+/** The webview's frame itself, to run scripts in it as in a page. */
+export async function frameOf(locator: FrameLocator): Promise<Frame> {
+  const frame = await (await locator.locator('body').elementHandle())?.ownerFrame();
+  assert.ok(frame, 'the panel’s frame');
+  return frame;
+}
+
+/** The workbench's colour themes the layout tests switch between, with the class each puts on the workbench. */
+export const THEME = {
+  light: { label: 'Light Modern', name: 'light', selector: '.monaco-workbench.vs' },
+  dark: { label: 'Dark Modern', name: 'dark', selector: '.monaco-workbench.vs-dark' },
+  hc: { label: 'Dark High Contrast', name: 'hc', selector: '.monaco-workbench.hc-black' },
+  hcLight: { label: 'Light High Contrast', name: 'hc-light', selector: '.monaco-workbench.hc-light' },
+} as const;
 
 /**
  * The chat view's content: the webview whose document loads Strata's bundle. Found among all
