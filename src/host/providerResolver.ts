@@ -14,7 +14,8 @@ import { DEFAULT_MODELS, KNOWN_ANTHROPIC_MODELS, modelInfo, type ModelInfo } fro
 import { readSetting, settingInForce, userSetting, writeSetting } from './config';
 import { ollamaName, originToConfirm } from './endpointOrigin';
 import type { EndpointQuestion, EndpointTrust } from './endpointTrust';
-import { editorModels, VscodeLmProvider } from './vscodeLmProvider';
+import { editorLmFeatures, editorModels, VscodeLmProvider } from './vscodeLmProvider';
+import { editorModelLabel } from './lmCompat';
 
 export type KeyedProvider = 'openai' | 'anthropic';
 export const KEYED_PROVIDERS: readonly KeyedProvider[] = ['openai', 'anthropic'];
@@ -191,7 +192,7 @@ export class ProviderResolver {
     }
     const info = {
       ...modelInfo('vscode-lm', pick.id, { maxInputTokens: pick.maxInputTokens }),
-      label: `${pick.name || pick.id} (VS Code)`,
+      label: editorModelLabel(pick.name || pick.id, editorLmFeatures()),
     };
     return {
       provider: new VscodeLmProvider(),

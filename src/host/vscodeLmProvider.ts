@@ -6,48 +6,22 @@
  * The API has no system role: the system content is sent as a leading user message.
  * It reports no usage, so the ledger shows only the engine's prediction for this provider.
  *
- * Tools go through the API's tool support: definitions as `LanguageModelChatTool`s, an assistant's
- * calls as `LanguageModelToolCallPart`s, results as `LanguageModelToolResultPart`s in a user message
- * (consecutive results share one), and calls read from `response.stream`. A model that refuses tools
- * is asked again without them, and not offered tools again in this window.
+ * Tools go through the API's tool support where the editor has it (src/host/lmCompat.ts: VS Code
+ * 1.95 and newer; older editors get text-only requests and `supportsTools` is false). A model that
+ * refuses tools is asked again without them, and not offered tools again in this window.
  */
 import * as vscode from 'vscode';
 import type { EditorModelInfo } from '../services/providers/auto';
 import { runStream, type RawPiece } from '../services/providers/runner';
-import type { ToolDefinition } from '../services/tools/definitions';
-import type { ChatMessage } from '../engine/types';
+import { lmFeatures, readLmResponse, toLanguageModelMessages, toLanguageModelTools, type LmApiSurface, type LmFeatures } from './lmCompat';
 import { ProviderError, type ChatProvider, type ChatRequest, type StreamEvent } from '../services/providers/types';
 
-export function toLanguageModelMessages(messages: readonly ChatMessage[]): vscode.LanguageModelChatMessage[] {
-  const out: vscode.LanguageModelChatMessage[] = [];
-  let results: vscode.LanguageModelToolResultPart[] | undefined;
-  for (const m of messages) {
-    const text = m.content.map((b) => b.text).join('');
-    if (m.role === 'tool') {
-      const part = new vscode.LanguageModelToolResultPart(m.toolCallId ?? '', [new vscode.LanguageModelTextPart(text)]);
-      if (results) results.push(part);
-      else {
-        results = [part];
-        out.push(vscode.LanguageModelChatMessage.User(results));
-      }
-      continue;
-    }
-    results = undefined;
-    if (m.role === 'assistant' && m.toolCalls && m.toolCalls.length > 0) {
-      const parts: (vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart)[] = text
-        ? [new vscode.LanguageModelTextPart(text)]
-        : [];
-      for (const c of m.toolCalls) parts.push(new vscode.LanguageModelToolCallPart(c.id, c.name, c.args));
-      out.push(vscode.LanguageModelChatMessage.Assistant(parts));
-      continue;
-    }
-    out.push(m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(text) : vscode.LanguageModelChatMessage.User(text));
-  }
-  return out;
-}
+/** The `vscode` namespace as the feature checks see it (src/host/lmCompat.ts). */
+const api = vscode as unknown as LmApiSurface<vscode.LanguageModelChatMessage>;
 
-export function toLanguageModelTools(tools: readonly ToolDefinition[]): vscode.LanguageModelChatTool[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters as object }));
+/** Whether this editor's Language Model API has tool calling (VS Code 1.95 and newer). */
+export function editorLmFeatures(): LmFeatures {
+  return lmFeatures(api);
 }
 
 /** Models that refused a request with tools (by id): not offered tools again in this window. */
@@ -85,7 +59,10 @@ function mapError(e: unknown, model: string): ProviderError {
 
 export class VscodeLmProvider implements ChatProvider {
   readonly kind = 'vscode-lm' as const;
-  readonly supportsTools = true;
+  /** Tools are offered only where the editor's Language Model API has tool calling. */
+  get supportsTools(): boolean {
+    return lmFeatures(api).toolCalling;
+  }
   readonly label = 'VS Code language model';
 
   stream(req: ChatRequest): AsyncIterable<StreamEvent> {
@@ -110,13 +87,15 @@ export class VscodeLmProvider implements ChatProvider {
           `The editor does not offer the model "${req.model}". Pick another one with "Strata: Select Model".`,
         );
       const justification = 'Strata sends your chat message and the context you attached to the selected model.';
-      const messages = toLanguageModelMessages(req.messages);
-      const withTools = req.tools && req.tools.length > 0 && !noToolModels.has(model.id);
+      const messages = toLanguageModelMessages(req.messages, api);
+      const withTools = this.supportsTools && req.tools && req.tools.length > 0 && !noToolModels.has(model.id);
       let response: vscode.LanguageModelChatResponse;
       try {
         response = await model.sendRequest(
           messages,
-          withTools ? { justification, tools: toLanguageModelTools(req.tools!) } : { justification },
+          withTools
+            ? ({ justification, tools: toLanguageModelTools(req.tools!) } as vscode.LanguageModelChatRequestOptions)
+            : { justification },
           cts.token,
         );
       } catch (e) {
@@ -124,14 +103,7 @@ export class VscodeLmProvider implements ChatProvider {
         noToolModels.add(model.id);
         response = await model.sendRequest(messages, { justification }, cts.token);
       }
-      let index = 0;
-      for await (const part of response.stream) {
-        if (part instanceof vscode.LanguageModelTextPart) {
-          if (part.value) yield { text: part.value };
-        } else if (part instanceof vscode.LanguageModelToolCallPart) {
-          yield { toolCallChunks: [{ index: index++, id: part.callId, name: part.name, args: JSON.stringify(part.input ?? {}) }] };
-        }
-      }
+      yield* readLmResponse(response, api);
     } catch (e) {
       throw mapError(e, req.model);
     } finally {
