@@ -5,7 +5,8 @@
 //   lint → import cycles → format check → tsc (extension, tests, bench; webview) → unit tests (mocha) → webpack bundles →
 //   webview tests (the chat panel's production bundle in Chromium, standalone page) → vsce package →
 //   code-server harness (installed once into ~/.cache/strata-harness) → integration suite (inside the
-//   extension host) → e2e tests (the packaged VSIX in the real workbench, driven by Chromium).
+//   extension host) → e2e tests (the packaged VSIX in the real workbench, driven by Chromium) → the
+//   same harness, main integration session and panel smoke test on the oldest VS Code supported.
 // Steps after a failure still run when they can, so one run shows every problem; the exit code
 // is non-zero when any step failed. The two VS Code steps run one after the other, never together.
 //   --no-integration   skip the harness, the integration suite and the e2e tests (not allowed when CI is set)
@@ -17,6 +18,7 @@ const path = require('node:path');
 const { run, cleanEnv, formatSeconds } = require('./lib/proc');
 const { staleDependencies } = require('./lib/deps');
 const { missingDebianPackages, installAdvice } = require('./lib/sysdeps');
+const { PROFILES } = require('./harness/config');
 
 const root = path.resolve(__dirname, '..');
 const args = new Set(process.argv.slice(2));
@@ -122,18 +124,51 @@ async function main() {
   } else {
     results.push({ name: 'e2e tests', ok: false, seconds: 'not run' });
   }
+
+  // The oldest VS Code the suites run on (CONTRIBUTING.md, "The harness"): the main integration
+  // session and the panel smoke test, after the current VS Code.
+  const oldest = { STRATA_VSCODE: 'oldest' };
+  const oldestLabel = `VS Code ${PROFILES.oldest.vscode}`;
+  const oldestReady = await step(`code-server harness (${oldestLabel})`, async () => {
+    if (missing.length > 0) {
+      throw new Error(installAdvice(missing));
+    }
+    return (
+      (await run(process.execPath, [path.join(__dirname, 'harness', 'setup.js')], { cwd: root, env: { ...process.env, ...oldest } })) === 0
+    );
+  });
+  if (oldestReady && bundled) {
+    await step(
+      `integration tests (${oldestLabel})`,
+      async () => (await runVsCode('run-integration.js', [], { ...oldest, STRATA_INTEGRATION_SESSION: 'main' })) === 0,
+    );
+  } else {
+    results.push({ name: `integration tests (${oldestLabel})`, ok: false, seconds: 'not run' });
+  }
+  if (oldestReady && bundled && packaged) {
+    await step(
+      `e2e smoke test (${oldestLabel})`,
+      async () => (await runVsCode('run-e2e.js', ['--vsix', vsix, '--grep', 'smoke'], oldest)) === 0,
+    );
+  } else {
+    results.push({ name: `e2e smoke test (${oldestLabel})`, ok: false, seconds: 'not run' });
+  }
   return finish();
 }
 
-/** Runs a harness script that starts VS Code (code-server), under STRATA_VSCODE_LOCK when set. */
-function runVsCode(script, args) {
+/**
+ * Runs a harness script that starts VS Code (code-server), under STRATA_VSCODE_LOCK when set;
+ * `env` adds variables (STRATA_VSCODE selects the VS Code, scripts/harness/config.js).
+ */
+function runVsCode(script, args, env = {}) {
   const argv = [path.join(__dirname, 'harness', script), ...args];
+  const options = { cwd: root, env: { ...process.env, ...env } };
   const lock = process.env.STRATA_VSCODE_LOCK;
   if (lock) {
     console.log(`(waiting for ${lock} if another VS Code run holds it)`);
-    return run('flock', [lock, process.execPath, ...argv], { cwd: root });
+    return run('flock', [lock, process.execPath, ...argv], options);
   }
-  return run(process.execPath, argv, { cwd: root });
+  return run(process.execPath, argv, options);
 }
 
 function finish() {

