@@ -4,6 +4,7 @@
  * calls, and the session's turn events into panel messages, the status bar and the Context Layers
  * tree. The webview is UI; this decides.
  */
+import { actionKeepsBanner, settingNamedIn, settingsQuery } from './bannerSettings';
 import { notSentHowTo, providerErrorActions } from './providerAdvice';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
@@ -271,10 +272,16 @@ export class StrataController extends Disposable implements PanelHandler {
     this.post({ type: 'chats', chats: this.session.chats(), chatId: this.session.activeChatId, chatTitle: this.session.title });
   }
 
-  showBanner(severity: BannerView['severity'], message: string, actions: BannerAction[] = []): string {
+  /**
+   * Shows a banner; its Open Settings opens `setting`, or else the setting the message names, or
+   * else all of Strata's settings.
+   */
+  showBanner(severity: BannerView['severity'], message: string, actions: BannerAction[] = [], setting?: string): string {
     const id = `b${++this.bannerCounter}`;
     const withDismiss = actions.includes('dismiss') ? actions : [...actions, 'dismiss' as const];
-    this.banners = [...this.banners.filter((b) => b.message !== message), { id, severity, message, actions: withDismiss }].slice(-4);
+    const named = actions.includes('openSettings') ? (setting ?? settingNamedIn(message)) : undefined;
+    const banner: BannerView = { id, severity, message, actions: withDismiss, ...(named ? { setting: named } : {}) };
+    this.banners = [...this.banners.filter((b) => b.message !== message), banner].slice(-4);
     this.post({ type: 'banners', banners: this.banners });
     return id;
   }
@@ -292,14 +299,14 @@ export class StrataController extends Disposable implements PanelHandler {
   }
 
   private async bannerAction(bannerId: string, action: BannerAction): Promise<void> {
-    // Show Log is for reading why: the banner and its Retry stay.
-    if (action !== 'showLog') this.clearBanners((b) => b.id === bannerId);
+    const banner = this.banners.find((b) => b.id === bannerId);
+    if (!actionKeepsBanner(action)) this.clearBanners((b) => b.id === bannerId);
     switch (action) {
       case 'setApiKey':
         await vscode.commands.executeCommand('strata.setApiKey');
         return;
       case 'openSettings':
-        await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:strata-dev.strata');
+        await vscode.commands.executeCommand('workbench.action.openSettings', settingsQuery(banner?.setting));
         return;
       case 'selectModel':
         await vscode.commands.executeCommand('strata.selectModel');

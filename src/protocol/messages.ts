@@ -228,6 +228,8 @@ export interface BannerView {
   severity: 'error' | 'warning' | 'info';
   message: string;
   actions: BannerAction[];
+  /** The setting (e.g. `strata.budget.warnPercent`) the banner's Open Settings opens; absent: all of Strata's. */
+  setting?: string;
 }
 
 /** Standing facts shown above the conversation (restricted mode, no folder open, …). */

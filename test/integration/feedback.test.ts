@@ -114,6 +114,28 @@ describe('Feedback at once (host)', function () {
     assert.ok(!panel.last('banners')!.banners.some((b) => b.id === id));
   });
 
+  it('Open Settings opens the setting the banner names and keeps the banner', async () => {
+    const message = 'strata.budget.targetPercent (75) must be below strata.budget.warnPercent (70).';
+    const id = api.testing.controller.showBanner('error', message, ['openSettings']);
+    const shown = panel.last('banners')!.banners.find((b) => b.id === id);
+    assert.deepEqual(shown, {
+      id,
+      severity: 'error',
+      message,
+      actions: ['openSettings', 'dismiss'],
+      setting: 'strata.budget.targetPercent',
+    });
+    await panel.requestOk({ kind: 'bannerAction', bannerId: id, action: 'openSettings' });
+    await until('the Settings editor', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Settings', 10_000);
+    assert.ok(
+      panel.last('banners')!.banners.some((b) => b.id === id),
+      'the banner stays',
+    );
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    await panel.requestOk({ kind: 'bannerAction', bannerId: id, action: 'dismiss' });
+    assert.ok(!panel.last('banners')!.banners.some((b) => b.id === id));
+  });
+
   it('Context Layers lists the items of requests this window did not send (rebuilt from the chat)', async () => {
     const other = ChatSession.open({
       storeRoot: api.testing.session.store.root,

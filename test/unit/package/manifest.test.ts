@@ -43,7 +43,14 @@ interface SettingSchema {
   maximum?: number;
 }
 
-const settings: Record<string, SettingSchema> = contributes.configuration.properties;
+interface ConfigurationSection {
+  id: string;
+  title: string;
+  order: number;
+  properties: Record<string, SettingSchema>;
+}
+const sections: ConfigurationSection[] = contributes.configuration;
+const settings: Record<string, SettingSchema> = Object.assign({}, ...sections.map((s) => s.properties));
 const commands: Command[] = contributes.commands;
 
 /** Resolves `%key%` through package.nls.json; fails when the key is missing. */
@@ -84,8 +91,8 @@ describe('manifest', () => {
     assert.equal(pkg.name, 'strata');
     assert.equal(pkg.publisher, 'strata-dev');
     assert.equal(pkg.main, './dist/extension.js');
-    assert.equal(pkg.engines.vscode, '^1.138.0');
-    assert.equal(pkg.devDependencies['@types/vscode'], '1.138.0');
+    assert.equal(pkg.engines.vscode, '^1.90.0');
+    assert.equal(pkg.devDependencies['@types/vscode'], '1.90.0', 'the types pinned at the floor (vsce refuses newer ones)');
     assert.equal(pkg.license, 'MIT');
     assert.ok(pkg.repository?.url, 'a repository field (vsce asks otherwise)');
     assert.ok(fs.existsSync(path.join(root, 'LICENSE')), 'LICENSE (vsce asks otherwise)');
@@ -122,6 +129,62 @@ describe('manifest', () => {
         [VIEW_IDS.layers, 'tree', 'Context Layers'],
       ],
     );
+  });
+
+  it('gives every view an icon, so it can move to the secondary side bar', () => {
+    const views: { id: string; icon?: string }[] = Object.values(
+      contributes.views as Record<string, { id: string; icon?: string }[]>,
+    ).flat();
+    assert.deepEqual(
+      views.map((v) => [v.id, v.icon]),
+      [
+        [VIEW_IDS.chat, 'media/chat.svg'],
+        [VIEW_IDS.layers, 'media/layers.svg'],
+      ],
+    );
+    for (const v of views) assert.match(fs.readFileSync(path.join(root, v.icon!), 'utf8'), /^<svg /, `${v.icon} is an SVG`);
+  });
+
+  it('runs where the workspace is (extensionKind workspace): it reads the workspace files', () => {
+    assert.deepEqual(pkg.extensionKind, ['workspace']);
+  });
+
+  it('shows the settings in titled sections in this order, each setting in exactly one', () => {
+    assert.deepEqual(
+      sections.map((s) => [s.id, localized(s.title), s.order]),
+      [
+        ['strata.model', 'Model and provider', 1],
+        ['strata.context', 'Context', 2],
+        ['strata.budget', 'Budget', 3],
+        ['strata.cacheAndCost', 'Cache and cost', 4],
+        ['strata.tools', 'Tools', 5],
+      ],
+    );
+    const keys = sections.flatMap((s) => Object.keys(s.properties));
+    assert.equal(new Set(keys).size, keys.length, 'no setting in two sections');
+    const section = (key: string) => sections.find((s) => key in s.properties)!.id;
+    assert.deepEqual(
+      [...new Set(keys.map(section))],
+      sections.map((s) => s.id),
+    );
+    assert.equal(section('strata.provider'), 'strata.model');
+    assert.equal(section('strata.baseUrl'), 'strata.model');
+    assert.equal(section('strata.instructions'), 'strata.context');
+    assert.equal(section('strata.prices'), 'strata.cacheAndCost');
+    for (const key of keys) {
+      if (key.startsWith('strata.context.')) assert.equal(section(key), 'strata.context', key);
+      if (key.startsWith('strata.budget.')) assert.equal(section(key), 'strata.budget', key);
+      if (key.startsWith('strata.cache.')) assert.equal(section(key), 'strata.cacheAndCost', key);
+      if (key.startsWith('strata.tools.')) assert.equal(section(key), 'strata.tools', key);
+    }
+  });
+
+  it('uses no proposed API and ships LICENSE, icon and categories', () => {
+    assert.equal(pkg.enabledApiProposals, undefined);
+    assert.deepEqual(pkg.categories, ['AI', 'Chat']);
+    assert.equal(pkg.icon, 'media/icon.png');
+    assert.ok(fs.existsSync(path.join(root, pkg.icon)), 'the icon exists');
+    assert.ok(fs.existsSync(path.join(root, 'LICENSE')), 'LICENSE exists');
   });
 
   it('activates on the chat editor tab, so a tab left open comes back after a reload', () => {
