@@ -174,7 +174,7 @@ async function startCodeServer({
     extensionsDir,
   ];
   if (disableWorkspaceTrust) args.push('--disable-workspace-trust');
-  if (smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
+  if (smokeTestDriver) args.push(...cfg.smokeTestDriverArgs);
   const child = spawn(cfg.nodeBin, args, { env, cwd: runDir, detached: true, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
 

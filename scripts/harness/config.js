@@ -10,13 +10,19 @@ const path = require('node:path');
 
 const PROFILES = {
   /** code-server 4.139.1 is VS Code 1.139; it declares Node 24. */
-  current: { codeServer: '4.139.1', node: '24.21.0', vscode: '1.139', offlineInstall: false },
+  current: {
+    codeServer: '4.139.1',
+    node: '24.21.0',
+    vscode: '1.139',
+    offlineInstall: false,
+    smokeTestDriver: ['--vscode-option', 'enable-smoke-test-driver'],
+  },
   /**
    * code-server 4.96.4 is VS Code 1.96; it declares Node 20. Its install fetches two parts from
    * GitHub (a git dependency in VS Code's lockfile, ripgrep's binary), which setup.js supplies
-   * offline instead.
+   * offline instead. It has no `--vscode-option`; the install lists the smoke-test driver's own option.
    */
-  oldest: { codeServer: '4.96.4', node: '20.20.2', vscode: '1.96', offlineInstall: true },
+  oldest: { codeServer: '4.96.4', node: '20.20.2', vscode: '1.96', offlineInstall: true, smokeTestDriver: ['--enable-smoke-test-driver'] },
 };
 
 const PROFILE = process.env.STRATA_VSCODE || 'current';
@@ -51,6 +57,8 @@ module.exports = {
   NODE_VERSION,
   VSCODE_VERSION,
   offlineInstall: profile.offlineInstall,
+  /** code-server's arguments that turn on VS Code's smoke-test driver. */
+  smokeTestDriverArgs: profile.smokeTestDriver,
   toolsRoot,
   nodePrefix,
   nodeHome,

@@ -83,6 +83,23 @@ async function seedRipgrepCache({ tmpDir, ripgrepVersion, env, logFile }) {
 }
 
 /**
+ * code-server before 4.100 has no `--vscode-option` and refuses VS Code options it does not list,
+ * but hands every parsed option on to the VS Code server: listing `enable-smoke-test-driver` in its
+ * option table lets the harness turn the driver on (codeServer.js). Returns whether it changed the file.
+ */
+function exposeSmokeTestDriver(pkgDir) {
+  const cli = path.join(pkgDir, 'out', 'node', 'cli.js');
+  const text = fs.readFileSync(cli, 'utf8');
+  if (text.includes('"enable-smoke-test-driver"') || text.includes('"vscode-option"')) return false;
+  const anchor = '    "disable-telemetry": {';
+  if (!text.includes(anchor)) throw new Error(`cannot find the option table in ${cli}`);
+  const option =
+    '    "enable-smoke-test-driver": { type: "boolean", description: "Turns on the smoke-test driver (test harness only)." },\n';
+  fs.writeFileSync(cli, text.replace(anchor, `${option}${anchor}`));
+  return true;
+}
+
+/**
  * @param {{ prefix: string, version: string, env: NodeJS.ProcessEnv, logFile: string }} opts
  * @returns {Promise<number|string>} the exit code of the step that failed, or 0
  */
@@ -121,7 +138,8 @@ async function installCodeServerOffline({ prefix, version, env, logFile }) {
     cwd: prefix,
   });
   fs.rmSync(tmpDir, { recursive: true, force: true });
+  if (code === 0 && exposeSmokeTestDriver(pkgDir)) log('offline: code-server accepts --enable-smoke-test-driver');
   return code;
 }
 
-module.exports = { installCodeServerOffline, unpinGitDependencies, ripgrepReleaseTag, ripgrepTarget };
+module.exports = { installCodeServerOffline, exposeSmokeTestDriver, unpinGitDependencies, ripgrepReleaseTag, ripgrepTarget };

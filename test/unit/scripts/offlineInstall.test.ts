@@ -5,6 +5,7 @@ import * as path from 'node:path';
 
 interface OfflineInstall {
   unpinGitDependencies(lockFile: string): string[];
+  exposeSmokeTestDriver(pkgDir: string): boolean;
   ripgrepReleaseTag(source: string): string;
   ripgrepTarget(arch?: string): string;
 }
@@ -12,7 +13,7 @@ interface OfflineInstall {
 const offline = require('../../../../scripts/harness/offlineInstall.js') as OfflineInstall;
 
 interface HarnessConfig {
-  PROFILES: Record<string, { codeServer: string; node: string; vscode: string; offlineInstall: boolean }>;
+  PROFILES: Record<string, { codeServer: string; node: string; vscode: string; offlineInstall: boolean; smokeTestDriver: string[] }>;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { PROFILES } = require('../../../../scripts/harness/config.js') as HarnessConfig;
@@ -60,6 +61,28 @@ describe('harness: the oldest VS Code installs offline', () => {
     assert.equal(fs.readFileSync(lockFile, 'utf8'), text);
   });
 
+  it('lists the smoke-test driver in an old code-server option table, once, and leaves a newer one alone', () => {
+    const cli = path.join(dir, 'out', 'node', 'cli.js');
+    fs.mkdirSync(path.dirname(cli), { recursive: true });
+    const table = 'exports.options = {\n    "auth": { type: AuthType },\n    "disable-telemetry": { type: "boolean" },\n};\n';
+    fs.writeFileSync(cli, table);
+    assert.equal(offline.exposeSmokeTestDriver(dir), true);
+    const patched = fs.readFileSync(cli, 'utf8');
+    assert.equal(
+      patched,
+      table.replace(
+        '    "disable-telemetry"',
+        '    "enable-smoke-test-driver": { type: "boolean", description: "Turns on the smoke-test driver (test harness only)." },\n    "disable-telemetry"',
+      ),
+    );
+    assert.equal(offline.exposeSmokeTestDriver(dir), false, 'a second run changes nothing');
+    assert.equal(fs.readFileSync(cli, 'utf8'), patched);
+    const newer = 'exports.options = {\n    "vscode-option": { type: "string[]" },\n    "disable-telemetry": { type: "boolean" },\n};\n';
+    fs.writeFileSync(cli, newer);
+    assert.equal(offline.exposeSmokeTestDriver(dir), false);
+    assert.equal(fs.readFileSync(cli, 'utf8'), newer);
+  });
+
   it("reads the release tag @vscode/ripgrep's postinstall asks for", () => {
     const source = [
       "const forceInstall = process.argv.includes('--force');",
@@ -78,8 +101,20 @@ describe('harness: the oldest VS Code installs offline', () => {
 
   it('pins the current VS Code and the oldest one the suites run on (the floor or the oldest that installs)', () => {
     assert.deepEqual(PROFILES, {
-      current: { codeServer: '4.139.1', node: '24.21.0', vscode: '1.139', offlineInstall: false },
-      oldest: { codeServer: '4.96.4', node: '20.20.2', vscode: '1.96', offlineInstall: true },
+      current: {
+        codeServer: '4.139.1',
+        node: '24.21.0',
+        vscode: '1.139',
+        offlineInstall: false,
+        smokeTestDriver: ['--vscode-option', 'enable-smoke-test-driver'],
+      },
+      oldest: {
+        codeServer: '4.96.4',
+        node: '20.20.2',
+        vscode: '1.96',
+        offlineInstall: true,
+        smokeTestDriver: ['--enable-smoke-test-driver'],
+      },
     });
   });
 });
