@@ -124,6 +124,19 @@ function linkFolderExtension(folder, extensionsDir) {
 }
 
 /**
+ * Installs an unpacked extension folder by copying it to `<publisher>.<name>-<version>`: VS Code 1.96
+ * writes `__metadata` into an installed extension's package.json, which through a symlink would
+ * change the repository's file.
+ */
+function copyFolderExtension(folder, extensionsDir) {
+  const { publisher, name, version } = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+  const target = path.join(extensionsDir, `${publisher}.${name}-${version}`);
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.cpSync(folder, target, { recursive: true });
+  return target;
+}
+
+/**
  * Installs a VSIX into `extensionsDir` with code-server's own installer (what a user's
  * `--install-extension` does). Throws with the installer's output when it fails.
  */
@@ -242,6 +255,7 @@ module.exports = {
   isolatedEnv,
   writeUserSettings,
   linkFolderExtension,
+  copyFolderExtension,
   installVsix,
   startCodeServer,
   stopProcessGroup,

@@ -20,7 +20,7 @@ const {
   CHROMIUM_ARGS,
   QUIET_SETTINGS,
   isolatedEnv,
-  linkFolderExtension,
+  copyFolderExtension,
   startCodeServer,
   tail,
   workbenchUrl,
@@ -34,7 +34,7 @@ const stallsSuiteIndex = path.join(repoRoot, 'out', 'test', 'integration', 'stal
 /**
  * Test-only extension loaded beside Strata: a fake `vscode.lm` chat model (offline code-server
  * offers none) for test/integration/vscodeLm.test.ts. Plain JS, no build step, never packaged.
- * Installed into the private extensions dir as a symlink `<publisher>.<name>-<version>`: the
+ * Copied into the private extensions dir as `<publisher>.<name>-<version>`: the
  * workbench reads the payload into a Map, so a second `extensionDevelopmentPath` entry would
  * replace Strata's instead of adding to it.
  */
@@ -74,7 +74,7 @@ async function runSession({ name, runDir, suite, prepare, settings, trustWorkspa
   const userDataDir = path.join(runDir, 'user-data');
   const extensionsDir = path.join(runDir, 'extensions');
   for (const d of [userDataDir, extensionsDir]) fs.mkdirSync(d, { recursive: true });
-  if (fakeLm) linkFolderExtension(fakeLmExtension, extensionsDir);
+  if (fakeLm) copyFolderExtension(fakeLmExtension, extensionsDir);
   const target = prepare(path.join(runDir, 'workspace'));
   writeUserSettings(userDataDir, { 'workbench.startupEditor': 'none', ...QUIET_SETTINGS, ...settings });
   const env = isolatedEnv(runDir);
