@@ -4,7 +4,7 @@ import type { ChatState, StepResult, ToolStepRecord, TurnRecord } from './state'
 import type { BlockedTurn, EngineOptions, ToolStepInput, ToolStepOutcome, TurnEnvelope, TurnInput } from './turnTypes';
 import { cloneState, emptyState, settleState } from './state';
 import { computeBudget, DEFAULT_THRESHOLDS, validateThresholds } from './budget';
-import { toolCallsJson } from './render';
+import { sharedFullBlock, toolCallsJson } from './render';
 import { AttachmentManager } from './attachmentManager';
 import { HistoryManager } from './historyManager';
 import { ExtractiveSummarizer, type HistoryTurnText, type ISummarizer } from './summarizer';
@@ -43,6 +43,23 @@ export type {
  * freshness, attachments), the segment renderer, message framing, the past-turn cache, the request
  * renderer, the pruner, the ledger and the envelope builder. Changing the options resets them.
  */
+/**
+ * Texts this long are announced by `buildTurnSteps` before the build hashes or counts them (each
+ * costs tens of milliseconds in one piece at a few megabytes).
+ */
+export const LONG_INPUT = 1_000_000;
+
+/**
+ * What `buildTurnSteps` yields before it hashes (`hashText`) or counts (`countText`) a long text in
+ * one piece: a driver that can hash and count in slices does it first and leaves the results where
+ * the build finds them (the hasher's and the tokenizer's memos). A driver that ignores it loses
+ * nothing but the slicing: the build's result is the same.
+ */
+export interface BuildHint {
+  hashText: string;
+  countText?: string;
+}
+
 export class PromptContextEngine {
   private committed: ChatState;
   /** The built turn, until it is completed or abandoned: its state, record, last request, and its first request (tool steps extend it). */
@@ -140,6 +157,7 @@ export class PromptContextEngine {
    * `buildTurn` as steps, for a driver that gives the event loop a turn between them (a long chat cut
    * to a smaller window takes many cuts): the envelope is the one `buildTurn` returns. Nothing else
    * may build on this engine until the steps end; `builds` tells the driver whether something did.
+   * Before a text of `LONG_INPUT` characters or more is hashed or counted, a step yields a `BuildHint`.
    */
   *buildTurnSteps(input: TurnInput): Step<TurnEnvelope> {
     const build = ++this.buildCount;
@@ -148,7 +166,14 @@ export class PromptContextEngine {
     const reports: PruneReport[] = [];
     const rejections: Rejection[] = [...(input.rejections ?? [])];
 
+    for (const a of input.attachments ?? []) if (a.content.length >= LONG_INPUT) yield { hashText: a.content } satisfies BuildHint;
     const items = this.input.apply(s, turn, input, rejections, reports);
+    for (const item of items) {
+      const a = item.mode === 'full' ? s.entries.get(item.key)?.artifact : undefined;
+      if (!a || a.content.length < LONG_INPUT) continue;
+      const block = sharedFullBlock(a);
+      yield { hashText: block, countText: block } satisfies BuildHint;
+    }
 
     let rendered = this.requests.render(s, turn, items, input.userText);
     const budget = this.budget;

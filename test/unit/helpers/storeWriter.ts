@@ -5,13 +5,15 @@
  * so every turn the other process saved in between is a conflict the pipeline must settle.
  *
  * Every turn attaches a file of its own and, every few turns, a file both writers attach (same content,
- * so the same blob). Writes are slowed down on purpose (a line is written in two halves with a pause,
- * blobs are followed by a pause) so that the parent's SIGKILLs land in the middle of writes and while
- * the store lock is held. Every few turns the process collects blobs with no grace period, so only
+ * so the same blob). A chat line is written in two halves, so that a kill between them tears it. The
+ * parent chooses where each incarnation stops (`stopAt`: holding the lock before writing, after a
+ * blob, between the halves of a line, or between turns); it logs that it stopped there and waits
+ * for its SIGKILL, so where the kills land does not depend on the machine's speed. Every few turns the process collects blobs with no grace period, so only
  * the store lock keeps a blob another process is about to reference.
  *
  * It logs to a file (appended and fsynced, one line per event), which survives a SIGKILL:
  *   start <pid> <next index> <turns in chat>   a new incarnation, resuming after its last saved turn
+ *   stopped <point> <pid>                      reached its stop point: waiting to be killed
  *   done <userText> <turn> [rebased <n>]       a turn this process completed (saved), and where
  *   collected <n>                              blobs removed by a collection
  *   broke <what>                               a stale store lock (of a killed writer) was broken
@@ -36,6 +38,8 @@ export interface WriterArgs {
   quota: number;
   seed: number;
   log: string;
+  /** Stop at the `after`-th pass (1-based) of this incarnation through `point` and wait to be killed. */
+  stopAt?: { point: StopPoint; after: number };
 }
 
 /** The content of a file of the stress workspace: a pure function of its path, the same in every process. */
@@ -63,39 +67,66 @@ function options(chatId: string): EngineOptions {
   };
 }
 
-/** Slows chat-line and blob writes down so that kills land inside them. */
-function slowWrites(rnd: () => number): void {
+/** Where a writer can be told to stop and wait for its SIGKILL (see `WriterArgs.stopAt`). */
+export type StopPoint = 'locked' | 'blob' | 'line' | 'idle';
+
+/** The points at which the writer holds the store lock. */
+export const LOCK_HELD_POINTS: readonly StopPoint[] = ['locked', 'blob', 'line'];
+
+/**
+ * Counts the writer's passes through the named points, and at the `stopAt` one logs `stopped
+ * <point>` and blocks until it is killed:
+ *   locked  the store lock file was just created and written: nothing else done under it yet
+ *   blob    a blob's temporary file was just written, not yet renamed into place (lock held)
+ *   line    half of a chat line is written, the other half not (lock held: a torn line on disk)
+ *   idle    between two turns, holding nothing
+ */
+function stopPoints(log: string, stopAt: WriterArgs['stopAt']): (point: StopPoint) => void {
+  const passes: Record<StopPoint, number> = { locked: 0, blob: 0, line: 0, idle: 0 };
+  return (point) => {
+    passes[point]++;
+    if (!stopAt || stopAt.point !== point || stopAt.after !== passes[point]) return;
+    logLine(log, `stopped ${point} ${process.pid}`);
+    for (;;) sleepSync(60_000);
+  };
+}
+
+/** Hooks the writes of the lock file, blobs and chat lines to reach the points of `stop`. */
+function hookWrites(stop: (point: StopPoint) => void): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const nodeFs = require('fs') as typeof fs;
   const open = nodeFs.openSync;
   const write = nodeFs.writeSync;
+  const close = nodeFs.closeSync;
   const lineFds = new Set<number>();
   const blobFds = new Set<number>();
+  const lockFds = new Set<number>();
   nodeFs.openSync = ((p: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
     const fd = open(p, flags ?? 'r', mode);
     const name = String(p);
     if (flags === 'a' && name.endsWith('.jsonl')) lineFds.add(fd);
     else if (flags === 'w' && name.includes(`${path.sep}blobs${path.sep}`)) blobFds.add(fd);
+    else if (flags === 'wx' && path.basename(name) === 'store.lock') lockFds.add(fd);
     return fd;
   }) as typeof fs.openSync;
   nodeFs.writeSync = ((fd: number, data: NodeJS.ArrayBufferView | string, ...rest: unknown[]) => {
     if (lineFds.has(fd) && typeof data !== 'string' && rest.length >= 2) {
-      // appendLine: writeSync(fd, buf, off, len): write half, pause, let the caller write the rest.
+      // appendDurably: writeSync(fd, buf, off, len) until all is written: write half, let the caller write the rest.
       const [off, len] = rest as [number, number];
-      const half = Math.max(1, Math.floor(len / 2));
-      const n = write(fd, data, off, half);
-      sleepSync(1 + Math.floor(rnd() * 3));
+      const n = write(fd, data, off, Math.max(1, Math.floor(len / 2)));
+      if (n < len) stop('line');
       return n;
     }
     const n = (write as (...a: unknown[]) => number)(fd, data, ...rest);
-    if (blobFds.has(fd)) sleepSync(1 + Math.floor(rnd() * 2));
+    if (blobFds.has(fd)) stop('blob');
     return n;
   }) as typeof fs.writeSync;
-  const close = nodeFs.closeSync;
   nodeFs.closeSync = (fd: number) => {
+    const locked = lockFds.delete(fd);
     lineFds.delete(fd);
     blobFds.delete(fd);
     close(fd);
+    if (locked) stop('locked');
   };
 }
 
@@ -111,7 +142,8 @@ function logLine(file: string, text: string): void {
 
 export function runWriter(a: WriterArgs): void {
   const rnd = prng(a.seed ^ process.pid);
-  slowWrites(rnd);
+  const stop = stopPoints(a.log, a.stopAt);
+  hookWrites(stop);
   const store = ChatStore.open(a.root, {
     durable: false,
     blobGraceMs: 0,
@@ -161,6 +193,7 @@ export function runWriter(a: WriterArgs): void {
       i = Math.max(i, reload() + 1);
     }
     if (i % 10 === 0) logLine(a.log, `collected ${store.collectBlobs()}`);
+    stop('idle');
     // The user reads, types, the reply streams: the other window gets the lock in between.
     sleepSync(2 + Math.floor(rnd() * 12));
   }

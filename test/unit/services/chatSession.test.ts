@@ -4,6 +4,7 @@
  * Turns go through the real turn pipeline with a memory workspace and a scripted provider; one test
  * goes to the OpenAI imitation server over HTTP.
  */
+import { onCore } from '../../support/onCore';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
@@ -323,9 +324,8 @@ describe('ChatSession: chats', () => {
     const t0 = performance.now();
     const reopened = ChatSession.open(setup({}, st.root).options);
     const openMs = performance.now() - t0;
-    const t1 = performance.now();
-    const page = reopened.messages({ last: 50 });
-    const pageMs = performance.now() - t1;
+    // On a core: the bound is on the work, not on what else the machine runs.
+    const { value: page, ms: pageMs } = onCore(() => reopened.messages({ last: 50 }));
     assert.strictEqual(page.messages.length, 100);
     assert.strictEqual(page.messages[0].id, '451:user');
     const t2 = performance.now();
@@ -335,7 +335,7 @@ describe('ChatSession: chats', () => {
     process.stdout.write(
       `      500 turns: open ${openMs.toFixed(0)} ms, messages(last 50) ${pageMs.toFixed(2)} ms, first meter ${meterMs.toFixed(0)} ms\n`,
     );
-    assert.ok(pageMs < 20, `messages(last 50) took ${pageMs} ms`);
+    assert.ok(pageMs < 20, `messages(last 50) took ${pageMs} ms on a core`);
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * Two windows, one workspace, for real: two Node processes (child_process.fork of
  * helpers/storeWriter.ts) append turns to the same chat of one chat store through the real turn
- * pipeline, while this process SIGKILLs one of them at seeded random moments — every other kill when
- * it holds the store lock (writes are slowed down in the children so kills land mid-line) — and
- * starts it again. Each
- * child also collects blobs with no grace period. Afterwards: every turn each process completed is in
+ * pipeline, while this process SIGKILLs them at chosen points and starts them again: each incarnation
+ * is told where to stop (`stopAt`: right after taking the store lock, after writing a blob, between
+ * the two halves of a chat line, or between turns; at a seeded pass through that point), logs that it
+ * stopped, and is killed there. So the kills land where the test means them to on a quiet machine and
+ * on a busy one alike. Each child also collects blobs with no grace period. Afterwards: every turn each process completed is in
  * the chat exactly once and in its order, the chain and every snapshot verify, every referenced blob
  * exists, and no lock is left behind. The figures are printed.
  */
@@ -14,7 +15,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ChatStore } from '../../../../src/services/store/chatStore';
 import { encodeState, referencedBlobs } from '../../../../src/engine/stateCodec';
-import type { WriterArgs } from '../../helpers/storeWriter';
+import { LOCK_HELD_POINTS, type StopPoint, type WriterArgs } from '../../helpers/storeWriter';
 import { prng } from '../../../../bench/perf/generate';
 import { tempDir } from '../../../support/tempDir';
 
@@ -28,13 +29,14 @@ interface Writer {
 }
 
 describe('chat store: two processes appending to one chat, with random kills', function () {
-  this.timeout(120_000);
+  // The kills do not depend on speed; the run's length does (a minute quiet, several on a busy machine).
+  this.timeout(900_000);
 
   it('keeps every completed turn exactly once, in order; the chain and every blob verify; no lock is left', async () => {
     const dir = tempDir('strata-stress-', { keep: !!process.env.STRATA_KEEP_STRESS });
     const root = path.join(dir, 'store');
     const chatId = 'shared-chat';
-    const quota = 160;
+    const quota = 100;
     const plannedKills = 20;
     const rnd = prng(20261212);
     const helper = path.join(__dirname, '..', '..', 'helpers', 'storeWriter.js');
@@ -42,8 +44,11 @@ describe('chat store: two processes appending to one chat, with random kills', f
     const lockFile = path.join(root, 'store.lock');
     const t0 = performance.now();
 
-    const spawn = (name: string, seed: number): Writer => {
-      const args: WriterArgs = { root, chatId, name, quota, seed, log: path.join(dir, `${name}.log`) };
+    // Where each kill lands, in turn: three of four while the writer holds the store lock.
+    const points: StopPoint[] = ['line', 'idle', 'locked', 'blob'];
+    const plan = Array.from({ length: plannedKills }, (_, k) => ({ point: points[k % points.length], after: 1 + Math.floor(rnd() * 5) }));
+    const spawn = (name: string, seed: number, stopAt?: WriterArgs['stopAt']): Writer => {
+      const args: WriterArgs = { root, chatId, name, quota, seed, log: path.join(dir, `${name}.log`), stopAt };
       const child = fork(helper, [JSON.stringify(args)], { stdio: 'ignore' });
       const w: Writer = { name, child, finished: false, exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))) };
       void w.exited.then((code) => {
@@ -51,59 +56,57 @@ describe('chat store: two processes appending to one chat, with random kills', f
       });
       return w;
     };
+    /** The writer's `stopped` line of this incarnation, if it has logged one. */
+    const stoppedAt = (w: Writer): StopPoint | undefined => {
+      const log = path.join(dir, `${w.name}.log`);
+      if (!fs.existsSync(log)) return undefined;
+      const m = new RegExp(`^stopped (\\w+) ${w.child.pid}$`, 'm').exec(fs.readFileSync(log, 'utf8'));
+      return m ? (m[1] as StopPoint) : undefined;
+    };
     ChatStore.open(root, { durable: false });
-    const writers = [spawn('a', 1), spawn('b', 2)];
+    let next = 0;
+    const writers = [spawn('a', 1, plan[next++]), spawn('b', 2, plan[next++])];
     let kills = 0;
     let tornByKill = 0;
     let killedHoldingLock = 0;
+    const killedAt: StopPoint[] = [];
     let seed = 10;
-    const started = async (w: Writer) => {
-      // Kill a writer at work, not one still loading its modules.
-      const log = path.join(dir, `${w.name}.log`);
-      for (;;) {
-        if (w.finished || (fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes(`start ${w.child.pid} `))) return;
-        await sleep(10);
-      }
+    // A failed assertion leaves no writer running.
+    const stopAll = () => {
+      for (const w of writers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
     };
-    while (kills < plannedKills && writers.some((w) => !w.finished)) {
-      const k = rnd() < 0.5 ? 0 : 1;
-      const w = writers[k].finished ? writers[1 - k] : writers[k];
-      if (w.finished) break;
-      await started(w);
-      await sleep(50 + Math.floor(rnd() * 300));
-      const pid = w.child.pid;
-      if (kills % 2 === 1) {
-        // Every other kill waits for the writer to hold the store lock (it is writing), up to a second.
-        const t = Date.now();
-        while (Date.now() - t < 1000 && !w.finished) {
+    try {
+      while (writers.some((w) => !w.finished)) {
+        await sleep(5);
+        for (const [k, w] of writers.entries()) {
+          assert.ok(!w.child.exitCode, `writer ${w.name} exited with ${w.child.exitCode}: see ${w.name}.log`);
+          const point = w.finished ? undefined : stoppedAt(w);
+          if (!point) continue;
+          // The writer waits at its point: what it left on disk is what the kill leaves.
+          const pid = w.child.pid;
+          let lockPid: number | undefined;
           try {
-            if (JSON.parse(fs.readFileSync(lockFile, 'utf8')).pid === pid) break;
+            lockPid = (JSON.parse(fs.readFileSync(lockFile, 'utf8')) as { pid: number }).pid;
           } catch {
-            // No lock file right now, or half-written.
+            // No lock file right now.
           }
-          await new Promise((r) => setImmediate(r));
+          const holding = lockPid === pid;
+          assert.equal(holding, LOCK_HELD_POINTS.includes(point), `writer ${w.name} stopped at ${point}: holds the store lock ${holding}`);
+          if (holding) killedHoldingLock++;
+          if (point === 'line') {
+            const buf = fs.readFileSync(chatFile);
+            if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) tornByKill++;
+          }
+          w.child.kill('SIGKILL');
+          assert.equal(await w.exited, null, `writer ${w.name} was killed at ${point}`);
+          kills++;
+          killedAt.push(point);
+          writers[k] = spawn(w.name, ++seed, next < plan.length ? plan[next++] : undefined);
         }
       }
-      w.child.kill('SIGKILL');
-      const code = await w.exited;
-      if (code === 0) {
-        // It finished its quota just before the kill.
-        w.finished = true;
-        continue;
-      }
-      kills++;
-      try {
-        const buf = fs.readFileSync(chatFile);
-        if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) tornByKill++;
-      } catch {
-        // No chat file yet.
-      }
-      try {
-        if (JSON.parse(fs.readFileSync(lockFile, 'utf8')).pid === pid) killedHoldingLock++;
-      } catch {
-        // No lock file, or another holder.
-      }
-      writers[writers.indexOf(w)] = spawn(w.name, ++seed);
+    } catch (e) {
+      stopAll();
+      throw e;
     }
     const codes = await Promise.all(writers.map((w) => w.exited));
     const seconds = (performance.now() - t0) / 1000;
@@ -168,13 +171,14 @@ describe('chat store: two processes appending to one chat, with random kills', f
       fs.readdirSync(root).filter((f) => f.includes('.break-') || f.includes('.tmp-')),
       [],
     );
-    // The run exercised what it is meant to.
+    // The run exercised what it is meant to: every planned kill, at its point.
+    assert.deepStrictEqual(killedAt.slice().sort(), plan.map((p) => p.point).sort());
     assert.strictEqual(kills, plannedKills);
+    assert.strictEqual(killedHoldingLock, (plannedKills * 3) / 4, 'kills while holding the lock');
+    assert.strictEqual(tornByKill, plannedKills / 4, 'kills between the halves of a chat line');
     assert.ok(rebased.length >= 20, `conflicts resolved by rebuilding: ${rebased.length}`);
-    assert.ok(killedHoldingLock >= plannedKills / 4, `kills while holding the lock: ${killedHoldingLock}`);
-    // A lock left by a killed writer is broken once, by the next writer (which may do it before this
-    // process looks at the lock file after the kill: so at least as many as seen here, at most one a kill).
-    assert.ok(broke >= killedHoldingLock && broke <= kills, `stale locks broken: ${broke}`);
+    // A lock left by a killed writer is broken once, by the next writer to want it.
+    assert.strictEqual(broke, killedHoldingLock, 'stale locks broken');
 
     console.log(
       `      two processes, ${ids.length} turns (${quota} each) in ${seconds.toFixed(1)} s: ${kills} SIGKILLs (${tornByKill} left a torn line, ${killedHoldingLock} while holding the store lock), ` +

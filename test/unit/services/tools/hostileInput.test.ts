@@ -4,6 +4,7 @@
  * file system, the default secrets patterns, tool arguments named like Object.prototype's members,
  * and tool paths that name an editor buffer instead of a workspace file.
  */
+import { onCore } from '../../../support/onCore';
 import * as assert from 'node:assert/strict';
 import { GlobSet } from '../../../../src/common/glob';
 import { DEFAULT_EXCLUDES, IsolationPolicy } from '../../../../src/engine/isolation';
@@ -38,14 +39,16 @@ describe('hostile input', () => {
     const paths = hostilePaths();
     let best = Infinity;
     let found = 0;
-    // The best of a few runs of the same work: the bound is on the matcher, not on a busy machine.
+    // The best of a few runs of the same work, on a core: the bound is on the matcher, not on a busy machine.
     for (let run = 0; run < 5; run++) {
-      const t0 = performance.now();
-      const set = new GlobSet([HOSTILE_GLOB]);
-      found = paths.filter((p) => set.match(p) !== undefined).length;
-      best = Math.min(best, performance.now() - t0);
+      const run1 = onCore(() => {
+        const set = new GlobSet([HOSTILE_GLOB]);
+        return paths.filter((p) => set.match(p) !== undefined).length;
+      });
+      found = run1.value;
+      best = Math.min(best, run1.ms);
     }
-    console.log(`      ${HOSTILE_GLOB} against ${paths.length} paths: ${best.toFixed(1)} ms (best of 5)`);
+    console.log(`      ${HOSTILE_GLOB} against ${paths.length} paths: ${best.toFixed(1)} ms on a core (best of 5)`);
     assert.equal(found, 1000, 'the paths whose last segment ends in s and has at least 10 characters');
     assert.ok(best < 50, `${best.toFixed(1)} ms`);
   });
