@@ -61,7 +61,37 @@ function codeOnly(line: string, inBlockComment: { open: boolean }): string {
       i += 2;
       continue;
     }
-    if (c === '"' || c === "'" || c === '`') {
+    if (c === '`') {
+      // A template literal's text is blanked; its `${…}` substitutions are code (on the same line).
+      let j = i + 1;
+      out += ' ';
+      while (j < line.length && line[j] !== '`') {
+        if (line[j] === '\\') {
+          out += '  ';
+          j += 2;
+          continue;
+        }
+        if (line[j] === '$' && line[j + 1] === '{') {
+          out += '  ';
+          j += 2;
+          let depth = 1;
+          while (j < line.length && depth > 0) {
+            if (line[j] === '{') depth++;
+            else if (line[j] === '}') depth--;
+            out += depth === 0 ? ' ' : line[j];
+            j++;
+          }
+          continue;
+        }
+        out += ' ';
+        j++;
+      }
+      if (j < line.length) out += ' ';
+      i = Math.min(j + 1, line.length);
+      out = out.slice(0, i);
+      continue;
+    }
+    if (c === '"' || c === "'") {
       let j = i + 1;
       while (j < line.length && line[j] !== c) j += line[j] === '\\' ? 2 : 1;
       const end = Math.min(j + 1, line.length);

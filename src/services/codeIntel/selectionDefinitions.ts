@@ -133,6 +133,8 @@ interface Candidate {
   form: Form;
   /** The outline symbol, for a container's outline. */
   outline?: CodeSymbol;
+  /** The lines of the symbol that holds it (`''` at the top of its file): only neighbours under one holder are read as one range. */
+  parent: string;
   /** The selection calls it: its whole body is wanted when it fits. */
   called: boolean;
   /** Order of first use: of the use that led here, and of the first use that led to its file. */
@@ -168,7 +170,14 @@ function declarationOf(
   symbols: readonly CodeSymbol[] | undefined,
   sel: SelectionRange,
   name: string,
-): Pick<Candidate, 'startLine' | 'endLine' | 'nameLine' | 'symbol' | 'kind' | 'form' | 'outline'> {
+): Pick<Candidate, 'startLine' | 'endLine' | 'nameLine' | 'symbol' | 'kind' | 'form' | 'outline' | 'parent'> {
+  const parentOf = (r: { startLine: number; endLine: number }, not?: CodeSymbol) => {
+    let p: CodeSymbol | undefined;
+    for (const s of flattenSymbols(symbols ?? []))
+      if (s !== not && s.startLine <= r.startLine && r.endLine <= s.endLine && (!p || s.endLine - s.startLine < p.endLine - p.startLine))
+        p = s;
+    return p ? `${p.startLine}-${p.endLine}` : '';
+  };
   const own = {
     startLine: loc.line,
     endLine: Math.max(loc.line, loc.endLine ?? loc.line),
@@ -176,12 +185,15 @@ function declarationOf(
     symbol: name,
     kind: 'definition',
     form: 'own' as const,
+    parent: '',
   };
   if (!symbols) return own;
+  own.parent = parentOf(own);
   let named: CodeSymbol | undefined;
   for (const s of flattenSymbols(symbols))
     if (s.nameLine === loc.line && s.startLine <= loc.line && loc.line <= s.endLine) {
-      if (!named || s.endLine - s.startLine <= named.endLine - named.startLine) named = s;
+      // The outermost of equal spans: a property rather than the keys of the object on its line.
+      if (!named || s.endLine - s.startLine < named.endLine - named.startLine) named = s;
     }
   const holder = named ?? enclosingSymbol(symbols, loc.line);
   if (!holder || (!named && holder.children && holder.children.length > 0)) return own;
@@ -194,6 +206,7 @@ function declarationOf(
     symbol: holder.name,
     kind: holder.kind,
     form: container ? 'container' : 'whole',
+    parent: parentOf(holder, holder),
     ...(container ? { outline: holder } : {}),
   };
 }
@@ -217,6 +230,7 @@ function mergeShort(list: readonly Candidate[]): Candidate[] {
     for (const c of group) {
       if (
         cur &&
+        c.parent === cur.parent &&
         c.startLine <= cur.endLine + 1 + MERGE_GAP_LINES &&
         Math.max(cur.endLine, c.endLine) - cur.startLine < SIGNATURE_MAX_LINES
       ) {
