@@ -37,7 +37,18 @@ const noDynamicLoading = {
 export default defineConfig(
   {
     // samples/: the sample user project `npm start` opens, not Strata's code.
-    ignores: ['node_modules/', 'out/', 'dist/', '.harness/', '.vscode-test/', 'bench/results/', 'samples/', '**/*.d.ts'],
+    // test/fixtures/tanstack-query-core/: a third-party library vendored as test data, kept as published.
+    ignores: [
+      'node_modules/',
+      'out/',
+      'dist/',
+      '.harness/',
+      '.vscode-test/',
+      'bench/results/',
+      'samples/',
+      'test/fixtures/tanstack-query-core/',
+      '**/*.d.ts',
+    ],
   },
   js.configs.recommended,
   tseslint.configs.recommended,

@@ -66,15 +66,16 @@ export interface QuestionSelection {
   endLine: number;
 }
 
-/** The lines of `q.symbol` in its file (its first `MAX_SELECTION_LINES` when longer). */
-export function selectionFor(port: CodeIntelPort, q: CodeQuestion): QuestionSelection {
+/** The lines of `q.symbol` in its file (its first `maxLines` when longer). */
+export function selectionFor(port: CodeIntelPort, q: CodeQuestion, maxLines = MAX_SELECTION_LINES): QuestionSelection {
   const symbols = port.outline(q.file);
   if (!symbols || symbols instanceof Promise) throw new Error(`no outline for ${q.file}`);
-  const [outer, inner] = q.symbol.split('.');
+  const dot = q.symbol.indexOf('.');
+  const [outer, inner] = dot < 0 ? [q.symbol, undefined] : [q.symbol.slice(0, dot), q.symbol.slice(dot + 1)];
   let s = symbols.find((x) => x.name === outer);
   if (s && inner) s = flattenSymbols(s.children ?? []).find((x) => x.name === inner);
   if (!s) throw new Error(`${q.file} has no symbol ${q.symbol}`);
-  return { file: q.file, startLine: s.startLine, endLine: Math.min(s.endLine, s.startLine + MAX_SELECTION_LINES - 1) };
+  return { file: q.file, startLine: s.startLine, endLine: Math.min(s.endLine, s.startLine + maxLines - 1) };
 }
 
 export const CODEINTEL_SYSTEM =

@@ -122,6 +122,28 @@ function writeCodeIntelProject(root) {
       '',
     ].join('\n'),
   );
+  // Member accesses: `this.rect` beside a parameter `rect`, `rect.w` beside a local `w`, `super.describe()`.
+  write(
+    path.join(root, 'members.ts'),
+    [
+      "import type { Rect } from '@shapes/geometry';",
+      '',
+      'export class Base {',
+      '  describe(r: Rect): string {',
+      '    return `${r.w}x${r.h}`;',
+      '  }',
+      '}',
+      '',
+      'export class Room extends Base {',
+      '  rect: Rect = { w: 2, h: 3 };',
+      '  summary(rect: Rect): string {',
+      '    const w = rect.w;',
+      '    return `${w} ${this.rect.h} ${super.describe(rect)}`;',
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+  );
   write(path.join(root, 'hidden', 'token.ts'), ['export function token(): string {', "  return 'not-a-real-token';", '}', ''].join('\n'));
   write(
     path.join(root, 'report.ts'),

@@ -17,6 +17,8 @@ import type { StrataController } from './strataController';
 type SelectionSpec = Extract<AttachmentSpec, { kind: 'selection' }>;
 
 const NUMBER = new Intl.NumberFormat('en-US');
+/** Names of left-out definitions a message lists before `…`. */
+const LEFT_OUT_NAMES = 5;
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${NUMBER.format(n)} ${n === 1 ? one : many}`;
@@ -83,6 +85,8 @@ export class CodeIntelCommands {
     const added: ChipView[] = [];
     const refused: Rejection[] = [];
     let skipped = 0;
+    let bodies = 0;
+    const names: string[] = [];
     await this.withProgress('Strata: finding the definitions the selection uses', async (signal) => {
       for (const s of specs) {
         if (!s.ok) {
@@ -93,18 +97,23 @@ export class CodeIntelCommands {
         if (r.chip) added.push(r.chip);
         refused.push(...r.rejections);
         skipped += r.skippedForBudget;
+        bodies += r.bodiesLeftOut;
+        for (const n of r.leftOut) if (!names.includes(n)) names.push(n);
       }
     });
     const found = added.reduce((n, c) => n + (c.definitions?.length ?? 0), 0);
+    const shown = names.slice(0, LEFT_OUT_NAMES).join(', ') + (names.length > LEFT_OUT_NAMES ? ', …' : '');
     const left =
-      skipped > 0 ? `; ${plural(skipped, 'more')} did not fit strata.context.definitionsBudget (${NUMBER.format(budget)} tokens)` : '';
+      (skipped > 0
+        ? `; ${plural(skipped, 'more')} did not fit strata.context.definitionsBudget (${NUMBER.format(budget)} tokens): ${shown}`
+        : '') + (bodies > 0 ? `; ${plural(bodies, 'function')} it calls went as signatures, their bodies did not fit` : '');
     const summary =
       added.length === 0
         ? undefined
         : found === 0
           ? `no definitions in the workspace were found for ${added.map((c) => c.label).join(', ')}${left}.`
           : `attached ${added.map((c) => c.label).join(', ')} with ${plural(found, 'definition')}${left}.`;
-    this.show(added, refused, found === 0 || skipped > 0 ? summary : undefined);
+    this.show(added, refused, found === 0 || skipped > 0 || bodies > 0 ? summary : undefined);
     return added;
   }
 

@@ -10,7 +10,8 @@ import { configure, folderUri, strataApi, until, withTimeout } from './support/p
  * on the fixture's `app/intel` project (scripts/harness/fixtureWorkspace.js): a tsconfig `paths`
  * alias, a report calling functions of two other files, and a file the test excludes.
  *
- * - "Attach Selection with Definitions" attaches exactly the declarations the selection calls;
+ * - "Attach Selection with Definitions" attaches exactly the declarations the selection calls, and
+ *   follows member accesses (`this.x`, `obj.x` beside a local `x`, `super.x()`) to their declarations;
  * - "Attach File with Imports" follows the alias import and refuses the excluded file;
  * - a definition in an excluded file is refused with its reason;
  * - Context Layers lists each definition under its selection, "used by selection";
@@ -134,6 +135,22 @@ describe('Code intelligence as context (built-in TypeScript language features)',
     assert.ok(text.includes(square), text);
     for (const other of ['function area', 'function perimeter', 'function padded', 'interface Rect'])
       assert.ok(!text.includes(other), `${other} is not sent:\n${text}`);
+  });
+
+  it('follows member accesses through the definition provider: this.rect, rect.w beside a local w, super.describe()', async () => {
+    await select(['intel', 'members.ts'], 11, 14);
+    const chips = (await vscode.commands.executeCommand<ChipView[]>('strata.attachSelectionWithDefinitions')) ?? [];
+    assert.equal(chips.length, 1);
+    const defs = (chips[0].definitions ?? []).map((d) => `${d.label} ${d.symbol}`);
+    // `this.rect` is the class's property (line 10), not the parameter `rect` the selection declares.
+    assert.ok(defs.includes('app/intel/members.ts:L10-10 rect'), defs.join('\n'));
+    // `super.describe(rect)` is the base class's method.
+    assert.ok(defs.includes('app/intel/members.ts:L4-6 describe'), defs.join('\n'));
+    // `rect.w` and `this.rect.h`: the interface's members, although the selection declares a local `w`.
+    assert.ok(defs.includes('app/intel/shapes/geometry.ts:L2-3 w, h'), defs.join('\n'));
+    const text = nextAttachmentsText(api);
+    assert.ok(text.includes('  rect: Rect = { w: 2, h: 3 };'), text);
+    assert.ok(text.includes('  describe(r: Rect): string {\n    return `${r.w}x${r.h}`;\n  }'), text);
   });
 
   it('Context Layers lists each definition under its selection, used by selection', async () => {

@@ -1,10 +1,11 @@
 /**
  * The identifiers a piece of code uses, found by scanning its text: what the definition provider is
  * asked about for a selection. Language-neutral on purpose (the editor's providers know every
- * language; this scan only has to find the names): comments and string literals on a line are
- * skipped, keywords of the common languages are not names, and the names the text itself declares
- * (`const x`, `function f`, `class C`, `def g`) are left out, since their definitions are the
- * selection itself.
+ * language and resolve each position; this scan only has to find the positions): comments and
+ * string literals on a line are skipped, keywords of the common languages are not names unless they
+ * are members (`filters.type`, `this.get`), and a bare name the text itself declares (`const x`,
+ * `function f`, `class C`, `def g`) is left out, since its definition is the selection itself; a
+ * member of the same name (`options.staleTime` beside `const staleTime`) is still a use.
  */
 
 const KEYWORDS = new Set(
@@ -27,6 +28,14 @@ export interface IdentifierUse {
   /** 1-based line in the file and column of its first use. */
   line: number;
   column: number;
+}
+
+/** One occurrence of a name in the text, with what it is a member of. */
+export interface IdentifierOccurrence extends IdentifierUse {
+  /** The receiver the name is a member of, as written on its line (`this`, `this.#client.getQueryCache()`, `options`); `''` for a bare name; `'.'` when the chain starts on an earlier line. */
+  receiver: string;
+  /** Followed by `(` (or `<…>(`): the selection calls it. */
+  called: boolean;
 }
 
 /** Blanks out string literals and comments on one line (kept the same length, so columns stay right). */
@@ -52,7 +61,37 @@ function codeOnly(line: string, inBlockComment: { open: boolean }): string {
       i += 2;
       continue;
     }
-    if (c === '"' || c === "'" || c === '`') {
+    if (c === '`') {
+      // A template literal's text is blanked; its `${…}` substitutions are code (on the same line).
+      let j = i + 1;
+      out += ' ';
+      while (j < line.length && line[j] !== '`') {
+        if (line[j] === '\\') {
+          out += '  ';
+          j += 2;
+          continue;
+        }
+        if (line[j] === '$' && line[j + 1] === '{') {
+          out += '  ';
+          j += 2;
+          let depth = 1;
+          while (j < line.length && depth > 0) {
+            if (line[j] === '{') depth++;
+            else if (line[j] === '}') depth--;
+            out += depth === 0 ? ' ' : line[j];
+            j++;
+          }
+          continue;
+        }
+        out += ' ';
+        j++;
+      }
+      if (j < line.length) out += ' ';
+      i = Math.min(j + 1, line.length);
+      out = out.slice(0, i);
+      continue;
+    }
+    if (c === '"' || c === "'") {
       let j = i + 1;
       while (j < line.length && line[j] !== c) j += line[j] === '\\' ? 2 : 1;
       const end = Math.min(j + 1, line.length);
@@ -87,6 +126,86 @@ export function identifierUses(text: string, firstLine: number): IdentifierUse[]
       if (seen.has(name) || declared.has(name) || KEYWORDS.has(name) || name === '$' || name === '_') continue;
       seen.add(name);
       out.push({ name, line: firstLine + i, column: at + 1 });
+    }
+  });
+  return out;
+}
+
+const IDENT = /[\w$]/;
+/** The longest receiver kept as a key; a longer chain is cut from the left. */
+const RECEIVER_CHARS = 120;
+
+/** The member chain before `at` (`this.#client.getQueryCache()` before `.build`), scanning back over names, dots and balanced parentheses. */
+function receiverBefore(l: string, at: number): string {
+  let i = at - 1;
+  while (i >= 0 && l[i] === ' ') i--;
+  // `...x` spreads a bare name.
+  if (i < 0 || l[i] !== '.' || l[i - 1] === '.') return '';
+  let end = i;
+  if (i > 0 && l[i - 1] === '?') end = i - 1;
+  let j = end - 1;
+  let depth = 0;
+  while (j >= 0 && end - j < RECEIVER_CHARS) {
+    const c = l[j];
+    if (c === ')' || c === ']') depth++;
+    else if (c === '(' || c === '[') {
+      if (depth === 0) break;
+      depth--;
+    } else if (depth === 0 && !(IDENT.test(c) || c === '.' || c === '#' || c === '?' || c === '!')) break;
+    j--;
+  }
+  const chain = l.slice(j + 1, end).trim();
+  return chain.length > 0 ? chain : '.';
+}
+
+/** Whether the name ending at `end` is called: `(` next, or a type argument list and then `(`. */
+function calledAfter(l: string, end: number): boolean {
+  let i = end;
+  while (i < l.length && l[i] === ' ') i++;
+  if (l[i] === '(') return true;
+  if (l[i] !== '<') return false;
+  let depth = 0;
+  for (; i < l.length; i++) {
+    if (l[i] === '<') depth++;
+    else if (l[i] === '>' && l[i - 1] !== '=' && --depth === 0) return l[i + 1] === '(';
+  }
+  return false;
+}
+
+/** A name followed by `:` at the start of a line or after `{` / `,`: an object literal's key (its own declaration), not a use. */
+function isObjectKey(l: string, at: number, end: number): boolean {
+  let i = end;
+  while (i < l.length && l[i] === ' ') i++;
+  if (l[i] !== ':' || l[i + 1] === ':') return false;
+  let j = at - 1;
+  while (j >= 0 && l[j] === ' ') j--;
+  return j < 0 || l[j] === '{' || l[j] === ',';
+}
+
+/**
+ * Every position the definition provider is asked about: each name `text` uses, at every
+ * occurrence, in order (its first line is line `firstLine` of the file). Keywords are left out
+ * unless they are members; bare names `text` declares, their declarations and object keys are left
+ * out. Repeats are left to the caller, which knows what an answer resolved to.
+ */
+export function identifierOccurrences(text: string, firstLine: number): IdentifierOccurrence[] {
+  const lines = text.split(/\r\n|\r|\n/);
+  const block = { open: false };
+  const code = lines.map((l) => codeOnly(l, block));
+  const declared = new Set<string>();
+  for (const l of code) for (const m of l.matchAll(DECLARES)) declared.add(m[1]);
+  const out: IdentifierOccurrence[] = [];
+  code.forEach((l, i) => {
+    for (const m of l.matchAll(/[A-Za-z_$][\w$]*/g)) {
+      const name = m[0];
+      const at = m.index ?? 0;
+      if (at > 0 && /[0-9]/.test(l[at - 1])) continue;
+      if (name === '$' || name === '_') continue;
+      // `#name` is a private member of `this` (or of what precedes it).
+      const start = at > 0 && l[at - 1] === '#' ? at - 1 : at;
+      const receiver = receiverBefore(l, start);
+      if (receiver === '' && (KEYWORDS.has(name) || declared.has(name) || isObjectKey(l, start, at + name.length))) continue;
+      out.push({ name, line: firstLine + i, column: at + 1, receiver, called: calledAfter(l, at + name.length) });
     }
   });
   return out;

@@ -16,10 +16,9 @@ import { wait, type Step } from '../../common/steps';
 import type { MaybePromise, WorkspacePort } from '../workspacePort';
 import type { CodeIntelPort } from './codeIntelPort';
 import { abortError, driveMaybe } from './maybeSync';
-import { renderOutline } from './outline';
+import { OUTLINE_TOOL, renderOutline } from './outline';
 
-/** The tool an outline is recorded as. */
-export const OUTLINE_TOOL = 'get_outline';
+export { OUTLINE_TOOL };
 
 /** Defaults when the caller has no setting: two levels of imports, 8,000 tokens. */
 export const DEFAULT_IMPORT_DEPTH = 2;

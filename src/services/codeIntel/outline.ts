@@ -6,6 +6,9 @@
  */
 import type { CodeSymbol } from './codeIntelPort';
 
+/** The tool an outline is recorded as (a file's, or one declaration's with its range). */
+export const OUTLINE_TOOL = 'get_outline';
+
 /** A detail longer than this is cut with `…` (a signature, not a body). */
 export const OUTLINE_DETAIL_CHARS = 120;
 

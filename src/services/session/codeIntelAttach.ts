@@ -26,6 +26,10 @@ export interface DefinitionsAttached {
   rejections: Rejection[];
   /** Declarations left out because they did not fit the budget. */
   skippedForBudget: number;
+  /** Their names, in the order they were considered (nearest first), for the message that says what was left out. */
+  leftOut: string[];
+  /** Declarations the selection calls that went as their signature because their body did not fit. */
+  bodiesLeftOut: number;
 }
 
 export interface ImportsAttached {
@@ -68,7 +72,12 @@ export class CodeIntelAttach {
     const port = this.codeIntelPort();
     const found = await definitionsForSelection(port, spec, { budgetTokens, countTokens: (t) => this.count(t), signal });
     const selection = found.selection;
-    const out: DefinitionsAttached = { rejections: found.rejections, skippedForBudget: found.skippedForBudget.length };
+    const out: DefinitionsAttached = {
+      rejections: found.rejections,
+      skippedForBudget: found.skippedForBudget.length,
+      leftOut: found.skippedForBudget.map((s) => s.symbol),
+      bodiesLeftOut: found.bodiesLeftOut.length,
+    };
     if (!selection) return out;
     const tokenizer = this.context().tokenizer;
     if (tokenizer.warm) await tokenizer.warm(selection.content, signal);

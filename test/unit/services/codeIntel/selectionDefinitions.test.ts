@@ -66,9 +66,24 @@ describe('codeIntel / definitionsForSelection (TypeScript in memory)', function 
     const budget = all.definitions.slice(0, 3).reduce((n, d) => n + d.tokens, 0) + xy.tokens;
     const r = definitionsForSelection(ws, SELECTION, { budgetTokens: budget, countTokens: count }) as SelectionDefinitions;
     assert.deepEqual(rows(r), [...rows(all).slice(0, 3), rows(all)[4]]);
+    const left = budget - all.definitions.slice(0, 3).reduce((n, d) => n + d.tokens, 0);
     assert.deepEqual(r.skippedForBudget, [
-      { path: 'src/geo.ts', startLine: 10, endLine: 12, symbol: 'add', tokens: add.tokens },
-      { path: 'src/util/fmt.ts', startLine: 1, endLine: 1, symbol: 'fmt', tokens: fmt.tokens },
+      {
+        path: 'src/geo.ts',
+        startLine: 10,
+        endLine: 12,
+        symbol: 'add',
+        tokens: add.tokens,
+        reason: `${add.tokens} tokens, ${left} left of the ${budget}-token budget`,
+      },
+      {
+        path: 'src/util/fmt.ts',
+        startLine: 1,
+        endLine: 1,
+        symbol: 'fmt',
+        tokens: fmt.tokens,
+        reason: `${fmt.tokens} tokens, 0 left of the ${budget}-token budget`,
+      },
     ]);
     assert.equal(
       r.definitions.reduce((n, d) => n + d.tokens, 0),

@@ -58,6 +58,7 @@ describe('code intelligence chips', () => {
     const r = await s.codeIntel.selectionWithDefinitions({ kind: 'selection', path: 'src/report.ts', startLine: 5, endLine: 7 }, 4000);
     assert.deepEqual(r.rejections, []);
     assert.equal(r.skippedForBudget, 0);
+    assert.deepEqual(r.leftOut, []);
     assert.deepEqual(
       s.chips().map((c) => [c.kind, c.label, (c.definitions ?? []).map((d) => [d.label, d.symbol, d.usedBy])]),
       [
@@ -101,6 +102,12 @@ describe('code intelligence chips', () => {
     const r = await s.codeIntel.selectionWithDefinitions({ kind: 'selection', path: 'src/report.ts', startLine: 5, endLine: 7 }, 20);
     assert.equal(s.chips().length, 1, 'the same selection keeps its chip');
     assert.equal((s.chips()[0].definitions ?? []).length + r.skippedForBudget, 2);
+    // What was left out is named, so the message can say which.
+    assert.equal(r.leftOut.length, r.skippedForBudget);
+    const all = await s.codeIntel.selectionWithDefinitions({ kind: 'selection', path: 'src/report.ts', startLine: 5, endLine: 7 }, 4000);
+    assert.equal((s.chips()[0].definitions ?? []).length, 2);
+    assert.deepEqual(all.leftOut, []);
+    assert.equal(all.bodiesLeftOut, 0);
   });
 
   it('attaches a file with its imports, one chip each, an outline when it does not fit', async () => {
