@@ -1,5 +1,6 @@
 import { MAX_CITATION_PATHS, type Citation } from '../src/protocol/citations';
 import type { MessageView, ToolStepView } from '../src/protocol/messages';
+import { codeWrap, setCodeWrap } from './codeBlocks';
 import { citationCandidates, citationOf, linkCitations } from './citationLinks';
 import { DeferredRender } from './deferredRender';
 import { h, icon, setAttrs } from './dom';
@@ -18,6 +19,10 @@ export interface ConversationHost {
   loadOlder(beforeTurn: number): Promise<boolean>;
   copy(text: string, button: HTMLButtonElement): void;
   insert(code: string): void;
+  /** A shell block into the terminal (not run). */
+  insertTerminal(code: string): void;
+  /** The user turned line wrapping in code blocks on or off (remembered). */
+  codeWrapChanged(wrap: boolean): void;
   /** Apply a code block to a file (the host picks the target and shows the diff). */
   apply(block: CodeBlock): void;
   /** The paths among `paths` the host lets become links; undefined when the request failed. */
@@ -399,12 +404,18 @@ export class Conversation {
       this.host.copy(record.view.text, target);
       return;
     }
-    if (action === 'copy-code' || action === 'insert-code' || action === 'apply-code') {
+    if (action === 'wrap-code') {
+      setCodeWrap(!codeWrap());
+      this.host.codeWrapChanged(codeWrap());
+      return;
+    }
+    if (action === 'copy-code' || action === 'insert-code' || action === 'apply-code' || action === 'terminal-code') {
       const pre = target.closest('.code-block')?.querySelector('pre[data-code]');
       const block = pre ? record.codes[Number(pre.getAttribute('data-code'))] : undefined;
       if (!block) return;
       if (action === 'copy-code') this.host.copy(block.code, target);
       else if (action === 'insert-code') this.host.insert(block.code);
+      else if (action === 'terminal-code') this.host.insertTerminal(block.code);
       else this.host.apply(block);
     }
   }

@@ -1,8 +1,10 @@
+import './chunkLoading';
 import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import { PROTOCOL_VERSION, parseHostToWebviewMessage, type HostToWebviewMessage, type PanelState } from '../src/protocol/messages';
 import type { PanelResponseOf, WebviewRequest, WebviewRequestKind, WebviewRequestOf } from '../src/protocol/requests';
 import { Banners } from './banners';
 import { Composer } from './composer';
+import { setCodeWrap } from './codeBlocks';
 import { Conversation } from './conversation';
 import { h } from './dom';
 import { EmptyState } from './emptyState';
@@ -85,6 +87,8 @@ class App {
         loadOlder: async (beforeTurn) => (await this.request({ kind: 'loadOlder', chatId: this.chatId, beforeTurn })).ok,
         copy: (text, button) => void this.copy(text, button),
         insert: (code) => this.fire({ kind: 'insertCode', code }),
+        insertTerminal: (code) => this.fire({ kind: 'insertTerminal', code }),
+        codeWrapChanged: (wrap) => this.ui.update({ codeWrap: wrap }),
         apply: (block) =>
           void this.request({ kind: 'applyCode', code: block.code, info: block.info, lineAbove: block.lineAbove }).then((result) => {
             // The host may be waiting on the user (a quick pick, a confirmation): a late answer is no failure.
@@ -147,6 +151,7 @@ class App {
       this.meter,
       this.ui.get().draft,
     );
+    setCodeWrap(this.ui.get().codeWrap === true);
     root.replaceChildren(this.header.el, this.progress, this.banners.el, this.conversation.el, history.el, this.composer.el);
     root.classList.add('strata');
     // Until the host's first state arrives, nothing chat-specific is shown (no flash of an empty chat).
