@@ -69,6 +69,7 @@ export class Conversation {
   private chatId = '';
   private busy = false;
   private readonly regenerateButton: HTMLButtonElement;
+  private readonly jumpButton: HTMLButtonElement;
   private readonly older: OlderMessages;
   private readonly scroll: ScrollKeeper;
   private readonly deferredRender: DeferredRender;
@@ -106,6 +107,14 @@ export class Conversation {
       chatId: () => this.chatId,
     });
     this.el.prepend(this.older.row);
+    this.jumpButton = h(
+      'button',
+      { type: 'button', class: 'jump-latest', 'data-testid': 'strata-jump-latest', 'data-action': 'jump-latest', title: 'Jump to Latest' },
+      icon('arrow-down'),
+      h('span', null, 'Latest'),
+    );
+    this.jumpButton.hidden = true;
+    this.el.append(this.jumpButton);
     this.roving = new RovingFocus(this.list, 'article');
 
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
@@ -370,8 +379,23 @@ export class Conversation {
     this.scroll.revealEnd();
   }
 
+  /** Find: every older message loaded and every message rendered. */
+  async prepareFind(): Promise<void> {
+    await this.older.loadAll();
+    this.deferredRender.renderAll();
+  }
+
+  /** The bodies of the messages, in order (what Find searches). */
+  messageBodies(): HTMLElement[] {
+    return Array.from(this.list.children).flatMap((el) => {
+      const record = this.recordOf(el);
+      return record ? [record.body] : [];
+    });
+  }
+
   private onScroll(): void {
     this.scroll.onScroll();
+    this.jumpButton.hidden = this.scroll.following;
     this.older.maybeLoad();
     this.scroll.saveSoon();
   }
@@ -384,6 +408,11 @@ export class Conversation {
     const target = e.target instanceof Element ? e.target.closest<HTMLElement>('[data-action]') : null;
     if (!target || !this.el.contains(target)) return;
     const action = target.getAttribute('data-action');
+    if (action === 'jump-latest') {
+      this.revealEnd();
+      this.jumpButton.hidden = true;
+      return;
+    }
     if (action === 'load-older') {
       this.older.retry();
       return;
