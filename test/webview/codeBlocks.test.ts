@@ -200,4 +200,25 @@ describe('chat panel: code blocks', function () {
     assert.equal(await p.byTestId('strata-code-wrap').getAttribute('aria-pressed'), 'true');
     assert.equal(await p.page.locator('.code-block pre').evaluate((el) => el.scrollWidth > el.clientWidth), false);
   });
+
+  it('keeps a centred reading lane of about 90 characters in a 1920 px editor tab', async () => {
+    const p = await open({ width: 1920, height: 800 });
+    await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, `${'A long line of prose. '.repeat(40)}\n\n${REPLY}`)] }));
+    const box = async (sel: string) => (await p.page.locator(sel).first().boundingBox())!;
+    const lane = await box('.messages');
+    const input = await box('.composer .input-box');
+    const ch = await p.page.locator('.messages').evaluate((el) => {
+      const probe = el.ownerDocument.createElement('span');
+      probe.textContent = '0'.repeat(90);
+      el.append(probe);
+      const w = probe.getBoundingClientRect().width;
+      probe.remove();
+      return w;
+    });
+    assert.equal(Math.round(lane.width), Math.round(ch), 'the lane is 90 characters wide');
+    assert.equal(Math.round(input.width), Math.round(ch), 'so is the composer');
+    // Centred in the tab (the conversation's scroll bar aside).
+    assert.ok(Math.abs(lane.x + lane.width / 2 - 960) <= 8, `centred: ${lane.x}`);
+    assert.ok(Math.abs(input.x + input.width / 2 - 960) <= 8, `centred: ${input.x}`);
+  });
 });
