@@ -298,7 +298,9 @@ export class Composer {
     const canSend = !this.busy && this.input.value.trim().length > 0;
     this.sendButton.toggleAttribute('disabled', !canSend);
     this.sendButton.setAttribute('aria-disabled', String(!canSend));
+    // Stop takes Send's place while a reply streams (one button where the eye already is).
     this.stopButton.hidden = !this.busy;
+    this.sendButton.hidden = this.busy;
     this.el?.classList.toggle('busy', this.busy);
     if (this.autosize) {
       this.input.style.height = 'auto';

@@ -1,5 +1,6 @@
 import { MAX_CITATION_PATHS, type Citation } from '../src/protocol/citations';
 import type { MessageView, ToolStepView } from '../src/protocol/messages';
+import { codeWrap, setCodeWrap } from './codeBlocks';
 import { citationCandidates, citationOf, linkCitations } from './citationLinks';
 import { DeferredRender } from './deferredRender';
 import { h, icon, setAttrs } from './dom';
@@ -18,6 +19,10 @@ export interface ConversationHost {
   loadOlder(beforeTurn: number): Promise<boolean>;
   copy(text: string, button: HTMLButtonElement): void;
   insert(code: string): void;
+  /** A shell block into the terminal (not run). */
+  insertTerminal(code: string): void;
+  /** The user turned line wrapping in code blocks on or off (remembered). */
+  codeWrapChanged(wrap: boolean): void;
   /** Apply a code block to a file (the host picks the target and shows the diff). */
   apply(block: CodeBlock): void;
   /** The paths among `paths` the host lets become links; undefined when the request failed. */
@@ -64,6 +69,7 @@ export class Conversation {
   private chatId = '';
   private busy = false;
   private readonly regenerateButton: HTMLButtonElement;
+  private readonly jumpButton: HTMLButtonElement;
   private readonly older: OlderMessages;
   private readonly scroll: ScrollKeeper;
   private readonly deferredRender: DeferredRender;
@@ -101,6 +107,14 @@ export class Conversation {
       chatId: () => this.chatId,
     });
     this.el.prepend(this.older.row);
+    this.jumpButton = h(
+      'button',
+      { type: 'button', class: 'jump-latest', 'data-testid': 'strata-jump-latest', 'data-action': 'jump-latest', title: 'Jump to Latest' },
+      icon('arrow-down'),
+      h('span', null, 'Latest'),
+    );
+    this.jumpButton.hidden = true;
+    this.el.append(this.jumpButton);
     this.roving = new RovingFocus(this.list, 'article');
 
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
@@ -365,8 +379,23 @@ export class Conversation {
     this.scroll.revealEnd();
   }
 
+  /** Find: every older message loaded and every message rendered. */
+  async prepareFind(): Promise<void> {
+    await this.older.loadAll();
+    this.deferredRender.renderAll();
+  }
+
+  /** The bodies of the messages, in order (what Find searches). */
+  messageBodies(): HTMLElement[] {
+    return Array.from(this.list.children).flatMap((el) => {
+      const record = this.recordOf(el);
+      return record ? [record.body] : [];
+    });
+  }
+
   private onScroll(): void {
     this.scroll.onScroll();
+    this.jumpButton.hidden = this.scroll.following;
     this.older.maybeLoad();
     this.scroll.saveSoon();
   }
@@ -379,6 +408,11 @@ export class Conversation {
     const target = e.target instanceof Element ? e.target.closest<HTMLElement>('[data-action]') : null;
     if (!target || !this.el.contains(target)) return;
     const action = target.getAttribute('data-action');
+    if (action === 'jump-latest') {
+      this.revealEnd();
+      this.jumpButton.hidden = true;
+      return;
+    }
     if (action === 'load-older') {
       this.older.retry();
       return;
@@ -399,12 +433,18 @@ export class Conversation {
       this.host.copy(record.view.text, target);
       return;
     }
-    if (action === 'copy-code' || action === 'insert-code' || action === 'apply-code') {
+    if (action === 'wrap-code') {
+      setCodeWrap(!codeWrap());
+      this.host.codeWrapChanged(codeWrap());
+      return;
+    }
+    if (action === 'copy-code' || action === 'insert-code' || action === 'apply-code' || action === 'terminal-code') {
       const pre = target.closest('.code-block')?.querySelector('pre[data-code]');
       const block = pre ? record.codes[Number(pre.getAttribute('data-code'))] : undefined;
       if (!block) return;
       if (action === 'copy-code') this.host.copy(block.code, target);
       else if (action === 'insert-code') this.host.insert(block.code);
+      else if (action === 'terminal-code') this.host.insertTerminal(block.code);
       else this.host.apply(block);
     }
   }

@@ -32,6 +32,11 @@ export class DeferredRender {
     if (records.length > 0) this.scheduleIdle();
   }
 
+  /** Renders every deferred message now (Find searches rendered text). */
+  renderAll(): void {
+    this.renderDeferred([...this.pending]);
+  }
+
   /** The message is gone: nothing to render for it. */
   forget(record: MessageRecord): void {
     this.pending.delete(record);

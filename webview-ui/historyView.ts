@@ -7,7 +7,8 @@ import { groupByDate } from './historyGroups';
 export interface HistoryHost {
   /** The host's search over titles and texts; undefined when the request failed. */
   search(query: string): Promise<ChatSearchResult | undefined>;
-  open(chatId: string): void;
+  /** `query`: the search that found the chat (it opens at the match). */
+  open(chatId: string, query?: string): void;
   rename(chatId: string, title: string): void;
   /** The host asks the user to confirm, and decides. */
   delete(chatId: string): void;
@@ -241,7 +242,7 @@ export class HistoryView {
     switch (action) {
       case 'open':
         this.hide();
-        if (chatId !== this.chatId) this.host.open(chatId);
+        if (chatId !== this.chatId) this.host.open(chatId, this.query() || undefined);
         break;
       case 'rename':
         this.renaming = chatId;

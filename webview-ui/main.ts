@@ -1,9 +1,12 @@
+import './chunkLoading';
 import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import { PROTOCOL_VERSION, parseHostToWebviewMessage, type HostToWebviewMessage, type PanelState } from '../src/protocol/messages';
 import type { PanelResponseOf, WebviewRequest, WebviewRequestKind, WebviewRequestOf } from '../src/protocol/requests';
 import { Banners } from './banners';
 import { Composer } from './composer';
+import { setCodeWrap } from './codeBlocks';
 import { Conversation } from './conversation';
+import { FindBar } from './findBar';
 import { h } from './dom';
 import { EmptyState } from './emptyState';
 import { Header } from './header';
@@ -42,6 +45,9 @@ class App {
   private busy = false;
   private initialized = false;
   private turnsStarted = 0;
+  private readonly findBar: FindBar;
+  /** A History search hit being opened: the chat opens at the match. */
+  private findOnOpen: { chatId: string; query: string } | undefined;
 
   constructor(root: HTMLElement) {
     this.tooltips = new Tooltips(document.body);
@@ -50,9 +56,10 @@ class App {
         const result = await this.request({ kind: 'searchChats', query });
         return result.ok ? result.value : undefined;
       },
-      open: (chatId) => {
+      open: (chatId, query) => {
+        this.findOnOpen = query ? { chatId, query } : undefined;
         this.fire({ kind: 'switchChat', chatId });
-        this.composer.focus();
+        if (!query) this.composer.focus();
       },
       rename: (chatId, title) => this.fire({ kind: 'renameChat', chatId, title }),
       delete: (chatId) => this.fire({ kind: 'deleteChat', chatId, confirm: true }),
@@ -85,6 +92,8 @@ class App {
         loadOlder: async (beforeTurn) => (await this.request({ kind: 'loadOlder', chatId: this.chatId, beforeTurn })).ok,
         copy: (text, button) => void this.copy(text, button),
         insert: (code) => this.fire({ kind: 'insertCode', code }),
+        insertTerminal: (code) => this.fire({ kind: 'insertTerminal', code }),
+        codeWrapChanged: (wrap) => this.ui.update({ codeWrap: wrap }),
         apply: (block) =>
           void this.request({ kind: 'applyCode', code: block.code, info: block.info, lineAbove: block.lineAbove }).then((result) => {
             // The host may be waiting on the user (a quick pick, a confirmation): a late answer is no failure.
@@ -147,7 +156,21 @@ class App {
       this.meter,
       this.ui.get().draft,
     );
-    root.replaceChildren(this.header.el, this.progress, this.banners.el, this.conversation.el, history.el, this.composer.el);
+    setCodeWrap(this.ui.get().codeWrap === true);
+    this.findBar = new FindBar({
+      prepare: () => this.conversation.prepareFind(),
+      bodies: () => this.conversation.messageBodies(),
+      root: () => this.conversation.el,
+    });
+    root.replaceChildren(
+      this.header.el,
+      this.progress,
+      this.banners.el,
+      this.findBar.el,
+      this.conversation.el,
+      history.el,
+      this.composer.el,
+    );
     root.classList.add('strata');
     // Until the host's first state arrives, nothing chat-specific is shown (no flash of an empty chat).
     document.body.classList.add('strata-loading');
@@ -322,6 +345,12 @@ class App {
     // Where the user was (the view was hidden and shown again): only on the first state, same chat.
     const restore = first && sameChat ? { atBottom: ui.atBottom, anchorId: ui.anchorId, anchorOffset: ui.anchorOffset } : undefined;
     this.conversation.setMessages(s.chatId, s.messages, s.hasOlder, restore);
+    this.findBar.reset();
+    const find = this.findOnOpen;
+    if (find && find.chatId === s.chatId) {
+      this.findOnOpen = undefined;
+      void this.findBar.open(find.query);
+    }
     if (!first || !sameChat) this.ui.update({ chatId: s.chatId, atBottom: true, anchorId: undefined, anchorOffset: undefined });
     this.setBusy(s.busy);
   }

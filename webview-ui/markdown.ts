@@ -1,6 +1,7 @@
 import DOMPurify from 'dompurify';
+import type { CodeBlock, RenderOptions } from './codeBlocks';
 import MarkdownIt from 'markdown-it';
-import { h, iconButton } from './dom';
+import { decorateCodeBlocks } from './codeBlocks';
 
 /**
  * Model output → DOM, safely (docs/design.md#protocol): markdown-it with raw HTML off, then
@@ -10,22 +11,12 @@ import { h, iconButton } from './dom';
  * style attributes (the CSP forbids them anyway).
  */
 
-export interface CodeBlock {
-  /** Exactly the code between the fences (the fence's final line break is not part of it). */
-  code: string;
-  lang: string;
-  /** The fence's info string as written (it may name the target file: ```ts src/a.ts```). */
-  info: string;
-  /** The last line of the paragraph just above the block (it may name the file: "In `src/a.ts`:"). */
-  lineAbove: string;
-}
-
 export interface RenderedMarkdown {
   fragment: DocumentFragment;
   codes: CodeBlock[];
 }
 
-type RenderEnv = Record<PropertyKey, unknown> & { codes: CodeBlock[] };
+type RenderEnv = Record<PropertyKey, unknown> & { codes: CodeBlock[]; src?: string; lines?: string[] };
 
 /** The render env carries the code blocks found so far (markdown-it types env loosely). */
 function pushCode(env: unknown, block: CodeBlock): number {
@@ -39,6 +30,8 @@ const md = new MarkdownIt({ html: false, linkify: true, typographer: false, brea
 md.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
 
 const escapeHtml = md.utils.escapeHtml;
+
+export type { CodeBlock, RenderOptions } from './codeBlocks';
 
 function langOf(info: string): string {
   return (info.trim().split(/\s+/)[0] ?? '').replace(/[^\w+#.-]/g, '').slice(0, 32);
@@ -56,6 +49,19 @@ function lineAbove(tokens: readonly { type: string; content: string }[], idx: nu
   return (lines[lines.length - 1] ?? '').slice(0, 1000);
 }
 
+/**
+ * Whether a fence's closing line is there: its last source line ends with the fence's marker (an
+ * unclosed fence runs to the end of its container, so its last line is code).
+ */
+function fenceClosed(env: unknown, map: [number, number] | null, markup: string): boolean {
+  const e = env as Partial<RenderEnv> | undefined;
+  if (!map || typeof e?.src !== 'string') return true;
+  if (map[1] - map[0] < 2) return false;
+  e.lines ??= e.src.split('\n');
+  const last = (e.lines[map[1] - 1] ?? '').trimEnd();
+  return last.endsWith(markup);
+}
+
 md.renderer.rules.fence = (tokens, idx, _options, env) => {
   const token = tokens[idx];
   const lang = langOf(token.info);
@@ -64,13 +70,14 @@ md.renderer.rules.fence = (tokens, idx, _options, env) => {
     lang,
     info: token.info.trim().slice(0, 200),
     lineAbove: lineAbove(tokens, idx),
+    closed: fenceClosed(env, token.map, token.markup),
   });
   return `<pre data-code="${index}"><code${lang ? ` class="language-${escapeHtml(lang)}"` : ''}>${escapeHtml(token.content)}</code></pre>\n`;
 };
 
 md.renderer.rules.code_block = (tokens, idx, _options, env) => {
   const token = tokens[idx];
-  const index = pushCode(env, { code: codeOf(token.content), lang: '', info: '', lineAbove: lineAbove(tokens, idx) });
+  const index = pushCode(env, { code: codeOf(token.content), lang: '', info: '', lineAbove: lineAbove(tokens, idx), closed: true });
   return `<pre data-code="${index}"><code>${escapeHtml(token.content)}</code></pre>\n`;
 };
 
@@ -151,43 +158,8 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   node.setAttribute('rel', 'noopener noreferrer');
 });
 
-export interface RenderOptions {
-  /** Offer Apply on code blocks (a reply's code; not the request preview's instructions). */
-  apply?: boolean;
-}
-
-/** Adds the header with the language and the Copy / Insert at Cursor / Apply buttons to each code block. */
-function decorateCodeBlocks(root: ParentNode, codes: readonly CodeBlock[], options: RenderOptions): void {
-  for (const pre of Array.from(root.querySelectorAll('pre[data-code]'))) {
-    const block = codes[Number(pre.getAttribute('data-code'))];
-    if (!block) continue;
-    const wrapper = h(
-      'div',
-      { class: 'code-block' },
-      h(
-        'div',
-        { class: 'code-header' },
-        h('span', { class: 'code-lang' }, block.lang),
-        iconButton({ icon: 'copy', label: 'Copy', testid: 'strata-code-copy', action: 'copy-code' }),
-        iconButton({ icon: 'insert', label: 'Insert at Cursor', testid: 'strata-code-insert', action: 'insert-code' }),
-        options.apply !== false &&
-          iconButton({
-            icon: 'git-pull-request-go-to-changes',
-            label: 'Apply to File (review the diff first)',
-            testid: 'strata-apply',
-            action: 'apply-code',
-          }),
-      ),
-    );
-    pre.replaceWith(wrapper);
-    // A block wider than the panel scrolls sideways: the keyboard must be able to scroll it too.
-    pre.setAttribute('tabindex', '0');
-    wrapper.append(pre);
-  }
-}
-
 export function renderMarkdown(text: string, options: RenderOptions = {}): RenderedMarkdown {
-  const env: RenderEnv = { codes: [] };
+  const env: RenderEnv = { codes: [], src: text };
   const html = md.render(text, env);
   const fragment = DOMPurify.sanitize(html, PURIFY_CONFIG);
   decorateCodeBlocks(fragment, env.codes, options);
@@ -200,7 +172,7 @@ export function renderMarkdown(text: string, options: RenderOptions = {}): Rende
  */
 export function renderMarkdownBatch(texts: readonly string[]): RenderedMarkdown[] {
   if (texts.length === 0) return [];
-  const envs: RenderEnv[] = texts.map(() => ({ codes: [] }));
+  const envs: RenderEnv[] = texts.map((src) => ({ codes: [], src }));
   const html = texts.map((text, i) => `<div data-md="${i}">${md.render(text, envs[i])}</div>`).join('');
   const all = DOMPurify.sanitize(html, PURIFY_CONFIG);
   const wrappers = Array.from(all.children);

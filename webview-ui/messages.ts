@@ -133,9 +133,10 @@ export function renderAssistantText(record: MessageRecord, text: string): void {
   }
   const fragment = document.createDocumentFragment();
   const codes: CodeBlock[] = [];
+  const streaming = record.view.status === 'streaming';
   for (const segment of layout.segments) {
     if (segment.text.trim().length > 0) {
-      const r = renderMarkdown(segment.text);
+      const r = renderMarkdown(segment.text, { streaming });
       // Code blocks are numbered across the whole reply (Copy and Apply find them by number).
       if (codes.length > 0)
         r.fragment.querySelectorAll('pre[data-code]').forEach((pre) => {
@@ -175,7 +176,8 @@ export function updateAssistantChrome(record: MessageRecord, tooltips: Tooltips)
     foot.append(h('span', { class: 'msg-working' }, icon('loading', 'codicon-modifier-spin'), h('span', null, 'Working…')));
   }
   if (view.status === 'stopped') {
-    foot.append(h('span', { class: 'badge badge-stopped', 'data-testid': 'strata-message-stopped' }, icon('debug-stop'), 'Stopped'));
+    // Plain text, not a pill: it reports what happened and is nothing to press.
+    foot.append(h('span', { class: 'msg-stopped', 'data-testid': 'strata-message-stopped' }, 'Stopped'));
   }
   if (view.bar) {
     const bar = layerBarElement(view.bar);

@@ -54,6 +54,25 @@ export class OlderMessages {
     void this.load();
   }
 
+  /** Loads every older message (Find searches the whole chat); stops at a failure. */
+  async loadAll(): Promise<void> {
+    for (let guard = 0; this.hasOlder && guard < 10_000; guard++) {
+      const beforeTurn = this.source.firstTurn();
+      if (beforeTurn === undefined || beforeTurn < 1) return;
+      this.loading = true;
+      this.updateRow();
+      const ok = await this.source.loadOlder(beforeTurn);
+      if (!ok) {
+        this.loading = false;
+        this.failed = true;
+        this.updateRow();
+        return;
+      }
+      // The answer's messages came before the answer; a turn that did not move means nothing came.
+      if (this.source.firstTurn() === beforeTurn) return;
+    }
+  }
+
   /** The user asked to load (again). */
   retry(): void {
     this.failed = false;

@@ -95,6 +95,11 @@ export class ScrollKeeper {
     this.applyAnchorLock();
   }
 
+  /** Whether the view follows the end of the conversation (it is at the bottom). */
+  get following(): boolean {
+    return this.stick;
+  }
+
   /** A scroll event: follow the end again at the bottom, keep following when layout moved the view. */
   onScroll(): void {
     const height = this.el.scrollHeight;

@@ -27,6 +27,8 @@ export interface UiState {
   /** The anchored message's top relative to the viewport top, in px. */
   anchorOffset?: number;
   requestCollapsed: boolean;
+  /** Long lines wrap in code blocks (the user's choice, kept with the view). */
+  codeWrap?: boolean;
 }
 
 export interface ParkedDraft {
@@ -72,6 +74,7 @@ function parse(raw: unknown): UiState {
   if (typeof r.anchorId === 'string') s.anchorId = r.anchorId;
   if (typeof r.anchorOffset === 'number' && Number.isFinite(r.anchorOffset)) s.anchorOffset = r.anchorOffset;
   if (typeof r.requestCollapsed === 'boolean') s.requestCollapsed = r.requestCollapsed;
+  if (r.codeWrap === true) s.codeWrap = true;
   const parked = parseParked(r.parked);
   if (parked) s.parked = parked;
   return s;

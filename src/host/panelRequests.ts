@@ -109,6 +109,7 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
     },
     listModels: async () => a.modelOptions(),
     insertCode: async (r) => insertCode(r.code),
+    insertTerminal: async (r) => insertIntoTerminal(r.code),
     applyCode: async (r) => a.files.applyCode({ code: r.code, info: r.info, lineAbove: r.lineAbove }),
     resolveCitations: async (r) => a.files.resolveCitations(r.paths),
     openCitation: async (r) => a.files.openCitation({ path: r.path, startLine: r.startLine, endLine: r.endLine }),
@@ -127,6 +128,32 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
       await vscode.commands.executeCommand(SLASH_COMMAND_IDS[r.name]);
     },
   };
+}
+
+/**
+ * Puts a shell block on the terminal's command line without running it. One line goes as text
+ * without a line break; several go through the terminal's own Paste (bracketed paste where the shell
+ * supports it, and the editor's warning before a multi-line paste), the clipboard given back after.
+ */
+async function insertIntoTerminal(code: string): Promise<void> {
+  const lf = code.replace(/\r\n?/g, '\n');
+  let end = lf.length;
+  while (end > 0 && lf[end - 1] === '\n') end--;
+  const text = lf.slice(0, end);
+  if (text.trim().length === 0) throw new Error('The block is empty: nothing to insert.');
+  const terminal = vscode.window.activeTerminal ?? vscode.window.createTerminal({ name: 'Strata' });
+  terminal.show(false);
+  if (!text.includes('\n')) {
+    terminal.sendText(text, false);
+    return;
+  }
+  const before = await vscode.env.clipboard.readText();
+  await vscode.env.clipboard.writeText(text);
+  try {
+    await vscode.commands.executeCommand('workbench.action.terminal.paste');
+  } finally {
+    await vscode.env.clipboard.writeText(before);
+  }
 }
 
 async function insertCode(code: string): Promise<void> {

@@ -82,6 +82,8 @@ export interface WebviewRequestMap {
   /** Answered with the models the picker offers. */
   listModels: { params: NoFields; response: ModelOption[] };
   insertCode: { params: { code: string }; response: void };
+  /** A shell block into the terminal, not run: the user reads it there and presses Enter. */
+  insertTerminal: { params: { code: string }; response: void };
   /**
    * Apply a reply's code block to a file: the host picks the target (from the fence's info string,
    * the line above the block, the attached files, or by asking), merges, and shows the diff.
@@ -202,6 +204,7 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
       return { kind, provider: value.provider as ModelOption['provider'], model: value.model };
     }
     case 'insertCode':
+    case 'insertTerminal':
       if (!shape(['code']) || !isStr(value.code, MAX_CODE_CHARS))
         return bad(`code must be a string of at most ${MAX_CODE_CHARS} characters`);
       return { kind, code: value.code };

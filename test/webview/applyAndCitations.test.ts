@@ -43,11 +43,15 @@ describe('chat panel: Apply and citation links', function () {
     assert.equal(await applies.count(), 2);
     const header = p.page.locator('.code-header').first();
     assert.deepEqual(await header.locator('button').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-testid'))), [
+      'strata-code-wrap',
       'strata-code-copy',
       'strata-code-insert',
       'strata-apply',
     ]);
-    assert.equal(await applies.first().getAttribute('aria-label'), 'Apply to File (review the diff first)');
+    // No file in the fence: the host picks the target (here from the line above) when asked.
+    assert.equal(await applies.first().getAttribute('aria-label'), 'Apply to File');
+    assert.equal(await applies.first().getAttribute('title'), 'Apply to File (review the diff first)');
+    assert.equal((await applies.nth(1).textContent())?.trim(), 'Apply to gen.py');
     await applies.first().click();
     const first = await p.waitForRequest('applyCode');
     assert.deepEqual(first.request, {

@@ -143,10 +143,15 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
 
     const user = userMessage(3, 'Third?', ['src/a.ts:L1-5']);
     const assistant = assistantMessage(3, '', { status: 'streaming', usage: undefined });
+    const sendBox = await p.byTestId('strata-send').boundingBox();
     await p.post({ type: 'turnStarted', chatId: CHAT_ID, turnId: 't3', user, assistant });
     await p.settle();
     assert.equal(await p.byTestId('strata-stop').isVisible(), true);
-    assert.equal(await p.byTestId('strata-send').getAttribute('aria-disabled'), 'true');
+    // Stop takes Send's place: Send is gone, Stop ends where Send ended.
+    assert.equal(await p.byTestId('strata-send').isVisible(), false);
+    const stopBox = await p.byTestId('strata-stop').boundingBox();
+    assert.equal(Math.round(stopBox!.x + stopBox!.width), Math.round(sendBox!.x + sendBox!.width));
+    assert.equal(Math.round(stopBox!.y), Math.round(sendBox!.y));
     const streaming = p.page.locator('[data-message-id="3:assistant"]');
     assert.equal(await streaming.getAttribute('data-status'), 'streaming');
     assert.equal(await streaming.locator('[data-testid="strata-message-body"]').getAttribute('aria-live'), 'polite');

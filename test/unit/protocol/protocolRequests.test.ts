@@ -3,7 +3,7 @@
  * and what the panel accepts of the host's answers.
  */
 import * as assert from 'node:assert/strict';
-import { ProtocolError } from '../../../src/protocol/messages';
+import { MAX_CODE_CHARS, ProtocolError } from '../../../src/protocol/messages';
 import { parseResponseValue, parseWebviewToHostMessage, type WebviewRequest } from '../../../src/protocol/requests';
 
 describe('protocol: requests', () => {
@@ -14,6 +14,7 @@ describe('protocol: requests', () => {
       { kind: 'renameChat', chatId: 'c1', title: 'T' },
       { kind: 'selectModel', provider: 'openai', model: 'gpt-4o' },
       { kind: 'loadOlder', chatId: 'c1', beforeTurn: 3 },
+      { kind: 'insertTerminal', code: 'npm test' },
     ];
     for (const request of requests) {
       const raw = { type: 'request', requestId: 7, request };
@@ -31,6 +32,18 @@ describe('protocol: requests', () => {
   it('refuses extra fields, unknown kinds and wrong types', () => {
     for (const request of [{ kind: 'stop', extra: 1 }, { kind: 'nope' }, { kind: 'pinChip', chipId: 'a', pinned: 'yes' }, []]) {
       assert.ok(parseWebviewToHostMessage({ type: 'request', requestId: 1, request }) instanceof ProtocolError);
+    }
+  });
+
+  it('refuses a terminal insertion that is not one string within the code limit', () => {
+    for (const request of [
+      { kind: 'insertTerminal' },
+      { kind: 'insertTerminal', code: 3 },
+      { kind: 'insertTerminal', code: 'ls', run: true },
+      { kind: 'insertTerminal', code: 'x'.repeat(MAX_CODE_CHARS + 1) },
+    ]) {
+      const parsed = parseWebviewToHostMessage({ type: 'request', requestId: 1, request });
+      assert.ok(parsed instanceof ProtocolError);
     }
   });
 
