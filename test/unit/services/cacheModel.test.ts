@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { onCore } from '../../support/onCore';
 import * as fc from 'fast-check';
 import type { ChatMessage, TextBlock } from '../../../src/engine/types';
 import {
@@ -134,16 +135,17 @@ describe('cacheModel: OpenAI rule', () => {
   it('stays fast: 200 turns × 50k tokens of an append-only chat', () => {
     const m = new OpenAICacheModel();
     const base: number[] = seq(50000 - 200 * 50);
-    const t0 = Date.now();
     let prev = 0;
-    for (let turn = 0; turn < 200; turn++) {
-      for (let i = 0; i < 50; i++) base.push(1_000_000 + turn * 50 + i);
-      const r = m.observe(base.slice());
-      if (turn > 0) assert.strictEqual(r.cached, openaiCacheable(prev));
-      prev = base.length;
-    }
-    const ms = Date.now() - t0;
-    assert.ok(ms < 3000, `took ${ms} ms`);
+    // On a core: the bound is on the model's work, not on what else the machine runs.
+    const { ms } = onCore(() => {
+      for (let turn = 0; turn < 200; turn++) {
+        for (let i = 0; i < 50; i++) base.push(1_000_000 + turn * 50 + i);
+        const r = m.observe(base.slice());
+        if (turn > 0) assert.strictEqual(r.cached, openaiCacheable(prev));
+        prev = base.length;
+      }
+    });
+    assert.ok(ms < 3000, `took ${ms.toFixed(0)} ms on a core`);
   });
 });
 
