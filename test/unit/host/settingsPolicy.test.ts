@@ -47,15 +47,34 @@ describe('settings a workspace may change', () => {
       origin: 'workspace',
       ignored: false,
     });
+    // A repository sets neither the price of keep-warm nor the shape of requests.
+    assert.deepEqual(effectiveSetting('cache.lifetimeSeconds', { defaultValue: 0, workspaceValue: 1 }, false), {
+      value: 0,
+      origin: 'default',
+      ignored: true,
+    });
+    assert.equal(effectiveSetting('requestTimeoutSeconds', { defaultValue: 120, workspaceValue: 1 }, false).value, 120);
+    assert.equal(effectiveSetting('anthropicCacheTtl', { defaultValue: '5m', workspaceValue: '1h' }, false).value, '5m');
+    assert.deepEqual(effectiveSetting('prices', { defaultValue: {}, workspaceValue: { x: { input: 999 } } as never }, false).value, {});
+    assert.equal(effectiveSetting('budget.compactPercent', { defaultValue: 80, workspaceValue: 1 }, false).value, 80);
     // Keys outside the restricted set keep the workspace value.
     assert.equal(effectiveSetting('layout', { defaultValue: 'transcript', workspaceValue: 'library' }, false).value, 'library');
     assert.match(ignoredSettingsSentence(['instructions', 'baseUrl']), /strata\.instructions, strata\.baseUrl are ignored/);
   });
 
-  it('restricts provider, model, baseUrl, instructions, cache.keepWarm, context.* and tools.*, in the code and in the manifest alike', () => {
+  it('restricts provider, model, baseUrl, instructions, cache.*, prices, timeouts, budget.*, context.* and tools.*, in the code and in the manifest alike', () => {
     const expected = Object.keys(SETTING_DEFAULTS).filter(
       (k) =>
-        ['provider', 'model', 'baseUrl', 'instructions', 'instructionsFiles', 'cache.keepWarm'].includes(k) || /^(context|tools)\./.test(k),
+        [
+          'provider',
+          'model',
+          'baseUrl',
+          'instructions',
+          'instructionsFiles',
+          'prices',
+          'anthropicCacheTtl',
+          'requestTimeoutSeconds',
+        ].includes(k) || /^(context|tools|cache|budget)\./.test(k),
     );
     assert.deepEqual([...RESTRICTED_KEYS].sort(), expected.sort());
     const root = path.resolve(__dirname, '..', '..', '..', '..');
