@@ -359,6 +359,8 @@ export class ToolExecutor {
     // Every path reported is checked like a read: nothing about an excluded file leaves the editor.
     const shown: DiagnosticInfo[] = [];
     for (const d of all) {
+      // An editor buffer's problems quote its text: untitled buffers are the user's own, never a tool's.
+      if (nonWorkspacePath('get_diagnostics', d.path)) continue;
       const bad = yield* wait(this.port.recheck(d.path, d.path));
       if (!bad) shown.push(d);
     }
