@@ -14,6 +14,7 @@ import { registerAskStrata } from './host/editorEntryPoints';
 import { PendingFeedback } from './host/pendingFeedback';
 import { withPending } from './services/pendingTree';
 import { registerCommands } from './host/commands';
+import { CommandConsent } from './host/commandConsent';
 import {
   onDidChangeSettings,
   readSetting,
@@ -49,6 +50,8 @@ export interface StrataApi {
     readonly session: ChatSession;
     readonly controller: StrataController;
     readonly changes: ChangeApplier;
+    /** The yes that export and import ask for even when run with a file (commandConsent.ts). */
+    readonly consent: CommandConsent;
     readonly workspace: HostWorkspace;
     readonly resolver: ProviderResolver;
     readonly tree: LayersTreeProvider;
@@ -220,6 +223,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     controller.refreshMeter();
   };
 
+  const consent = new CommandConsent();
   context.subscriptions.push(
     chatView,
     chatEditor,
@@ -232,7 +236,19 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     tree,
     keepWarm,
     registerCommands(
-      commandHandlers({ controller, session, resolver, documents, workspace, changes, view: chatView, chatEditor, pending, codeIntel }),
+      commandHandlers({
+        controller,
+        session,
+        resolver,
+        documents,
+        workspace,
+        changes,
+        view: chatView,
+        chatEditor,
+        pending,
+        codeIntel,
+        consent,
+      }),
       log,
     ),
     registerAskStrata(),
@@ -293,6 +309,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       session,
       controller,
       changes,
+      consent,
       workspace,
       resolver,
       tree,

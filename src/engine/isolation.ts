@@ -39,6 +39,12 @@ export const DEFAULT_EXCLUDES: readonly string[] = [
   '**/*.keystore',
   '**/id_dsa*',
   '**/credentials.json',
+  '**/.dockercfg',
+  '**/.htpasswd',
+  '**/*.tfstate.backup',
+  '**/service-account*.json',
+  '**/.yarnrc.yml',
+  '**/.terraformrc',
 ];
 
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;

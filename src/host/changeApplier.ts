@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import { appendBlock, mergeBlock, type MergeResult } from '../services/apply/applyMerge';
 import { chooseTarget } from '../services/apply/applyTarget';
+import { classifyRunsThings } from '../services/apply/runsThings';
 import type { HostWorkspace } from './hostWorkspace';
 
 /** The scheme of the proposed files shown on the right of the diff (read-only virtual documents). */
@@ -33,7 +34,13 @@ interface Proposal {
   readonly base: string | undefined;
   readonly content: string;
   readonly proposalUri: vscode.Uri;
+  /** The user confirmed a change to a file that runs things (see runsThings.ts). */
+  readonly runsThingsConfirmed: boolean;
 }
+
+/** A question Apply puts to the user before it goes on. */
+export type ApplyQuestion =
+  { kind: 'create'; path: string } | { kind: 'runsThings'; path: string; risk: string } | { kind: 'accept'; path: string };
 
 export interface ChangeApplierDeps {
   workspace: HostWorkspace;
@@ -41,11 +48,42 @@ export interface ChangeApplierDeps {
   attachedPaths(): string[];
 }
 
+/** The risk of a target that runs things, by its workspace path or by the path it really is on disk. */
+function runsThingsRisk(path: string, uri: vscode.Uri, real?: vscode.Uri): string | undefined {
+  const at = real ?? uri;
+  const onDisk = at.scheme === 'file' ? vscode.workspace.asRelativePath(at, false) : undefined;
+  return classifyRunsThings(path)?.risk ?? (onDisk !== undefined ? classifyRunsThings(onDisk)?.risk : undefined);
+}
+
+async function askWithModal(question: ApplyQuestion): Promise<boolean> {
+  let message: string;
+  let detail: string | undefined;
+  let yes: string;
+  if (question.kind === 'create') {
+    message = vscode.l10n.t('{0} does not exist. Create it with this code? You review it in a diff first.', question.path);
+    yes = vscode.l10n.t('Create File');
+  } else if (question.kind === 'runsThings') {
+    message = vscode.l10n.t('The reply proposes a change to {0}, a file that runs things: {1}.', question.path, question.risk);
+    detail = vscode.l10n.t(
+      'A reply can be steered by any file the model read. Continue only if you asked for this change; you review it in a diff before anything is written.',
+    );
+    yes = vscode.l10n.t('Review Change to {0}', question.path);
+  } else {
+    message = vscode.l10n.t('Apply the proposed change to {0}?', question.path);
+    detail = vscode.l10n.t('The change was not accepted from its diff; this writes it to the file.');
+    yes = vscode.l10n.t('Apply Change');
+  }
+  const answer = await vscode.window.showWarningMessage(message, { modal: true, detail }, yes);
+  return answer === yes;
+}
+
 export class ChangeApplier extends Disposable implements vscode.TextDocumentContentProvider {
   private readonly proposals = new Map<string, Proposal>();
   private counter = 0;
   private readonly changed = this._register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this.changed.event;
+  /** Asks the user (a modal); the integration suite answers in its place, as it does for other prompts. */
+  ask: (question: ApplyQuestion) => Promise<boolean> = askWithModal;
 
   constructor(private readonly deps: ChangeApplierDeps) {
     super();
@@ -72,11 +110,15 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
     } else {
       content = appendBlock('', block.code);
     }
-    await this.propose(target.uri, target.path, base, content);
+    const risk = runsThingsRisk(target.path, target.uri, target.real);
+    if (risk !== undefined && !(await this.ask({ kind: 'runsThings', path: target.path, risk }))) return;
+    await this.propose(target.uri, target.path, base, content, risk !== undefined);
   }
 
   /** The checked target, or undefined when the user cancelled; throws with the reason a target is refused. */
-  private async target(block: CodeBlockRequest): Promise<{ uri: vscode.Uri; path: string; exists: boolean } | undefined> {
+  private async target(
+    block: CodeBlockRequest,
+  ): Promise<{ uri: vscode.Uri; path: string; exists: boolean; real?: vscode.Uri } | undefined> {
     const attached = await this.attachedFiles();
     const choice = chooseTarget(block, attached);
     let path: string | undefined;
@@ -95,13 +137,13 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
   }
 
   /** The checked path, confirmed by the user first when the file does not exist yet. */
-  private async checkedOrCreated(path: string): Promise<{ uri: vscode.Uri; path: string; exists: boolean } | undefined> {
+  private async checkedOrCreated(path: string): Promise<{ uri: vscode.Uri; path: string; exists: boolean; real?: vscode.Uri } | undefined> {
     const checked = await this.check(path);
     if (!checked.exists && !(await this.confirmCreate(checked.path))) return undefined;
     return checked;
   }
 
-  private async check(path: string): Promise<{ uri: vscode.Uri; path: string; exists: boolean }> {
+  private async check(path: string): Promise<{ uri: vscode.Uri; path: string; exists: boolean; real?: vscode.Uri }> {
     const checked = await this.deps.workspace.checkTarget(path);
     if (!checked.ok) throw new Error(`Strata does not change ${path}: ${checked.message}`);
     if (checked.exists) {
@@ -114,14 +156,8 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
     return checked;
   }
 
-  private async confirmCreate(path: string): Promise<boolean> {
-    const create = vscode.l10n.t('Create File');
-    const answer = await vscode.window.showInformationMessage(
-      vscode.l10n.t('{0} does not exist. Create it with this code? You review it in a diff first.', path),
-      { modal: true },
-      create,
-    );
-    return answer === create;
+  private confirmCreate(path: string): Promise<boolean> {
+    return this.ask({ kind: 'create', path });
   }
 
   private async attachedFiles(): Promise<{ path: string; content: string }[]> {
@@ -169,10 +205,16 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
     return picked === undefined ? undefined : { retarget: picked };
   }
 
-  private async propose(uri: vscode.Uri, path: string, base: string | undefined, content: string): Promise<void> {
+  private async propose(
+    uri: vscode.Uri,
+    path: string,
+    base: string | undefined,
+    content: string,
+    runsThingsConfirmed: boolean,
+  ): Promise<void> {
     const id = ++this.counter;
     const proposalUri = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${path}`, query: `proposal=${id}` });
-    const proposal: Proposal = { id, uri, path, base, content, proposalUri };
+    const proposal: Proposal = { id, uri, path, base, content, proposalUri, runsThingsConfirmed };
     this.proposals.set(proposalUri.toString(), proposal);
     const left = base === undefined ? vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${path}`, query: `empty=${id}` }) : uri;
     await vscode.commands.executeCommand('setContext', CONTEXT_KEY, true);
@@ -184,28 +226,37 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
   /** The proposal a command is about: its argument (the diff's URI), the active diff, else the newest. */
   private proposalFor(arg?: unknown): Proposal | undefined {
     if (arg instanceof vscode.Uri && this.proposals.has(arg.toString())) return this.proposals.get(arg.toString());
+    return this.activeProposal() ?? [...this.proposals.values()].at(-1);
+  }
+
+  /** The proposal whose diff is the active tab: the change the user is looking at. */
+  private activeProposal(): Proposal | undefined {
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-    if (tab?.input instanceof vscode.TabInputTextDiff) {
-      const p = this.proposals.get(tab.input.modified.toString());
-      if (p) return p;
-    }
-    return [...this.proposals.values()].at(-1);
+    return tab?.input instanceof vscode.TabInputTextDiff ? this.proposals.get(tab.input.modified.toString()) : undefined;
   }
 
   /** Applies the proposal as one undoable edit and saves the file. Resolves with whether it was applied. */
   async accept(arg?: unknown): Promise<boolean> {
     const p = this.proposalFor(arg);
     if (!p) throw new Error(vscode.l10n.t('No proposed change is open.'));
+    // A command run with no argument, or for a change whose diff is not in front of the user, asks first.
+    if (this.activeProposal() !== p && !(await this.ask({ kind: 'accept', path: p.path }))) return false;
     const checked = await this.deps.workspace.checkTarget(p.path);
     if (!checked.ok) {
       await this.discard(p);
       throw new Error(`Strata does not change ${p.path}: ${checked.message}`);
     }
+    // The file may have become one that runs things (a link swapped in): that needs its own yes.
+    const risk = runsThingsRisk(checked.path, checked.uri, checked.real);
+    if (risk !== undefined && !p.runsThingsConfirmed && !(await this.ask({ kind: 'runsThings', path: p.path, risk }))) return false;
     const edit = new vscode.WorkspaceEdit();
     if (p.base === undefined) {
       if (checked.exists) throw new Error(vscode.l10n.t('{0} was created meanwhile; apply the code again.', p.path));
-      edit.createFile(p.uri, { ignoreIfExists: false });
-      edit.insert(p.uri, new vscode.Position(0, 0), p.content);
+      // The write goes to the real path checked just now, and only if it is the one proposed.
+      if (checked.uri.toString() !== p.uri.toString())
+        throw new Error(vscode.l10n.t('The folders of {0} changed after the change was proposed; apply the code again.', p.path));
+      edit.createFile(checked.uri, { ignoreIfExists: false });
+      edit.insert(checked.uri, new vscode.Position(0, 0), p.content);
     } else {
       const doc = await vscode.workspace.openTextDocument(p.uri);
       if (doc.getText() !== p.base)

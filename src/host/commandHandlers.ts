@@ -19,6 +19,7 @@ import { TimeSlice } from '../services/timeSlice';
 import type { ChatViewProvider } from './chatViewProvider';
 import { entryPointHandlers } from './editorEntryPoints';
 import { exportChat } from './exportChat';
+import { CommandConsent } from './commandConsent';
 import type { PendingFeedback } from './pendingFeedback';
 import type { CodeIntelCommands } from './codeIntelCommands';
 import type { ChatEditorPanel } from './chatEditorPanel';
@@ -34,6 +35,7 @@ export interface HandlerDeps {
   pending: PendingFeedback;
   codeIntel: CodeIntelCommands;
   chatEditor: ChatEditorPanel;
+  consent: CommandConsent;
 }
 
 /** A tree node or anything else that names an attached item. */
@@ -178,8 +180,11 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       );
       return true;
     },
-    'strata.exportChat': (arg?: unknown, options?: unknown) => exportChat({ session, resolver: d.resolver }, arg, options),
+    'strata.exportChat': (arg?: unknown, options?: unknown) =>
+      exportChat({ session, resolver: d.resolver, consent: d.consent }, arg, options),
     'strata.importChat': async (arg?: unknown) => {
+      // An argument picks the file; the user still says yes (commandConsent.ts).
+      if (arg instanceof vscode.Uri && !(await d.consent.ask({ action: 'import', target: CommandConsent.label(arg) }))) return undefined;
       const source =
         arg instanceof vscode.Uri
           ? arg

@@ -33,8 +33,19 @@ export interface EndpointChoice {
   /** The user's own settings. */
   userBaseUrl: string;
   userProvider: string;
-  /** Origins the user confirmed. */
+  /** Confirmations the user gave, as `confirmationKey` writes them. */
   confirmed: readonly string[];
+  /** An API key would go along with the requests. */
+  carriesKey: boolean;
+}
+
+/**
+ * What one confirmation stands for: this origin, for this provider, with or without a key. A
+ * change in any of them asks again (an origin confirmed while no key existed does not later get the
+ * key unasked, nor one provider's confirmation another provider's key).
+ */
+export function confirmationKey(origin: string, kind: string, carriesKey: boolean): string {
+  return `${origin} ${kind} ${carriesKey ? 'with-key' : 'no-key'}`;
 }
 
 /**
@@ -47,7 +58,10 @@ export function originToConfirm(choice: EndpointChoice): string | undefined {
   const baseUrl = choice.baseUrl.trim();
   const origin = baseUrl ? (originOf(baseUrl) ?? baseUrl) : PUBLIC_ORIGINS[choice.kind];
   const userBase = choice.userBaseUrl.trim();
-  const userOrigin = userBase ? originOf(userBase) : choice.userProvider === choice.kind ? PUBLIC_ORIGINS[choice.kind] : undefined;
-  if (origin === userOrigin || choice.confirmed.includes(origin)) return undefined;
+  // The user's own endpoint is the one their settings pair with their own provider: their base URL
+  // set up for one provider is not a place for another provider's key.
+  const userOwn = choice.userProvider === choice.kind;
+  const userOrigin = !userOwn ? undefined : userBase ? originOf(userBase) : PUBLIC_ORIGINS[choice.kind];
+  if (origin === userOrigin || choice.confirmed.includes(confirmationKey(origin, choice.kind, choice.carriesKey))) return undefined;
   return origin;
 }

@@ -6,13 +6,17 @@
  * Trusted Endpoints" takes them all back.
  */
 import * as vscode from 'vscode';
+import { confirmationKey } from './endpointOrigin';
 
 const STORE_KEY = 'confirmedEndpointOrigins';
 
 /** What the confirmation names: the origin, the provider, the settings that chose it, and whether a key would go along. */
 export interface EndpointQuestion {
   origin: string;
+  /** The provider's name, for the question. */
   provider: string;
+  /** The provider's kind (`openai`, `anthropic`): part of what a confirmation stands for. */
+  kind: string;
   settings: readonly string[];
   carriesKey: boolean;
 }
@@ -41,18 +45,19 @@ export class EndpointTrust {
 
   constructor(private readonly memento: vscode.Memento) {}
 
-  /** The confirmed origins. */
+  /** The confirmations, each an origin with its provider and whether a key goes along (endpointOrigin.ts confirmationKey). */
   list(): string[] {
     const stored = this.memento.get<unknown>(STORE_KEY);
     return Array.isArray(stored) ? stored.filter((o): o is string => typeof o === 'string') : [];
   }
 
-  isTrusted(origin: string): boolean {
-    return this.list().includes(origin);
+  isTrusted(question: Pick<EndpointQuestion, 'origin' | 'kind' | 'carriesKey'>): boolean {
+    return this.list().includes(confirmationKey(question.origin, question.kind, question.carriesKey));
   }
 
-  async trust(origin: string): Promise<void> {
-    if (!this.isTrusted(origin)) await this.memento.update(STORE_KEY, [...this.list(), origin]);
+  async trust(question: Pick<EndpointQuestion, 'origin' | 'kind' | 'carriesKey'>): Promise<void> {
+    if (!this.isTrusted(question))
+      await this.memento.update(STORE_KEY, [...this.list(), confirmationKey(question.origin, question.kind, question.carriesKey)]);
   }
 
   /** Forgets every confirmation; returns how many there were. */
@@ -62,11 +67,11 @@ export class EndpointTrust {
     return count;
   }
 
-  /** True once the origin is confirmed (asking the user when it is not yet). */
+  /** True once the origin is confirmed for this provider, with or without a key as asked (asking the user when it is not yet). */
   async confirm(question: EndpointQuestion): Promise<boolean> {
-    if (this.isTrusted(question.origin)) return true;
+    if (this.isTrusted(question)) return true;
     if (!(await this.ask(question))) return false;
-    await this.trust(question.origin);
+    await this.trust(question);
     return true;
   }
 }

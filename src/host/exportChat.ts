@@ -1,17 +1,19 @@
 /**
  * "Strata: Export Chat": before writing, says how many attached files the export embeds and offers
  * an export without them; after writing, says where it wrote, with Open and Reveal. Run with a
- * target URI (scripts, tests) it asks nothing: `{ withoutAttachments: true }` as the second argument
- * leaves the attached files out.
+ * target URI it asks only whether to write there (an argument never stands in for the user's yes):
+ * `{ withoutAttachments: true }` as the second argument leaves the attached files out.
  */
 import * as vscode from 'vscode';
 import type { ChatSession } from '../services/chatSession';
 import { embeddedAttachments } from '../services/store/markdownExport';
 import type { ProviderResolver } from './providerResolver';
+import { CommandConsent } from './commandConsent';
 
 export interface ExportDeps {
   session: ChatSession;
   resolver: ProviderResolver;
+  consent: CommandConsent;
 }
 
 function defaultTarget(title: string): vscode.Uri | undefined {
@@ -76,6 +78,7 @@ export async function exportChat(d: ExportDeps, arg?: unknown, options?: unknown
   let target: vscode.Uri | undefined;
   let choice: { withoutAttachments: boolean } | undefined;
   if (arg instanceof vscode.Uri) {
+    if (!(await d.consent.ask({ action: 'export', target: CommandConsent.label(arg) }))) return undefined;
     target = arg;
     const without = !!options && typeof options === 'object' && (options as { withoutAttachments?: unknown }).withoutAttachments === true;
     choice = { withoutAttachments: without };

@@ -28,6 +28,7 @@ import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionR
 import { GlobSet } from '../common/glob';
 import { relativeInside } from '../common/pathContainment';
 import { readRegularFile } from '../services/regularFileRead';
+import { newFileTarget } from '../services/apply/newFileTarget';
 import { chatHolds, PORT_CONCURRENCY, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
 import { mapBounded } from '../common/steps';
 import { rememberSha256, sha256HexBytes, sha256HexBytesSliced, sha256HexNode, sha256HexSliced } from '../services/nodeHasher';
@@ -627,13 +628,34 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
    * inside a workspace folder on its real path, not excluded. `exists` is false for a file that is
    * not there yet (a new file Apply may create). `message` says why a path is refused.
    */
-  async checkTarget(path: string): Promise<{ ok: true; uri: vscode.Uri; path: string; exists: boolean } | { ok: false; message: string }> {
+  async checkTarget(
+    path: string,
+  ): Promise<{ ok: true; uri: vscode.Uri; path: string; exists: boolean; real?: vscode.Uri } | { ok: false; message: string }> {
     if (path.startsWith(UNTITLED_PREFIX)) return { ok: false, message: `${path} is not a file in the workspace.` };
     const shown = (l: Located) => (HostWorkspace.folders().length > 1 ? `${l.folder.name}/${l.relative}` : l.relative);
     const isolated = await this.isolate(path, path, this.policy());
-    if (isolated.ok) return { ok: true, uri: isolated.located.uri, path: shown(isolated.located), exists: true };
+    if (isolated.ok) {
+      const real = isolated.located.real;
+      return {
+        ok: true,
+        uri: isolated.located.uri,
+        path: shown(isolated.located),
+        exists: true,
+        ...(real ? { real: vscode.Uri.file(real) } : {}),
+      };
+    }
     if (isolated.absent) {
       const located = this.locate(path);
+      if (located && located.uri.scheme === 'file') {
+        // Creating follows links: the write goes to the real path checked here (src/services/apply/newFileTarget.ts).
+        const policy = this.policy();
+        const real = await newFileTarget(located.folder.uri.fsPath, located.relative, (rel) => !policy.checkPath(rel).ok, path);
+        if (!real.ok) {
+          if (real.reason === 'outside-workspace') this.log(`refused to create ${path}: its folder is a link outside the workspace`);
+          return { ok: false, message: real.message };
+        }
+        return { ok: true, uri: vscode.Uri.file(real.real), path: shown(located), exists: false };
+      }
       if (located) return { ok: true, uri: located.uri, path: shown(located), exists: false };
     }
     return { ok: false, message: isolated.rejection.message.replace(/;? ?(?:it )?(?:was|and was) not attached\.?$/, '.') };

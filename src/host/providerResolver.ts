@@ -154,10 +154,11 @@ export class ProviderResolver {
       userBaseUrl: userSetting('baseUrl'),
       userProvider: userSetting('provider'),
       confirmed: this.endpoints.list(),
+      carriesKey,
     });
     if (!origin) return undefined;
     const settings = (['provider', 'baseUrl'] as const).filter((k) => settingInForce(k).origin === 'workspace').map((k) => `strata.${k}`);
-    return { origin, provider: PROVIDER_NAMES[kind], settings, carriesKey };
+    return { origin, provider: PROVIDER_NAMES[kind], kind, settings, carriesKey };
   }
 
   private async editor(model: string, explicit: boolean): Promise<ResolvedProvider> {

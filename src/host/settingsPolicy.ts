@@ -14,8 +14,14 @@ export const RESTRICTED_KEYS: readonly SettingKey[] = (Object.keys(SETTING_DEFAU
     key === 'baseUrl' ||
     key === 'instructions' ||
     key === 'instructionsFiles' ||
-    // Each ping is billed: a cloned repository must not turn on spending.
-    key === 'cache.keepWarm' ||
+    // Each ping is billed, and the cost settings decide how often and at what price: a cloned
+    // repository must not turn on spending or set its price. The timeout and the budget shape
+    // every request (a 1-second timeout breaks them all).
+    key.startsWith('cache.') ||
+    key === 'prices' ||
+    key === 'anthropicCacheTtl' ||
+    key === 'requestTimeoutSeconds' ||
+    key.startsWith('budget.') ||
     key.startsWith('context.') ||
     key.startsWith('tools.'),
 );

@@ -28,8 +28,13 @@ const SEGMENT = String.raw`[\w@$+-][\w@$+.-]*`;
 /** A file name with an extension, or a dotfile (`.env`, which the host then refuses as excluded). */
 const PATH = String.raw`(?:\.{1,2}/)?(?:${SEGMENT}/)*(?:${SEGMENT}\.[A-Za-z][A-Za-z0-9]{0,9}|\.[A-Za-z][\w.-]*)`;
 const LINES = String.raw`(?::(\d{1,7})(?:-(\d{1,7}))?|#L(\d{1,7})(?:-L?(\d{1,7}))?)`;
-/** In prose a path counts as a citation only with its lines (else every "setup.py" would be a candidate). */
-const IN_PROSE = new RegExp(String.raw`(?<![\w/.:#@-])(${PATH})${LINES}(?![\w/-])`, 'g');
+/**
+ * In prose a path counts as a citation only with its lines (else every "setup.py" would be a
+ * candidate). A match starts only where a run of path characters starts (the look-behind holds
+ * every character a path segment may start with): each run is then scanned once, and a text like
+ * `+a+a+a…` costs linear time instead of one scan to its end from every `a`.
+ */
+const IN_PROSE = new RegExp(String.raw`(?<![\w/.:#@$+-])(${PATH})${LINES}(?![\w/-])`, 'g');
 const WHOLE = new RegExp(String.raw`^(${PATH})${LINES}?$`);
 
 function lines(a?: string, b?: string, c?: string, d?: string): Pick<Citation, 'startLine' | 'endLine'> | undefined {

@@ -347,6 +347,9 @@ describe('Chat panel (host) in the real editor', function () {
     assert.equal(await api.testing.resolver.apiKey('anthropic'), 'sk-ant-test-0123456789');
     // exportChat: refuses nothing here, and the export never contains the key
     const exportUri = vscode.Uri.file(path.join(path.dirname(app.fsPath), 'export.md'));
+    // A command run with a file still asks (commandConsent.ts): the suite says yes, and counts the questions.
+    const consented: string[] = [];
+    api.testing.consent.ask = async (q) => (consented.push(`${q.action} ${q.target}`), true);
     await vscode.commands.executeCommand('strata.exportChat', exportUri);
     const exported = fs.readFileSync(exportUri.fsPath, 'utf8');
     assert.match(exported, /Two files/);
@@ -355,6 +358,10 @@ describe('Chat panel (host) in the real editor', function () {
     // importChat: a new chat with the same turns
     const exportedId = api.testing.session.activeChatId;
     const imported = (await vscode.commands.executeCommand('strata.importChat', exportUri)) as { chatId: string; turns: number };
+    assert.deepEqual(
+      consented.map((c) => c.split(' ')[0]),
+      ['export', 'import'],
+    );
     assert.notEqual(imported.chatId, exportedId);
     assert.equal(imported.turns, 1);
     assert.equal(api.testing.session.activeChatId, imported.chatId);

@@ -192,6 +192,9 @@ describe('Feedback at once (host)', function () {
     await vscode.commands.executeCommand('strata.attachActiveFile', vscode.Uri.joinPath(folderUri('app'), 'notes', 'long.md'));
     await panel.sendAndWait('Keep this private.');
     const target = vscode.Uri.joinPath(folderUri('app'), 'export-bare.md');
+    // A command run with a file still asks (commandConsent.ts): the suite says yes, and counts the questions.
+    const consented: string[] = [];
+    api.testing.consent.ask = async (q) => (consented.push(`${q.action} ${q.target}`), true);
     await vscode.commands.executeCommand('strata.exportChat', target, { withoutAttachments: true });
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(target));
     const payload = Buffer.from(/<!-- strata-chat: ([A-Za-z0-9+/=]+) -->/.exec(text)![1], 'base64').toString('utf8');

@@ -1,6 +1,6 @@
 /** Merging a reply's code block into a file (src/services/apply/applyMerge.ts). */
 import * as assert from 'node:assert/strict';
-import { appendBlock, declarationEnd, declarationHead, isWholeFile, mergeBlock } from '../../src/services/apply/applyMerge';
+import { appendBlock, codeOf, declarationEnd, declarationHead, isWholeFile, mergeBlock } from '../../src/services/apply/applyMerge';
 
 const FILE = [
   "import { round } from './round';",
@@ -115,5 +115,60 @@ describe('apply: merge', () => {
       r.kind === 'declaration' && r.content,
       py.replace('    return math.pi * r * r', '    """Area of a circle."""\n    return math.pi * r ** 2'),
     );
+  });
+
+  describe('hostile lines cost linear time (issue: one click on Apply froze the extension host)', () => {
+    const cpuMs = (fn: () => void): number => {
+      const before = process.cpuUsage();
+      fn();
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000;
+    };
+
+    it('an unclosed quote with 26 backslash pairs: the bracket scan ends in milliseconds, brackets in strings ignored', () => {
+      // 2^26 steps for a pattern whose alternatives overlap on a backslash: seconds of a blocked host.
+      const hostile = `  const p = "C:${'\\x'.repeat(26)};`;
+      const lines = ['function f() {', hostile, '  return "}";', '}', 'const after = 1;'];
+      let end = -1;
+      const ms = cpuMs(() => (end = declarationEnd(lines, 0)));
+      assert.equal(end, 3);
+      assert.ok(ms < 200, `${ms.toFixed(1)} ms`);
+    });
+
+    it('the whole merge of a block holding that line stays under 200 ms', () => {
+      const hostile = `  const p = "${'\\x'.repeat(30)}`;
+      const file = 'function f() {\n  return 1;\n}\n\nfunction g() {\n  return 2;\n}\n';
+      let kind = '';
+      const ms = cpuMs(() => (kind = mergeBlock(file, `function f() {\n${hostile}\n  return 3;\n}`).kind));
+      assert.equal(kind, 'declaration');
+      assert.ok(ms < 200, `${ms.toFixed(1)} ms`);
+    });
+
+    it('a 100 KB method-like line is no declaration head and costs milliseconds', () => {
+      const line = `m(${'):'.repeat(50_000)} {`;
+      let head: unknown = 'unset';
+      const ms = cpuMs(() => (head = declarationHead(line)));
+      assert.equal(head, undefined);
+      assert.ok(ms < 100, `${ms.toFixed(1)} ms`);
+      // Ordinary heads still read as before.
+      assert.deepEqual(declarationHead('  async *load<T>(a: (x) => T, b = {}): Promise<T> {'), { kind: 'method', name: 'load' });
+      assert.deepEqual(declarationHead('get size(): number {'), { kind: 'method', name: 'size' });
+      assert.equal(declarationHead('if (a) {'), undefined);
+      assert.equal(declarationHead('foo(a); {'), undefined);
+      assert.equal(declarationHead('m(a): T = x {'), undefined);
+    });
+
+    it('strings, comments and escapes are read as code would read them', () => {
+      assert.equal(codeOf(`a("}", '{', \`)\`) // }`, false), 'a("", "", "") ');
+      assert.equal(codeOf('x = "a\\"b" + 1 # c', true), 'x = "" + 1 ');
+      assert.equal(codeOf('x = "unclosed {', false), 'x = "unclosed {');
+    });
+
+    it('a file ending in 100,000 line breaks is appended to in milliseconds', () => {
+      let out = '';
+      const ms = cpuMs(() => (out = appendBlock(`a${'\r\n'.repeat(100_000)}`, 'b')));
+      assert.equal(out, 'a\r\n\r\nb\r\n');
+      assert.ok(ms < 100, `${ms.toFixed(1)} ms`);
+    });
   });
 });

@@ -60,4 +60,27 @@ describe('citations', () => {
     assert.equal(parseCitationPaths([1]), undefined);
     assert.ok(parseResponseValue('resolveCitations', 'src/a.ts') instanceof ProtocolError);
   });
+
+  it('a run like +a+a+a… costs linear time (it froze the panel on every render)', () => {
+    const cpuMs = (fn: () => void): number => {
+      const before = process.cpuUsage();
+      fn();
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000;
+    };
+    const text = '+a'.repeat(32_768);
+    let found: unknown[] = ['unset'];
+    const ms = cpuMs(() => (found = findCitations(text)));
+    assert.deepEqual(found, []);
+    assert.ok(ms < 300, `${ms.toFixed(1)} ms for 65,536 characters`);
+    // A citation after such a run is still found.
+    assert.deepEqual(
+      findCitations(`${'+a'.repeat(1000)} see src/a.ts:3`).map((c) => c.path),
+      ['src/a.ts'],
+    );
+    assert.deepEqual(
+      findCitations('x+src/a.ts:3').map((c) => c.path),
+      ['x+src/a.ts'],
+    );
+  });
 });

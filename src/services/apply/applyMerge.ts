@@ -33,22 +33,54 @@ const HEADS: readonly [string, RegExp][] = [
   ['function', new RegExp(String.raw`^${MODIFIERS}fn\s+([A-Za-z_]\w*)`)],
   ['function', /^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)/],
   ['impl', /^impl(?:<[^>]*>)?\s+(?:[\w:<>, ]+\s+for\s+)?([A-Za-z_]\w*)/],
-  // A method: `name(…) {`, `get name() {`, `async *name<T>(…): T {` (not a call or a control statement).
-  [
-    'method',
-    new RegExp(
-      String.raw`^${MODIFIERS}(?:get\s+|set\s+)?\*?\s*(?!(?:if|for|while|switch|catch|return|function|new|await|typeof|else|do)\b)([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?::[^={;]+)?\s*\{\s*$`,
-    ),
-  ],
 ];
+
+/**
+ * A method's head up to its opening parenthesis: `name(`, `get name(`, `async *name<T>(` (not a call
+ * or a control statement). The rest of the line is checked by `methodTail`, without a regular
+ * expression: a pattern over the parameters and the return type backtracks on long lines.
+ */
+const METHOD_HEAD = new RegExp(
+  String.raw`^${MODIFIERS}(?:get\s+|set\s+)?\*?\s*(?!(?:if|for|while|switch|catch|return|function|new|await|typeof|else|do)\b)([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\(`,
+);
+
+/**
+ * Lines longer than this start no declaration: the heads are a heuristic, and a bound on the line
+ * keeps every pattern above to a bounded cost on a reply's or a file's longest lines.
+ */
+export const MAX_HEAD_LINE_CHARS = 1000;
+
+/**
+ * Whether `rest` (the text after a method's opening parenthesis, up to the line's end) closes the
+ * parameters and opens the body: no `;`, a `)` followed by nothing or by a return type `: T` (no
+ * `=`, `{` or `;` in it), then the `{` that ends the line.
+ */
+function methodTail(rest: string): boolean {
+  if (!rest.endsWith('{')) return false;
+  const body = rest.slice(0, -1).trimEnd();
+  if (body.includes(';')) return false;
+  let lastEqOrBrace = -1;
+  for (let i = 0; i < body.length; i++) if (body[i] === '=' || body[i] === '{') lastEqOrBrace = i;
+  for (let i = 0; i < body.length; i++) {
+    if (body[i] !== ')') continue;
+    let j = i + 1;
+    while (j < body.length && /\s/.test(body[j])) j++;
+    if (j === body.length) return true;
+    if (body[j] === ':' && i > lastEqOrBrace) return true;
+  }
+  return false;
+}
 
 /** The declaration a line starts, if any. */
 export function declarationHead(line: string): DeclarationHead | undefined {
   const t = line.trim();
+  if (t.length > MAX_HEAD_LINE_CHARS) return undefined;
   for (const [kind, re] of HEADS) {
     const m = re.exec(t);
     if (m) return { kind, name: m[1] };
   }
+  const m = METHOD_HEAD.exec(t);
+  if (m && methodTail(t.slice(m[0].length))) return { kind: 'method', name: m[1] };
   return undefined;
 }
 
@@ -66,12 +98,11 @@ function indentOf(line: string): string {
  * the line ending a bracketless statement, or (a line ending in `:`, as in Python) its indented body.
  */
 export function declarationEnd(lines: readonly string[], start: number): number {
-  const strip = (l: string) => l.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, '""').replace(/\/\/.*$/, '');
-  if (/:\s*$/.test(strip(lines[start]).replace(/#.*$/, ''))) return indentedBodyEnd(lines, start);
+  if (codeOf(lines[start], true).trimEnd().endsWith(':')) return indentedBodyEnd(lines, start);
   let depth = 0;
   let opened = false;
   for (let i = start; i < lines.length; i++) {
-    const code = strip(lines[i]);
+    const code = codeOf(lines[i], false);
     for (const ch of code) {
       if (ch === '{' || ch === '(' || ch === '[') {
         depth++;
@@ -79,10 +110,55 @@ export function declarationEnd(lines: readonly string[], start: number): number 
       } else if (ch === '}' || ch === ')' || ch === ']') depth--;
     }
     if (depth > 0) continue;
-    const continues = /(?:[=,+\-*/&|?:.]|=>)\s*$/.test(code.trim()) || /^\s*[.?:]/.test(lines[i + 1] ?? '');
-    if (!continues || (opened && /[}\])]\s*;?\s*$/.test(code) && !/^\s*[.?:]/.test(lines[i + 1] ?? ''))) return i;
+    const next = lines[i + 1] ?? '';
+    const nextContinues = /^[.?:]/.test(next.trimStart());
+    const trimmed = code.trim();
+    const continues = CONTINUATION_ENDS.has(trimmed.at(-1) ?? '') || trimmed.endsWith('=>') || nextContinues;
+    if (!continues || (opened && closesBracket(trimmed) && !nextContinues)) return i;
   }
   return lines.length - 1;
+}
+
+/** A statement whose code ends in one of these (or in `=>`) goes on to the next line. */
+const CONTINUATION_ENDS = new Set(['=', ',', '+', '-', '*', '/', '&', '|', '?', ':', '.']);
+
+/** Whether trimmed code ends with a closing bracket, optionally followed by `;`. */
+function closesBracket(trimmed: string): boolean {
+  const t = trimmed.endsWith(';') ? trimmed.slice(0, -1).trimEnd() : trimmed;
+  const last = t.at(-1);
+  return last === '}' || last === ']' || last === ')';
+}
+
+/**
+ * A line's code for bracket counting: each string literal (quoted with `"`, `'` or a backtick,
+ * backslash escapes honoured, an unclosed one running to the line's end) becomes `""`, and a `//`
+ * comment (with `hashComments`, also a `#` one) is dropped. One pass over the line, no regular
+ * expression: a pattern for string literals backtracks exponentially on an unclosed quote.
+ */
+export function codeOf(line: string, hashComments: boolean): string {
+  let out = '';
+  let i = 0;
+  while (i < line.length) {
+    const ch = line[i];
+    if (ch === '"' || ch === "'" || ch === '`') {
+      let j = i + 1;
+      while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
+      if (j >= line.length) {
+        // An unclosed quote is not a string: its characters count as code, as before.
+        out += ch;
+        i++;
+        continue;
+      }
+      out += '""';
+      i = j + 1;
+      continue;
+    }
+    if (ch === '/' && line[i + 1] === '/') break;
+    if (hashComments && ch === '#') break;
+    out += ch;
+    i++;
+  }
+  return out;
 }
 
 /** An indentation-delimited body (Python): the lines after `start` indented deeper, or blank. */
@@ -219,6 +295,8 @@ export function appendBlock(file: string, block: string): string {
   const eol = eolOf(file);
   const body = trimBlank(block.split(/\r?\n/)).join(eol);
   if (file.trim().length === 0) return body + eol;
-  const base = file.replace(/(\r?\n)*$/, '');
+  let cut = file.length;
+  while (cut > 0 && (file[cut - 1] === '\n' || (file[cut - 1] === '\r' && file[cut] === '\n'))) cut--;
+  const base = file.slice(0, cut);
   return `${base}${eol}${eol}${body}${eol}`;
 }

@@ -18,15 +18,29 @@ export function looksLikePath(token: string): boolean {
   return ext !== null || (token.includes('/') && !token.endsWith('/'));
 }
 
+const LEADING_PUNCTUATION = new Set(['"', "'", '`', '(']);
+const TRAILING_PUNCTUATION = new Set(['"', "'", '`', ')', ',', ';', ':', '.']);
+
+/** Longer fence info strings and lines above a block name no path (a path is at most 300 characters). */
+export const MAX_NAMING_LINE_CHARS = 2000;
+
 /** `./src/a.ts` → `src/a.ts`; trailing punctuation of prose (`src/a.ts:`) removed. */
 export function cleanPath(token: string): string {
-  let t = token.trim().replace(/^["'`(]+|["'`),;:.]+$/g, '');
+  // Trimmed by hand: a pattern anchored only at the end (`[…]+$`) rescans a long run of its own
+  // characters from every position in it.
+  let t = token.trim();
+  let a = 0;
+  let b = t.length;
+  while (a < b && LEADING_PUNCTUATION.has(t[a])) a++;
+  while (b > a && TRAILING_PUNCTUATION.has(t[b - 1])) b--;
+  t = t.slice(a, b);
   while (t.startsWith('./')) t = t.slice(2);
   return t;
 }
 
 /** The path a fence's info string names: ```ts src/a.ts```, ```ts title="src/a.ts"```, ```ts:src/a.ts```. */
 export function pathFromFenceInfo(info: string): string | undefined {
+  if (info.length > MAX_NAMING_LINE_CHARS) return undefined;
   const attr = /\b(?:title|file|filename|path)\s*=\s*(?:"([^"]+)"|'([^']+)'|(\S+))/.exec(info);
   if (attr) {
     const p = cleanPath(attr[1] ?? attr[2] ?? attr[3] ?? '');
@@ -55,6 +69,7 @@ export function pathFromFenceInfo(info: string): string | undefined {
  * such a path is used only if the file exists.
  */
 export function pathFromLineAbove(line: string): { path: string; explicit: boolean } | undefined {
+  if (line.length > MAX_NAMING_LINE_CHARS) return undefined;
   for (const m of line.matchAll(/`([^`\n]+)`/g)) {
     const p = cleanPath(m[1].replace(/(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?)$/, ''));
     if (looksLikePath(p)) return { path: p, explicit: true };

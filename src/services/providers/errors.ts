@@ -130,11 +130,18 @@ const NETWORK_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 
+/**
+ * The message without LangChain's "Troubleshooting URL: …" tail. Cut at the marker by hand: a
+ * pattern starting with `\s*` rescans a server's long run of spaces from every position in it.
+ */
+export function withoutTroubleshooting(message: string): string {
+  const at = message.indexOf('Troubleshooting URL:');
+  return at < 0 ? message : message.slice(0, at).trimEnd();
+}
+
 /** Short, redacted server detail (first message line that is not LangChain boilerplate). */
 function detail(f: Facts, apiKey?: string): string {
-  const m = f.messages
-    .map((s) => s.replace(/\s*Troubleshooting URL:.*$/s, '').trim())
-    .find((s) => s.length > 0 && !/^\d{3} status code/.test(s));
+  const m = f.messages.map((s) => withoutTroubleshooting(s).trim()).find((s) => s.length > 0 && !/^\d{3} status code/.test(s));
   if (!m) return '';
   const one = redact(m, apiKey).split('\n')[0];
   return one.length > 240 ? one.slice(0, 237) + '…' : one;

@@ -30,6 +30,15 @@ export function pingLeadMs(lifetimeMs: number): number {
   return Math.min(30_000, lifetimeMs / 5);
 }
 
+/**
+ * Pings never go out closer together than this, whatever a setting says: each is billed, and a
+ * lifetime read from a (possibly cloned) setting must not turn one send into hundreds of pings.
+ */
+export const MIN_PING_INTERVAL_MS = 4 * 60_000;
+
+/** At most this many pings follow one sign of the user's activity. */
+export const MAX_PINGS_PER_ACTIVITY = 2;
+
 export interface KeepWarmClock {
   now(): number;
   setTimeout(fn: () => void, ms: number): unknown;
@@ -66,7 +75,15 @@ interface LastRequest {
 
 /** Why a ping was not sent (the log's words, and the tests'). */
 export type SkipReason =
-  'off' | 'not-anthropic' | 'chat-closed' | 'model-changed' | 'window-inactive' | 'user-inactive' | 'no-price' | 'saving-below-cost';
+  | 'off'
+  | 'not-anthropic'
+  | 'chat-closed'
+  | 'model-changed'
+  | 'window-inactive'
+  | 'user-inactive'
+  | 'no-price'
+  | 'saving-below-cost'
+  | 'ping-cap';
 
 /**
  * The request's messages up to and including its last cache breakpoint, or undefined when it has
@@ -104,6 +121,8 @@ export class KeepWarm {
   private timer: unknown;
   private inFlight: AbortController | undefined;
   private lastActivity = -Infinity;
+  /** Pings sent since the user's last activity. */
+  private pingsSinceActivity = 0;
 
   constructor(private readonly deps: KeepWarmDeps) {
     this.clock = deps.clock ?? realClock;
@@ -112,6 +131,7 @@ export class KeepWarm {
   /** A send, or anything else the user did in the panel. */
   activity(): void {
     this.lastActivity = this.clock.now();
+    this.pingsSinceActivity = 0;
   }
 
   /**
@@ -175,10 +195,12 @@ export class KeepWarm {
     const last = this.last;
     if (!last || !this.deps.enabled() || last.provider.kind !== 'anthropic') return;
     const p = this.deps.pricing();
-    const lifetime = cacheLifetimeSeconds('anthropic', p.anthropicCacheTtl, p.cacheLifetimeSeconds);
+    // The provider's documented lifetime: `strata.cache.lifetimeSeconds` shapes the meter's
+    // prediction, never how often a billed ping goes out.
+    const lifetime = cacheLifetimeSeconds('anthropic', p.anthropicCacheTtl, 0);
     if (lifetime === undefined) return;
     const lifetimeMs = lifetime * 1000;
-    const at = sentAt + lifetimeMs - pingLeadMs(lifetimeMs);
+    const at = sentAt + Math.max(MIN_PING_INTERVAL_MS, lifetimeMs - pingLeadMs(lifetimeMs));
     this.timer = this.clock.setTimeout(
       () => {
         this.timer = undefined;
@@ -198,6 +220,7 @@ export class KeepWarm {
     if (now.label !== last.label) return 'model-changed';
     if (!now.windowActive) return 'window-inactive';
     if (this.clock.now() - this.lastActivity > ACTIVE_WITHIN_MS) return 'user-inactive';
+    if (this.pingsSinceActivity >= MAX_PINGS_PER_ACTIVITY) return 'ping-cap';
     const e = pingEconomics(last.prefixTokens, this.deps.pricing(), last.label);
     if (!e) return 'no-price';
     if (!(e.saving > e.cost)) return 'saving-below-cost';
@@ -216,6 +239,7 @@ export class KeepWarm {
     const abort = new AbortController();
     this.inFlight = abort;
     const sentAt = this.clock.now();
+    this.pingsSinceActivity++;
     try {
       const reply = await collectReply(last.provider.stream({ ...last.request, messages, maxOutputTokens: 1, signal: abort.signal }));
       if (this.inFlight !== abort || this.last !== last) return;

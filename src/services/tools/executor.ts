@@ -70,6 +70,28 @@ export interface ToolResult {
   summary: string;
 }
 
+/**
+ * A message on one line: each run of white space holding a line break becomes one space. Scanned by
+ * hand: a `\s*\n\s*` pattern rescans a long run of spaces from every position in it.
+ */
+export function oneLine(message: string): string {
+  if (!message.includes('\n')) return message;
+  let out = '';
+  let i = 0;
+  while (i < message.length) {
+    if (!/\s/.test(message[i])) {
+      out += message[i++];
+      continue;
+    }
+    let j = i;
+    let breaks = false;
+    while (j < message.length && /\s/.test(message[j])) breaks = message[j++] === '\n' || breaks;
+    out += breaks ? ' ' : message.slice(i, j);
+    i = j;
+  }
+  return out;
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
@@ -337,6 +359,8 @@ export class ToolExecutor {
     // Every path reported is checked like a read: nothing about an excluded file leaves the editor.
     const shown: DiagnosticInfo[] = [];
     for (const d of all) {
+      // An editor buffer's problems quote its text: untitled buffers are the user's own, never a tool's.
+      if (nonWorkspacePath('get_diagnostics', d.path)) continue;
       const bad = yield* wait(this.port.recheck(d.path, d.path));
       if (!bad) shown.push(d);
     }
@@ -353,7 +377,7 @@ export class ToolExecutor {
     );
     const lines = shown.map(
       (d) =>
-        `${d.path}:${d.line}:${d.column}: ${d.severity}: ${d.message.replace(/\s*\n\s*/g, ' ')}${d.source ? ` (${d.source}${d.code ? ` ${d.code}` : ''})` : ''}`,
+        `${d.path}:${d.line}:${d.column}: ${d.severity}: ${oneLine(d.message)}${d.source ? ` (${d.source}${d.code ? ` ${d.code}` : ''})` : ''}`,
     );
     const fitted = this.fitLines(lines, String(lines.length));
     const out: ToolOutput = { kind: 'artifact', input: { kind: 'diagnostics', uri: target ?? '*', content: fitted.text } };

@@ -345,6 +345,9 @@ describe('Hostile input does not freeze the extension host', function () {
     await measure('importing a 1,000-turn export', async () => {
       await api.testing.controller.newChat();
       panel.clear();
+      // A command run with a file still asks (commandConsent.ts): the suite says yes, and counts the questions.
+      const consented: string[] = [];
+      api.testing.consent.ask = async (q) => (consented.push(`${q.action} ${q.target}`), true);
       await vscode.commands.executeCommand('strata.importChat', vscode.Uri.file(file));
       await until('the imported chat in the panel', () => panel.of('state').length > 0, 120_000);
       chats.push(api.testing.session.activeChatId);

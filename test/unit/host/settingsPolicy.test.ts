@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SETTING_DEFAULTS } from '../../../src/host/configKeys';
-import { ollamaName, originToConfirm, PUBLIC_ORIGINS, type EndpointChoice } from '../../../src/host/endpointOrigin';
+import { confirmationKey, ollamaName, originToConfirm, PUBLIC_ORIGINS, type EndpointChoice } from '../../../src/host/endpointOrigin';
 import { effectiveSetting, ignoredSettingsSentence, RESTRICTED_KEYS } from '../../../src/host/settingsPolicy';
 
 const DEFAULTS = SETTING_DEFAULTS['context.exclude'];
@@ -47,15 +47,34 @@ describe('settings a workspace may change', () => {
       origin: 'workspace',
       ignored: false,
     });
+    // A repository sets neither the price of keep-warm nor the shape of requests.
+    assert.deepEqual(effectiveSetting('cache.lifetimeSeconds', { defaultValue: 0, workspaceValue: 1 }, false), {
+      value: 0,
+      origin: 'default',
+      ignored: true,
+    });
+    assert.equal(effectiveSetting('requestTimeoutSeconds', { defaultValue: 120, workspaceValue: 1 }, false).value, 120);
+    assert.equal(effectiveSetting('anthropicCacheTtl', { defaultValue: '5m', workspaceValue: '1h' }, false).value, '5m');
+    assert.deepEqual(effectiveSetting('prices', { defaultValue: {}, workspaceValue: { x: { input: 999 } } as never }, false).value, {});
+    assert.equal(effectiveSetting('budget.compactPercent', { defaultValue: 80, workspaceValue: 1 }, false).value, 80);
     // Keys outside the restricted set keep the workspace value.
     assert.equal(effectiveSetting('layout', { defaultValue: 'transcript', workspaceValue: 'library' }, false).value, 'library');
     assert.match(ignoredSettingsSentence(['instructions', 'baseUrl']), /strata\.instructions, strata\.baseUrl are ignored/);
   });
 
-  it('restricts provider, model, baseUrl, instructions, cache.keepWarm, context.* and tools.*, in the code and in the manifest alike', () => {
+  it('restricts provider, model, baseUrl, instructions, cache.*, prices, timeouts, budget.*, context.* and tools.*, in the code and in the manifest alike', () => {
     const expected = Object.keys(SETTING_DEFAULTS).filter(
       (k) =>
-        ['provider', 'model', 'baseUrl', 'instructions', 'instructionsFiles', 'cache.keepWarm'].includes(k) || /^(context|tools)\./.test(k),
+        [
+          'provider',
+          'model',
+          'baseUrl',
+          'instructions',
+          'instructionsFiles',
+          'prices',
+          'anthropicCacheTtl',
+          'requestTimeoutSeconds',
+        ].includes(k) || /^(context|tools|cache|budget)\./.test(k),
     );
     assert.deepEqual([...RESTRICTED_KEYS].sort(), expected.sort());
     const root = path.resolve(__dirname, '..', '..', '..', '..');
@@ -65,7 +84,15 @@ describe('settings a workspace may change', () => {
   });
 
   describe('a workspace-chosen endpoint', () => {
-    const base: EndpointChoice = { kind: 'openai', baseUrl: '', fromWorkspace: true, userBaseUrl: '', userProvider: 'auto', confirmed: [] };
+    const base: EndpointChoice = {
+      kind: 'openai',
+      baseUrl: '',
+      fromWorkspace: true,
+      userBaseUrl: '',
+      userProvider: 'auto',
+      confirmed: [],
+      carriesKey: true,
+    };
 
     it('waits for confirmation of its origin unless it is the user own', () => {
       assert.equal(originToConfirm({ ...base, baseUrl: 'https://evil.example/v1' }), 'https://evil.example');
@@ -74,17 +101,46 @@ describe('settings a workspace may change', () => {
       assert.equal(originToConfirm({ ...base, kind: 'anthropic' }), PUBLIC_ORIGINS.anthropic);
       assert.equal(originToConfirm({ ...base, kind: 'anthropic', userProvider: 'anthropic' }), undefined);
       // The user's own base URL (same origin, any path) is theirs; a workspace moving them off it is not.
-      assert.equal(originToConfirm({ ...base, baseUrl: 'http://127.0.0.1:8080/v2', userBaseUrl: 'http://127.0.0.1:8080/v1' }), undefined);
+      assert.equal(
+        originToConfirm({ ...base, baseUrl: 'http://127.0.0.1:8080/v2', userProvider: 'openai', userBaseUrl: 'http://127.0.0.1:8080/v1' }),
+        undefined,
+      );
       assert.equal(
         originToConfirm({ ...base, baseUrl: '', userProvider: 'openai', userBaseUrl: 'http://127.0.0.1:8080/v1' }),
         PUBLIC_ORIGINS.openai,
       );
-      // Confirmed once: no more questions for that origin.
-      assert.equal(originToConfirm({ ...base, baseUrl: 'https://evil.example/v1', confirmed: ['https://evil.example'] }), undefined);
+      // Confirmed once: no more questions for that origin, provider and key.
+      const evil = [confirmationKey('https://evil.example', 'openai', true)];
+      assert.equal(originToConfirm({ ...base, baseUrl: 'https://evil.example/v1', confirmed: evil }), undefined);
+      assert.equal(originToConfirm({ ...base, baseUrl: 'https://evil.example:444/v1', confirmed: evil }), 'https://evil.example:444');
+    });
+
+    it('binds a confirmation to the origin, the provider and whether a key goes along', () => {
+      // Confirmed while no key existed: the key does not follow unasked.
+      const keyless = [confirmationKey('https://evil.example', 'openai', false)];
+      assert.equal(originToConfirm({ ...base, baseUrl: 'https://evil.example/v1', carriesKey: false, confirmed: keyless }), undefined);
       assert.equal(
-        originToConfirm({ ...base, baseUrl: 'https://evil.example:444/v1', confirmed: ['https://evil.example'] }),
-        'https://evil.example:444',
+        originToConfirm({ ...base, baseUrl: 'https://evil.example/v1', carriesKey: true, confirmed: keyless }),
+        'https://evil.example',
       );
+      // Confirmed for OpenAI: Anthropic's key does not follow unasked.
+      const forOpenai = [confirmationKey('https://proxy.example', 'openai', true)];
+      assert.equal(
+        originToConfirm({ ...base, kind: 'anthropic', baseUrl: 'https://proxy.example', confirmed: forOpenai }),
+        'https://proxy.example',
+      );
+      // A trusted workspace switching only strata.provider: the user's base URL was set up for OpenAI, not for Anthropic's key.
+      assert.equal(
+        originToConfirm({
+          ...base,
+          kind: 'anthropic',
+          baseUrl: 'https://proxy.example/v1',
+          userProvider: 'openai',
+          userBaseUrl: 'https://proxy.example/v1',
+        }),
+        'https://proxy.example',
+      );
+      assert.equal(confirmationKey('https://a.example', 'anthropic', false), 'https://a.example anthropic no-key');
     });
 
     it('from the user own settings needs no confirmation', () => {

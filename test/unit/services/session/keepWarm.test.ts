@@ -248,12 +248,13 @@ describe('keep-warm (fake clock)', () => {
     assert.equal(resolved.provider.requests.length, 1);
   });
 
-  it('follows strata.cache.lifetimeSeconds and the 1-hour lifetime', async () => {
+  it('follows the documented lifetimes, never strata.cache.lifetimeSeconds: a 1-second setting is not 750 pings', async () => {
     const short = setup();
-    short.settings.pricing = { ...DEFAULT_PRICING, cacheLifetimeSeconds: 20 };
+    short.settings.pricing = { ...DEFAULT_PRICING, cacheLifetimeSeconds: 1 };
     await sendTurn(short);
-    await short.clock.advance(16_000);
-    assert.equal(short.provider.requests.length, 2, 'a fifth of a short lifetime before its end');
+    await short.clock.advance(10 * 60_000);
+    // The documented 5 minutes: pings at 4.5 and 9 minutes, the cap of two per sign of activity.
+    assert.equal(short.provider.requests.length - 1, 2, 'pings in 10 minutes');
     const hour = setup();
     hour.settings.pricing = { ...DEFAULT_PRICING, anthropicCacheTtl: '1h' };
     await sendTurn(hour);

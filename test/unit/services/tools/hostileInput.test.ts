@@ -131,10 +131,16 @@ describe('hostile input', () => {
       'home/.ssh2/id_dsa',
       'id_dsa.pub',
       'gcloud/credentials.json',
+      'home/.dockercfg',
+      'site/.htpasswd',
+      'infra/terraform.tfstate.backup',
+      'gcp/service-account-prod.json',
+      '.yarnrc.yml',
+      'home/.terraformrc',
     ];
     const allowed = secrets.filter((p) => policy.checkPath(p).ok);
     assert.deepEqual(allowed, []);
-    for (const p of ['src/env.ts', 'docker/config.json', 'config.json', 'src/credentials.ts'])
+    for (const p of ['src/env.ts', 'docker/config.json', 'config.json', 'src/credentials.ts', 'src/service.json', '.yarnrc'])
       assert.equal(policy.checkPath(p).ok, true, `${p} is allowed`);
   });
 
@@ -158,5 +164,14 @@ describe('hostile input', () => {
     }
     const d = run(ws, 'get_diagnostics', { path: 'untitled:1' });
     assert.equal((d.output as { refused?: string }).refused, 'outside-workspace');
+    // Without a path, the whole workspace's problems: an untitled buffer's (whose messages quote its text) are not among them.
+    ws.setDiagnostics([
+      { path: 'untitled:1', line: 1, column: 1, severity: 'error', message: "Unknown word 'pasted-secret'" },
+      { path: 'src/a.ts', line: 1, column: 1, severity: 'warning', message: 'unused' },
+    ]);
+    const all = run(ws, 'get_diagnostics', {});
+    assert.equal(all.output.kind, 'artifact');
+    assert.ok(!JSON.stringify(all.output).includes('pasted-secret'), 'nothing of the untitled buffer');
+    assert.ok(JSON.stringify(all.output).includes('src/a.ts:1:1: warning: unused'));
   });
 });
