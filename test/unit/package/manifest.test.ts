@@ -181,7 +181,13 @@ describe('manifest', () => {
 
   it('has the documented types, enums and defaults, the tool settings included', () => {
     const expected: Record<string, Partial<SettingSchema>> = {
-      'strata.provider': { type: 'string', enum: ['auto', 'vscode-lm', 'openai', 'anthropic'], default: 'auto' },
+      // Every provider of the catalog, in its order, after the editor's models and `auto`.
+      'strata.provider': {
+        type: 'string',
+        enum: ['auto', 'vscode-lm', 'openai', 'anthropic', 'ollama', 'lmstudio', 'llamacpp', 'vllm'],
+        default: 'auto',
+      },
+      'strata.ollama.maxContextTokens': { type: 'integer', default: 32768 },
       'strata.model': { type: 'string' },
       'strata.baseUrl': { type: 'string' },
       'strata.promptCacheKey': { type: 'boolean', default: true },

@@ -123,6 +123,7 @@ describe('ChatSession: chips, items, meter', () => {
       maxOutputTokens: 1000,
       encoding: 'o200k_base',
       tokenizerEstimated: false,
+      windowSource: 'table',
     };
     const st = setup({ model: small });
     const big = Array.from({ length: 700 }, (_, i) => `line ${i}: some words to fill the budget`).join('\n');
