@@ -95,6 +95,9 @@ export type LocalServerProvider = {
 }[ProviderName];
 export const LOCAL_SERVER_PROVIDERS = PROVIDER_NAMES.filter((p): p is LocalServerProvider => PROVIDER_CATALOG[p].localServer);
 
+/** The providers whose requests travel in OpenAI's chat-completions format (one client serves them all). */
+export type OpenAIWireProvider = { [K in ProviderName]: (typeof PROVIDER_CATALOG)[K]['wire'] extends 'openai' ? K : never }[ProviderName];
+
 /** What the `strata.provider` setting accepts: the editor's models, `auto`, and every provider. */
 export const PROVIDER_SETTINGS = ['auto', 'vscode-lm', ...PROVIDER_NAMES] as const;
 export type ProviderSetting = 'auto' | 'vscode-lm' | ProviderName;

@@ -189,20 +189,20 @@ export class ModelPicker {
   }
 
   /**
-   * Which provider speaks for the server at `base`: a known local server on its own endpoint (a
-   * vLLM entry carries `max_model_len`), else plain OpenAI-compatible.
+   * Which provider speaks for the server at `base`: the first local server of the catalog whose own
+   * listing answers there with windows (Ollama's `/api/show`, LM Studio's `/api/v0/models`,
+   * llama.cpp's `/props`, vLLM's `max_model_len`), else plain OpenAI-compatible.
    */
   private async identify(base: string): Promise<{ provider: ProviderName; baseUrl: string } | undefined> {
     const root = base.replace(/\/v1$/, '');
-    for (const kind of ['ollama', 'lmstudio', 'llamacpp'] as const) {
+    for (const kind of LOCAL_SERVER_PROVIDERS) {
       const models = await this.d.resolver.serverModels(kind, root, { fresh: true, timeoutMs: PROBE_TIMEOUT_MS }).catch(() => undefined);
-      if (models) return { provider: kind, baseUrl: root };
+      if (models?.some((m) => m.facts.source === 'server')) return { provider: kind, baseUrl: root };
     }
     const listed = await this.d.resolver
       .serverModels('openai', base, { fresh: true, timeoutMs: PROBE_TIMEOUT_MS, withoutKey: true })
       .catch(() => undefined);
-    if (!listed) return undefined;
-    return listed.some((m) => m.facts.source === 'server') ? { provider: 'vllm', baseUrl: root } : { provider: 'openai', baseUrl: base };
+    return listed ? { provider: 'openai', baseUrl: base } : undefined;
   }
 
   /** A provider, then any model id. */

@@ -16,6 +16,7 @@ export {
 export { OllamaProvider, OLLAMA_DEFAULT_BASE_URL, type OllamaProviderOptions } from './ollama';
 export {
   ollamaModels,
+  ollamaContextLength,
   vllmModels,
   llamaCppModels,
   lmStudioModels,

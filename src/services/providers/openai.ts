@@ -10,14 +10,14 @@ import type { AIMessageChunk } from '@langchain/core/messages';
 import { disableLangChainTracing, chunkText, chunkToolCalls, quietSdkLogger, toOpenAIMessages, toOpenAITools } from './langchain';
 import { runStream, type RawPiece, type Sleep } from './runner';
 import { redact, safeOrigin, toProviderError, type ErrorContext } from './errors';
-import { PROVIDER_CATALOG, type LocalServerProvider, type ProviderName } from '../../common/providerCatalog';
+import { PROVIDER_CATALOG, type OpenAIWireProvider } from '../../common/providerCatalog';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderUsage, type RetryPolicy, type StreamEvent } from './types';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 export interface OpenAIProviderOptions {
   /** Which provider of the catalog this client speaks for (default `openai`; a local server speaks OpenAI's wire format). */
-  kind?: Extract<ProviderName, 'openai'> | Exclude<LocalServerProvider, 'ollama'>;
+  kind?: OpenAIWireProvider;
   apiKey?: string;
   /** Default https://api.openai.com/v1. */
   baseURL?: string;
