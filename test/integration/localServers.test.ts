@@ -71,8 +71,8 @@ describe('local servers in the editor', function () {
     api.testing.picker.ui = ui;
     const chosen = await vscode.commands.executeCommand<{ provider: string; model: string; baseUrl: string }>('strata.selectModel');
     assert.deepEqual(ui.shown[1], [
-      `gpt-4o — vLLM at ${vllm.origin.replace('http://', '')} · 8,192-token window`,
       `Qwen/Qwen2.5-Coder-7B-Instruct — vLLM at ${vllm.origin.replace('http://', '')} · 32,768-token window`,
+      `gpt-4o — vLLM at ${vllm.origin.replace('http://', '')} · 8,192-token window`,
     ]);
     assert.equal(chosen?.provider, 'vllm');
     const config = vscode.workspace.getConfiguration('strata');
@@ -84,17 +84,18 @@ describe('local servers in the editor', function () {
     const again = scriptedUi([() => undefined], []);
     api.testing.picker.ui = again;
     await vscode.commands.executeCommand('strata.selectModel');
-    assert.equal(again.shown[0][0], `$(check) gpt-4o — vLLM at ${vllm.origin.replace('http://', '')} · 8,192-token window`);
-    assert.equal(again.shown[0].filter((l) => l.includes('gpt-4o — vLLM')).length, 1, 'listed once');
+    assert.equal(again.shown[0][0], '$(check) gpt-4o — Local imitation of vLLM · gpt-4o');
+    assert.equal(again.shown[0].filter((l) => l.startsWith('gpt-4o —')).length, 0, 'listed once');
   });
 
   it("a chosen Ollama model's meter shows the window from /api/show, and the picker lists the server's models", async () => {
     await configure(api, { provider: 'ollama', baseUrl: ollama.root, model: 'qwen2.5-coder:7b' });
+    assert.equal(api.testing.controller.currentModel()?.provider, 'ollama');
     await until('the meter at the Ollama window', () => panel.last('meter')?.meter.contextWindow === 8192);
     const ui = scriptedUi([() => undefined], []);
     api.testing.picker.ui = ui;
     await vscode.commands.executeCommand('strata.selectModel');
-    assert.equal(ui.shown[0][0], `$(check) qwen2.5-coder:7b — Ollama at ${ollama.root.replace('http://', '')} · 8,192-token window`);
+    assert.equal(ui.shown[0][0], '$(check) qwen2.5-coder:7b — Local imitation of Ollama · qwen2.5-coder:7b', ui.shown[0].join('\n'));
     assert.ok(ui.shown[0].some((l) => l.includes('Local server…')));
     assert.ok(ui.shown[0].some((l) => l.includes('Other model id…')));
   });
