@@ -3,12 +3,15 @@
  * npm run imitate [-- options]
  *
  * Starts the OpenAI chat-completions and Anthropic messages imitation servers (test/support) on
- * 127.0.0.1 for manual use of the extension without an account or network, prints their base URLs,
- * and stops cleanly on Ctrl-C.
+ * 127.0.0.1 for manual use of the extension without an account or network, with the local servers'
+ * imitations (Ollama, vLLM, llama.cpp, LM Studio: their model lists, windows and cuts), prints
+ * their addresses, and stops cleanly on Ctrl-C.
  *
  * Options:
  *   --openai-port N      (default 0: any free port)
  *   --anthropic-port N   (default 0)
+ *   --ollama-port N, --vllm-port N, --llamacpp-port N, --lmstudio-port N   (default 0; the usual
+ *                        ports 11434, 8000, 8080, 1234 make "Local server…" in the model picker find them)
  *   --reply TEXT         the reply every request gets (default: a short canned reply)
  *   --delay MS           pause between streamed deltas (default 30, so streaming is visible)
  *   --encoding E         o200k_base (default) | cl100k_base, for the usage numbers
@@ -23,6 +26,7 @@ const root = path.resolve(__dirname, '..');
 const compiled = path.join(root, 'out', 'test', 'support', 'imitationServers.js');
 const sources = [
   'test/support/imitationServers.ts',
+  'test/support/localImitationServers.ts',
   'src/services/cacheModel.ts',
   'src/services/tokenizer/guardedTokenizer.ts',
   'src/services/tokenizer/longRunGuard.ts',
@@ -81,11 +85,33 @@ async function main() {
   };
   const openai = await startOpenAIImitation({ ...common, port: port('openai-port') });
   const anthropic = await startAnthropicImitation({ ...common, port: port('anthropic-port') });
+  const local = require(path.join(root, 'out', 'test', 'support', 'localImitationServers.js'));
+  const ollama = await local.startOllamaImitation({
+    ...common,
+    port: port('ollama-port'),
+    ollamaModels: [
+      { name: 'qwen2.5-coder:7b', contextLength: 32768, arch: 'qwen2' },
+      { name: 'llama3.2:latest', contextLength: 131072 },
+    ],
+  });
+  const vllm = await local.startVllmImitation([{ id: 'Qwen/Qwen2.5-Coder-7B-Instruct', maxModelLen: 8192 }], {
+    ...common,
+    port: port('vllm-port'),
+  });
+  const llamacpp = await local.startLlamaCppImitation('qwen2.5-coder-7b-instruct-q4_k_m.gguf', 4096, {
+    ...common,
+    port: port('llamacpp-port'),
+  });
+  const lmstudio = await local.startLmStudioImitation([{ id: 'qwen2.5-7b-instruct', maxContextLength: 32768, loadedContextLength: 8192 }], {
+    ...common,
+    port: port('lmstudio-port'),
+  });
+  const locals = [ollama, vllm, llamacpp, lmstudio];
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await Promise.all([openai.close(), anthropic.close()]);
+    await Promise.all([openai.close(), anthropic.close(), ...locals.map((l) => l.close())]);
     process.stdout.write(
       `Stopped (${openai.chatRequests.length} OpenAI and ${anthropic.chatRequests.length} Anthropic requests served).\n`,
     );
@@ -98,7 +124,12 @@ async function main() {
       'Strata imitation servers (127.0.0.1 only; usage follows the cache rules of docs/design.md#replay):',
       `  OpenAI-compatible base URL: ${openai.url}`,
       `  Anthropic base URL:         ${anthropic.url}`,
-      'Set "strata.provider" and "strata.baseUrl" to one of them (any API key works unless --api-key is given).',
+      `  Ollama (native and /v1):    ${ollama.origin}   (4,096-token default window; cuts longer prompts silently)`,
+      `  vLLM:                       ${vllm.origin}   (max_model_len 8,192)`,
+      `  llama.cpp server:           ${llamacpp.origin}   (n_ctx 4,096)`,
+      `  LM Studio:                  ${lmstudio.origin}   (loaded with 8,192)`,
+      'Set "strata.provider" and "strata.baseUrl" to one of them (any API key works unless --api-key is given),',
+      'or choose "OpenAI-compatible endpoint…" in "Strata: Select Model" and give it the address.',
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),

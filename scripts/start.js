@@ -2,7 +2,7 @@
 'use strict';
 // `npm start`: opens Strata in a real VS Code on a sample workspace.
 //
-//   npm start [-- [folder] [--imitate[=openai|anthropic]] [--code-server | --desktop] [--port N] [--fresh]]
+//   npm start [-- [folder] [--imitate[=openai|anthropic|ollama|vllm|llamacpp|lmstudio]] [--code-server | --desktop] [--port N] [--fresh]]
 //
 // - Desktop VS Code (`code` on PATH): `code --extensionDevelopmentPath=<this repo>` with a private
 //   profile (--user-data-dir / --extensions-dir under .harness/start/desktop), so the person's own
@@ -28,11 +28,12 @@ const root = path.resolve(__dirname, '..');
 const startDir = path.join(root, '.harness', 'start');
 const sampleWorkspace = path.join(root, 'samples', 'workspace');
 
-const USAGE = `usage: npm start [-- [folder] [--imitate[=openai|anthropic]] [--code-server | --desktop] [--port N] [--fresh]]
+const USAGE = `usage: npm start [-- [folder] [--imitate[=openai|anthropic|ollama|vllm|llamacpp|lmstudio]] [--code-server | --desktop] [--port N] [--fresh]]
 
   folder            open this folder instead of a copy of samples/workspace
   --imitate         also start a local OpenAI-compatible imitation server and point Strata at it
   --imitate=anthropic   the Anthropic imitation instead
+  --imitate=ollama|vllm|llamacpp|lmstudio   a local server's imitation (its models and window come from it)
   --code-server     use code-server (in your browser) even when \`code\` is on PATH
   --desktop         require desktop VS Code (\`code\` on PATH)
   --port N          code-server's port on 127.0.0.1 (default: a free one)
@@ -54,7 +55,8 @@ function parseArgs(argv) {
       opts.imitate = 'openai';
     } else if (a.startsWith('--imitate=')) {
       opts.imitate = a.slice('--imitate='.length);
-      if (opts.imitate !== 'openai' && opts.imitate !== 'anthropic') fail(`${a}: choose --imitate=openai or --imitate=anthropic`);
+      const kinds = Object.keys(require('./lib/imitation').PROVIDERS);
+      if (!kinds.includes(opts.imitate)) fail(`${a}: choose --imitate=${kinds.join('|')}`);
     } else if (a === '--code-server') {
       opts.mode = 'code-server';
     } else if (a === '--desktop') {

@@ -9,7 +9,9 @@ import { ChatViewProvider } from './host/chatViewProvider';
 import { ChatEditorPanel } from './host/chatEditorPanel';
 import type { ChatSurface, ChatSurfaceKind } from './host/chatSurface';
 import { openCitation, resolveCitationPaths } from './host/citationLinks';
-import { commandHandlers } from './host/commandHandlers';
+import { askApiKey, commandHandlers } from './host/commandHandlers';
+import { ModelPicker } from './host/modelPicker';
+import { offerFirstRunSetup } from './host/firstRun';
 import { registerAskStrata } from './host/editorEntryPoints';
 import { PendingFeedback } from './host/pendingFeedback';
 import { withPending } from './services/pendingTree';
@@ -54,6 +56,8 @@ export interface StrataApi {
     readonly consent: CommandConsent;
     readonly workspace: HostWorkspace;
     readonly resolver: ProviderResolver;
+    /** The model picker ("Strata: Select Model"); its `ui` answers in the user's place in tests. */
+    readonly picker: ModelPicker;
     readonly tree: LayersTreeProvider;
     readonly mentions: MentionSource;
     readonly suggestion: ActiveEditorSuggestion;
@@ -121,6 +125,15 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   const chatEditor = new ChatEditorPanel(chatView, context.extensionUri);
   const keepWarm = editorKeepWarm({ session, view: chatView, controller: () => controller, log });
   resolver.watch = (provider, label) => keepWarm.watch(provider, label);
+  const picker = new ModelPicker({
+    resolver,
+    current: () => controller.currentModel(),
+    askKey: (provider) => askApiKey({ resolver, controller }, provider),
+    apply: async (option) => {
+      await ProviderResolver.choose(option);
+      await controller.refreshProvider();
+    },
+  });
   const statusBar = new MeterStatusBar();
   const documents = new RequestDocuments();
 
@@ -248,12 +261,13 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
         pending,
         codeIntel,
         consent,
+        picker,
       }),
       log,
     ),
     registerAskStrata(),
     onDidChangeSettings((keys) => {
-      if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl'].includes(k)))
+      if (keys.some((k) => ['provider', 'model', 'baseUrl', 'promptCacheKey', 'anthropicCacheTtl', 'ollama.maxContextTokens'].includes(k)))
         void controller.refreshProvider();
       if (keys.some((k) => k === 'instructions' || k === 'instructionsFiles')) void loadInstructions();
       if (keys.some((k) => k.startsWith('budget.') || k.startsWith('tools.') || k === 'layout' || k === 'context.changedFiles')) {
@@ -286,6 +300,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     }),
   );
 
+  // With no model at all (a fork's editor offers none), one notification leads to the picker, once.
+  setTimeout(() => void offerFirstRunSetup(context.globalState, controller), 2000);
   // Everything that reads files or loads the tokenizer runs after activation returns.
   setTimeout(() => void loadInstructions(), 0);
   setTimeout(() => {
@@ -312,6 +328,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       consent,
       workspace,
       resolver,
+      picker,
       tree,
       mentions,
       suggestion,

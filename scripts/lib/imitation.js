@@ -6,12 +6,49 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..', '..');
 const compiled = path.join(root, 'out', 'test', 'support', 'imitationServers.js');
+const compiledLocal = path.join(root, 'out', 'test', 'support', 'localImitationServers.js');
 
 /** Strata settings per imitated provider: the model ids the imitation lists and accepts. */
 const PROVIDERS = {
   openai: { model: 'gpt-4o', models: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1'], label: 'OpenAI-compatible' },
   anthropic: { model: 'claude-sonnet-4-5', models: ['claude-sonnet-4-5', 'claude-haiku-4-5'], label: 'Anthropic' },
+  // Local servers: small windows, as on a laptop, so the meter and the budget show the server's figure.
+  ollama: { model: 'qwen2.5-coder:7b', models: ['qwen2.5-coder:7b', 'llama3.2:latest'], label: 'Ollama' },
+  vllm: { model: 'Qwen/Qwen2.5-Coder-7B-Instruct', models: ['Qwen/Qwen2.5-Coder-7B-Instruct'], label: 'vLLM' },
+  llamacpp: {
+    model: 'qwen2.5-coder-7b-instruct-q4_k_m.gguf',
+    models: ['qwen2.5-coder-7b-instruct-q4_k_m.gguf'],
+    label: 'llama.cpp server',
+  },
+  lmstudio: { model: 'qwen2.5-7b-instruct', models: ['qwen2.5-7b-instruct'], label: 'LM Studio' },
 };
+
+/** Starts the imitation of `kind` (a key of PROVIDERS) with the demo's reply. */
+async function startServer(kind, common) {
+  const cloud = require(compiled);
+  const local = require(compiledLocal);
+  const models = PROVIDERS[kind].models;
+  switch (kind) {
+    case 'openai':
+      return cloud.startOpenAIImitation({ ...common, models });
+    case 'anthropic':
+      return cloud.startAnthropicImitation({ ...common, models });
+    case 'ollama':
+      return local.startOllamaImitation({
+        ...common,
+        ollamaModels: [
+          { name: models[0], contextLength: 32768, arch: 'qwen2' },
+          { name: models[1], contextLength: 131072 },
+        ],
+      });
+    case 'vllm':
+      return local.startVllmImitation([{ id: models[0], maxModelLen: 8192 }], common);
+    case 'llamacpp':
+      return local.startLlamaCppImitation(models[0], 4096, common);
+    default:
+      return local.startLmStudioImitation([{ id: models[0], maxContextLength: 32768, loadedContextLength: 8192 }], common);
+  }
+}
 
 function lastUserText(messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -73,21 +110,21 @@ function describeRequest({ model, messages, tools, promptTokens, cachedTokens })
 }
 
 /**
- * Starts the imitation server for `kind` on 127.0.0.1 (any free port).
+ * Starts the imitation server for `kind` (openai, anthropic, ollama, vllm, llamacpp, lmstudio) on 127.0.0.1 (any free port).
  * @returns {Promise<{ kind: string, server: any, baseUrl: string, settings: Record<string, string>, close: () => Promise<void> }>}
  */
 async function startImitation(kind, { chunkDelayMs = 35 } = {}) {
   const provider = PROVIDERS[kind];
-  if (!provider) throw new Error(`--imitate=${kind}: choose openai or anthropic`);
-  const { startOpenAIImitation, startAnthropicImitation } = require(compiled);
-  const start = kind === 'openai' ? startOpenAIImitation : startAnthropicImitation;
-  const server = await start({ chunkDelayMs, deltaChars: 4, models: provider.models, replyFor: describeRequest });
+  if (!provider) throw new Error(`--imitate=${kind}: choose ${Object.keys(PROVIDERS).join(', ')}`);
+  const server = await startServer(kind, { chunkDelayMs, deltaChars: 4, replyFor: describeRequest });
+  // A local server's setting is its root; the cloud providers' is their API's base URL.
+  const baseUrl = kind === 'openai' || kind === 'anthropic' ? server.url : server.origin;
   return {
     kind,
     server,
     label: provider.label,
-    baseUrl: server.url,
-    settings: { 'strata.provider': kind, 'strata.baseUrl': server.url, 'strata.model': provider.model },
+    baseUrl,
+    settings: { 'strata.provider': kind, 'strata.baseUrl': baseUrl, 'strata.model': provider.model },
     close: () => server.close(),
   };
 }

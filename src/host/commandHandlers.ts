@@ -10,7 +10,9 @@ import { lastRequestDocument } from './lastRequestDocument';
 import { contentOf } from './treeSource';
 import type { CommandHandler } from './commands';
 import type { CommandId } from './commandIds';
-import { KEYED_PROVIDERS, ProviderResolver, type KeyedProvider } from './providerResolver';
+import { KEYED_PROVIDERS, PROVIDER_CATALOG, isKeyedProvider, type KeyedProvider } from '../common/providerCatalog';
+import type { ProviderResolver } from './providerResolver';
+import type { ModelPicker } from './modelPicker';
 import type { RequestDocuments } from './requestDocument';
 import type { StrataController } from './strataController';
 import type { HostWorkspace } from './hostWorkspace';
@@ -36,6 +38,39 @@ export interface HandlerDeps {
   codeIntel: CodeIntelCommands;
   chatEditor: ChatEditorPanel;
   consent: CommandConsent;
+  picker: ModelPicker;
+}
+
+/** Asks which provider (unless given) and its key; true when a key was stored. */
+export async function askApiKey(d: Pick<HandlerDeps, 'resolver' | 'controller'>, given?: KeyedProvider): Promise<boolean> {
+  let provider = given;
+  if (!provider) {
+    const pick = await vscode.window.showQuickPick(
+      KEYED_PROVIDERS.map((p) => ({
+        label: PROVIDER_CATALOG[p].name,
+        description: p === 'openai' ? vscode.l10n.t('also OpenAI-compatible servers') : undefined,
+        provider: p,
+      })),
+      { placeHolder: vscode.l10n.t('Which provider is the key for?') },
+    );
+    provider = pick?.provider;
+  }
+  if (!provider) return false;
+  const key = await vscode.window.showInputBox({
+    password: true,
+    ignoreFocusOut: true,
+    prompt: vscode.l10n.t(
+      "API key for {0}. Stored in VS Code's secret storage, never in settings. Leave empty to delete the stored key.",
+      PROVIDER_CATALOG[provider].name,
+    ),
+  });
+  if (key === undefined) return false;
+  await d.resolver.setApiKey(provider, key.trim() || undefined);
+  await d.controller.refreshProvider();
+  void vscode.window.showInformationMessage(
+    key.trim() ? vscode.l10n.t('Strata: the key is stored.') : vscode.l10n.t('Strata: the stored key was deleted.'),
+  );
+  return key.trim() !== '';
 }
 
 /** A tree node or anything else that names an attached item. */
@@ -131,55 +166,11 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       }
       return d.documents.open(`strata-request-turn-${last.turn}.jsonc`, lastRequestDocument(last), 'jsonc');
     },
-    'strata.selectModel': async () => {
-      const options = await d.resolver.modelOptions();
-      const current = controller.currentModel();
-      const pick = await vscode.window.showQuickPick(
-        options.map((o) => ({
-          label: o.label,
-          description: o.detail,
-          picked: current?.provider === o.provider && current.model === o.model,
-          option: o,
-        })),
-        { placeHolder: vscode.l10n.t('Model for Strata (current: {0})', current?.label ?? 'none') },
-      );
-      if (!pick) return undefined;
-      await ProviderResolver.choose(pick.option);
-      await controller.refreshProvider();
-      return pick.option;
-    },
+    'strata.selectModel': () => d.picker.run(),
+    'strata.selectLocalServer': () => d.picker.runLocalServer(),
     // Argument (for scripts and keybindings): a provider id. The key itself is always typed into the
     // prompt: anything that can run a command could otherwise replace the user's key with its own.
-    'strata.setApiKey': async (arg?: unknown) => {
-      let provider: KeyedProvider | undefined =
-        typeof arg === 'string' && (KEYED_PROVIDERS as readonly string[]).includes(arg) ? (arg as KeyedProvider) : undefined;
-      if (!provider) {
-        const pick = await vscode.window.showQuickPick(
-          [
-            { label: 'OpenAI', description: 'also OpenAI-compatible servers', provider: 'openai' as const },
-            { label: 'Anthropic', provider: 'anthropic' as const },
-          ],
-          { placeHolder: vscode.l10n.t('Which provider is the key for?') },
-        );
-        provider = pick?.provider;
-      }
-      if (!provider) return false;
-      const key = await vscode.window.showInputBox({
-        password: true,
-        ignoreFocusOut: true,
-        prompt: vscode.l10n.t(
-          "API key for {0}. Stored in VS Code's secret storage, never in settings. Leave empty to delete the stored key.",
-          provider === 'openai' ? 'OpenAI' : 'Anthropic',
-        ),
-      });
-      if (key === undefined) return false;
-      await d.resolver.setApiKey(provider, key.trim() || undefined);
-      await controller.refreshProvider();
-      void vscode.window.showInformationMessage(
-        key.trim() ? vscode.l10n.t('Strata: the key is stored.') : vscode.l10n.t('Strata: the stored key was deleted.'),
-      );
-      return true;
-    },
+    'strata.setApiKey': (arg?: unknown) => askApiKey(d, isKeyedProvider(arg) ? arg : undefined),
     'strata.exportChat': (arg?: unknown, options?: unknown) =>
       exportChat({ session, resolver: d.resolver, consent: d.consent }, arg, options),
     'strata.importChat': async (arg?: unknown) => {

@@ -16,6 +16,8 @@ export const COMMAND_IDS = [
   'strata.showLastRequest',
   'strata.showChatCost',
   'strata.selectModel',
+  // The model picker's "Local server…" on its own (the walkthrough's step).
+  'strata.selectLocalServer',
   'strata.setApiKey',
   'strata.exportChat',
   'strata.importChat',

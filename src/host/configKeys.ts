@@ -6,10 +6,11 @@
  */
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../engine/isolation';
 import type { ModelPrices } from '../services/pricing/prices';
+import type { ProviderSetting } from '../common/providerCatalog';
 
 export const CONFIG_SECTION = 'strata';
 
-export type ProviderSetting = 'auto' | 'vscode-lm' | 'openai' | 'anthropic';
+export type { ProviderSetting } from '../common/providerCatalog';
 export type LayoutSetting = 'library' | 'transcript';
 export type ChangedFilesPolicy = 'append-version' | 'append-diff' | 'refresh-in-place';
 export type ActiveEditorSetting = 'suggest' | 'off' | 'always';
@@ -19,6 +20,8 @@ export interface StrataSettings {
   model: string;
   baseUrl: string;
   promptCacheKey: boolean;
+  /** The largest window Strata asks Ollama to run a model with (`num_ctx`): memory grows with it. */
+  'ollama.maxContextTokens': number;
   anthropicCacheTtl: '5m' | '1h';
   /** Seconds a provider is assumed to keep a chat's prompt cache; 0 means: its documented lifetime. */
   'cache.lifetimeSeconds': number;
@@ -64,6 +67,7 @@ export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   model: '',
   baseUrl: '',
   promptCacheKey: true,
+  'ollama.maxContextTokens': 32768,
   anthropicCacheTtl: '5m',
   'cache.lifetimeSeconds': 0,
   'cache.keepWarm': false,

@@ -2,12 +2,12 @@
  * Where a keyed provider's requests go, and whether a workspace-chosen endpoint has to wait for the
  * user. No vscode import: unit tests load this file in plain Node.
  */
+import { PROVIDER_CATALOG, PROVIDER_NAMES, type ProviderName } from '../common/providerCatalog';
 
-/** Where the keyed providers' clients send when no base URL is set. */
-export const PUBLIC_ORIGINS: Readonly<Record<'openai' | 'anthropic', string>> = {
-  openai: 'https://api.openai.com',
-  anthropic: 'https://api.anthropic.com',
-};
+/** Where each provider's client sends when no base URL is set: its public API, or its server's usual loopback address. */
+export const PUBLIC_ORIGINS: Readonly<Record<ProviderName, string>> = Object.fromEntries(
+  PROVIDER_NAMES.map((p) => [p, PROVIDER_CATALOG[p].defaultRoot]),
+) as Record<ProviderName, string>;
 
 /** `scheme://host:port` of a URL, or undefined when it is not one. */
 export function originOf(url: string): string | undefined {
@@ -25,7 +25,7 @@ export function ollamaName(baseURL: string): string {
 }
 
 export interface EndpointChoice {
-  kind: 'openai' | 'anthropic';
+  kind: ProviderName;
   /** The base URL in force (empty: the provider's public API). */
   baseUrl: string;
   /** The provider or the base URL in force comes from the workspace's settings. */

@@ -3,25 +3,44 @@
  * into the provider a turn is sent with. LangChain (and so the OpenAI / Anthropic clients) is loaded
  * on the first send, never at activation.
  *
- * Keys: SecretStorage (`Strata: Set API Key`), else `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in the
- * environment. A base URL on the loopback (127.0.0.1, localhost, [::1]) needs no key. Keys are never
- * written to settings, logs or exports.
+ * Keys: SecretStorage (`Strata: Set API Key`), else the provider's environment variable
+ * (`OPENAI_API_KEY`, …, see src/common/providerCatalog.ts). A base URL on the loopback (127.0.0.1,
+ * localhost, [::1]) needs no key. Keys are never written to settings, logs or exports.
+ *
+ * Local servers (Ollama, LM Studio, llama.cpp, vLLM) are contacted only once the user chose one
+ * (`strata.provider`) or asked the picker to look; each model's window is what its server says.
  */
 import * as vscode from 'vscode';
 import type { ModelOption, ModelView, ProviderId } from '../protocol/messages';
 import type { ChatProvider } from '../services/providers/types';
-import { DEFAULT_MODELS, KNOWN_ANTHROPIC_MODELS, modelInfo, type ModelInfo } from '../services/modelInfo';
+import type { ServerModel } from '../services/providers/localServers';
+import { modelInfo, type ModelInfo } from '../services/modelInfo';
+import {
+  KEYED_PROVIDERS,
+  PROVIDER_CATALOG,
+  isKeyedProvider,
+  isProviderName,
+  type KeyedProvider,
+  type LocalServerProvider,
+  type ProviderName,
+} from '../common/providerCatalog';
 import { readSetting, settingInForce, userSetting, writeSetting } from './config';
-import { ollamaName, originToConfirm } from './endpointOrigin';
+import { originToConfirm } from './endpointOrigin';
 import type { EndpointQuestion, EndpointTrust } from './endpointTrust';
 import { editorLmFeatures, editorModels, VscodeLmProvider } from './vscodeLmProvider';
 import { editorModelLabel } from './lmCompat';
 
-export type KeyedProvider = 'openai' | 'anthropic';
-export const KEYED_PROVIDERS: readonly KeyedProvider[] = ['openai', 'anthropic'];
-const ENV_KEYS: Record<KeyedProvider, string> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
-const SECRET_KEYS: Record<KeyedProvider, string> = { openai: 'strata-api-key:openai', anthropic: 'strata-api-key:anthropic' };
-const PROVIDER_NAMES: Record<KeyedProvider | 'vscode-lm', string> = { openai: 'OpenAI', anthropic: 'Anthropic', 'vscode-lm': 'VS Code' };
+export { KEYED_PROVIDERS, type KeyedProvider };
+const secretKey = (p: KeyedProvider): string => `strata-api-key:${p}`;
+const envKey = (p: KeyedProvider): string => PROVIDER_CATALOG[p].key.env;
+const providerName = (p: ProviderName | 'vscode-lm'): string => (p === 'vscode-lm' ? 'VS Code' : PROVIDER_CATALOG[p].name);
+/** How long a server's model list is reused by sends before it is asked again. */
+const LISTING_TTL_MS = 30_000;
+
+/** A model the picker offers, with the endpoint it was listed from (written to `strata.baseUrl` when picked). */
+export interface PickedModel extends ModelOption {
+  baseUrl?: string;
+}
 
 /** What a send uses: a provider (or none, with the reason), the model and its limits, and how the panel shows it. */
 export interface ResolvedProvider {
@@ -65,15 +84,15 @@ export class ProviderResolver {
   ) {}
 
   async apiKey(provider: KeyedProvider): Promise<string | undefined> {
-    const stored = await this.secrets.get(SECRET_KEYS[provider]);
+    const stored = await this.secrets.get(secretKey(provider));
     if (stored) return stored;
-    const env = process.env[ENV_KEYS[provider]];
+    const env = process.env[envKey(provider)];
     return env && env.trim().length > 0 ? env.trim() : undefined;
   }
 
   async setApiKey(provider: KeyedProvider, key: string | undefined): Promise<void> {
-    if (key) await this.secrets.store(SECRET_KEYS[provider], key);
-    else await this.secrets.delete(SECRET_KEYS[provider]);
+    if (key) await this.secrets.store(secretKey(provider), key);
+    else await this.secrets.delete(secretKey(provider));
   }
 
   /** Every key Strata knows, so exports and logs can be checked for them. */
@@ -102,29 +121,22 @@ export class ProviderResolver {
     const base = settingInForce('baseUrl');
     const baseUrl = base.value.trim();
     const fromWorkspace = chosen.origin === 'workspace' || base.origin === 'workspace';
-    if (setting === 'openai' || setting === 'anthropic') return this.keyed(setting, model, baseUrl, fromWorkspace);
+    if (isKeyedProvider(setting)) return this.keyed(setting, model, baseUrl, fromWorkspace);
+    if (isProviderName(setting)) return this.local(setting, model, baseUrl, fromWorkspace);
     if (setting === 'vscode-lm') return this.editor(model, true);
-    // auto: an editor model, else a local Ollama, else nothing.
+    // auto: an editor model, else the server at strata.baseUrl. No server is probed unasked: the
+    // picker's "Local server…" looks for one when the user chooses it.
     const viaEditor = await this.editor(model, false);
     if (viaEditor.provider) return viaEditor;
     if (baseUrl) return this.keyed('openai', model, baseUrl, fromWorkspace);
-    const providers = await loadProviders();
-    const ollama = await providers.probeOllama().catch(() => undefined);
-    if (ollama && ollama.models.length > 0) {
-      const pick = ollama.models.includes(model) ? model : ollama.models[0];
-      const provider = new providers.OpenAIProvider({ baseURL: ollama.baseURL, promptCacheKey: false });
-      // Whatever answers on that port gets the chat: the label names the server before the first send.
-      const info = { ...modelInfo('openai', pick), label: `${ollamaName(ollama.baseURL)} · ${pick}` };
-      return { provider, info, view: { provider: 'openai', model: pick, label: info.label, configured: true, imitation: false } };
-    }
-    const info = modelInfo('openai', model || DEFAULT_MODELS.openai);
+    const info = modelInfo('openai', model || PROVIDER_CATALOG.openai.defaultModel);
     return {
       provider: undefined,
       info,
       view: { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false },
       problem: {
         message:
-          'No model is available: the editor offers no chat model and no Ollama answers on 127.0.0.1:11434. Choose a provider and model, or set an API key.',
+          'No model is available: the editor offers no chat model. Choose one with "Strata: Select Model": a provider with your API key, a local server (Ollama, LM Studio, llama.cpp, vLLM) or an OpenAI-compatible endpoint.',
         action: 'selectModel',
       },
     };
@@ -146,7 +158,7 @@ export class ProviderResolver {
    * undefined when requests may go there. A key is bound to its provider's public API or to the base
    * URL in the user's own settings; any other origin a workspace names waits for the user.
    */
-  private heldBack(kind: KeyedProvider, baseUrl: string, fromWorkspace: boolean, carriesKey: boolean): EndpointQuestion | undefined {
+  private heldBack(kind: ProviderName, baseUrl: string, fromWorkspace: boolean, carriesKey: boolean): EndpointQuestion | undefined {
     const origin = originToConfirm({
       kind,
       baseUrl,
@@ -158,7 +170,7 @@ export class ProviderResolver {
     });
     if (!origin) return undefined;
     const settings = (['provider', 'baseUrl'] as const).filter((k) => settingInForce(k).origin === 'workspace').map((k) => `strata.${k}`);
-    return { origin, provider: PROVIDER_NAMES[kind], kind, settings, carriesKey };
+    return { origin, provider: providerName(kind), kind, settings, carriesKey };
   }
 
   private async editor(model: string, explicit: boolean): Promise<ResolvedProvider> {
@@ -203,14 +215,14 @@ export class ProviderResolver {
   }
 
   private async keyed(kind: KeyedProvider, model: string, baseUrl: string, fromWorkspace: boolean): Promise<ResolvedProvider> {
-    const modelId = model || DEFAULT_MODELS[kind];
+    const modelId = model || PROVIDER_CATALOG[kind].defaultModel;
     const info = modelInfo(kind, modelId);
     const local = baseUrl !== '' && isLoopbackUrl(baseUrl);
     const key = await this.apiKey(kind);
     const held = this.heldBack(kind, baseUrl, fromWorkspace, !!key);
     if (held) {
       this.pending = held;
-      const label = `${PROVIDER_NAMES[kind]} at ${held.origin} (not confirmed) · ${modelId}`;
+      const label = `${providerName(kind)} at ${held.origin} (not confirmed) · ${modelId}`;
       info.label = label;
       return {
         provider: undefined,
@@ -226,10 +238,10 @@ export class ProviderResolver {
     const where = imitation
       ? 'Local imitation server'
       : local
-        ? `${PROVIDER_NAMES[kind]} at ${safeHost(baseUrl)}`
+        ? `${providerName(kind)} at ${safeHost(baseUrl)}`
         : baseUrl
-          ? `${PROVIDER_NAMES[kind]}-compatible at ${safeHost(baseUrl)}`
-          : PROVIDER_NAMES[kind];
+          ? `${providerName(kind)}-compatible at ${safeHost(baseUrl)}`
+          : providerName(kind);
     const view: ModelView = { provider: kind, model: modelId, label: `${where} · ${modelId}`, configured: !!key || local, imitation };
     info.label = view.label;
     if (!key && !local) {
@@ -238,22 +250,117 @@ export class ProviderResolver {
         info,
         view,
         problem: {
-          message: `No API key is set for ${PROVIDER_NAMES[kind]}. Set one with "Strata: Set API Key" (or ${ENV_KEYS[kind]} in the environment).`,
+          message: `No API key is set for ${providerName(kind)}. Set one with "Strata: Set API Key" (or ${envKey(kind)} in the environment).`,
           action: 'setApiKey',
         },
       };
     }
     const providers = await loadProviders();
-    const provider =
-      kind === 'openai'
-        ? new providers.OpenAIProvider({ apiKey: key, baseURL: baseUrl || undefined, promptCacheKey: readSetting('promptCacheKey') })
-        : new providers.AnthropicProvider({ apiKey: key, baseURL: baseUrl || undefined, cacheTtl: readSetting('anthropicCacheTtl') });
+    const provider = providers.createProvider(kind, {
+      apiKey: key,
+      baseUrl,
+      promptCacheKey: readSetting('promptCacheKey'),
+      anthropicCacheTtl: readSetting('anthropicCacheTtl'),
+    });
     return { provider: this.watch ? this.watch(provider, view.label) : provider, info, view };
+  }
+
+  /** A server's models, asked again after `LISTING_TTL_MS` (a send does not wait on a listing each time). */
+  private readonly listings = new Map<string, { at: number; models: Promise<ServerModel[]> }>();
+
+  /** The models `kind`'s server at `baseUrl` serves, with their windows; throws when it does not answer. */
+  async serverModels(
+    kind: ProviderName,
+    baseUrl: string,
+    opts: { fresh?: boolean; timeoutMs?: number; withoutKey?: boolean } = {},
+  ): Promise<ServerModel[]> {
+    const cacheKey = `${kind} ${baseUrl}`;
+    const known = this.listings.get(cacheKey);
+    if (known && !opts.fresh && Date.now() - known.at < LISTING_TTL_MS) return known.models;
+    // A URL the user is still typing is not in their settings yet: the key does not go there.
+    const apiKey = isKeyedProvider(kind) && !opts.withoutKey ? await this.apiKey(kind) : undefined;
+    const providers = await loadProviders();
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), opts.timeoutMs ?? 3000);
+    const models = providers
+      .listProviderModels(kind, { baseUrl, apiKey, numCtxCap: readSetting('ollama.maxContextTokens'), signal: ctrl.signal })
+      .finally(() => clearTimeout(timer));
+    this.listings.set(cacheKey, { at: Date.now(), models });
+    models.catch(() => this.listings.delete(cacheKey));
+    return models;
+  }
+
+  /** A local server the user chose: its model, with the window the server says it runs. */
+  private async local(kind: LocalServerProvider, model: string, baseUrl: string, fromWorkspace: boolean): Promise<ResolvedProvider> {
+    const name = providerName(kind);
+    const root = baseUrl || PROVIDER_CATALOG[kind].defaultRoot;
+    const where = `${name} at ${safeHost(root)}`;
+    const held = this.heldBack(kind, baseUrl, fromWorkspace, false);
+    if (held) {
+      this.pending = held;
+      const label = `${name} at ${held.origin} (not confirmed) · ${model || 'no model'}`;
+      return {
+        provider: undefined,
+        info: { ...modelInfo(kind, model || 'server model'), label },
+        view: { provider: kind, model, label, configured: false, imitation: false },
+        problem: {
+          message: `This workspace's settings (${held.settings.join(', ')}) send Strata's requests to ${held.origin}. Nothing goes there — no chat, no model listing — until you confirm it: send a message to be asked.`,
+          action: 'openSettings',
+        },
+      };
+    }
+    let models: ServerModel[];
+    try {
+      models = await this.serverModels(kind, baseUrl);
+    } catch {
+      const label = `${where} (not answering) · ${model || 'no model'}`;
+      return {
+        provider: undefined,
+        info: { ...modelInfo(kind, model || 'server model'), label },
+        view: { provider: kind, model, label, configured: false, imitation: false },
+        problem: {
+          message: `${name} does not answer at ${root}. Start it, or choose another model with "Strata: Select Model".`,
+          action: 'selectModel',
+        },
+      };
+    }
+    const served = models.find((m) => m.id === model) ?? (model ? undefined : models[0]);
+    if (!served) {
+      const label = `${where} · ${model || 'no model'}`;
+      return {
+        provider: undefined,
+        info: { ...modelInfo(kind, model || 'server model'), label },
+        view: { provider: kind, model, label, configured: false, imitation: false },
+        problem: {
+          message: model
+            ? `${name} at ${root} does not serve "${model}". Choose one of its models with "Strata: Select Model".`
+            : `${name} at ${root} serves no model yet. Load or pull one, then choose it with "Strata: Select Model".`,
+          action: 'selectModel',
+        },
+      };
+    }
+    const imitation = await this.isImitation(`${root.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1`);
+    const label = `${imitation ? `Local imitation of ${name}` : where} · ${served.id}`;
+    const info = { ...modelInfo(kind, served.id, served.facts), label };
+    const providers = await loadProviders();
+    const provider = providers.createProvider(kind, { baseUrl, contextWindow: info.contextWindow });
+    const view: ModelView = { provider: kind, model: served.id, label, configured: true, imitation };
+    return { provider: this.watch ? this.watch(provider, label) : provider, info, view };
   }
 
   /** Choices for the model picker: editor models, then the keyed providers' models. */
   async modelOptions(): Promise<ModelOption[]> {
-    const out: ModelOption[] = [];
+    return (await this.pickerModels()).map(({ provider, model, label, detail }) =>
+      detail === undefined ? { provider, model, label } : { provider, model, label, detail },
+    );
+  }
+
+  /**
+   * The models the picker lists without looking for servers: the editor's, the keyed providers'
+   * (the OpenAI-compatible endpoint's own list when one is set), and the chosen local server's.
+   */
+  async pickerModels(): Promise<PickedModel[]> {
+    const out: PickedModel[] = [];
     try {
       for (const m of await editorModels())
         out.push({ provider: 'vscode-lm', model: m.id, label: m.name ?? m.id, detail: `VS Code · ${m.vendor ?? ''}`.trim() });
@@ -262,8 +369,9 @@ export class ProviderResolver {
     }
     const base = settingInForce('baseUrl');
     const chosen = settingInForce('provider');
-    const openaiBase = chosen.value === 'anthropic' ? '' : base.value.trim();
-    const held = this.heldBack('openai', openaiBase, chosen.origin === 'workspace' || base.origin === 'workspace', false);
+    const fromWorkspace = chosen.origin === 'workspace' || base.origin === 'workspace';
+    const openaiBase = chosen.value === 'openai' || chosen.value === 'auto' ? base.value.trim() : '';
+    const held = this.heldBack('openai', openaiBase, fromWorkspace, false);
     const openaiModels = held ? [] : await this.listOpenAiModels(openaiBase).catch(() => [] as string[]);
     const imitation = openaiBase && !held ? await this.isImitation(openaiBase) : false;
     const openaiDetail = held
@@ -273,29 +381,51 @@ export class ProviderResolver {
         : openaiBase
           ? `OpenAI-compatible at ${safeHost(openaiBase)}`
           : 'OpenAI';
-    for (const id of openaiModels.length > 0 ? openaiModels : ['gpt-4o', 'gpt-4.1', 'gpt-5', 'o4-mini'])
-      out.push({ provider: 'openai', model: id, label: id, detail: openaiDetail });
-    for (const id of KNOWN_ANTHROPIC_MODELS) out.push({ provider: 'anthropic', model: id, label: id, detail: 'Anthropic' });
+    for (const kind of KEYED_PROVIDERS) {
+      const compatible = kind === 'openai' && openaiModels.length > 0;
+      const ids = compatible ? openaiModels : PROVIDER_CATALOG[kind].knownModels;
+      const keyMissing = !(await this.apiKey(kind)) && !(compatible && isLoopbackUrl(openaiBase));
+      const where = kind === 'openai' ? openaiDetail : providerName(kind);
+      for (const id of ids)
+        out.push({
+          provider: kind,
+          model: id,
+          label: id,
+          detail: keyMissing ? `${where} · no API key yet: picking asks for it` : where,
+          baseUrl: kind === 'openai' ? openaiBase : '',
+        });
+    }
+    // The chosen local server's models: it is the user's choice, so it may be asked.
+    const setting = chosen.value;
+    if (
+      isProviderName(setting) &&
+      PROVIDER_CATALOG[setting].localServer &&
+      !this.heldBack(setting, base.value.trim(), fromWorkspace, false)
+    ) {
+      const models = await this.serverModels(setting, base.value.trim()).catch(() => [] as ServerModel[]);
+      out.push(...this.serverOptions(setting, base.value.trim(), models));
+    }
     return out;
+  }
+
+  /** Picker entries for a server's models, each with the window the server says. */
+  serverOptions(kind: ProviderName, baseUrl: string, models: readonly ServerModel[]): PickedModel[] {
+    const root = baseUrl || PROVIDER_CATALOG[kind].defaultRoot;
+    const where = `${providerName(kind)} at ${safeHost(root)}`;
+    return models.map((m) => ({ provider: kind, model: m.id, label: m.id, detail: m.detail ? `${where} · ${m.detail}` : where, baseUrl }));
   }
 
   private async listOpenAiModels(baseUrl: string): Promise<string[]> {
     const key = await this.apiKey('openai');
     if (!key && !(baseUrl && isLoopbackUrl(baseUrl))) return [];
-    const providers = await loadProviders();
-    const ctrl = new AbortController();
-    const timer = setTimeout(() => ctrl.abort(), 3000);
-    try {
-      return await new providers.OpenAIProvider({ apiKey: key, baseURL: baseUrl || undefined }).listModels(ctrl.signal);
-    } finally {
-      clearTimeout(timer);
-    }
+    return (await this.serverModels('openai', baseUrl)).map((m) => m.id);
   }
 
   /** The settings that choose this provider, written to the user's settings. */
-  static async choose(option: Pick<ModelOption, 'provider' | 'model'>): Promise<void> {
+  static async choose(option: Pick<PickedModel, 'provider' | 'model' | 'baseUrl'>): Promise<void> {
     await writeSetting('provider', option.provider);
     await writeSetting('model', option.model);
+    if (option.baseUrl !== undefined) await writeSetting('baseUrl', option.baseUrl);
   }
 }
 

@@ -11,6 +11,7 @@
  * - The host decides; the webview renders the view models below and asks for changes.
  */
 
+import type { ProviderName } from '../common/providerCatalog';
 import { isObj } from '../common/guards';
 import { isInt } from './fieldChecks';
 import { isSuggestionView, type SuggestionView } from './mentions';
@@ -200,7 +201,8 @@ export interface ChatSummaryView {
   cost?: string;
 }
 
-export type ProviderId = 'auto' | 'vscode-lm' | 'openai' | 'anthropic' | 'none';
+/** A provider of the catalog (src/common/providerCatalog.ts), the editor's models, `auto`, or none configured. */
+export type ProviderId = 'auto' | 'vscode-lm' | ProviderName | 'none';
 
 export interface ModelView {
   provider: ProviderId;

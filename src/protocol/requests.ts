@@ -8,6 +8,7 @@
  * - The webview checks each answer it reads (`parseResponseValue`) where it arrives; the values of
  *   the other kinds it drops unread.
  */
+import { PROVIDER_NAMES } from '../common/providerCatalog';
 import { isObj } from '../common/guards';
 import { MAX_CITATION_PATH_CHARS, MAX_CITATION_PATHS, parseCitation, parseCitationPaths, type Citation } from './citations';
 import { hasOnlyKeys, isInt, isStr } from './fieldChecks';
@@ -140,7 +141,7 @@ export type WebviewToHostMessage = ReadyMessage | RequestMessage | TypingMessage
 
 const CHAT_ID = /^[a-z0-9][a-z0-9_-]{0,127}$/;
 const CHIP_ID = /^[A-Za-z0-9:_.-]{1,128}$/;
-const PROVIDERS: readonly string[] = ['vscode-lm', 'openai', 'anthropic'];
+const PROVIDERS: readonly string[] = ['vscode-lm', ...PROVIDER_NAMES];
 const ATTACH: readonly string[] = ['activeFile', 'selection', 'openEditors'];
 const MAX_FENCE_INFO_CHARS = 200;
 const MAX_LINE_ABOVE_CHARS = 1000;

@@ -17,6 +17,8 @@ export interface ModelInfo {
   tokenizerEstimated: boolean;
   /** How the user sees who answered ("Local imitation server · gpt-4o"); default `provider · model`. */
   label?: string;
+  /** Where `contextWindow` comes from: the user's setting, the serving server, Strata's table, or the default. */
+  windowSource: 'user' | 'server' | 'table' | 'assumed';
 }
 
 interface KnownModel {
@@ -69,6 +71,8 @@ export interface ModelFacts {
   contextWindow?: number;
   maxOutputTokens?: number;
   encoding?: EncodingName;
+  /** The figures came from the server that serves the model (its `/api/show`, `/v1/models`, `/props`). */
+  source?: 'server';
 }
 
 /** The model info for `provider` / `model`: known limits, else what `facts` says, else the default. */
@@ -86,6 +90,7 @@ export function modelInfo(provider: string, model: string, facts: ModelFacts = {
     maxOutputTokens,
     encoding,
     tokenizerEstimated: facts.encoding ? false : known ? known.estimated : true,
+    windowSource: facts.contextWindow !== undefined || facts.maxInputTokens !== undefined ? 'server' : known ? 'table' : 'assumed',
   };
 }
 
@@ -99,18 +104,3 @@ export function sameModel(a: ModelInfo, b: ModelInfo): boolean {
     a.encoding === b.encoding
   );
 }
-
-/** The model used when a keyed provider is chosen without a model id. */
-export const DEFAULT_MODELS: Readonly<Record<'openai' | 'anthropic', string>> = {
-  openai: 'gpt-4o',
-  anthropic: 'claude-sonnet-4-5',
-};
-
-/** Offered in the model picker for Anthropic, which Strata does not ask for a model list. */
-export const KNOWN_ANTHROPIC_MODELS: readonly string[] = [
-  'claude-sonnet-4-5',
-  'claude-opus-4-1',
-  'claude-haiku-4-5',
-  'claude-3-7-sonnet-latest',
-  'claude-3-5-haiku-latest',
-];

@@ -102,6 +102,10 @@ export interface RecordedRequest {
   /** The names of the tools the request offered (absent: none). */
   tools?: string[];
   usage?: { input: number; cacheRead: number; cacheWrite: number; output: number };
+  /** The prompt was cut from the front: the tokens sent and the tokens the server kept (and reported). */
+  cut?: { sent: number; kept: number };
+  /** Ollama's native chat: the `num_ctx` the request ran with. */
+  numCtx?: number;
   /** Set when the client went away before the response ended. */
   clientClosedAt?: number;
   /** The streamed text deltas, each with the time (Date.now()) it was written to the socket. */
@@ -123,7 +127,7 @@ function splitDeltas(text: string, n: number): string[] {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-abstract class ImitationServerBase {
+export abstract class ImitationServerBase {
   abstract readonly kind: 'openai' | 'anthropic';
   readonly requests: RecordedRequest[] = [];
   protected readonly server: http.Server;
@@ -346,6 +350,17 @@ export class OpenAIImitationServer extends ImitationServerBase {
     this.caches.clear();
   }
 
+  /** The body of `GET /v1/models` (a server that says more about its models than OpenAI does). */
+  protected listModels?(): unknown;
+
+  /**
+   * What the server does with a prompt of `promptTokens` tokens: runs all of it (`kept`), runs its
+   * tail (a silent cut from the front), or refuses it with an error response. The OpenAI API runs it all.
+   */
+  protected admit(_body: Record<string, unknown>, promptTokens: number): { kept: number } | { status: number; body: unknown } {
+    return { kept: promptTokens };
+  }
+
   protected badRequest(res: http.ServerResponse, message: string): void {
     this.json(res, 400, { error: { message, type: 'invalid_request_error', param: null, code: null } });
   }
@@ -364,6 +379,7 @@ export class OpenAIImitationServer extends ImitationServerBase {
   protected async route(req: http.IncomingMessage, res: http.ServerResponse, rec: RecordedRequest): Promise<void> {
     const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
     if (req.method === 'GET' && path === '/v1/models') {
+      if (this.listModels) return this.json(res, 200, this.listModels());
       const ids = this.opts.models ?? ['imitation-gpt'];
       return this.json(res, 200, {
         object: 'list',
@@ -434,7 +450,12 @@ export class OpenAIImitationServer extends ImitationServerBase {
     }
     rec.messages = messages;
     if (tools) rec.tools = tools;
-    const { tokens } = requestTokens(messages, this.tokenizer);
+    const counted = requestTokens(messages, this.tokenizer).tokens;
+    const admitted = this.admit(body as Record<string, unknown>, counted.length);
+    if ('status' in admitted) return this.json(res, admitted.status, admitted.body);
+    // A server that cuts the prompt runs (and counts) only the tokens it kept.
+    const tokens = admitted.kept < counted.length ? counted.slice(counted.length - admitted.kept) : counted;
+    if (admitted.kept < counted.length) rec.cut = { sent: counted.length, kept: admitted.kept };
     if (fault?.kind === 'context-length') {
       return this.error(
         res,

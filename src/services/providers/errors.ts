@@ -113,8 +113,9 @@ function facts(err: unknown): Facts {
   return f;
 }
 
+// The last two are llama.cpp's server ("the request exceeds the available context size", type exceed_context_size_error).
 const CONTEXT_RE =
-  /context[_ ]length|maximum context|context window|prompt is too long|too many (input )?tokens|input is too long|reduce the length of the messages|exceeds? the (model'?s? )?(maximum|context)/i;
+  /context[_ ]length|maximum context|context window|prompt is too long|too many (input )?tokens|input is too long|reduce the length of the messages|exceeds? the (model'?s? )?(maximum|context)|available context size|exceed_context_size/i;
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',

@@ -10,11 +10,14 @@ import type { AIMessageChunk } from '@langchain/core/messages';
 import { disableLangChainTracing, chunkText, chunkToolCalls, quietSdkLogger, toOpenAIMessages, toOpenAITools } from './langchain';
 import { runStream, type RawPiece, type Sleep } from './runner';
 import { redact, safeOrigin, toProviderError, type ErrorContext } from './errors';
+import { PROVIDER_CATALOG, type OpenAIWireProvider } from '../../common/providerCatalog';
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderUsage, type RetryPolicy, type StreamEvent } from './types';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 export interface OpenAIProviderOptions {
+  /** Which provider of the catalog this client speaks for (default `openai`; a local server speaks OpenAI's wire format). */
+  kind?: OpenAIWireProvider;
   apiKey?: string;
   /** Default https://api.openai.com/v1. */
   baseURL?: string;
@@ -39,20 +42,31 @@ export function isLocalURL(url: string): boolean {
 }
 
 export class OpenAIProvider implements ChatProvider {
-  readonly kind = 'openai' as const;
+  readonly kind: NonNullable<OpenAIProviderOptions['kind']>;
   readonly supportsTools = true;
   readonly label: string;
   private readonly baseURL: string;
 
   constructor(private readonly opts: OpenAIProviderOptions = {}) {
+    this.kind = opts.kind ?? 'openai';
     this.baseURL = (opts.baseURL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
     const host = safeOrigin(this.baseURL).replace(/^https?:\/\//, '');
-    this.label = this.baseURL === OPENAI_DEFAULT_BASE_URL ? 'OpenAI' : `OpenAI-compatible server at ${host}`;
+    this.label =
+      this.kind !== 'openai'
+        ? `${PROVIDER_CATALOG[this.kind].name} at ${host}`
+        : this.baseURL === OPENAI_DEFAULT_BASE_URL
+          ? 'OpenAI'
+          : `OpenAI-compatible server at ${host}`;
   }
 
   private ctx(model: string): ErrorContext {
     return {
-      provider: this.baseURL === OPENAI_DEFAULT_BASE_URL ? 'OpenAI' : 'The OpenAI-compatible server',
+      provider:
+        this.kind !== 'openai'
+          ? PROVIDER_CATALOG[this.kind].name
+          : this.baseURL === OPENAI_DEFAULT_BASE_URL
+            ? 'OpenAI'
+            : 'The OpenAI-compatible server',
       baseURL: this.baseURL,
       model,
       apiKey: this.opts.apiKey,

@@ -4,9 +4,13 @@
  */
 import type { ToolCall, ToolDefinition } from '../tools/definitions';
 import type { ChatMessage } from '../../engine/types';
+import type { ProviderName } from '../../common/providerCatalog';
 
-/** `scripted`: replays a scripted reply (the replay, the benchmark, tests); never a network call. */
-export type ProviderKind = 'openai' | 'anthropic' | 'vscode-lm' | 'scripted';
+/**
+ * A provider of the catalog (src/common/providerCatalog.ts), the editor's models, or `scripted`:
+ * replays a scripted reply (the replay, the benchmark, tests); never a network call.
+ */
+export type ProviderKind = ProviderName | 'vscode-lm' | 'scripted';
 
 export interface ChatRequest {
   /** The envelope's provider-neutral messages (blocks may carry `cacheBreakpoint`; tool steps carry their calls and results). */
@@ -29,7 +33,10 @@ export interface ChatRequest {
   timeoutMs?: number;
 }
 
-/** Provider-reported usage. `input` is the whole prompt, cached parts included. */
+/**
+ * Provider-reported usage. `input` is the whole prompt as the server counted it, cached parts
+ * included (a server that cut the prompt reports the cut prompt's count).
+ */
 export interface ProviderUsage {
   input: number;
   cacheRead: number;

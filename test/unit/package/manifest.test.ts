@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { COMMAND_IDS, VIEW_IDS } from '../../../src/host/commandIds';
 import { SETTING_DEFAULTS, SETTING_KEYS } from '../../../src/host/configKeys';
+import { PROVIDER_SETTINGS } from '../../../src/common/providerCatalog';
 
 /** Consistency of package.json with package.nls.json, the code and docs/design.md#manifest. */
 
@@ -244,7 +245,13 @@ describe('manifest', () => {
 
   it('has the documented types, enums and defaults, the tool settings included', () => {
     const expected: Record<string, Partial<SettingSchema>> = {
-      'strata.provider': { type: 'string', enum: ['auto', 'vscode-lm', 'openai', 'anthropic'], default: 'auto' },
+      // Every provider of the catalog, in its order, after the editor's models and `auto`.
+      'strata.provider': {
+        type: 'string',
+        enum: [...PROVIDER_SETTINGS],
+        default: 'auto',
+      },
+      'strata.ollama.maxContextTokens': { type: 'integer', default: 32768 },
       'strata.model': { type: 'string' },
       'strata.baseUrl': { type: 'string' },
       'strata.promptCacheKey': { type: 'boolean', default: true },

@@ -124,6 +124,7 @@ describe('ChatSession: chips, items, meter', () => {
       maxOutputTokens: 1000,
       encoding: 'o200k_base',
       tokenizerEstimated: false,
+      windowSource: 'table',
     };
     const st = setup({ model: small });
     const big = Array.from({ length: 700 }, (_, i) => `line ${i}: some words to fill the budget`).join('\n');
@@ -203,6 +204,7 @@ describe('ChatSession: chips, items, meter', () => {
       maxOutputTokens: 4096,
       encoding: 'o200k_base',
       tokenizerEstimated: true,
+      windowSource: 'assumed',
     });
     assert.strictEqual(modelInfo('vscode-lm', 'copilot-x', { maxInputTokens: 60_000 }).contextWindow, 64_096);
   });
