@@ -6,6 +6,7 @@
  */
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../engine/isolation';
 import type { ModelPrices } from '../services/pricing/prices';
+import type { ModelOverride } from '../services/modelOverrides';
 
 export const CONFIG_SECTION = 'strata';
 
@@ -17,6 +18,8 @@ export type ActiveEditorSetting = 'suggest' | 'off' | 'always';
 export interface StrataSettings {
   provider: ProviderSetting;
   model: string;
+  /** `<provider>/<model>` or `<model>` → the user's window, maximum output and prices for it. */
+  models: Readonly<Record<string, ModelOverride>>;
   baseUrl: string;
   promptCacheKey: boolean;
   anthropicCacheTtl: '5m' | '1h';
@@ -62,6 +65,7 @@ export type SettingKey = keyof StrataSettings;
 export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   provider: 'auto',
   model: '',
+  models: {},
   baseUrl: '',
   promptCacheKey: true,
   anthropicCacheTtl: '5m',

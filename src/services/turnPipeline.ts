@@ -70,6 +70,7 @@ import {
 } from './turn/turnPersistence';
 import type { TurnRequest } from './turn/turnRequest';
 import { checkExcerpts } from './turn/excerptCheck';
+import { detectServerCut } from './turn/serverCut';
 
 export interface SendOptions {
   /** Model id sent to the provider. */
@@ -92,6 +93,8 @@ export interface SendOptions {
   tools?: ToolLoopOptions;
   /** The provider's cache had likely expired when the turn was sent (absent: not predicted); the report judges it. */
   cacheExpired?: boolean;
+  /** The model's token counts are an estimate: a server's count may differ more before it counts as a cut (./turn/serverCut.ts). */
+  tokenizerEstimated?: boolean;
 }
 
 /** The tool loop of a turn. */
@@ -502,6 +505,7 @@ export class TurnPipeline {
         providerKind: provider?.kind,
         stopped: false,
         tools,
+        serverCut: detectServerCut(envelope.totalTokens, state.usage?.input, !!send.tokenizerEstimated),
       });
       if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
       if (saved.bytes !== undefined) emit({ type: 'persisted', turn: saved.saved?.turn ?? envelope.turn, bytes: saved.bytes });

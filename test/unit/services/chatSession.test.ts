@@ -123,6 +123,8 @@ describe('ChatSession: chips, items, meter', () => {
       maxOutputTokens: 1000,
       encoding: 'o200k_base',
       tokenizerEstimated: false,
+      windowSource: 'server',
+      outputSource: 'server',
     };
     const st = setup({ model: small });
     const big = Array.from({ length: 700 }, (_, i) => `line ${i}: some words to fill the budget`).join('\n');
