@@ -29,6 +29,7 @@ import { modelInfo, sameModel, type ModelInfo } from './modelInfo';
 import type { ModelOverrides } from './modelOverrides';
 import { ModelInForce } from './session/modelInForce';
 import { learnedWindow } from './turn/serverCut';
+import { parseModelLabel } from './pricing/prices';
 import type { ChatProvider } from './providers/types';
 import type { EncodingName } from './tokenizer';
 import { TurnPipeline, type ToolLoopOptions, type TurnEvent, type TurnOutcome } from './turnPipeline';
@@ -665,7 +666,7 @@ export class ChatSession {
         ...(cacheExpired !== undefined ? { cacheExpired } : {}),
         model: this.model.model,
         maxOutputTokens: this.engine.options.limits.maxOutputTokens,
-        tokenizerEstimated: this.model.tokenizerEstimated,
+        ...(officialEndpoint(this.model) ? {} : { cutCheck: { estimated: this.model.tokenizerEstimated } }),
         conversationId: chatId,
         ...(s.requestTimeoutMs ? { timeoutMs: s.requestTimeoutMs } : {}),
         ...this.toolLoop(s.tools, provider),
@@ -782,6 +783,11 @@ export class ChatSession {
   private log(line: string): void {
     this.opts.log?.(line);
   }
+}
+
+/** The provider's own endpoint ("OpenAI · gpt-4o"): it refuses a prompt that is too long instead of cutting it. */
+function officialEndpoint(m: ModelInfo): boolean {
+  return !!m.label && !!parseModelLabel(m.provider, m.label)?.official;
 }
 
 function isFinal(ev: TurnEvent): ev is Extract<TurnEvent, { outcome: TurnOutcome }> {

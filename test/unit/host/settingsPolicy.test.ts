@@ -52,10 +52,10 @@ describe('settings a workspace may change', () => {
     assert.match(ignoredSettingsSentence(['instructions', 'baseUrl']), /strata\.instructions, strata\.baseUrl are ignored/);
   });
 
-  it('restricts provider, model, baseUrl, instructions, cache.keepWarm, context.* and tools.*, in the code and in the manifest alike', () => {
+  it('restricts provider, model, models, baseUrl, instructions, cache.keepWarm, context.* and tools.*, in the code and in the manifest alike', () => {
     const expected = Object.keys(SETTING_DEFAULTS).filter(
       (k) =>
-        ['provider', 'model', 'baseUrl', 'instructions', 'instructionsFiles', 'cache.keepWarm'].includes(k) || /^(context|tools)\./.test(k),
+        ['provider', 'model', 'models', 'baseUrl', 'instructions', 'instructionsFiles', 'cache.keepWarm'].includes(k) || /^(context|tools)\./.test(k),
     );
     assert.deepEqual([...RESTRICTED_KEYS].sort(), expected.sort());
     const root = path.resolve(__dirname, '..', '..', '..', '..');

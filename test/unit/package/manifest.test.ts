@@ -183,6 +183,7 @@ describe('manifest', () => {
     const expected: Record<string, Partial<SettingSchema>> = {
       'strata.provider': { type: 'string', enum: ['auto', 'vscode-lm', 'openai', 'anthropic'], default: 'auto' },
       'strata.model': { type: 'string' },
+      'strata.models': { type: 'object', default: {} },
       'strata.baseUrl': { type: 'string' },
       'strata.promptCacheKey': { type: 'boolean', default: true },
       'strata.anthropicCacheTtl': { type: 'string', enum: ['5m', '1h'] },

@@ -204,6 +204,8 @@ describe('ChatSession: chips, items, meter', () => {
       maxOutputTokens: 4096,
       encoding: 'o200k_base',
       tokenizerEstimated: true,
+      windowSource: 'assumed',
+      outputSource: 'assumed',
     });
     assert.strictEqual(modelInfo('vscode-lm', 'copilot-x', { maxInputTokens: 60_000 }).contextWindow, 64_096);
   });
