@@ -139,6 +139,7 @@ export class ChatSession {
     nextInput: () => this.predictedInput(),
     lastMeta: () => this.metas[this.metas.length - 1],
     tokenizerEstimated: () => this.model.tokenizerEstimated,
+    windowSource: () => this.model.windowSource,
     streaming: () => !!this.running,
     built: (engine) => this.tokenCounts.meterBuilt(this.chatId, engine.options.tokenizer as SessionTokenizer),
     withCost: (view, next) => this.costs.meter(view, next),
