@@ -99,6 +99,18 @@ export class Pruner {
     const ordered = [...compactable.filter((e) => !currentKeys.has(e.key)), ...compactable.filter((e) => currentKeys.has(e.key))];
     for (const e of ordered) {
       if (r.total <= target) return r;
+      // A file of this turn with a selection of it in the chat: the lines around the selection say
+      // more about the question than the file's outline.
+      if (currentKeys.has(e.key) && e.artifact.kind === 'file' && this.selectionIn(s, e.artifact.source.uri)) {
+        const pre = this.requests.keyTokens(r, e.key);
+        const fitted = this.fit(s, e.key, e.artifact, r, target, rerender);
+        if (fitted) {
+          r = fitted.r;
+          reports.push(this.fittedReport(e, turn, pre, r, fitted));
+          yield;
+          continue;
+        }
+      }
       const preview = this.preview(e.artifact);
       if (preview.body.length >= e.artifact.content.length) continue;
       const pre = this.requests.keyTokens(r, e.key);
@@ -212,15 +224,7 @@ export class Pruner {
             const fitted = this.fit(s, e.key, e.artifact, r, target, rerender);
             if (fitted) {
               r = fitted.r;
-              reports.push({
-                layer: e.firstTurn < turn ? 'L2' : 'L3',
-                item: e.key,
-                preTokens: pre,
-                postTokens: this.requests.keyTokens(r, e.key),
-                kept: `lines ${fitted.fromLine}-${fitted.toLine} of ${fitted.totalLines} (${fitted.where})`,
-                lost: `the other lines of ${e.artifact.source.uri}: the model's context window is too small for all of it`,
-                reason: 'fitted',
-              });
+              reports.push(this.fittedReport(e, turn, pre, r, fitted));
               return;
             }
           }
@@ -258,6 +262,24 @@ export class Pruner {
       yield;
     }
     return r;
+  }
+
+  private fittedReport(
+    e: { key: string; firstTurn: number; artifact: Artifact },
+    turn: number,
+    pre: number,
+    r: Rendered,
+    fitted: { fromLine: number; toLine: number; totalLines: number; where: string },
+  ): PruneReport {
+    return {
+      layer: e.firstTurn < turn ? 'L2' : 'L3',
+      item: e.key,
+      preTokens: pre,
+      postTokens: this.requests.keyTokens(r, e.key),
+      kept: `lines ${fitted.fromLine}-${fitted.toLine} of ${fitted.totalLines} (${fitted.where})`,
+      lost: `the other lines of ${e.artifact.source.uri}: the model's context window is too small for all of it`,
+      reason: 'fitted',
+    };
   }
 
   /**

@@ -3,6 +3,7 @@
  * and sent cut to fit the model's window (or as its outline, or not at all), and a server that cut
  * the prompt on its own. Made from the turn's saved metadata, so they are there after a reload too.
  */
+import type { PruneReport } from '../../engine/types';
 import type { TurnMeta } from '../store/chatTypes';
 import { sourceOfKey } from '../ledgerTree';
 import { parseModelLabel } from '../pricing/prices';
@@ -11,8 +12,10 @@ import { serverCutNote } from '../turn/serverCut';
 export function replyNotes(meta: TurnMeta | undefined): string[] {
   if (!meta) return [];
   const notes: string[] = [];
-  for (const p of meta.prunedReports ?? []) {
-    if (p.layer !== 'L3') continue;
+  // An item cut twice in one build (its outline, then the lines that fit) is said once, as sent.
+  const last = new Map<string, PruneReport>();
+  for (const p of meta.prunedReports ?? []) if (p.layer === 'L3') last.set(p.item, p);
+  for (const p of last.values()) {
     const src = sourceOfKey(p.item);
     const name = src ? (src.startLine !== undefined ? `${src.path}:L${src.startLine}-${src.endLine}` : src.path) : p.item;
     if (p.reason === 'fitted')
