@@ -99,18 +99,6 @@ export class Pruner {
     const ordered = [...compactable.filter((e) => !currentKeys.has(e.key)), ...compactable.filter((e) => currentKeys.has(e.key))];
     for (const e of ordered) {
       if (r.total <= target) return r;
-      // A file of this turn with a selection of it in the chat: the lines around the selection say
-      // more about the question than the file's outline.
-      if (currentKeys.has(e.key) && e.artifact.kind === 'file' && this.selectionIn(s, e.artifact.source.uri)) {
-        const pre = this.requests.keyTokens(r, e.key);
-        const fitted = this.fit(s, e.key, e.artifact, r, target, rerender);
-        if (fitted) {
-          r = fitted.r;
-          reports.push(this.fittedReport(e, turn, pre, r, fitted));
-          yield;
-          continue;
-        }
-      }
       const preview = this.preview(e.artifact);
       if (preview.body.length >= e.artifact.content.length) continue;
       const pre = this.requests.keyTokens(r, e.key);

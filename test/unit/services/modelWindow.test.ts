@@ -209,7 +209,7 @@ describe('the model window', () => {
     });
 
     it('keeps the lines around a selection the chat holds in that file', async () => {
-      const s = session(ollama(4096));
+      const s = session(ollama(2048));
       await s.attach({ kind: 'selection', path: 'src/big.ts', startLine: 2001, endLine: 2003 });
       await s.attach({ kind: 'file', path: 'src/big.ts' });
       const requests: ChatRequest[] = [];
