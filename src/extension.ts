@@ -41,6 +41,7 @@ import { StrataController } from './host/strataController';
 import { WorkspaceStateStore } from './host/stateStorage';
 import { hasRequest, treeNodes } from './host/treeSource';
 import { PRODUCT_PROMPT } from './services/productPrompt';
+import { parseModelOverrides } from './services/modelOverrides';
 import { watchChatStore } from './services/store/storeWatcher';
 
 /** What `activate` returns; the integration suite drives the panel through it. */
@@ -86,6 +87,7 @@ function settings(): SessionSettings {
       targetPercent: readSetting('budget.targetPercent'),
     },
     reservedOutputTokens: readSetting('budget.reservedOutputTokens'),
+    models: parseModelOverrides(readSetting('models')).overrides,
     requestTimeoutMs: readSetting('requestTimeoutSeconds') * 1000,
     tools: {
       enabled: readSetting('tools.enabled'),
@@ -274,6 +276,13 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
         const err = session.settingsChanged();
         if (err) controller.showBanner('error', err, ['openSettings']);
         controller.refreshMeter();
+      }
+      if (keys.includes('models')) {
+        const { problems } = parseModelOverrides(readSetting('models'));
+        if (problems.length > 0) controller.showBanner('error', problems.join(' '), ['openSettings']);
+        session.settingsChanged();
+        controller.refreshMeter();
+        void controller.refreshPanel();
       }
       if (keys.some((k) => k === 'context.exclude' || k === 'context.maxFileBytes')) workspace.invalidate();
       if (keys.some((k) => k === 'prices' || k === 'cache.lifetimeSeconds' || k === 'anthropicCacheTtl')) void controller.refreshPanel();

@@ -125,6 +125,14 @@ const LEVEL_TEXT: Record<MeterView['level'], string> = {
   over: 'Over budget: the essential context does not fit; nothing will be sent.',
 };
 
+/** Where the window came from, as the meter's tooltip says it (the same words as Context Layers and the status bar). */
+const WINDOW_SOURCE: Record<NonNullable<MeterView['windowSource']>, string> = {
+  user: 'your setting',
+  server: 'from the server',
+  table: "Strata's table",
+  assumed: 'assumed',
+};
+
 /** Tooltip of the context meter: the budget arithmetic, the thresholds, the cached share. */
 export function meterTooltip(m: MeterView): Node {
   const pct = (p: number) => `${p}% · ${formatInt(Math.floor((m.budget * p) / 100))}`;
@@ -133,7 +141,7 @@ export function meterTooltip(m: MeterView): Node {
     { class: 'tooltip-body' },
     h('div', { class: 'tooltip-title' }, 'Context budget'),
     tooltipTable([
-      ['Context window', formatInt(m.contextWindow)],
+      ['Context window', m.windowSource ? `${formatInt(m.contextWindow)} · ${WINDOW_SOURCE[m.windowSource]}` : formatInt(m.contextWindow)],
       ['− Reserved output', formatInt(m.reservedOutput)],
       ['− Safety margin', formatInt(m.margin)],
       ['= Budget', formatInt(m.budget), 'sum'],
@@ -149,6 +157,13 @@ export function meterTooltip(m: MeterView): Node {
       ? h('div', { class: 'tooltip-note' }, `Last request: ${formatPercent(m.lastCachedShare)} served from the provider's cache.`)
       : null,
     m.estimated ? h('div', { class: 'tooltip-note' }, 'Token counts are estimated: this model has no exact local tokenizer.') : null,
+    m.windowSource === 'assumed'
+      ? h(
+          'div',
+          { class: 'tooltip-note', 'data-testid': 'strata-window-assumed' },
+          'Neither the server nor Strata’s table gives this model’s context window: a conservative one is assumed. Set it with strata.models.',
+        )
+      : null,
     m.nextCost ? h('div', { class: 'tooltip-note', 'data-testid': 'strata-next-cost' }, m.nextCost) : null,
     m.cacheExpired ? h('div', { class: 'tooltip-note level-warn' }, `${m.cacheExpired[0].toUpperCase()}${m.cacheExpired.slice(1)}.`) : null,
     h('div', { class: `tooltip-note level-${m.level}` }, LEVEL_TEXT[m.level]),

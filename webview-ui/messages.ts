@@ -13,6 +13,8 @@ export interface MessageRecord {
   body: HTMLElement;
   /** Assistant: the error line, the footer with the layer bar and actions. */
   error?: HTMLElement;
+  /** Assistant: what the model did not see (an attachment cut to fit the window, a server's own cut). */
+  notes?: HTMLElement;
   foot?: HTMLElement;
   actions?: HTMLElement;
   /** Assistant: the code blocks of the rendered text, in document order (for Copy / Insert). */
@@ -169,6 +171,16 @@ export function updateAssistantChrome(record: MessageRecord, tooltips: Tooltips)
       h('span', null, view.error && view.error.length > 0 ? view.error : 'The request failed.'),
     );
     body.after(record.error);
+  }
+  record.notes?.remove();
+  record.notes = undefined;
+  if (view.notes && view.notes.length > 0) {
+    record.notes = h(
+      'div',
+      { class: 'msg-notes', role: 'note', 'data-testid': 'strata-message-notes' },
+      ...view.notes.map((n) => h('div', { class: 'msg-note', 'data-testid': 'strata-message-note' }, icon('info'), h('span', null, n))),
+    );
+    (record.error ?? body).after(record.notes);
   }
 
   const foot = h('div', { class: 'msg-foot' });

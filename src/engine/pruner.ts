@@ -7,6 +7,7 @@ import type { Rendered, RequestRenderer } from './requestRenderer';
 import type { BlockedTurn, EngineOptions, TurnInput } from './turnTypes';
 import { describeArtifact, PRIORITY } from './artifacts';
 import { buildPreview, type Preview } from './compaction';
+import { fitExcerpt } from './fitExcerpt';
 import { renderedMessages } from './requestRenderer';
 import { writableEntry } from './state';
 import type { Step } from '../common/steps';
@@ -192,7 +193,9 @@ export class Pruner {
     }
 
     // 4. Drop by priority: highest number first, ties oldest first. Verbatim history turns (but the
-    //    last) take part at medium priority; pinned items, L1, L5 and the last turn never do.
+    //    last) take part at medium priority; pinned items, L1, L5 and the last turn never do. A file
+    //    attached this turn is cut to the part that fits what is left before it is dropped: the
+    //    question is about it.
     type Candidate = { priority: number; age: number; seq: number; apply: () => void };
     const candidates: Candidate[] = [];
     let seq = 0;
@@ -205,6 +208,14 @@ export class Pruner {
         apply: () => {
           if (s.entries.get(e.key)!.presence !== 'present') return;
           const pre = this.requests.keyTokens(r, e.key);
+          if (currentKeys.has(e.key) && e.artifact.kind === 'file' && e.artifact.recoverable) {
+            const fitted = this.fit(s, e.key, e.artifact, r, target, rerender);
+            if (fitted) {
+              r = fitted.r;
+              reports.push(this.fittedReport(e, turn, pre, r, fitted));
+              return;
+            }
+          }
           writableEntry(s, e.key).presence = 'pruned';
           rerender();
           reports.push({
@@ -239,6 +250,76 @@ export class Pruner {
       yield;
     }
     return r;
+  }
+
+  private fittedReport(
+    e: { key: string; firstTurn: number; artifact: Artifact },
+    turn: number,
+    pre: number,
+    r: Rendered,
+    fitted: { fromLine: number; toLine: number; totalLines: number; where: string },
+  ): PruneReport {
+    return {
+      layer: e.firstTurn < turn ? 'L2' : 'L3',
+      item: e.key,
+      preTokens: pre,
+      postTokens: this.requests.keyTokens(r, e.key),
+      kept: `lines ${fitted.fromLine}-${fitted.toLine} of ${fitted.totalLines} (${fitted.where})`,
+      lost: `the other lines of ${e.artifact.source.uri}: the model's context window is too small for all of it`,
+      reason: 'fitted',
+    };
+  }
+
+  /**
+   * Cuts a file attached this turn to the lines that fit what is left of `target` (around a
+   * selection the chat holds in it, else its first lines), as a compacted entry. Counted, then
+   * checked on the rendered request and tightened by the difference (the block's own tags and a
+   * different split of tokens at the seams), a few times at most. Undefined when nothing fits
+   * (the file is then dropped as before); the entry is left as it was.
+   */
+  private fit(
+    s: ChatState,
+    key: string,
+    a: Artifact,
+    r: Rendered,
+    target: number,
+    rerender: () => Rendered,
+  ): { r: Rendered; fromLine: number; toLine: number; totalLines: number; where: string } | undefined {
+    const entry = s.entries.get(key)!;
+    const before = entry.compacted;
+    const shown = before?.body ?? a.content;
+    const overhead = Math.max(0, this.requests.keyTokens(r, key) - this.opts.tokenizer.count(shown));
+    let room = target - (r.total - this.requests.keyTokens(r, key)) - overhead;
+    const focus = this.selectionIn(s, a.source.uri);
+    const recovery = this.opts.tools ? 'read_file' : 'attach';
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const x = fitExcerpt(a, room, (t) => this.opts.tokenizer.count(t), focus, recovery);
+      if (!x) break;
+      writableEntry(s, key).compacted = {
+        body: x.body,
+        bodyHash: this.hasher.sha256Hex(x.body),
+        keptLines: x.keptLines,
+        totalLines: x.totalLines,
+      };
+      const next = rerender();
+      const where = focus ? `around the selection at lines ${focus.startLine}-${focus.endLine}` : 'the first part';
+      if (next.total <= target) return { r: next, fromLine: x.fromLine, toLine: x.toLine, totalLines: x.totalLines, where };
+      room -= next.total - target;
+    }
+    const w = writableEntry(s, key);
+    if (before) w.compacted = before;
+    else delete w.compacted;
+    rerender();
+    return undefined;
+  }
+
+  /** The lines of the newest selection the chat sends from `uri`, if any (what the user is asking about). */
+  private selectionIn(s: ChatState, uri: string): { startLine: number; endLine: number } | undefined {
+    let found: { startLine: number; endLine: number } | undefined;
+    for (const e of s.entries.values())
+      if (e.presence === 'present' && e.artifact.kind === 'selection' && e.artifact.source.uri === uri && e.artifact.source.range)
+        found = e.artifact.source.range;
+    return found;
   }
 
   blockedMessage(r: Rendered, budget: number): BlockedTurn {

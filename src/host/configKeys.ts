@@ -6,6 +6,7 @@
  */
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../engine/isolation';
 import type { ModelPrices } from '../services/pricing/prices';
+import type { ModelOverride } from '../services/modelOverrides';
 import type { ProviderSetting } from '../common/providerCatalog';
 
 export const CONFIG_SECTION = 'strata';
@@ -18,6 +19,8 @@ export type ActiveEditorSetting = 'suggest' | 'off' | 'always';
 export interface StrataSettings {
   provider: ProviderSetting;
   model: string;
+  /** `<provider>/<model>` or `<model>` → the user's window, maximum output and prices for it. */
+  models: Readonly<Record<string, ModelOverride>>;
   baseUrl: string;
   promptCacheKey: boolean;
   /** The largest window Strata asks Ollama to run a model with (`num_ctx`): memory grows with it. */
@@ -65,6 +68,7 @@ export type SettingKey = keyof StrataSettings;
 export const SETTING_DEFAULTS: Readonly<StrataSettings> = {
   provider: 'auto',
   model: '',
+  models: {},
   baseUrl: '',
   promptCacheKey: true,
   'ollama.maxContextTokens': 32768,

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { ChatSession } from '../services/chatSession';
 import type { PricingSettings } from '../services/pricing/chatCost';
 import { KeepWarm } from '../services/session/keepWarm';
+import { parseModelOverrides } from '../services/modelOverrides';
 import type { ChatViewProvider, PanelHandler } from './chatViewProvider';
 import { readSetting } from './config';
 import type { StrataController } from './strataController';
@@ -15,6 +16,7 @@ import type { StrataController } from './strataController';
 export function pricingSettings(): PricingSettings {
   return {
     prices: readSetting('prices'),
+    models: parseModelOverrides(readSetting('models')).overrides,
     anthropicCacheTtl: readSetting('anthropicCacheTtl'),
     cacheLifetimeSeconds: readSetting('cache.lifetimeSeconds'),
   };

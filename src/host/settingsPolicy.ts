@@ -11,6 +11,8 @@ export const RESTRICTED_KEYS: readonly SettingKey[] = (Object.keys(SETTING_DEFAU
   (key) =>
     key === 'provider' ||
     key === 'model' ||
+    // A window a repository sets could make Strata send more than the server holds.
+    key === 'models' ||
     key === 'baseUrl' ||
     key === 'instructions' ||
     key === 'instructionsFiles' ||

@@ -1,3 +1,4 @@
+import { WINDOW_SOURCE_TEXT } from '../services/modelInfo';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import type { MeterView } from '../protocol/messages';
@@ -39,7 +40,7 @@ export class MeterStatusBar extends Disposable {
       `**Strata context** — ${meter.used.toLocaleString('en-US')} of ${meter.budget.toLocaleString('en-US')} tokens (${pct}%)${meter.estimated ? ', estimated' : ''}\n\n`,
     );
     md.appendMarkdown(
-      `Budget = ${meter.contextWindow.toLocaleString('en-US')} window − ${meter.reservedOutput.toLocaleString('en-US')} reserved output − ${meter.margin.toLocaleString('en-US')} margin\n\n`,
+      `Budget = ${meter.contextWindow.toLocaleString('en-US')} window${meter.windowSource ? ` (${WINDOW_SOURCE_TEXT[meter.windowSource]})` : ''} − ${meter.reservedOutput.toLocaleString('en-US')} reserved output − ${meter.margin.toLocaleString('en-US')} margin\n\n`,
     );
     md.appendMarkdown(`Warn at ${meter.warnPercent}%, compact at ${meter.compactPercent}% down to ${meter.targetPercent}%`);
     if (meter.lastCachedShare !== undefined)

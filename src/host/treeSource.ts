@@ -122,7 +122,16 @@ export function treeNodes(controller: StrataController, session: ChatSession, su
     last = recordOf(m, sent.get(m.turn), budget, load(m.turn));
   }
   const next = nextItems(session, predicted);
-  const nodes = buildLedgerTree({ last, next, nextTotal: predicted?.totalTokens, budget, requests, suggested });
+  const model = session.modelInfo;
+  const limits = session.engine.options.limits;
+  const window = {
+    contextWindow: limits.contextWindow,
+    reservedOutput: limits.maxOutputTokens,
+    budget,
+    source: model.windowSource,
+    model: model.label ?? `${model.provider} · ${model.model}`,
+  };
+  const nodes = buildLedgerTree({ window, last, next, nextTotal: predicted?.totalTokens, budget, requests, suggested });
   if (!meter?.cacheExpired) return nodes;
   // The figure first, as on every row (a narrow side bar cuts the end); the sentence with the price in the tooltip.
   const uncached = predicted ? `${fmt(predicted.totalTokens)} tokens uncached · ` : '';

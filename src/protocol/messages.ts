@@ -147,6 +147,8 @@ export interface MessageView {
   cost?: CostView;
   /** Assistant messages with status `error`: what went wrong. */
   error?: string;
+  /** Assistant messages: what the model did not see (an attachment cut to fit the window, a server's own cut). */
+  notes?: string[];
   /** Assistant messages: the tool calls the model made before answering, in order. */
   toolSteps?: ToolStepView[];
   /**
@@ -185,6 +187,8 @@ export interface MeterView {
   level: MeterLevel;
   /** The tokenizer is an estimate for this model (for example Anthropic models). */
   estimated: boolean;
+  /** Where the context window came from: the user's `strata.models`, the server, Strata's table, or assumed. */
+  windowSource?: 'user' | 'server' | 'table' | 'assumed';
   /** The next message's predicted prompt cost, for the tooltip. */
   nextCost?: string;
   /** Set while the provider's cache has likely expired: "cache likely expired — the next message costs ~$X (N tokens uncached)". */
@@ -462,7 +466,8 @@ export function isMessage(v: unknown): v is MessageView {
     (v.role === 'user' || v.role === 'assistant') &&
     typeof v.text === 'string' &&
     typeof v.status === 'string' &&
-    (v.toolSteps === undefined || (Array.isArray(v.toolSteps) && v.toolSteps.every(isToolStep)))
+    (v.toolSteps === undefined || (Array.isArray(v.toolSteps) && v.toolSteps.every(isToolStep))) &&
+    (v.notes === undefined || (Array.isArray(v.notes) && v.notes.every((n) => typeof n === 'string')))
   );
 }
 

@@ -26,6 +26,10 @@ import type { ChatSummaryView, ChipView, MessageView, MeterView } from '../proto
 import { ChatStore, ChatStoreError, type ChatBase, type ChatStoreOptions, type TurnMeta } from './store/chatStore';
 import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
 import { modelInfo, sameModel, type ModelInfo } from './modelInfo';
+import type { ModelOverrides } from './modelOverrides';
+import { ModelInForce } from './session/modelInForce';
+import { learnedWindow } from './turn/serverCut';
+import { parseModelLabel } from './pricing/prices';
 import type { ChatProvider } from './providers/types';
 import type { EncodingName } from './tokenizer';
 import { TurnPipeline, type ToolLoopOptions, type TurnEvent, type TurnOutcome } from './turnPipeline';
@@ -57,6 +61,8 @@ export interface SessionSettings {
   thresholds?: Thresholds;
   /** `strata.budget.reservedOutputTokens`; 0 or absent = the model's maximum output. */
   reservedOutputTokens?: number;
+  /** `strata.models`: the user's window, maximum output and prices per model. */
+  models?: ModelOverrides;
   /** `strata.requestTimeoutSeconds` × 1000. */
   requestTimeoutMs?: number;
   /** Workspace tools: `strata.tools.*`. Absent or disabled: no tools are offered. */
@@ -113,7 +119,9 @@ function defaultChatId(): string {
 export class ChatSession {
   readonly store: ChatStore;
   private readonly opts: ChatSessionOptions;
+  /** The model in force (`inForce` resolved under the settings). */
   private model: ModelInfo;
+  private readonly inForce: ModelInForce;
   private chatId: string;
   /** Title for a chat not saved yet (renamed before its first turn). */
   private pendingTitle: string | undefined;
@@ -131,6 +139,7 @@ export class ChatSession {
     nextInput: () => this.predictedInput(),
     lastMeta: () => this.metas[this.metas.length - 1],
     tokenizerEstimated: () => this.model.tokenizerEstimated,
+    windowSource: () => this.model.windowSource,
     streaming: () => !!this.running,
     built: (engine) => this.tokenCounts.meterBuilt(this.chatId, engine.options.tokenizer as SessionTokenizer),
     withCost: (view, next) => this.costs.meter(view, next),
@@ -145,7 +154,8 @@ export class ChatSession {
 
   private constructor(opts: ChatSessionOptions, chatId?: string) {
     this.opts = opts;
-    this.model = opts.model ?? modelInfo('none', 'unknown');
+    this.inForce = new ModelInForce(opts.model ?? modelInfo('none', 'unknown'));
+    this.model = this.inForce.resolve(opts.settings().models);
     this.store = ChatStore.open(opts.storeRoot, opts.store);
     this.tokenCounts = new TokenCountTracker(this.store, (l) => this.log(l));
     const active = () => ({ chatId: this.chatId, provider: this.model.provider, label: this.model.label, lastMeta: this.metas.at(-1) });
@@ -374,11 +384,13 @@ export class ChatSession {
    * Switches the model: new limits at once (the meter follows); a different encoding gets a new
    * tokenizer. While a reply streams, the switch waits for the end of the turn.
    */
-  setModel(info: ModelInfo): void {
+  setModel(given: ModelInfo): void {
     if (this.running) {
-      this.deferred.model = info;
+      this.deferred.model = given;
       return;
     }
+    this.inForce.base = given;
+    const info = this.inForce.resolve(this.opts.settings().models);
     if (sameModel(info, this.model)) {
       this.model = info;
       return;
@@ -408,6 +420,7 @@ export class ChatSession {
       this.deferred.settings = true;
       return err;
     }
+    this.model = this.inForce.resolve(s.models);
     this.engine.updateOptions(engineSettings(s, this.model));
     this.contextMeter.invalidate();
     return err;
@@ -657,6 +670,7 @@ export class ChatSession {
         ...(cacheExpired !== undefined ? { cacheExpired } : {}),
         model: this.model.model,
         maxOutputTokens: this.engine.options.limits.maxOutputTokens,
+        ...(officialEndpoint(this.model) ? {} : { cutCheck: { estimated: this.model.tokenizerEstimated } }),
         conversationId: chatId,
         ...(s.requestTimeoutMs ? { timeoutMs: s.requestTimeoutMs } : {}),
         ...this.toolLoop(s.tools, provider),
@@ -721,10 +735,13 @@ export class ChatSession {
       this.log(
         `turn ${outcome.envelope?.turn}: invariant violations: ${outcome.violations.map((v) => `${v.rule}: ${v.detail}`).join('; ')}`,
       );
+    // A server that cut the prompt: this model's next requests are built for what it took in.
+    const cut = kept ? outcome.meta?.serverCut : undefined;
+    if (cut) this.inForce.learn(this.inForce.base, learnedWindow(cut));
     const { model, settings } = this.deferred;
     this.deferred = {};
     if (!this.running) {
-      if (model) this.setModel(model);
+      if (model || cut) this.setModel(model ?? this.inForce.base);
       if (settings) {
         const err = this.settingsChanged();
         if (err) this.log(err);
@@ -770,6 +787,11 @@ export class ChatSession {
   private log(line: string): void {
     this.opts.log?.(line);
   }
+}
+
+/** The provider's own endpoint ("OpenAI · gpt-4o"): it refuses a prompt that is too long instead of cutting it. */
+function officialEndpoint(m: ModelInfo): boolean {
+  return !!m.label && !!parseModelLabel(m.provider, m.label)?.official;
 }
 
 function isFinal(ev: TurnEvent): ev is Extract<TurnEvent, { outcome: TurnOutcome }> {

@@ -14,6 +14,7 @@
  */
 import { LAYER_IDS, type LayerId, type LedgerItem, type LedgerNode, type PruneReport } from '../engine/types';
 import { baseName, compactTokens, figureLabel, shortNames } from './treeRowText';
+import { WINDOW_SOURCE_TEXT, type WindowSource } from './modelInfo';
 
 export type ItemStatus = 'full' | 'reference' | 'compacted' | 'summarized' | 'pruned' | 'superseded' | 'pinned' | 'missing';
 
@@ -268,7 +269,12 @@ function itemNode(
   const label = isArtifact ? itemLabel(item, source) : describeSegmentLabel(item);
   const short = isArtifact && source ? itemLabel(item, { ...source, path: shortPath ?? baseName(source.path) }) : label;
   const report = item.key ? pruned.get(item.key) : undefined;
-  const statusText = status === 'pruned' && item.reason ? `pruned (${item.reason})` : STATUS_TEXT[status];
+  const statusText =
+    status === 'pruned' && item.reason
+      ? `pruned (${item.reason})`
+      : report?.reason === 'fitted' && status === 'compacted'
+        ? `cut to fit the window (${report.kept})`
+        : STATUS_TEXT[status];
   const recoverable = item.recoverable;
   // What a workspace tool read: marked with the tool, and as recoverable (it can be read again).
   const readByTool = isArtifact && item.tool !== undefined;
@@ -570,8 +576,40 @@ export function requestsNode(requests: readonly RequestRecord[] | LazyRequests):
   };
 }
 
+/** The model's window as Context Layers shows it: its size, and where that figure came from. */
+export interface ModelWindow {
+  contextWindow: number;
+  reservedOutput: number;
+  budget: number;
+  source: WindowSource;
+  /** `provider · model`. */
+  model?: string;
+}
+
+const WINDOW_SOURCE_HELP: Record<WindowSource, string> = {
+  user: 'Set in your `strata.models` setting.',
+  server:
+    'Reported by the server that runs the model (or learned from it: it took in fewer tokens than were sent). Set `strata.models` to use another figure.',
+  table: "From Strata's table of published limits. Set `strata.models` to use another figure.",
+  assumed: "Neither the server nor Strata's table gives this model's window: a conservative one is assumed. Set it with `strata.models`.",
+};
+
+function windowNode(w: ModelWindow): LedgerTreeNode {
+  const source = WINDOW_SOURCE_TEXT[w.source];
+  return {
+    id: 'window',
+    label: figureLabel(`${compactTokens(w.contextWindow)} window`, source),
+    tooltip: `**Context window${w.model ? ` of ${escapeMd(w.model)}` : ''}**: ${fmt(w.contextWindow)} tokens, ${source}\n\n${WINDOW_SOURCE_HELP[w.source]}\n\nBudget = ${fmt(w.contextWindow)} − ${fmt(w.reservedOutput)} reserved output − margin = ${fmt(w.budget)} tokens.`,
+    icon: w.source === 'assumed' ? 'warning' : 'layer',
+    contextValue: 'info',
+    accessibility: `Context window: ${fmt(w.contextWindow)} tokens, ${source}`,
+  };
+}
+
 /** The whole tree. */
 export function buildLedgerTree(input: {
+  /** The model's context window and where it came from (the first row). */
+  window?: ModelWindow;
   last?: RequestRecord;
   next: readonly NextItem[];
   nextTotal?: number;
@@ -581,6 +619,7 @@ export function buildLedgerTree(input: {
   suggested?: string;
 }): LedgerTreeNode[] {
   const roots: LedgerTreeNode[] = [];
+  if (input.window) roots.push(windowNode(input.window));
   if (input.last) roots.push(requestNode('last', `Last request · turn ${input.last.turn}`, input.last, true, 'Last request'));
   roots.push(nextMessageNode(input.next, input.nextTotal, input.budget, input.suggested));
   const requests = lazyRequests(input.requests);

@@ -1,10 +1,13 @@
 /**
  * What the engine needs to know about a model: its context window and maximum output (the budget,
- * docs/design.md#budget) and its token encoding. A table of known models, with a conservative
- * default for the others (a smaller window than most models have, so the budget is never
- * overestimated).
+ * docs/design.md#budget) and its token encoding. The window comes from, in this order: the user's
+ * `strata.models` entry (see ./modelOverrides.ts), what the provider or its server says, Strata's
+ * table of known models, and a conservative default; `windowSource` says which one won.
  */
 import type { EncodingName } from './tokenizer';
+
+/** Where a model's window came from: the user's setting, the server, Strata's table, or the conservative default. */
+export type WindowSource = 'user' | 'server' | 'table' | 'assumed';
 
 export interface ModelInfo {
   /** `openai`, `anthropic`, `vscode-lm`, `scripted`, … */
@@ -17,8 +20,13 @@ export interface ModelInfo {
   tokenizerEstimated: boolean;
   /** How the user sees who answered ("Local imitation server · gpt-4o"); default `provider · model`. */
   label?: string;
-  /** Where `contextWindow` comes from: the user's setting, the serving server, Strata's table, or the default. */
-  windowSource: 'user' | 'server' | 'table' | 'assumed';
+  /** Which of the user's setting, the server, Strata's table or the default gave `contextWindow`. */
+  windowSource: WindowSource;
+  /**
+   * Which gave `maxOutputTokens`. An assumed maximum output is not reserved in full from a small
+   * window (see `modelLimits` in ./session/engineSettings.ts).
+   */
+  outputSource?: WindowSource;
 }
 
 interface KnownModel {
@@ -65,23 +73,34 @@ export const KNOWN_MODELS: readonly KnownModel[] = [
 /** For a model nobody told us about: a 128 K window, 4,096 output tokens, o200k_base (estimated). */
 export const DEFAULT_MODEL_LIMITS = { contextWindow: 128_000, maxOutputTokens: 4_096, encoding: 'o200k_base' as EncodingName };
 
+/** What a provider or its server says about a model (every figure optional). */
 export interface ModelFacts {
   /** What the provider says (vscode-lm's `maxInputTokens`): the budget is then this minus the margin. */
   maxInputTokens?: number;
   contextWindow?: number;
   maxOutputTokens?: number;
   encoding?: EncodingName;
-  /** The figures came from the server that serves the model (its `/api/show`, `/v1/models`, `/props`). */
+  /** The figures were read from the server that serves the model (Ollama, vLLM, llama.cpp, LM Studio). */
   source?: 'server';
 }
 
-/** The model info for `provider` / `model`: known limits, else what `facts` says, else the default. */
+/**
+ * The model info for `provider` / `model`: what `facts` says (the provider or its server), else
+ * Strata's table, else the default. The user's `strata.models` entry goes over this
+ * (`applyModelOverride` in ./modelOverrides.ts).
+ */
 export function modelInfo(provider: string, model: string, facts: ModelFacts = {}): ModelInfo {
   const id = model.toLowerCase().replace(/^.*\//, '');
   const known = KNOWN_MODELS.find((k) => k.match.test(id));
+  const fromTable: WindowSource = known ? 'table' : 'assumed';
   const maxOutputTokens = facts.maxOutputTokens ?? known?.maxOutputTokens ?? DEFAULT_MODEL_LIMITS.maxOutputTokens;
+  const outputSource: WindowSource = facts.maxOutputTokens !== undefined ? 'server' : fromTable;
   let contextWindow = facts.contextWindow ?? known?.contextWindow ?? DEFAULT_MODEL_LIMITS.contextWindow;
-  if (facts.maxInputTokens !== undefined && facts.contextWindow === undefined) contextWindow = facts.maxInputTokens + maxOutputTokens;
+  let windowSource: WindowSource = facts.contextWindow !== undefined ? 'server' : fromTable;
+  if (facts.maxInputTokens !== undefined && facts.contextWindow === undefined) {
+    contextWindow = facts.maxInputTokens + maxOutputTokens;
+    windowSource = 'server';
+  }
   const encoding = facts.encoding ?? known?.encoding ?? DEFAULT_MODEL_LIMITS.encoding;
   return {
     provider,
@@ -90,9 +109,18 @@ export function modelInfo(provider: string, model: string, facts: ModelFacts = {
     maxOutputTokens,
     encoding,
     tokenizerEstimated: facts.encoding ? false : known ? known.estimated : true,
-    windowSource: facts.contextWindow !== undefined || facts.maxInputTokens !== undefined ? 'server' : known ? 'table' : 'assumed',
+    windowSource,
+    outputSource,
   };
 }
+
+/** How the meter, the status bar and Context Layers name where a window came from. */
+export const WINDOW_SOURCE_TEXT: Readonly<Record<WindowSource, string>> = {
+  user: 'your setting',
+  server: 'from the server',
+  table: "Strata's table",
+  assumed: 'assumed',
+};
 
 /** Same provider, model, limits and encoding. */
 export function sameModel(a: ModelInfo, b: ModelInfo): boolean {
@@ -101,6 +129,8 @@ export function sameModel(a: ModelInfo, b: ModelInfo): boolean {
     a.model === b.model &&
     a.contextWindow === b.contextWindow &&
     a.maxOutputTokens === b.maxOutputTokens &&
-    a.encoding === b.encoding
+    a.encoding === b.encoding &&
+    a.windowSource === b.windowSource &&
+    a.outputSource === b.outputSource
   );
 }

@@ -70,6 +70,7 @@ import {
 } from './turn/turnPersistence';
 import type { TurnRequest } from './turn/turnRequest';
 import { checkExcerpts } from './turn/excerptCheck';
+import { detectServerCut } from './turn/serverCut';
 
 export interface SendOptions {
   /** Model id sent to the provider. */
@@ -92,6 +93,12 @@ export interface SendOptions {
   tools?: ToolLoopOptions;
   /** The provider's cache had likely expired when the turn was sent (absent: not predicted); the report judges it. */
   cacheExpired?: boolean;
+  /**
+   * Compare the prompt tokens the server reports with the request's (./turn/serverCut.ts); `estimated`:
+   * the model's counts are an estimate, so they may differ more. Absent: no check (a provider's own
+   * endpoint refuses a prompt that is too long rather than cutting it).
+   */
+  cutCheck?: { estimated: boolean };
 }
 
 /** The tool loop of a turn. */
@@ -502,6 +509,7 @@ export class TurnPipeline {
         providerKind: provider?.kind,
         stopped: false,
         tools,
+        serverCut: send.cutCheck ? detectServerCut(envelope.totalTokens, state.usage?.input, send.cutCheck.estimated) : undefined,
       });
       if (!saved.ok) return finish({ status: 'error', error: saved.error }, saved.error.code);
       if (saved.bytes !== undefined) emit({ type: 'persisted', turn: saved.saved?.turn ?? envelope.turn, bytes: saved.bytes });

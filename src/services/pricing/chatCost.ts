@@ -8,11 +8,14 @@ import type { TurnMeta } from '../store/chatTypes';
 import type { ProviderUsage } from '../providers/types';
 import { costLine, formatUsd, predictedPromptCost, tokensLine, turnCost, type CacheTtl, type TurnCost } from './cost';
 import { parseModelLabel, resolvePrices, type PriceOverrides, type ResolvedPrices } from './prices';
+import { overrideFor, type ModelOverrides } from '../modelOverrides';
 
 /** The settings cost depends on. */
 export interface PricingSettings {
   /** `strata.prices`. */
   prices: PriceOverrides;
+  /** `strata.models`: an entry's `prices` go over `strata.prices` for the same model, figure by figure. */
+  models?: ModelOverrides;
   /** `strata.anthropicCacheTtl`: the lifetime Anthropic cache writes are billed for. */
   anthropicCacheTtl: CacheTtl;
   /** `strata.cache.lifetimeSeconds` (0: the provider's documented lifetime). */
@@ -29,7 +32,15 @@ export function pricesForLabel(
 ): ResolvedPrices | undefined {
   const parsed = parseModelLabel(provider, label);
   if (!parsed || !provider) return undefined;
-  return resolvePrices(provider, parsed.model, parsed.official, settings.prices);
+  return resolvePrices(provider, parsed.model, parsed.official, mergedPrices(settings, provider, parsed.model));
+}
+
+/** `strata.prices` for `model` with the `strata.models` entry's prices over it (a more specific setting wins). */
+function mergedPrices(settings: PricingSettings, provider: string, model: string): PriceOverrides {
+  const own = overrideFor(settings.models, provider, model)?.prices;
+  if (!own) return settings.prices;
+  const base = Object.prototype.hasOwnProperty.call(settings.prices, model) ? settings.prices[model] : {};
+  return { ...settings.prices, [model]: { ...base, ...own } };
 }
 
 /**

@@ -27,6 +27,8 @@ export interface MeterSource {
   lastMeta(): TurnMeta | undefined;
   /** The model's tokenizer is an estimate. */
   tokenizerEstimated(): boolean;
+  /** Where the model's window came from. */
+  windowSource?(): MeterView['windowSource'];
   /** A turn is streaming: the last meter stands. */
   streaming(): boolean;
   /** Called after each build, with the engine it used. */
@@ -117,6 +119,8 @@ export class ContextMeter {
     this.predicted = env;
     this.meteredEngine = engine;
     this.view = meterView(env, engine, this.source.lastMeta(), this.source.tokenizerEstimated());
+    const source = this.source.windowSource?.();
+    if (source) this.view.windowSource = source;
     this.stale = false;
     return this.view;
   }

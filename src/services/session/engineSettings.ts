@@ -9,23 +9,30 @@ import type { SessionSettings } from '../chatSession';
 import type { ModelInfo } from '../modelInfo';
 import { PRODUCT_PROMPT } from '../productPrompt';
 
-type Filled = 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools' | 'pricing';
+type Filled = 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools' | 'pricing' | 'models';
 export type ResolvedSettings = Required<Omit<SessionSettings, Filled>> & Pick<SessionSettings, Filled>;
 
 export function resolvedSettings(s: SessionSettings): ResolvedSettings {
   return { ...s, system: s.system ?? PRODUCT_PROMPT, instructions: s.instructions ?? [], thresholds: s.thresholds ?? DEFAULT_THRESHOLDS };
 }
 
-/** The model's window, and its output reserve: the setting when positive (below the window), else the model's maximum. */
+/**
+ * The model's window, and its output reserve (what the request asks for at most, so the prompt and
+ * the reply fit the window together, docs/design.md#budget): `strata.budget.reservedOutputTokens`
+ * when positive, else the user's `strata.models` figure (both below the window); else the model's
+ * maximum, but never more than half the window — a quarter when that maximum is only assumed — so
+ * a small local window still leaves room for the prompt.
+ */
 export function modelLimits(
   model: ModelInfo,
   reservedOutputTokens: number | undefined,
 ): { contextWindow: number; maxOutputTokens: number } {
-  return {
-    contextWindow: model.contextWindow,
-    maxOutputTokens:
-      reservedOutputTokens && reservedOutputTokens > 0 ? Math.min(reservedOutputTokens, model.contextWindow - 1) : model.maxOutputTokens,
-  };
+  const w = model.contextWindow;
+  let reserve: number;
+  if (reservedOutputTokens && reservedOutputTokens > 0) reserve = Math.min(reservedOutputTokens, w - 1);
+  else if (model.outputSource === 'user') reserve = Math.min(model.maxOutputTokens, w - 1);
+  else reserve = Math.min(model.maxOutputTokens, Math.floor(w / (model.outputSource === 'assumed' ? 4 : 2)));
+  return { contextWindow: w, maxOutputTokens: Math.max(1, reserve) };
 }
 
 /** What `updateOptions` takes when settings change: everything the settings decide, thresholds checked. */

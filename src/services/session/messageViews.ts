@@ -6,6 +6,7 @@ import { providerCachePrediction } from '../cacheModel';
 import type { TurnMeta } from '../store/chatStore';
 import { STEP_TEXT_SEPARATOR } from '../turn/toolLoopState';
 import { inputLabel } from './attachmentNames';
+import { replyNotes } from './replyNotes';
 
 /**
  * The messages of the chat in `state`, oldest first: the `last` N turns (two messages each) before
@@ -74,6 +75,8 @@ function turnViews(
   if (meta?.model) assistant.model = meta.model;
   const cost = costOf?.(meta);
   if (cost) assistant.cost = cost;
+  const notes = replyNotes(meta);
+  if (notes.length > 0) assistant.notes = notes;
   // The panel refuses a whole state holding one message it cannot show: refuse it here instead.
   for (const m of [user, assistant] as unknown[]) if (!isMessage(m)) throw new Error(`a message of turn ${t} is not well-formed`);
   return [user, assistant];

@@ -162,6 +162,8 @@ export interface TurnMeta {
   engine?: EngineMeta;
   /** The tool calls the model made before answering, as the panel shows them. */
   toolSteps?: ToolStepView[];
+  /** The server reported `reported` prompt tokens of the `sent` Strata counted: it cut the prompt (the reply's note). */
+  serverCut?: { sent: number; reported: number };
 }
 
 /** The parts of a `TurnEnvelope` the store records. */
@@ -211,6 +213,8 @@ export interface AppendTurnInput {
   rebased?: { builtAfterTurn: number };
   /** The turn's tool calls, as the panel shows them. */
   toolSteps?: readonly ToolStepView[];
+  /** See `TurnMeta.serverCut`. */
+  serverCut?: { sent: number; reported: number };
 }
 
 export interface AppendTurnResult {

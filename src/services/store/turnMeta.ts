@@ -78,5 +78,6 @@ export function buildTurnMeta(input: AppendTurnInput, now: () => Date): TurnMeta
   if (input.request) meta.request = JSON.parse(JSON.stringify(input.request)) as StoredTurnRequest;
   if (input.rebased) meta.rebased = { builtAfterTurn: input.rebased.builtAfterTurn };
   if (input.toolSteps && input.toolSteps.length > 0) meta.toolSteps = JSON.parse(JSON.stringify(input.toolSteps)) as ToolStepView[];
+  if (input.serverCut) meta.serverCut = { sent: input.serverCut.sent, reported: input.serverCut.reported };
   return meta;
 }

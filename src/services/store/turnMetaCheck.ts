@@ -85,6 +85,7 @@ const OPTIONAL: Record<string, (v: unknown) => boolean> = {
   rebased: (v) => isObj(v) && isInt(v.builtAfterTurn),
   engine: isObj,
   toolSteps: (v) => Array.isArray(v) && v.every(isToolStep),
+  serverCut: (v) => isObj(v) && isNum(v.sent) && isNum(v.reported),
 };
 
 function isUsage(v: unknown): boolean {

@@ -12,6 +12,7 @@
  * or the rebuilt turn no longer fits, nothing is saved: `chat-changed`, and the caller reloads the chat
  * and offers to send the message again.
  */
+import type { ServerCut } from './serverCut';
 import { PromptContextEngine, type TurnEnvelope, type TurnInput } from '../../engine/engine';
 import { sha256Hex } from '../../common/hash';
 import {
@@ -66,6 +67,8 @@ export interface FinishedTurn {
   providerKind?: string;
   stopped: boolean;
   tools?: ToolLoopState;
+  /** The server reported fewer prompt tokens than were sent (./serverCut.ts). */
+  serverCut?: ServerCut;
 }
 
 export interface SaveError {
@@ -101,6 +104,7 @@ export function completeAndSave(turn: FinishedTurn, target: PersistTarget | unde
     ...(target.replaceLast ? { replaceLast: true } : {}),
     ...(rebased ? { rebased } : {}),
     ...(tools && tools.views.length > 0 ? { toolSteps: tools.views } : {}),
+    ...(turn.serverCut ? { serverCut: turn.serverCut } : {}),
   });
   const done = (r: AppendTurnResult, rebased?: SavedTurn['rebased']) => {
     for (const w of r.warnings) log?.(w);

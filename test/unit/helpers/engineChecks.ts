@@ -115,7 +115,7 @@ export const PROPERTIES: EngineProperty[] = [
     },
   },
   {
-    title: 'cut reports tell the truth: an item reported cut is not in that request; one reported compacted is there as a preview',
+    title: 'cut reports tell the truth: an item reported cut is not in that request; one reported compacted or fitted is there as a preview',
     check: (c) => {
       for (const t of c.run) {
         if (!t.committed) continue;
@@ -125,8 +125,8 @@ export const PROPERTIES: EngineProperty[] = [
         const last = new Map<string, string>();
         for (const p of t.pruned) if (!/^turns? \d/.test(p.item)) last.set(p.item, p.reason);
         for (const [k, reason] of last) {
-          if (reason === 'compacted')
-            assert.equal(kinds.get(k), 'compacted', `${where(c, t)}: ${k} is reported compacted but sent as ${kinds.get(k) ?? 'nothing'}`);
+          if (reason === 'compacted' || reason === 'fitted')
+            assert.equal(kinds.get(k), 'compacted', `${where(c, t)}: ${k} is reported ${reason} but sent as ${kinds.get(k) ?? 'nothing'}`);
           else assert.equal(kinds.get(k), undefined, `${where(c, t)}: ${k} is reported cut (${reason}) but still sent as ${kinds.get(k)}`);
         }
       }

@@ -62,12 +62,13 @@ describe('settings a workspace may change', () => {
     assert.match(ignoredSettingsSentence(['instructions', 'baseUrl']), /strata\.instructions, strata\.baseUrl are ignored/);
   });
 
-  it('restricts provider, model, baseUrl, instructions, cache.*, prices, timeouts, budget.*, context.* and tools.*, in the code and in the manifest alike', () => {
+  it('restricts provider, model, models, baseUrl, instructions, cache.*, prices, timeouts, budget.*, context.* and tools.*, in the code and in the manifest alike', () => {
     const expected = Object.keys(SETTING_DEFAULTS).filter(
       (k) =>
         [
           'provider',
           'model',
+          'models',
           'baseUrl',
           'instructions',
           'instructionsFiles',

@@ -2,6 +2,7 @@
  * The Context Layers tree of a chat just opened: built without counting the next request when the
  * meter has not counted it yet (a long chat's first count is made in time slices).
  */
+import { modelInfo } from '../../../src/services/modelInfo';
 import * as assert from 'node:assert/strict';
 import { treeNodes } from '../../../src/host/treeSource';
 import type { StrataController } from '../../../src/host/strataController';
@@ -26,14 +27,16 @@ describe('the Context Layers tree of a long chat just opened', () => {
       turnMetas: () => metas,
       chips: () => [],
       engine: { options: { limits: { contextWindow: 16_000, maxOutputTokens: 1024 } } },
+      modelInfo: modelInfo('ollama', 'llama3.2', { contextWindow: 16_000, source: 'server' }),
     } as unknown as ChatSession;
     const controller = { sentRequests: () => new Map(), lastSent: () => undefined } as unknown as StrataController;
     const nodes = treeNodes(controller, session);
     assert.equal(counted, 0);
     assert.deepEqual(
       nodes.map((n) => n.id),
-      ['last', 'next', 'requests'],
+      ['window', 'last', 'next', 'requests'],
     );
+    assert.equal(nodes[0].label, '16k window · from the server');
   });
 
   it('leads the cache-expired row with its figure, the sentence with the price in the tooltip', () => {
@@ -46,6 +49,7 @@ describe('the Context Layers tree of a long chat just opened', () => {
       turnMetas: () => metas,
       chips: () => [],
       engine: { options: { limits: { contextWindow: 16_000, maxOutputTokens: 1024 } } },
+      modelInfo: modelInfo('ollama', 'llama3.2', { contextWindow: 16_000, source: 'server' }),
     } as unknown as ChatSession;
     const controller = { sentRequests: () => new Map(), lastSent: () => undefined } as unknown as StrataController;
     const [row] = treeNodes(controller, session);

@@ -253,6 +253,7 @@ describe('manifest', () => {
       },
       'strata.ollama.maxContextTokens': { type: 'integer', default: 32768 },
       'strata.model': { type: 'string' },
+      'strata.models': { type: 'object', default: {} },
       'strata.baseUrl': { type: 'string' },
       'strata.promptCacheKey': { type: 'boolean', default: true },
       'strata.anthropicCacheTtl': { type: 'string', enum: ['5m', '1h'] },

@@ -124,7 +124,8 @@ describe('ChatSession: chips, items, meter', () => {
       maxOutputTokens: 1000,
       encoding: 'o200k_base',
       tokenizerEstimated: false,
-      windowSource: 'table',
+      windowSource: 'server',
+      outputSource: 'server',
     };
     const st = setup({ model: small });
     const big = Array.from({ length: 700 }, (_, i) => `line ${i}: some words to fill the budget`).join('\n');
@@ -205,6 +206,7 @@ describe('ChatSession: chips, items, meter', () => {
       encoding: 'o200k_base',
       tokenizerEstimated: true,
       windowSource: 'assumed',
+      outputSource: 'assumed',
     });
     assert.strictEqual(modelInfo('vscode-lm', 'copilot-x', { maxInputTokens: 60_000 }).contextWindow, 64_096);
   });
