@@ -58,9 +58,7 @@ export function fitExcerpt(
   const total = lines.length;
   const build = (k: number): Excerpt => {
     const [start, end] = rangeOf(k, total, focus);
-    const where = focus
-      ? `around the selection at lines ${focus.startLine}-${focus.endLine}`
-      : 'the first part';
+    const where = focus ? `around the selection at lines ${focus.startLine}-${focus.endLine}` : 'the first part';
     const recover =
       recovery === 'read_file'
         ? `Call read_file on ${a.source.uri} (with startLine and endLine) for the other lines.`

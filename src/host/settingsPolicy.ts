@@ -24,6 +24,8 @@ export const RESTRICTED_KEYS: readonly SettingKey[] = (Object.keys(SETTING_DEFAU
     key === 'anthropicCacheTtl' ||
     key === 'requestTimeoutSeconds' ||
     key.startsWith('budget.') ||
+    // The window Ollama is asked to hold sizes its memory on the user's machine.
+    key.startsWith('ollama.') ||
     key.startsWith('context.') ||
     key.startsWith('tools.'),
 );

@@ -93,7 +93,8 @@ export function applyModelOverride(info: ModelInfo, overrides: ModelOverrides | 
       out.outputSource = 'user';
     }
   }
-  if (learnedWindow !== undefined && learnedWindow < out.contextWindow) out = { ...out, contextWindow: learnedWindow, windowSource: 'server' };
+  if (learnedWindow !== undefined && learnedWindow < out.contextWindow)
+    out = { ...out, contextWindow: learnedWindow, windowSource: 'server' };
   return out;
 }
 

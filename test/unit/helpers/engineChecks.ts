@@ -115,7 +115,8 @@ export const PROPERTIES: EngineProperty[] = [
     },
   },
   {
-    title: 'cut reports tell the truth: an item reported cut is not in that request; one reported compacted or fitted is there as a preview',
+    title:
+      'cut reports tell the truth: an item reported cut is not in that request; one reported compacted or fitted is there as a preview',
     check: (c) => {
       for (const t of c.run) {
         if (!t.committed) continue;

@@ -75,7 +75,7 @@ describe('settings a workspace may change', () => {
           'prices',
           'anthropicCacheTtl',
           'requestTimeoutSeconds',
-        ].includes(k) || /^(context|tools|cache|budget)\./.test(k),
+        ].includes(k) || /^(context|tools|cache|budget|ollama)\./.test(k),
     );
     assert.deepEqual([...RESTRICTED_KEYS].sort(), expected.sort());
     const root = path.resolve(__dirname, '..', '..', '..', '..');
