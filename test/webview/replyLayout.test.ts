@@ -85,7 +85,7 @@ describe('tool steps where they happened in the reply (real browser)', function 
       'text:Now the tests.',
       'steps:call_2',
       'text:It adds two numbers:',
-      'text:tsadd(1, 2);',
+      'text:tsApply…add(1, 2);',
     ]);
 
     const text = BEFORE + MIDDLE + AFTER;

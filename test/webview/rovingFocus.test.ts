@@ -84,15 +84,15 @@ describe('one tab stop for the conversation (real browser)', function () {
     await p.page.keyboard.press('Enter');
     const first = await focused(p);
     assert.equal(first.messageId, '1:assistant');
-    assert.equal(first.testid, 'strata-code-copy', 'the first action of the message');
+    assert.equal(first.testid, 'strata-code-wrap', 'the first action of the message');
     await p.page.keyboard.press('Tab');
-    assert.equal((await focused(p)).testid, 'strata-code-insert');
+    assert.equal((await focused(p)).testid, 'strata-code-copy');
     await p.page.keyboard.press('Escape');
     const back = await focused(p);
     assert.deepEqual([back.tag, back.messageId], ['ARTICLE', '1:assistant']);
     // Tab past the message's last action leaves the list.
     await p.page.keyboard.press('Enter');
-    assert.equal((await focused(p)).testid, 'strata-code-copy');
+    assert.equal((await focused(p)).testid, 'strata-code-wrap');
     for (let i = 0; i < 12; i++) {
       await p.page.keyboard.press('Tab');
       const f = await focused(p);
