@@ -369,8 +369,11 @@ describe('Chat panel (host) in the real editor', function () {
     assert.equal(await api.testing.controller.deleteChat(imported.chatId, false), true);
     assert.ok(!api.testing.session.chats().some((c) => c.id === imported.chatId));
     // selectModel through its quick pick: pick the first option
+    const shownBefore = api.testing.picker.lastShown;
     const picking = vscode.commands.executeCommand('strata.selectModel');
-    await new Promise((r) => setTimeout(r, 1500));
+    // The picker lists the servers' models first: accept once its list is on screen.
+    await until('the model picker to show its list', () => api.testing.picker.lastShown !== shownBefore, 20_000);
+    await new Promise((r) => setTimeout(r, 500));
     await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
     const chosen = (await picking) as { provider: string; model: string } | undefined;
     assert.ok(chosen, 'a model was chosen');
