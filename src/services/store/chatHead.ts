@@ -10,7 +10,6 @@
  */
 import * as fs from 'fs';
 import { isObj } from '../../common/guards';
-import { jsonParseSteps } from '../../common/jsonParseSteps';
 import { checkEncodedShape } from '../../engine/stateCodec';
 import { sha256HexBytes } from '../nodeHasher';
 import { readRange } from './atomicFile';
@@ -174,8 +173,7 @@ function* parseLines(
     if (text.trim().length === 0 && !isLast) throw new ChatCorrupt(`line ${lineNo} is empty`);
     let parsed: unknown;
     try {
-      // A line of megabytes (an imported chat is one line) is parsed a piece at a time.
-      parsed = yield* jsonParseSteps(text);
+      parsed = JSON.parse(text);
     } catch (e) {
       if (isLast) {
         // Another window writing this line right now is not damage.
