@@ -71,7 +71,16 @@ describe('e2e: a local server chosen through the model picker', function () {
     await steps.run('Strata view open', () => openStrataView(page));
     const panel = new ChatPanel(page, await chatFrame(page));
     await steps.run('chat panel ready', () => panel.waitUntilReady());
-    await steps.run('Strata: Select Model run from the Command Palette', () => runCommand(page, 'Strata: Select Model'));
+    await steps.run('Strata: Select Model run from the Command Palette', async () => {
+      // Not runCommand: the picker opens in the same quick input the palette closes.
+      await page.keyboard.press('F1');
+      await quickInput.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await quickInput.fill('>Strata: Select Model');
+      await page
+        .locator('.quick-input-widget .quick-input-list .monaco-list-row.focused[aria-label^="Strata: Select Model"]')
+        .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await page.keyboard.press('Enter');
+    });
     await steps.run('the picker offers a local server, an endpoint and any model id', async () => {
       for (const label of ['Local server…', 'OpenAI-compatible endpoint…', 'Other model id…'])
         await row(label).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });

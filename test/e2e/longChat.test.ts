@@ -52,11 +52,13 @@ function storeRoot(session: E2ESession): string | undefined {
 
 /** The extension's default tool settings (package.json): the other window runs the same Strata. */
 function defaultToolSettings(): { enabled: boolean; maxSteps: number; maxResultTokens: number; maxTurnTokens: number } {
-  const props = (
+  // The settings are contributed in titled sections.
+  const sections = (
     JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
-      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+      contributes: { configuration: { properties: Record<string, { default?: unknown }> }[] };
     }
-  ).contributes.configuration.properties;
+  ).contributes.configuration;
+  const props = Object.assign({}, ...sections.map((s) => s.properties)) as Record<string, { default?: unknown }>;
   const d = (k: string) => props[`strata.tools.${k}`].default;
   return {
     enabled: d('enabled') as boolean,
