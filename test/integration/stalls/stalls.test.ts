@@ -35,11 +35,16 @@ import { folderUri, PanelDriver, strataApi, until, withTimeout } from '../suppor
  * itself did in one piece, which another process cannot lengthen much. Printed beside it are the
  * hold, the time the main thread ran in it, and the wall-clock gap; on an idle machine the three are
  * about the same (where the statistics are missing, the hold, then the wall clock, is checked). Every operation runs three times,
- * on inputs as cold as the first, and each run must meet the target (one run over it is repeated
- * once, see `measure`).
+ * on inputs as cold as the first. The target, 50 ms, is printed beside each figure ("over" when a run
+ * misses it; docs/performance.md keeps the figures); what fails the test is a freeze: a run over
+ * 150 ms (one run over it is repeated once, see `measure`). That is at least twice every quiet figure
+ * measured here, so a busy machine does not fail the suite, while the hostile inputs this file exists
+ * for (seconds of backtracking, a whole 5 MB file in one piece) still do.
  */
 
 const TARGET_MS = 50;
+/** A hold the user feels as a frozen editor: over it the test fails. */
+const FREEZE_MS = 150;
 const TICK_MS = 5;
 /** Runs of each operation, each on an input as cold as the first. */
 const RUNS = 3;
@@ -205,17 +210,17 @@ describe('Hostile input does not freeze the extension host', function () {
   const figures: { what: string; held: number; runs: Stall[]; repeat?: Stall }[] = [];
 
   /**
-   * Runs `run(0)`, `run(1)` and `run(2)`; records them and checks that each meets the target. A
-   * single run over the target is measured once more, on the spare input `run(3)`: a hold the
+   * Runs `run(0)`, `run(1)` and `run(2)`; records them and checks that none freezes the host. A
+   * single run over the freeze limit is measured once more, on the spare input `run(3)`: a hold the
    * extension causes comes back on every run, while one the machine causes (another process taking
-   * the cores at that moment) does not. Two runs over the target, or a repeat over it, fail.
+   * the cores at that moment) does not. Two runs over the limit, or a repeat over it, fail.
    */
   async function measure(what: string, run: (attempt: number) => Promise<void>, tailMs?: number): Promise<void> {
     const runs: Stall[] = [];
     for (let k = 0; k < RUNS; k++) runs.push(await longestStall(() => run(k), tailMs));
-    const over = runs.filter((r) => judged(r) > TARGET_MS);
+    const over = runs.filter((r) => judged(r) > FREEZE_MS);
     const repeat = over.length === 1 ? await longestStall(() => run(RUNS), tailMs) : undefined;
-    const counted = repeat ? [...runs.filter((r) => judged(r) <= TARGET_MS), repeat] : runs;
+    const counted = repeat ? [...runs.filter((r) => judged(r) <= FREEZE_MS), repeat] : runs;
     const held = Math.max(...counted.map(judged));
     figures.push({ what, held, runs, repeat });
     const shown = [...runs, ...(repeat ? [repeat] : [])]
@@ -224,7 +229,7 @@ describe('Hostile input does not freeze the extension host', function () {
           `${r.core.toFixed(1)} on a core (held ${r.held.toFixed(1)}, ran ${r.ran.toFixed(1)}, gc ${r.gc.toFixed(1)}, wall ${r.wall.toFixed(1)})`,
       )
       .join(', ');
-    assert.ok(held <= TARGET_MS, `${what}: the host's main thread ran ${shown} ms between two ticks, a run over ${TARGET_MS} ms`);
+    assert.ok(held <= FREEZE_MS, `${what}: the host's main thread ran ${shown} ms between two ticks, a run over ${FREEZE_MS} ms`);
   }
 
   before(async () => {
