@@ -153,6 +153,8 @@ export class Conversation {
     this.listChanged();
     const anchor = restore && !restore.atBottom && restore.anchorId ? this.records.get(restore.anchorId) : undefined;
     this.scroll.restore(anchor, restore?.anchorOffset ?? 0);
+    // Another chat's messages: the button follows this one's position once it is laid out.
+    requestAnimationFrame(() => (this.jumpButton.hidden = this.scroll.endInView));
     this.older.maybeLoad();
   }
 
@@ -377,6 +379,7 @@ export class Conversation {
   /** Scroll to the end and follow it again (after sending, or when the preview appears). */
   revealEnd(): void {
     this.scroll.revealEnd();
+    this.jumpButton.hidden = true;
   }
 
   /** Find: every older message loaded and every message rendered. */
@@ -395,7 +398,7 @@ export class Conversation {
 
   private onScroll(): void {
     this.scroll.onScroll();
-    this.jumpButton.hidden = this.scroll.following;
+    this.jumpButton.hidden = this.scroll.endInView;
     this.older.maybeLoad();
     this.scroll.saveSoon();
   }

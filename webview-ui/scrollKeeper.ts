@@ -100,6 +100,11 @@ export class ScrollKeeper {
     return this.stick;
   }
 
+  /** Whether the end is in view: following it, or the whole conversation fits (nothing to jump to). */
+  get endInView(): boolean {
+    return this.stick || this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight <= BOTTOM_SLACK;
+  }
+
   /** A scroll event: follow the end again at the bottom, keep following when layout moved the view. */
   onScroll(): void {
     const height = this.el.scrollHeight;
