@@ -61,7 +61,8 @@ describe('small windows: a 20K-token attachment is answered, never cut or refuse
     await vscode.commands.executeCommand('strata.attachActiveFile', file);
     const { ended } = await panel.sendAndWait('What do the functions in ledgerEntries.ts compute?');
     assert.equal(ended.assistant.status, 'complete', `the turn ended ${ended.assistant.status}: ${ended.assistant.error ?? ''}`);
-    const reply = api.testing.session.messages({ last: 1 }).messages[0];
+    const shown = api.testing.session.messages({ last: 1 }).messages;
+    const reply = shown[shown.length - 1];
     assert.equal(reply.role, 'assistant');
     return { notes: reply.notes ?? [] };
   }
