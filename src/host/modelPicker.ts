@@ -102,6 +102,8 @@ export class ModelPicker {
     );
     const pick = await this.show(items, vscode.l10n.t('Model for Strata (current: {0})', current?.label ?? 'none'));
     if (!pick) return undefined;
+    // The current model is already in force: choosing it again changes nothing and asks for nothing.
+    if (pick.picked && pick.option) return pick.option;
     const chosen =
       pick.special === 'local'
         ? await this.localServer()
