@@ -69,17 +69,18 @@ describe('e2e: a local server chosen through the model picker', function () {
 
     await steps.run('workbench loaded', () => waitForWorkbench(page));
     await steps.run('Strata view open', () => openStrataView(page));
-    const panel = new ChatPanel(page, await chatFrame(page));
+    let panel = new ChatPanel(page, await chatFrame(page));
     await steps.run('chat panel ready', () => panel.waitUntilReady());
     await steps.run('Strata: Select Model run from the Command Palette', async () => {
       // Not runCommand: the picker opens in the same quick input the palette closes.
       await page.keyboard.press('F1');
       await quickInput.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
       await quickInput.fill('>Strata: Select Model');
+      // "Strata: Select a Local Server Model" ranks first for these words: click the command's own row.
       await page
-        .locator('.quick-input-widget .quick-input-list .monaco-list-row.focused[aria-label^="Strata: Select Model"]')
-        .waitFor({ state: 'visible', timeout: TIMEOUT.ui });
-      await page.keyboard.press('Enter');
+        .locator('.quick-input-widget .quick-input-list .monaco-list-row[aria-label^="Strata: Select Model"]')
+        .first()
+        .click({ timeout: TIMEOUT.ui });
     });
     await steps.run('the picker offers a local server, an endpoint and any model id', async () => {
       for (const label of ['Local server…', 'OpenAI-compatible endpoint…', 'Other model id…'])
@@ -120,6 +121,9 @@ describe('e2e: a local server chosen through the model picker', function () {
     await steps.run(`${FILE} opened and attached`, async () => {
       await openFile(page, FILE);
       await runCommand(page, 'Strata: Attach Active File');
+      // Opening the file showed the Explorer: back to the Strata view, whose webview may be a new frame.
+      await openStrataView(page);
+      panel = new ChatPanel(page, await chatFrame(page));
       await panel.byTestId(TEST_ID.chip).filter({ hasText: 'ledgerEntries.ts' }).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });
     });
     const before = ollama.requests.length;
