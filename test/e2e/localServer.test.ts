@@ -14,21 +14,10 @@ import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import { chatFrame, openFile, openStrataView, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { largeSource } from '../support/largeSource';
 
 const MODEL = 'llama3.2:3b';
 const FILE = 'src/ledgerEntries.ts';
-
-/** About 20,000 o200k tokens of TypeScript: 150 exported functions. */
-function largeSource(): string {
-  const out: string[] = ['// A generated module for the local-server test.'];
-  for (let i = 0; i < 150; i++) {
-    out.push(`export function ledgerEntry${i}(amount: number, rate: number, label: string): string {`);
-    for (let j = 0; j < 6; j++)
-      out.push(`  const step${j} = Math.round((amount + ${i * 7 + j}) * rate * 100) / 100; // rounding step ${j} of entry ${i}`);
-    out.push(`  return \`\${label}: \${step0 + step1 + step2 + step3 + step4 + step5}\`;`, '}', '');
-  }
-  return out.join('\n');
-}
 
 describe('e2e: a local server chosen through the model picker', function () {
   this.timeout(300_000);

@@ -15,18 +15,7 @@ import {
   type OllamaImitationServer,
   type VllmImitationServer,
 } from '../support/localImitationServers';
-
-/** About 20,000 o200k tokens of TypeScript: 150 exported functions of ~130 tokens each. */
-function largeSource(): string {
-  const out: string[] = ['// A generated module for the small-window test.'];
-  for (let i = 0; i < 150; i++) {
-    out.push(`export function ledgerEntry${i}(amount: number, rate: number, label: string): string {`);
-    for (let j = 0; j < 6; j++)
-      out.push(`  const step${j} = Math.round((amount + ${i * 7 + j}) * rate * 100) / 100; // rounding step ${j} of entry ${i}`);
-    out.push(`  return \`\${label}: \${step0 + step1 + step2 + step3 + step4 + step5}\`;`, '}', '');
-  }
-  return out.join('\n');
-}
+import { largeSource } from '../support/largeSource';
 
 describe('small windows: a 20K-token attachment is answered, never cut or refused', function () {
   this.timeout(120_000);
