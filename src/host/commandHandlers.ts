@@ -18,6 +18,7 @@ import type { StrataController } from './strataController';
 import type { HostWorkspace } from './hostWorkspace';
 import type { ChangeApplier } from './changeApplier';
 import { TimeSlice } from '../services/timeSlice';
+import { runStepsSliced, utf8DecodeSteps } from '../services/textSteps';
 import type { ChatViewProvider } from './chatViewProvider';
 import { entryPointHandlers } from './editorEntryPoints';
 import { exportChat } from './exportChat';
@@ -181,12 +182,10 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
           ? arg
           : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Markdown: ['md'] } }))?.[0];
       if (!source) return undefined;
-      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(source));
-      const result = await session.store.importMarkdownSliced(
-        text,
-        { isAllowedPath: (p) => d.workspace.isAllowedPathSync(p) },
-        new TimeSlice(),
-      );
+      const slice = new TimeSlice();
+      // An export of a long chat is megabytes: decoded in pieces, the host answering in between.
+      const text = await runStepsSliced(utf8DecodeSteps(await vscode.workspace.fs.readFile(source)), slice);
+      const result = await session.store.importMarkdownSliced(text, { isAllowedPath: (p) => d.workspace.isAllowedPathSync(p) }, slice);
       await controller.switchChat(result.chatId);
       const dropped = result.dropped.length;
       const bare = result.warnings.some((w) => w.includes('exported without its attached files'));

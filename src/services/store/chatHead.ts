@@ -18,6 +18,10 @@ import { CHAT_FORMAT, checkLine, LINE_VERSION } from './chatFormat';
 import { ChatStoreError, type ChatBase, type TurnMeta } from './chatTypes';
 import { runStepsSync, type Step } from '../../common/steps';
 import type { TimeSlice } from '../timeSlice';
+import { utf8DecodeSteps } from '../textSteps';
+
+/** Bytes from which a line is decoded, parsed and checked in separate steps. */
+const LONG_LINE = 256 * 1024;
 
 /** A chat file that does not read back (thrown by `readChatHead`; moved aside only after a re-read under the lock). */
 export class ChatCorrupt extends Error {}
@@ -169,8 +173,12 @@ function* parseLines(
     const next = nl < 0 ? buf.length : nl + 1;
     lineNo++;
     const isLast = next >= buf.length;
-    const text = buf.subarray(start, end).toString('utf8');
+    // A long line (an imported chat is one line of megabytes) is decoded, parsed and applied in
+    // separate steps: each of them alone holds the event loop for milliseconds.
+    const long = end - start >= LONG_LINE;
+    const text = long ? yield* utf8DecodeSteps(buf.subarray(start, end), { ignoreBOM: true }) : buf.subarray(start, end).toString('utf8');
     if (text.trim().length === 0 && !isLast) throw new ChatCorrupt(`line ${lineNo} is empty`);
+    if (long) yield;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -203,6 +211,7 @@ function* parseLines(
         `chat ${id} was saved by a newer version of Strata (chat line format ${parsed.v}, this version reads up to ${LINE_VERSION}); update Strata to open it. The file was not changed.`,
       );
     }
+    if (long) yield;
     try {
       const line = checkLine(parsed);
       if (chain && line.turn <= chain.turnCount) throw new Error(`turn ${line.turn} does not follow turn ${chain.turnCount}`);

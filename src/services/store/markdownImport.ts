@@ -17,6 +17,7 @@ import {
 } from '../../engine/stateCodec';
 import { isObj } from '../../common/guards';
 import { sha256HexNode } from '../nodeHasher';
+import { base64Utf8Steps } from '../textSteps';
 import { EXPORT_FORMAT, FORMAT_VERSION, HEX64 } from './chatFormat';
 import { ChatStoreError, type ImportResult, type TurnMeta } from './chatTypes';
 import { turnMetaProblem } from './turnMetaCheck';
@@ -65,9 +66,12 @@ export function* parseChatExportSteps(text: string, isAllowedPath: (path: string
       'this Markdown has no Strata chat metadata (<!-- strata-chat: … -->); only chats exported by Strata can be imported',
     );
   yield;
+  // Decoded, then parsed, in separate steps: each is tens of milliseconds for a long chat's export.
+  const json = yield* base64Utf8Steps(payloadText);
+  yield;
   let payload: unknown;
   try {
-    payload = JSON.parse(Buffer.from(payloadText, 'base64').toString('utf8'));
+    payload = JSON.parse(json);
   } catch {
     throw new ChatStoreError('invalid-import', 'the Strata chat metadata is damaged (not base64 JSON)');
   }
