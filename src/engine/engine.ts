@@ -182,7 +182,17 @@ export class PromptContextEngine {
     const target = Math.floor((budget * (input.targetPercentOverride ?? thresholds.targetPercent)) / 100);
     let blocked: BlockedTurn | undefined;
     if (rendered.total > trigger || (input.targetPercentOverride !== undefined && rendered.total > target)) {
-      const cuts = this.pruner.prune(s, turn, items, input, rendered, target, reports, this.history(s), this.attachments(s));
+      const cuts = this.pruner.prune({
+        s,
+        turn,
+        items,
+        input,
+        start: rendered,
+        target,
+        reports,
+        history: this.history(s),
+        attachments: this.attachments(s),
+      });
       for (let r = cuts.next(); ; r = cuts.next()) {
         if (r.done) {
           rendered = r.value;

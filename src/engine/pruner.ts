@@ -24,9 +24,9 @@ export class Pruner {
   private readonly previews = new WeakMap<Artifact, { recovery: 'read_file' | 'attach'; preview: Preview & { bodyHash: string } }>();
 
   constructor(
-    private opts: EngineOptions,
+    /** @internal */ public opts: EngineOptions,
     private readonly hasher: IHasher,
-    private readonly requests: RequestRenderer,
+    /** @internal */ public readonly requests: RequestRenderer,
     private readonly framing: MessageFraming,
   ) {}
 
@@ -36,223 +36,21 @@ export class Pruner {
   }
 
   /**
-   * The request cut down to `target` tokens (or as far as it goes), each cut reported in `reports`.
-   * A step after each cut: a long chat cut to a smaller window makes many, and a driver that gives
-   * the event loop a turn between them gets the same request as one that does not.
+   * The request cut down to `job.target` tokens (or as far as it goes), each cut reported in
+   * `job.reports`. A step after each cut: a long chat cut to a smaller window makes many, and a driver
+   * that gives the event loop a turn between them gets the same request as one that does not.
    */
-  *prune(
-    s: ChatState,
-    turn: number,
-    items: TurnItem[],
-    input: TurnInput,
-    start: Rendered,
-    target: number,
-    reports: PruneReport[],
-    history: HistoryManager,
-    attachments: AttachmentManager,
-  ): Step<Rendered> {
-    let r = start;
-    const rerender = () => (r = this.requests.render(s, turn, items, input.userText));
-    const currentKeys = new Set(items.map((i) => i.key));
-
-    // 1. Superseded versions, oldest first.
-    for (const e of attachments.present()) {
-      if (r.total <= target) return r;
-      if (!e.superseded || e.essential) continue;
-      const pre = this.requests.keyTokens(r, e.key);
-      writableEntry(s, e.key).presence = 'pruned';
-      rerender();
-      reports.push({
-        layer: e.firstTurn < turn ? 'L2' : 'L3',
-        item: e.key,
-        preTokens: pre,
-        postTokens: this.requests.keyTokens(r, e.key),
-        kept: `the newer version of ${e.artifact.source.uri}`,
-        lost: `superseded version ${e.artifact.version}`,
-        reason: 'superseded',
-      });
-      yield;
+  *prune(job: PruneJob): Step<Rendered> {
+    const run = new PruneRun(this, job);
+    for (const stage of [run.dropSuperseded(), run.dropToolReads(), run.compact(), run.summarizeOldest(), run.dropByPriority()]) {
+      if (run.fits()) break;
+      yield* stage;
     }
-
-    // 1b. What workspace tools read, oldest first: the model can read it again. Before
-    //     anything the user attached is compacted or dropped.
-    for (const e of attachments.present()) {
-      if (r.total <= target) return r;
-      if (e.tool === undefined || e.essential || currentKeys.has(e.key)) continue;
-      const pre = this.requests.keyTokens(r, e.key);
-      writableEntry(s, e.key).presence = 'pruned';
-      rerender();
-      reports.push({
-        layer: e.firstTurn < turn ? 'L2' : 'L3',
-        item: e.key,
-        preTokens: pre,
-        postTokens: this.requests.keyTokens(r, e.key),
-        kept: `nothing; the model can call ${e.tool} again`,
-        lost: `${describeArtifact(e.artifact)} (read by ${e.tool})`,
-        reason: 'tool-result',
-      });
-      yield;
-    }
-
-    // 2. Compact recoverable artifacts to structure + preview: the library first (oldest first), this turn's last.
-    const compactable = attachments.present().filter((e) => e.artifact.recoverable && !e.essential && !e.compacted);
-    const ordered = [...compactable.filter((e) => !currentKeys.has(e.key)), ...compactable.filter((e) => currentKeys.has(e.key))];
-    for (const e of ordered) {
-      if (r.total <= target) return r;
-      const preview = this.preview(e.artifact);
-      if (preview.body.length >= e.artifact.content.length) continue;
-      const pre = this.requests.keyTokens(r, e.key);
-      writableEntry(s, e.key).compacted = {
-        body: preview.body,
-        bodyHash: preview.bodyHash,
-        keptLines: preview.keptLines,
-        totalLines: preview.totalLines,
-      };
-      rerender();
-      reports.push({
-        layer: e.firstTurn < turn ? 'L2' : 'L3',
-        item: e.key,
-        preTokens: pre,
-        postTokens: this.requests.keyTokens(r, e.key),
-        kept: `structure and first lines (${preview.keptLines} of ${preview.totalLines} lines)`,
-        lost: `the rest of ${e.artifact.source.uri}; ${this.opts.tools ? 'the model can read it with read_file, or ' : ''}re-attach it to send it in full`,
-        reason: 'compacted',
-      });
-      yield;
-    }
-
-    // 3. Summarize the oldest history turns; the last K stay verbatim.
-    const summarizeThrough = (through: number, reason: string): boolean => {
-      const from = history.summarizedThrough + 1;
-      if (through < from) return false;
-      const pre = this.turnTokens(r, from, through);
-      if (!history.summarizeThrough(through, input.precomputedSummary)) return false;
-      rerender();
-      reports.push({
-        layer: 'L4',
-        item: from === through ? `turn ${from}` : `turns ${from}-${through}`,
-        preTokens: pre,
-        postTokens: 0,
-        kept: `a summary of turns 1-${through}`,
-        lost: 'the verbatim text of those turns',
-        reason,
-      });
-      return true;
-    };
-    // One turn at a time while a few are enough (a chat that grows past the threshold); when far over
-    // (a long chat opened with a model that has a smaller window), the fewest turns that fit are found
-    // by galloping and bisecting, so the cost is a few summaries and renders, not one per turn.
-    for (let step = 0; r.total > target && history.summarizedThrough < history.lastSummarizable; step++) {
-      if (step < (this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS)) {
-        summarizeThrough(history.summarizedThrough + 1, 'summarized');
-        yield;
-        continue;
-      }
-      const from = history.summarizedThrough + 1;
-      const last = history.lastSummarizable;
-      const before = r;
-      const saved = s.summary;
-      const probe = (through: number): boolean => {
-        s.summary = saved;
-        history.summarizeThrough(through, input.precomputedSummary);
-        rerender();
-        return r.total <= target;
-      };
-      let over = from - 1;
-      let fits = last;
-      // Far over (a long chat under a smaller window): when even the longest summary leaves the request
-      // over the target, that is where the bisection would end; found with one probe.
-      if (!probe(last)) over = last - 1;
-      yield;
-      for (let gap = Math.max(1, this.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS); over + gap < last; gap *= 2) {
-        const fitted = probe(over + gap);
-        yield;
-        if (fitted) {
-          fits = over + gap;
-          break;
-        }
-        over += gap;
-      }
-      while (fits - over > 1) {
-        const mid = over + Math.floor((fits - over) / 2);
-        if (probe(mid)) fits = mid;
-        else over = mid;
-        yield;
-      }
-      probe(fits);
-      reports.push({
-        layer: 'L4',
-        item: from === fits ? `turn ${from}` : `turns ${from}-${fits}`,
-        preTokens: this.turnTokens(before, from, fits),
-        postTokens: 0,
-        kept: `a summary of turns 1-${fits}`,
-        lost: 'the verbatim text of those turns',
-        reason: 'summarized',
-      });
-      break;
-    }
-
-    // 4. Drop by priority: highest number first, ties oldest first. Verbatim history turns (but the
-    //    last) take part at medium priority; pinned items, L1, L5 and the last turn never do. A file
-    //    attached this turn is cut to the part that fits what is left before it is dropped: the
-    //    question is about it.
-    type Candidate = { priority: number; age: number; seq: number; apply: () => void };
-    const candidates: Candidate[] = [];
-    let seq = 0;
-    for (const e of attachments.dropOrder()) {
-      const priority = attachments.effectivePriority(e);
-      candidates.push({
-        priority,
-        age: e.firstTurn,
-        seq: seq++,
-        apply: () => {
-          if (s.entries.get(e.key)!.presence !== 'present') return;
-          const pre = this.requests.keyTokens(r, e.key);
-          if (currentKeys.has(e.key) && e.artifact.kind === 'file' && e.artifact.recoverable) {
-            const fitted = this.fit(s, e.key, e.artifact, r, target, rerender);
-            if (fitted) {
-              r = fitted.r;
-              reports.push(this.fittedReport(e, turn, pre, r, fitted));
-              return;
-            }
-          }
-          writableEntry(s, e.key).presence = 'pruned';
-          rerender();
-          reports.push({
-            layer: e.firstTurn < turn ? 'L2' : 'L3',
-            item: e.key,
-            preTokens: pre,
-            postTokens: this.requests.keyTokens(r, e.key),
-            kept: 'nothing; re-attach it to send it again',
-            lost: e.artifact.recoverable
-              ? `${describeArtifact(e.artifact)}`
-              : `${describeArtifact(e.artifact)} (a snapshot that cannot be re-read)`,
-            reason: 'budget',
-          });
-        },
-      });
-    }
-    for (let t = history.summarizedThrough + 1; t < history.completed; t++) {
-      const through = t;
-      candidates.push({
-        priority: PRIORITY.medium,
-        age: t,
-        seq: seq++,
-        apply: () => {
-          if (history.summarizedThrough < through) summarizeThrough(through, 'budget');
-        },
-      });
-    }
-    candidates.sort((a, b) => b.priority - a.priority || a.age - b.age || a.seq - b.seq);
-    for (const c of candidates) {
-      if (r.total <= target) return r;
-      c.apply();
-      yield;
-    }
-    return r;
+    return run.r;
   }
 
-  private fittedReport(
+  /** @internal */
+  fittedReport(
     e: { key: string; firstTurn: number; artifact: Artifact },
     turn: number,
     pre: number,
@@ -277,7 +75,8 @@ export class Pruner {
    * different split of tokens at the seams), a few times at most. Undefined when nothing fits
    * (the file is then dropped as before); the entry is left as it was.
    */
-  private fit(
+  /** @internal */
+  fit(
     s: ChatState,
     key: string,
     a: Artifact,
@@ -350,7 +149,8 @@ export class Pruner {
    * are immutable), since a chat over budget compacts the same files at every build of the meter
    * until a turn is sent.
    */
-  private preview(a: Artifact): Preview & { bodyHash: string } {
+  /** @internal */
+  preview(a: Artifact): Preview & { bodyHash: string } {
     const recovery = this.opts.tools ? 'read_file' : 'attach';
     const hit = this.previews.get(a);
     if (hit && hit.recovery === recovery) return hit.preview;
@@ -360,10 +160,251 @@ export class Pruner {
     return preview;
   }
 
-  private turnTokens(r: Rendered, from: number, to: number): number {
+  /** @internal */
+  turnTokens(r: Rendered, from: number, to: number): number {
     let n = 0;
     for (const d of renderedMessages(r))
       for (const g of d.segs) if (g.turn !== undefined && g.turn >= from && g.turn <= to && g.layer === 'L4') n += g.tokens;
     return n;
+  }
+}
+
+/** What one prune works on: the request being built and the owners of its history and attachments. */
+export interface PruneJob {
+  s: ChatState;
+  turn: number;
+  items: TurnItem[];
+  input: TurnInput;
+  start: Rendered;
+  target: number;
+  /** Each cut, in order (the caller's list, added to). */
+  reports: PruneReport[];
+  history: HistoryManager;
+  attachments: AttachmentManager;
+}
+
+type PresentEntry = ReturnType<AttachmentManager['present']>[number];
+
+/**
+ * One prune: the request as cut so far and the stages that cut it, in order. Each stage stops as
+ * soon as the request fits and yields after each cut.
+ */
+class PruneRun {
+  r: Rendered;
+  private readonly currentKeys: Set<string>;
+
+  constructor(
+    private readonly pruner: Pruner,
+    private readonly job: PruneJob,
+  ) {
+    this.r = job.start;
+    this.currentKeys = new Set(job.items.map((i) => i.key));
+  }
+
+  fits(): boolean {
+    return this.r.total <= this.job.target;
+  }
+
+  private rerender = (): Rendered => {
+    const { s, turn, items, input } = this.job;
+    return (this.r = this.pruner.requests.render(s, turn, items, input.userText));
+  };
+
+  private layerOf(e: { firstTurn: number }): 'L2' | 'L3' {
+    return e.firstTurn < this.job.turn ? 'L2' : 'L3';
+  }
+
+  /** Applies `cut` to attachment `e`, renders again and reports it (the tokens before and after). */
+  private cutEntry(e: PresentEntry, cut: () => void, report: Pick<PruneReport, 'kept' | 'lost' | 'reason'>): void {
+    const pre = this.pruner.requests.keyTokens(this.r, e.key);
+    cut();
+    this.rerender();
+    this.job.reports.push({
+      layer: this.layerOf(e),
+      item: e.key,
+      preTokens: pre,
+      postTokens: this.pruner.requests.keyTokens(this.r, e.key),
+      ...report,
+    });
+  }
+
+  private pruneEntry(e: PresentEntry): () => void {
+    return () => (writableEntry(this.job.s, e.key).presence = 'pruned');
+  }
+
+  /** 1. Superseded versions, oldest first. */
+  *dropSuperseded(): Step<void> {
+    for (const e of this.job.attachments.present()) {
+      if (this.fits()) return;
+      if (!e.superseded || e.essential) continue;
+      this.cutEntry(e, this.pruneEntry(e), {
+        kept: `the newer version of ${e.artifact.source.uri}`,
+        lost: `superseded version ${e.artifact.version}`,
+        reason: 'superseded',
+      });
+      yield;
+    }
+  }
+
+  /** 1b. What workspace tools read, oldest first (the model can read it again): before anything the user attached is cut. */
+  *dropToolReads(): Step<void> {
+    for (const e of this.job.attachments.present()) {
+      if (this.fits()) return;
+      if (e.tool === undefined || e.essential || this.currentKeys.has(e.key)) continue;
+      this.cutEntry(e, this.pruneEntry(e), {
+        kept: `nothing; the model can call ${e.tool} again`,
+        lost: `${describeArtifact(e.artifact)} (read by ${e.tool})`,
+        reason: 'tool-result',
+      });
+      yield;
+    }
+  }
+
+  /** 2. Recoverable artifacts compacted to structure + preview: the library first (oldest first), this turn's last. */
+  *compact(): Step<void> {
+    const compactable = this.job.attachments.present().filter((e) => e.artifact.recoverable && !e.essential && !e.compacted);
+    const ordered = [...compactable.filter((e) => !this.currentKeys.has(e.key)), ...compactable.filter((e) => this.currentKeys.has(e.key))];
+    for (const e of ordered) {
+      if (this.fits()) return;
+      const preview = this.pruner.preview(e.artifact);
+      if (preview.body.length >= e.artifact.content.length) continue;
+      const compacted = { body: preview.body, bodyHash: preview.bodyHash, keptLines: preview.keptLines, totalLines: preview.totalLines };
+      this.cutEntry(e, () => (writableEntry(this.job.s, e.key).compacted = compacted), {
+        kept: `structure and first lines (${preview.keptLines} of ${preview.totalLines} lines)`,
+        lost: `the rest of ${e.artifact.source.uri}; ${this.pruner.opts.tools ? 'the model can read it with read_file, or ' : ''}re-attach it to send it in full`,
+        reason: 'compacted',
+      });
+      yield;
+    }
+  }
+
+  /** History turns `summarizedThrough + 1`..`through` summarized and reported; false when nothing changed. */
+  private summarizeThrough(through: number, reason: string): boolean {
+    const { history, input } = this.job;
+    const from = history.summarizedThrough + 1;
+    if (through < from) return false;
+    const pre = this.pruner.turnTokens(this.r, from, through);
+    if (!history.summarizeThrough(through, input.precomputedSummary)) return false;
+    this.rerender();
+    this.job.reports.push(this.summaryReport(from, through, pre, reason));
+    return true;
+  }
+
+  private summaryReport(from: number, through: number, pre: number, reason: string): PruneReport {
+    return {
+      layer: 'L4',
+      item: from === through ? `turn ${from}` : `turns ${from}-${through}`,
+      preTokens: pre,
+      postTokens: 0,
+      kept: `a summary of turns 1-${through}`,
+      lost: 'the verbatim text of those turns',
+      reason,
+    };
+  }
+
+  /**
+   * 3. The oldest history turns summarized; the last K stay verbatim. One turn at a time while a few
+   * are enough (a chat that grows past the threshold); when far over (a long chat opened with a model
+   * that has a smaller window), the fewest turns that fit are found by galloping and bisecting, so the
+   * cost is a few summaries and renders, not one per turn.
+   */
+  *summarizeOldest(): Step<void> {
+    const { history } = this.job;
+    const linear = this.pruner.opts.summaryLinearSteps ?? LINEAR_SUMMARY_STEPS;
+    for (let step = 0; !this.fits() && history.summarizedThrough < history.lastSummarizable; step++) {
+      if (step >= linear) return yield* this.summarizeFewestThatFit(linear);
+      this.summarizeThrough(history.summarizedThrough + 1, 'summarized');
+      yield;
+    }
+  }
+
+  private *summarizeFewestThatFit(linear: number): Step<void> {
+    const { s, history, input, target } = this.job;
+    const from = history.summarizedThrough + 1;
+    const last = history.lastSummarizable;
+    const before = this.r;
+    const saved = s.summary;
+    const probe = (through: number): boolean => {
+      s.summary = saved;
+      history.summarizeThrough(through, input.precomputedSummary);
+      this.rerender();
+      return this.r.total <= target;
+    };
+    let over = from - 1;
+    let fits = last;
+    // Far over: when even the longest summary leaves the request over the target, that is where the
+    // bisection would end; found with one probe.
+    if (!probe(last)) over = last - 1;
+    yield;
+    for (let gap = Math.max(1, linear); over + gap < last; gap *= 2) {
+      const fitted = probe(over + gap);
+      yield;
+      if (fitted) {
+        fits = over + gap;
+        break;
+      }
+      over += gap;
+    }
+    while (fits - over > 1) {
+      const mid = over + Math.floor((fits - over) / 2);
+      if (probe(mid)) fits = mid;
+      else over = mid;
+      yield;
+    }
+    probe(fits);
+    this.job.reports.push(this.summaryReport(from, fits, this.pruner.turnTokens(before, from, fits), 'summarized'));
+  }
+
+  /**
+   * 4. Drops by priority: highest number first, ties oldest first. Verbatim history turns (but the
+   * last) take part at medium priority; pinned items, L1, L5 and the last turn never do. A file
+   * attached this turn is cut to the part that fits what is left before it is dropped: the question
+   * is about it.
+   */
+  *dropByPriority(): Step<void> {
+    const { attachments, history } = this.job;
+    type Candidate = { priority: number; age: number; seq: number; apply: () => void };
+    const candidates: Candidate[] = [];
+    let seq = 0;
+    for (const e of attachments.dropOrder())
+      candidates.push({ priority: attachments.effectivePriority(e), age: e.firstTurn, seq: seq++, apply: () => this.dropOrFit(e) });
+    for (let t = history.summarizedThrough + 1; t < history.completed; t++) {
+      const through = t;
+      candidates.push({
+        priority: PRIORITY.medium,
+        age: t,
+        seq: seq++,
+        apply: () => {
+          if (history.summarizedThrough < through) this.summarizeThrough(through, 'budget');
+        },
+      });
+    }
+    candidates.sort((a, b) => b.priority - a.priority || a.age - b.age || a.seq - b.seq);
+    for (const c of candidates) {
+      if (this.fits()) return;
+      c.apply();
+      yield;
+    }
+  }
+
+  private dropOrFit(e: PresentEntry): void {
+    const { s, turn, target } = this.job;
+    if (s.entries.get(e.key)!.presence !== 'present') return;
+    if (this.currentKeys.has(e.key) && e.artifact.kind === 'file' && e.artifact.recoverable) {
+      const pre = this.pruner.requests.keyTokens(this.r, e.key);
+      const fitted = this.pruner.fit(s, e.key, e.artifact, this.r, target, this.rerender);
+      if (fitted) {
+        this.r = fitted.r;
+        this.job.reports.push(this.pruner.fittedReport(e, turn, pre, this.r, fitted));
+        return;
+      }
+    }
+    this.cutEntry(e, this.pruneEntry(e), {
+      kept: 'nothing; re-attach it to send it again',
+      lost: e.artifact.recoverable
+        ? `${describeArtifact(e.artifact)}`
+        : `${describeArtifact(e.artifact)} (a snapshot that cannot be re-read)`,
+      reason: 'budget',
+    });
   }
 }
