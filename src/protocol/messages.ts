@@ -23,7 +23,7 @@ export const REQUEST_TIMEOUT_MS = 15_000;
 export const MAX_INPUT_CHARS = 1_000_000;
 /** Longest code block the panel may ask to copy or insert (characters). */
 export const MAX_CODE_CHARS = 5_000_000;
-/** Longest chat title (characters). */
+/** Longest chat title (characters): a longer one (an imported chat's) is cut and ends with an ellipsis. */
 export const MAX_TITLE_CHARS = 200;
 
 // ------------------------------------------------------------------------------------- view models

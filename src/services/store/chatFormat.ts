@@ -13,6 +13,7 @@
  *   store.lock                      held by the one writer of the moment (storeLock.ts)
  */
 import type { StateDelta } from '../../engine/stateCodec';
+import { CHAT_ID, CHAT_ID_SOURCE } from '../../common/chatId';
 import { isObj } from '../../common/guards';
 import { sha256Hex } from '../../common/hash';
 import { ChatStoreError, type TurnMeta } from './chatTypes';
@@ -45,11 +46,11 @@ export interface ChatLine {
   imported?: { from: string; turns: TurnMeta[] };
 }
 
-export const CHAT_ID = /^[a-z0-9][a-z0-9_-]{0,127}$/;
+export { CHAT_ID };
 /** A chat file's name (the id in group 1). */
-export const CHAT_FILE = /^([a-z0-9][a-z0-9_-]{0,127})\.jsonl$/;
+export const CHAT_FILE = new RegExp(`^(${CHAT_ID_SOURCE})\\.jsonl$`);
 /** A chat file moved aside as damaged (the id in group 1). */
-export const CORRUPT_NAME = /^([a-z0-9][a-z0-9_-]{0,127})\.corrupt-(\d+)\.jsonl$/;
+export const CORRUPT_NAME = new RegExp(`^(${CHAT_ID_SOURCE})\\.corrupt-(\\d+)\\.jsonl$`);
 /** A sha256 in hex: blob names, state digests. */
 export const HEX64 = /^[0-9a-f]{64}$/;
 /** Names Windows reserves for devices, with any extension. */
