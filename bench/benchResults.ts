@@ -11,6 +11,10 @@ import type { OpenTimeResult } from './perf/open';
 import type { SessionTurnsResult } from './perf/session';
 import type { CodeIntelBenchResult } from './codeIntelBench';
 
+import type { Target } from './target';
+
+export type { Target };
+
 export interface TrajectoryResult {
   name: string;
   turns: number;
@@ -18,16 +22,6 @@ export interface TrajectoryResult {
   /** The default layout had to prune or compact (detaches by the user do not count). */
   needsPruning: boolean;
   report: ReplayReport;
-}
-
-export interface Target {
-  id: string;
-  description: string;
-  measured: string;
-  /** n/a: the target does not apply (e.g. a trajectory that needs pruning). */
-  status: 'met' | 'missed' | 'n/a';
-  /** What stands in the way, when missed. */
-  note?: string;
 }
 
 export interface PerfResults {

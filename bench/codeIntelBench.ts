@@ -19,7 +19,7 @@ import { DEFAULT_LAYOUT, runReplay } from './replay';
 import { CodeIntelWorkspace } from './codeIntelWorkspace';
 import { CODEINTEL_SYSTEM, loadProject, QUESTIONS, selectionFor, type QuestionSelection } from './codeIntelFixture';
 import type { Trajectory, TrajectoryTurn } from './trajectory';
-import type { Target } from './benchResults';
+import type { Target } from './target';
 import { getTokenizer } from '../src/services/tokenizer';
 import {
   DEFAULT_DEFINITIONS_BUDGET,

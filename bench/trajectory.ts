@@ -1,6 +1,7 @@
 /**
  * Trajectory format: loading, validation with clear messages, and the virtual workspace.
  */
+import { isObj } from '../src/common/guards';
 import type { LineRange } from '../src/engine/types';
 import { MemoryWorkspace, type MemoryWorkspaceOptions } from '../src/services/memoryWorkspace';
 import { CODE_TOOL_NAMES, parseToolArgs, TOOL_NAMES } from '../src/services/tools/definitions';
@@ -76,10 +77,6 @@ export class TrajectoryError extends Error {}
 
 function fail(msg: string): never {
   throw new TrajectoryError(msg);
-}
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function checkFileValue(v: unknown, where: string, allowNull: boolean): void {

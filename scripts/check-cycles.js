@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 // Fails when the relative imports of src/, webview-ui/, bench/ or test/ form a cycle. A cycle makes a
-// module's exports depend on load order; type-only imports are ignored since they vanish at run time.
+// module's exports depend on load order. Type-only imports vanish at run time but are checked too, as
+// a second graph: a type-only cycle is a type in the wrong file, and it turns into a run-time cycle
+// the day one of its imports needs a value.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -30,10 +32,14 @@ function resolveImport(from, spec) {
   return undefined;
 }
 
-/** The modules `file` needs at run time: value imports, value re-exports and require() calls. */
-function runtimeImports(file) {
+/**
+ * The modules `file` imports: at run time (value imports, value re-exports and require() calls), and
+ * all of them (type-only imports and re-exports as well).
+ */
+function importsOf(file) {
   const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
   const specs = [];
+  const typeSpecs = [];
   const visit = (node) => {
     if (ts.isImportDeclaration(node)) {
       const clause = node.importClause;
@@ -45,9 +51,9 @@ function runtimeImports(file) {
             ts.isNamedImports(clause.namedBindings) &&
             clause.namedBindings.elements.length > 0 &&
             clause.namedBindings.elements.every((e) => e.isTypeOnly)));
-      if (!typeOnly) specs.push(node.moduleSpecifier.text);
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && !node.isTypeOnly) {
-      specs.push(node.moduleSpecifier.text);
+      (typeOnly ? typeSpecs : specs).push(node.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
+      (node.isTypeOnly ? typeSpecs : specs).push(node.moduleSpecifier.text);
     } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && !node.isTypeOnly) {
       specs.push(node.moduleReference.expression.text);
     } else if (
@@ -61,29 +67,43 @@ function runtimeImports(file) {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return specs.map((s) => resolveImport(file, s)).filter(Boolean);
+  const resolve = (list) => list.map((s) => resolveImport(file, s)).filter(Boolean);
+  const runtime = resolve(specs);
+  return { runtime, all: [...runtime, ...resolve(typeSpecs)] };
 }
 
 const files = roots.flatMap((r) => listTs(path.join(root, r), []));
-const graph = new Map(files.map((f) => [f, runtimeImports(f)]));
-const state = new Map();
-const cycles = [];
-const stack = [];
-function dfs(node) {
-  state.set(node, 1);
-  stack.push(node);
-  for (const next of graph.get(node) ?? []) {
-    if (state.get(next) === 1) cycles.push(stack.slice(stack.indexOf(next)).concat(next));
-    else if (!state.has(next)) dfs(next);
-  }
-  stack.pop();
-  state.set(node, 2);
-}
-for (const f of files) if (!state.has(f)) dfs(f);
+const imports = new Map(files.map((f) => [f, importsOf(f)]));
 
-if (cycles.length > 0) {
-  for (const c of cycles) console.error('import cycle: ' + c.map((f) => path.relative(root, f)).join(' -> '));
-  console.error(`${cycles.length} import cycle(s) in ${files.length} modules`);
+/** The cycles of a graph (each found once, from the first module of it that the search reaches). */
+function cyclesOf(graph) {
+  const state = new Map();
+  const cycles = [];
+  const stack = [];
+  function dfs(node) {
+    state.set(node, 1);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 1) cycles.push(stack.slice(stack.indexOf(next)).concat(next));
+      else if (!state.has(next)) dfs(next);
+    }
+    stack.pop();
+    state.set(node, 2);
+  }
+  for (const f of files) if (!state.has(f)) dfs(f);
+  return cycles;
+}
+
+const runtimeCycles = cyclesOf(new Map(files.map((f) => [f, imports.get(f).runtime])));
+const runtimeKeys = new Set(runtimeCycles.map((c) => c.join('\n')));
+const typeCycles = cyclesOf(new Map(files.map((f) => [f, imports.get(f).all]))).filter((c) => !runtimeKeys.has(c.join('\n')));
+const show = (c) => c.map((f) => path.relative(root, f)).join(' -> ');
+for (const c of runtimeCycles) console.error('import cycle: ' + show(c));
+for (const c of typeCycles) console.error('type-only import cycle: ' + show(c));
+if (runtimeCycles.length + typeCycles.length > 0) {
+  console.error(
+    `${runtimeCycles.length} import cycle(s) and ${typeCycles.length} more through type-only imports in ${files.length} modules`,
+  );
   process.exit(1);
 }
-console.log(`no import cycles in ${files.length} modules`);
+console.log(`no import cycles (type-only imports included) in ${files.length} modules`);

@@ -16,6 +16,7 @@ import { Meter } from './meter';
 import { ModelMenu } from './modelMenu';
 import { PreviewCard } from './preview';
 import { Tooltips } from './tooltip';
+import { setToolIcons } from './messages';
 import { keptParked, UiStateStore, type ParkedDraft } from './uiState';
 import { vscodeApi } from './vscodeApi';
 
@@ -232,6 +233,7 @@ class App {
           });
         }
         document.body.setAttribute('data-strata-version', m.extensionVersion);
+        if (m.toolIcons) setToolIcons(m.toolIcons);
         this.applyState(m.state);
         break;
       case 'state':

@@ -216,19 +216,18 @@ function costTitle(cost: NonNullable<MessageView['cost']>): string {
   return 'What the request that produced this reply cost, from the usage the provider reported; saved: the same tokens billed without the cache, minus that.';
 }
 
-const TOOL_ICONS: Record<string, string> = {
-  read_file: 'file-code',
-  list_files: 'list-tree',
-  search_text: 'search',
-  get_diagnostics: 'warning',
-  get_selection: 'selection',
-};
+/** Each tool's codicon, as the host's tool registry gives it in `init`. */
+let toolIcons: Readonly<Record<string, string>> = {};
+
+export function setToolIcons(icons: Readonly<Record<string, string>>): void {
+  toolIcons = icons;
+}
 
 function stepIcon(step: ToolStepView): HTMLSpanElement {
   if (step.status === 'running') return icon('loading', 'codicon-modifier-spin');
   if (step.status === 'refused') return icon('circle-slash');
   if (step.status === 'error') return icon('error');
-  return icon(TOOL_ICONS[step.name] ?? 'tools');
+  return icon(Object.hasOwn(toolIcons, step.name) ? toolIcons[step.name] : 'tools');
 }
 
 /** One tool call: a `<details>` whose summary says what was called and what came back. */

@@ -42,9 +42,9 @@ export function validateThresholds(t: Thresholds): string | undefined {
   return undefined;
 }
 
-export type MeterLevel = 'ok' | 'warn' | 'over';
+export type BudgetLevel = 'ok' | 'warn' | 'over';
 
-export function meterLevel(tokens: number, budget: number, t: Thresholds): MeterLevel {
+export function meterLevel(tokens: number, budget: number, t: Thresholds): BudgetLevel {
   if (tokens > budget) return 'over';
   if (tokens > (budget * t.warnPercent) / 100) return 'warn';
   return 'ok';

@@ -1,3 +1,4 @@
+import { isObj } from '../common/guards';
 import { StateDecodeError } from './encodedState';
 
 /** Validators for a decoded chat state: each returns the value or throws a StateDecodeError naming where. */
@@ -8,9 +9,7 @@ export function fail(where: string, what: string): never {
   throw new StateDecodeError(`chat state ${where}: ${what}`);
 }
 
-export function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isObj };
 
 export function str(v: unknown, where: string): string {
   if (typeof v !== 'string') fail(where, `must be a string (got ${describe(v)})`);

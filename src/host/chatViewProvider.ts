@@ -4,6 +4,7 @@ import { PROTOCOL_VERSION, ProtocolError, type HostToWebviewMessage, type PanelS
 import { parseWebviewToHostMessage, type ResponseOf, type WebviewRequestKind, type WebviewRequestOf } from '../protocol/requests';
 import { VIEW_IDS } from './commandIds';
 import { ChatSurface, type ChatSurfaceKind, type SurfaceContainer } from './chatSurface';
+import { toolIcons } from '../services/tools/definitions';
 
 /** What the panel asks of the host; the webview is UI, this decides. */
 export interface PanelHandler {
@@ -161,7 +162,13 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       if (this.handler) {
         try {
           const state = await this.handler.panelState();
-          await this.postTo(from, { type: 'init', protocolVersion: PROTOCOL_VERSION, extensionVersion: this.extensionVersion, state });
+          await this.postTo(from, {
+            type: 'init',
+            protocolVersion: PROTOCOL_VERSION,
+            extensionVersion: this.extensionVersion,
+            state,
+            toolIcons: toolIcons(),
+          });
           this.handler.statePosted(state);
         } catch (e) {
           this.log.error(`chat view: could not build the panel state: ${e instanceof Error ? e.message : String(e)}`);

@@ -5,6 +5,7 @@
  * load this file in plain Node.
  */
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../engine/isolation';
+import type { ChangedFilesPolicy } from '../engine/types';
 import type { ModelPrices } from '../services/pricing/prices';
 import type { ModelOverride } from '../services/modelOverrides';
 import type { ProviderSetting } from '../common/providerCatalog';
@@ -13,7 +14,6 @@ export const CONFIG_SECTION = 'strata';
 
 export type { ProviderSetting } from '../common/providerCatalog';
 export type LayoutSetting = 'library' | 'transcript';
-export type ChangedFilesPolicy = 'append-version' | 'append-diff' | 'refresh-in-place';
 export type ActiveEditorSetting = 'suggest' | 'off' | 'always';
 
 export interface StrataSettings {

@@ -23,7 +23,7 @@ export const REQUEST_TIMEOUT_MS = 15_000;
 export const MAX_INPUT_CHARS = 1_000_000;
 /** Longest code block the panel may ask to copy or insert (characters). */
 export const MAX_CODE_CHARS = 5_000_000;
-/** Longest chat title (characters). */
+/** Longest chat title (characters): a longer one (an imported chat's) is cut and ends with an ellipsis. */
 export const MAX_TITLE_CHARS = 200;
 
 // ------------------------------------------------------------------------------------- view models
@@ -98,7 +98,7 @@ export interface ToolStepView {
   id: string;
   /** The model step (1-based) that made the call. */
   step: number;
-  /** read_file, list_files, search_text, get_diagnostics, get_selection. */
+  /** The tool's name (`read_file`, `find_symbol`, …: src/services/tools/definitions.ts). */
   name: string;
   /** Short form of the call: `read_file src/a.ts:1-40`. */
   label: string;
@@ -286,6 +286,8 @@ export interface InitMessage {
   readonly protocolVersion: number;
   readonly extensionVersion: string;
   readonly state: PanelState;
+  /** Each workspace tool's codicon (from the tools' registry), for the panel's tool steps. */
+  readonly toolIcons?: Readonly<Record<string, string>>;
 }
 
 export type ResponseMessage =
@@ -382,7 +384,10 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
   const m = value as Rec & { type: HostToWebviewType };
   switch (m.type) {
     case 'init':
-      return isInt(m.protocolVersion) && typeof m.extensionVersion === 'string' && isPanelState(m.state)
+      return isInt(m.protocolVersion) &&
+        typeof m.extensionVersion === 'string' &&
+        isPanelState(m.state) &&
+        (m.toolIcons === undefined || (isObj(m.toolIcons) && Object.values(m.toolIcons).every((v) => typeof v === 'string')))
         ? (m as unknown as HostToWebviewMessage)
         : undefined;
     case 'state':

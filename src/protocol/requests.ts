@@ -9,6 +9,7 @@
  *   the other kinds it drops unread.
  */
 import { PROVIDER_NAMES } from '../common/providerCatalog';
+import { CHAT_ID } from '../common/chatId';
 import { isObj } from '../common/guards';
 import { MAX_CITATION_PATH_CHARS, MAX_CITATION_PATHS, parseCitation, parseCitationPaths, type Citation } from './citations';
 import { hasOnlyKeys, isInt, isStr } from './fieldChecks';
@@ -139,7 +140,6 @@ export type WebviewToHostMessage = ReadyMessage | RequestMessage | TypingMessage
 
 // ----------------------------------------------------------------------------------- checks
 
-const CHAT_ID = /^[a-z0-9][a-z0-9_-]{0,127}$/;
 const CHIP_ID = /^[A-Za-z0-9:_.-]{1,128}$/;
 const PROVIDERS: readonly string[] = ['vscode-lm', ...PROVIDER_NAMES];
 const ATTACH: readonly string[] = ['activeFile', 'selection', 'openEditors'];

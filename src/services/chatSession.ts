@@ -18,15 +18,14 @@
  * which the chat is reloaded here).
  */
 import { NODE_HASHER } from './nodeHasher';
-import { LONG_INPUT, PromptContextEngine, type EngineOptions, type Instruction, type TurnEnvelope, type TurnInput } from '../engine/engine';
-import { validateThresholds, type Thresholds } from '../engine/budget';
+import { LONG_INPUT, PromptContextEngine, type EngineOptions, type TurnEnvelope, type TurnInput } from '../engine/engine';
+import { validateThresholds } from '../engine/budget';
 import type { Rejection } from '../engine/isolation';
-import type { ChangedFilesPolicy, ChatMessage, IHasher, Layout } from '../engine/types';
+import type { ChatMessage, IHasher } from '../engine/types';
 import type { ChatSummaryView, ChipView, MessageView, MeterView } from '../protocol/messages';
 import { ChatStore, ChatStoreError, type ChatBase, type ChatStoreOptions, type TurnMeta } from './store/chatStore';
 import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
 import { modelInfo, sameModel, type ModelInfo } from './modelInfo';
-import type { ModelOverrides } from './modelOverrides';
 import { ModelInForce } from './session/modelInForce';
 import { learnedWindow } from './turn/serverCut';
 import { parseModelLabel } from './pricing/prices';
@@ -43,40 +42,21 @@ import { CodeIntelAttach } from './session/codeIntelAttach';
 import { withCarriedFiles } from './codeIntel/carriedRanges';
 import { ContextMeter } from './session/contextMeter';
 import { ChatCosts, LISTED_TOTAL_READS } from './session/chatCosts';
-import { DEFAULT_PRICING, type PricingSettings } from './pricing/chatCost';
+import { DEFAULT_PRICING } from './pricing/chatCost';
 import { messageViews } from './session/messageViews';
 import { PendingOperations, type ChatItemView } from './session/pendingOperations';
 import { TokenCountTracker, type SessionTokenizer } from './session/tokenCountTracker';
 import { TimeSlice } from './timeSlice';
-import { engineSettings, modelLimits, resolvedSettings, type ResolvedSettings } from './session/engineSettings';
+import {
+  engineSettings,
+  modelLimits,
+  resolvedSettings,
+  type ResolvedSettings,
+  type SessionSettings,
+  type ToolSettings,
+} from './session/engineSettings';
 
-/** What the session reads from the settings, each time it needs them. */
-export interface SessionSettings {
-  layout: Layout;
-  policy: ChangedFilesPolicy;
-  /** L1 product prompt (default `PRODUCT_PROMPT`). */
-  system?: string;
-  /** User and project instructions (L1 overlays). */
-  instructions?: Instruction[];
-  thresholds?: Thresholds;
-  /** `strata.budget.reservedOutputTokens`; 0 or absent = the model's maximum output. */
-  reservedOutputTokens?: number;
-  /** `strata.models`: the user's window, maximum output and prices per model. */
-  models?: ModelOverrides;
-  /** `strata.requestTimeoutSeconds` × 1000. */
-  requestTimeoutMs?: number;
-  /** Workspace tools: `strata.tools.*`. Absent or disabled: no tools are offered. */
-  tools?: ToolSettings;
-  /** Prices and the cache lifetime (default: the built-in table and the documented lifetimes). */
-  pricing?: PricingSettings;
-}
-
-export interface ToolSettings {
-  enabled: boolean;
-  maxSteps: number;
-  maxResultTokens: number;
-  maxTurnTokens: number;
-}
+export type { SessionSettings, ToolSettings };
 
 export interface ChatSessionOptions {
   /** The workspace's chat store folder (`ExtensionContext.storageUri`). */

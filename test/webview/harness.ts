@@ -4,6 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HostToWebviewMessage, PanelState } from '../../src/protocol/messages';
 import type { WebviewRequest } from '../../src/protocol/requests';
 import { isObj } from '../../src/common/guards';
+import { toolIcons } from '../../src/services/tools/definitions';
 import { PanelServer, repoRoot, type ThemeKind } from './server';
 import { codeServer } from '../e2e/support/harness';
 
@@ -103,8 +104,9 @@ export class Panel {
     await this.page.evaluate((m) => (globalThis as WithDriver).strataTest.post(m), message as unknown);
   }
 
+  /** Opens the panel as the host does: its state and the tools' icons from the registry. */
   async init(state: PanelState, extensionVersion = '0.1.0'): Promise<void> {
-    await this.post({ type: 'init', protocolVersion: 2, extensionVersion, state });
+    await this.post({ type: 'init', protocolVersion: 2, extensionVersion, state, toolIcons: toolIcons() });
     await this.settle();
   }
 

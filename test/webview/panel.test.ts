@@ -189,6 +189,35 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     assert.equal((await body.textContent())?.trim(), 'Hello, world!');
   });
 
+  it("tool steps: each done step shows its tool's icon from the registry, an unknown tool the generic one", async () => {
+    const p = await open();
+    await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'a')] }));
+    await p.post({
+      type: 'turnStarted',
+      chatId: CHAT_ID,
+      turnId: 't2',
+      user: userMessage(2, 'Where is add?'),
+      assistant: assistantMessage(2, '', { status: 'streaming', usage: undefined }),
+    });
+    const names = ['read_file', 'get_outline', 'find_symbol', 'get_definition', 'find_references', 'no_such_tool'];
+    for (const [i, name] of names.entries()) {
+      const step: ToolStepView = { id: `call_${i}`, step: 1, name, label: name, args: '{}', status: 'done', summary: 'ok' };
+      await p.post({ type: 'toolStep', chatId: CHAT_ID, turnId: 't2', step });
+    }
+    await p.settle();
+    const icons = await p.page
+      .locator('[data-message-id="2:assistant"] [data-testid="strata-tool-step"] summary .codicon')
+      .evaluateAll((els) => els.map((e) => e.className));
+    assert.deepEqual(icons, [
+      'codicon codicon-file-code',
+      'codicon codicon-symbol-class',
+      'codicon codicon-symbol-method',
+      'codicon codicon-go-to-file',
+      'codicon codicon-references',
+      'codicon codicon-tools',
+    ]);
+  });
+
   it('tool calls: each a collapsible step (name, arguments, result size, in context or not), live and after reload', async () => {
     const p = await open();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, 'a')] }));

@@ -12,6 +12,7 @@
  *
  * Nothing here runs unless the user chose the server or asked Strata to look for one.
  */
+import { isObj } from '../../common/guards';
 import type { ModelFacts } from '../modelInfo';
 
 /** A model a server offers, with what it says about the model's limits. */
@@ -62,10 +63,6 @@ async function getJson(q: ServerQuery, path: string, body?: unknown): Promise<un
   });
   if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status} from ${path}`), { status: res.status, headers: res.headers });
   return (await res.json()) as unknown;
-}
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function posInt(v: unknown): number | undefined {

@@ -3,11 +3,41 @@
  * instructions, the default thresholds), the model's limits with the reserved output applied, and
  * invalid thresholds replaced by the defaults (the session reports them; the engine keeps working).
  */
-import { DEFAULT_THRESHOLDS, validateThresholds } from '../../engine/budget';
-import type { EngineOptions } from '../../engine/engine';
-import type { SessionSettings } from '../chatSession';
+import { DEFAULT_THRESHOLDS, validateThresholds, type Thresholds } from '../../engine/budget';
+import type { EngineOptions, Instruction } from '../../engine/engine';
+import type { ChangedFilesPolicy, Layout } from '../../engine/types';
+import type { ModelOverrides } from '../modelOverrides';
+import type { PricingSettings } from '../pricing/chatCost';
 import type { ModelInfo } from '../modelInfo';
 import { PRODUCT_PROMPT } from '../productPrompt';
+
+/** What the session reads from the settings, each time it needs them. */
+export interface SessionSettings {
+  layout: Layout;
+  policy: ChangedFilesPolicy;
+  /** L1 product prompt (default `PRODUCT_PROMPT`). */
+  system?: string;
+  /** User and project instructions (L1 overlays). */
+  instructions?: Instruction[];
+  thresholds?: Thresholds;
+  /** `strata.budget.reservedOutputTokens`; 0 or absent = the model's maximum output. */
+  reservedOutputTokens?: number;
+  /** `strata.models`: the user's window, maximum output and prices per model. */
+  models?: ModelOverrides;
+  /** `strata.requestTimeoutSeconds` × 1000. */
+  requestTimeoutMs?: number;
+  /** Workspace tools: `strata.tools.*`. Absent or disabled: no tools are offered. */
+  tools?: ToolSettings;
+  /** Prices and the cache lifetime (default: the built-in table and the documented lifetimes). */
+  pricing?: PricingSettings;
+}
+
+export interface ToolSettings {
+  enabled: boolean;
+  maxSteps: number;
+  maxResultTokens: number;
+  maxTurnTokens: number;
+}
 
 type Filled = 'requestTimeoutMs' | 'reservedOutputTokens' | 'tools' | 'pricing' | 'models';
 export type ResolvedSettings = Required<Omit<SessionSettings, Filled>> & Pick<SessionSettings, Filled>;

@@ -13,6 +13,7 @@
  *   store.lock                      held by the one writer of the moment (storeLock.ts)
  */
 import type { StateDelta } from '../../engine/stateCodec';
+import { CHAT_ID, CHAT_ID_SOURCE } from '../../common/chatId';
 import { isObj } from '../../common/guards';
 import { sha256Hex } from '../../common/hash';
 import { ChatStoreError, type TurnMeta } from './chatTypes';
@@ -25,37 +26,71 @@ export const FORMAT_VERSION = 1;
 /**
  * Version of the chat lines this build writes. 2: `stateHash` is `stateDigest` version 2 (each array
  * of the state by its list digest: a save hashes the links it changed, not the whole chat). Lines of
- * version 1 are read (their digest checked as version 1); a newer version is refused, not moved aside.
+ * an older version are upgraded (`LINE_UPGRADES`) before the checks; a newer version is refused, not
+ * moved aside.
  */
 export const LINE_VERSION = 2;
+/** The versions of chat lines this build reads: the one it writes and those an upgrade step leads from. */
+export type LineVersion = 1 | typeof LINE_VERSION;
 
+/** A chat line in the current format (an older line once upgraded). */
 export interface ChatLine {
   format: typeof CHAT_FORMAT;
-  v: 1 | 2;
+  v: typeof LINE_VERSION;
   /** Completed turns after this line. */
   turn: number;
   delta: StateDelta;
-  /** `stateDigest` of the full encoded state after this line (digest version = line version `v`). */
+  /** `stateDigest` of the full encoded state after this line (digest version = the version the line was written in). */
   stateHash: string;
   meta?: TurnMeta;
   imported?: { from: string; turns: TurnMeta[] };
 }
 
-export const CHAT_ID = /^[a-z0-9][a-z0-9_-]{0,127}$/;
+export { CHAT_ID };
 /** A chat file's name (the id in group 1). */
-export const CHAT_FILE = /^([a-z0-9][a-z0-9_-]{0,127})\.jsonl$/;
+export const CHAT_FILE = new RegExp(`^(${CHAT_ID_SOURCE})\\.jsonl$`);
 /** A chat file moved aside as damaged (the id in group 1). */
-export const CORRUPT_NAME = /^([a-z0-9][a-z0-9_-]{0,127})\.corrupt-(\d+)\.jsonl$/;
+export const CORRUPT_NAME = new RegExp(`^(${CHAT_ID_SOURCE})\\.corrupt-(\\d+)\\.jsonl$`);
 /** A sha256 in hex: blob names, state digests. */
 export const HEX64 = /^[0-9a-f]{64}$/;
 /** Names Windows reserves for devices, with any extension. */
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 
-/** Checks the shape of a parsed chat line (its delta is checked as the chain applies it). */
+/**
+ * One step per older line version: a line of version k, as parsed, becomes a line of version k + 1.
+ * The steps run in order before the checks, so the checks and everything after them see the current
+ * format only. A bump of `LINE_VERSION` adds the step from the version before it (and a stored chat
+ * of that version under test/fixtures/chats/ with its test).
+ */
+export const LINE_UPGRADES: Readonly<Record<number, (line: Record<string, unknown>) => Record<string, unknown>>> = {
+  // 1 → 2: the same fields. Only the digest differs, and the line keeps its version-1 digest: the
+  // chain checks it as the version the line was written in (`UpgradedLine.written`).
+  1: (line) => ({ ...line, v: 2 }),
+};
+
+/** Runs the upgrade steps from the line's version to `LINE_VERSION`; anything else is left for the checks. */
+export function upgradeLine(parsed: unknown): unknown {
+  if (!isObj(parsed) || parsed.format !== CHAT_FORMAT) return parsed;
+  let line: Record<string, unknown> = parsed;
+  // Own numeric keys only: a version such as "constructor" names no step. Each step raises `v` by one.
+  while (typeof line.v === 'number' && line.v < LINE_VERSION && Object.hasOwn(LINE_UPGRADES, line.v)) line = LINE_UPGRADES[line.v](line);
+  return line;
+}
+
+/**
+ * Reads a parsed chat line: upgrades it, then checks it. `written` is the version the line was
+ * written in, which is the version of its `stateHash`.
+ */
+export function readLine(parsed: unknown): { line: ChatLine; written: LineVersion } {
+  const written = isObj(parsed) && parsed.v === 1 ? 1 : LINE_VERSION;
+  return { line: checkLine(upgradeLine(parsed)), written };
+}
+
+/** Checks the shape of a chat line in the current format (its delta is checked as the chain applies it). */
 export function checkLine(v: unknown): ChatLine {
   if (!isObj(v)) throw new Error('not an object');
   if (v.format !== CHAT_FORMAT) throw new Error(`format must be ${CHAT_FORMAT}`);
-  if (v.v !== 1 && v.v !== LINE_VERSION) throw new Error(`version ${String(v.v)} is not supported`);
+  if (v.v !== LINE_VERSION) throw new Error(`version ${String(v.v)} is not supported`);
   if (typeof v.turn !== 'number' || !Number.isInteger(v.turn) || v.turn < 0) throw new Error('turn must be an integer');
   if (!isObj(v.delta)) throw new Error('delta must be an object');
   if (typeof v.stateHash !== 'string' || !HEX64.test(v.stateHash)) throw new Error('stateHash must be a sha256');

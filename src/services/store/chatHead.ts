@@ -14,7 +14,7 @@ import { checkEncodedShape } from '../../engine/stateCodec';
 import { sha256HexBytes } from '../nodeHasher';
 import { readRange } from './atomicFile';
 import { StateChain } from './chatChain';
-import { CHAT_FORMAT, checkLine, LINE_VERSION } from './chatFormat';
+import { CHAT_FORMAT, LINE_VERSION, readLine } from './chatFormat';
 import { ChatStoreError, type ChatBase, type TurnMeta } from './chatTypes';
 import { runStepsSync, type Step } from '../../common/steps';
 import type { TimeSlice } from '../timeSlice';
@@ -213,14 +213,14 @@ function* parseLines(
     }
     if (long) yield;
     try {
-      const line = checkLine(parsed);
+      const { line, written } = readLine(parsed);
       if (chain && line.turn <= chain.turnCount) throw new Error(`turn ${line.turn} does not follow turn ${chain.turnCount}`);
       lastLineTurns = line.turn - (chain?.turnCount ?? 0);
       chain ??= new StateChain();
       chain.apply(line.delta);
       if (chain.turnCount !== line.turn) throw new Error(`the state has ${chain.turnCount} turns, the line says ${line.turn}`);
       lastHash = line.stateHash;
-      lastVersion = line.v;
+      lastVersion = written;
       lineHashes.set(line.turn, line.stateHash);
       // The engine options in force at each turn come from the chain.
       const engine = chain.engineMeta;

@@ -7,6 +7,7 @@ import type { LayerId, PruneReport } from '../../engine/types';
 import type { EngineOptions } from '../../engine/engine';
 import type { EngineMeta } from '../../engine/stateCodec';
 import type { ToolStepView } from '../../protocol/messages';
+import type { ProviderUsage } from '../providers/types';
 import type { StoreLockOptions } from './storeLock';
 
 export type ChatStoreErrorCode =
@@ -56,12 +57,7 @@ export class ChatStoreError extends Error {
 
 /** A chat file that does not read back (thrown by `readHead`; moved aside only after a re-read under the lock). */
 
-export interface ProviderUsage {
-  input: number;
-  cacheRead: number;
-  cacheWrite: number;
-  output: number;
-}
+export type { ProviderUsage };
 
 export interface TurnAttachmentMeta {
   key: string;

@@ -16,6 +16,7 @@ import {
   type EngineMeta,
 } from '../../engine/stateCodec';
 import { isObj } from '../../common/guards';
+import { MAX_TITLE_CHARS } from '../../protocol/messages';
 import { sha256HexNode } from '../nodeHasher';
 import { base64Utf8Steps } from '../textSteps';
 import { EXPORT_FORMAT, FORMAT_VERSION, HEX64 } from './chatFormat';
@@ -36,9 +37,6 @@ export interface ParsedExport {
   dropped: ImportResult['dropped'];
   warnings: string[];
 }
-
-/** Characters a title keeps; a longer one is cut and ends with an ellipsis. */
-export const MAX_TITLE_CHARS = 200;
 
 /** `title` on one line, at most {@link MAX_TITLE_CHARS} characters. */
 export function capTitle(title: string): string {

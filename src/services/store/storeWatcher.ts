@@ -10,6 +10,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { CHAT_FILE } from './chatFormat';
 
 export interface StoreChange {
   /** Ids of the chats whose file changed (or appeared, or went). */
@@ -32,8 +33,6 @@ export interface StoreWatcherOptions {
 export interface Disposable {
   dispose(): void;
 }
-
-const CHAT_FILE = /^([a-z0-9][a-z0-9_-]{0,127})\.jsonl$/;
 
 /** Watches the chat store at `root` (`ChatStore.root`); `onChange` is called after each burst of changes. */
 export function watchChatStore(root: string, onChange: (change: StoreChange) => void, options: StoreWatcherOptions = {}): Disposable {

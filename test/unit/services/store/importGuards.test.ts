@@ -11,7 +11,7 @@ import { MemoryWorkspace } from '../../../../src/services/memoryWorkspace';
 import { ScriptedProvider } from '../../../../src/services/providers/scripted';
 import { messageViews } from '../../../../src/services/session/messageViews';
 import { ChatStore, ChatStoreError } from '../../../../src/services/store/chatStore';
-import { MAX_TITLE_CHARS } from '../../../../src/services/store/markdownImport';
+import { MAX_TITLE_CHARS } from '../../../../src/protocol/messages';
 import { GuardedTokenizer } from '../../../../src/services/tokenizer';
 import { TOOL_DEFINITIONS } from '../../../../src/services/tools/definitions';
 import { ToolExecutor } from '../../../../src/services/tools/executor';
