@@ -20,7 +20,7 @@ export const SCAN_STEP_CHARS = 64 * 1024;
 
 const FULL_KEYS = new Map<string, SettingKey>(SETTING_KEYS.map((k) => [`${CONFIG_SECTION}.${k}`, k]));
 
-/** Every dotted path that is the start of a full key (`strata`, `strata.cache`): only objects there are followed. */
+/** Every dotted path a full key starts with (the section, then each longer head of a dotted key): only objects there are followed. */
 const KEY_PREFIXES = new Set<string>(
   [...FULL_KEYS.keys()].flatMap((full) => {
     const parts = full.split('.');
