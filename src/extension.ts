@@ -21,7 +21,7 @@ import {
   onDidChangeSettings,
   readSetting,
   restrictedModeNotice,
-  setKeysInWorkspaceFiles,
+  setWorkspaceSettingsScan,
   simulateRestrictedMode,
   workspaceTrusted,
 } from './host/config';
@@ -315,8 +315,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   setTimeout(() => void loadInstructions(), 0);
   setTimeout(() => {
     context.subscriptions.push(
-      watchWorkspaceSettingsFiles((keys) => {
-        setKeysInWorkspaceFiles(keys);
+      watchWorkspaceSettingsFiles((scan) => {
+        setWorkspaceSettingsScan(scan);
         if (!workspaceTrusted()) void controller.refreshPanel();
       }),
     );

@@ -5,6 +5,7 @@
  * workspace on its real path, not excluded), when proposed and again when accepted.
  */
 import * as vscode from 'vscode';
+import { acceptQuestion, proposalFor, runsThingsAtAcceptQuestion } from './consentRules';
 import { Disposable } from '../common/lifecycle';
 import { appendBlock, mergeBlock, type MergeResult } from '../services/apply/applyMerge';
 import { chooseTarget } from '../services/apply/applyTarget';
@@ -225,8 +226,8 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
 
   /** The proposal a command is about: its argument (the diff's URI), the active diff, else the newest. */
   private proposalFor(arg?: unknown): Proposal | undefined {
-    if (arg instanceof vscode.Uri && this.proposals.has(arg.toString())) return this.proposals.get(arg.toString());
-    return this.activeProposal() ?? [...this.proposals.values()].at(-1);
+    const byArgument = arg instanceof vscode.Uri ? this.proposals.get(arg.toString()) : undefined;
+    return proposalFor(byArgument, this.activeProposal(), [...this.proposals.values()].at(-1));
   }
 
   /** The proposal whose diff is the active tab: the change the user is looking at. */
@@ -240,15 +241,16 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
     const p = this.proposalFor(arg);
     if (!p) throw new Error(vscode.l10n.t('No proposed change is open.'));
     // A command run with no argument, or for a change whose diff is not in front of the user, asks first.
-    if (this.activeProposal() !== p && !(await this.ask({ kind: 'accept', path: p.path }))) return false;
+    const acceptQ = acceptQuestion(p, this.activeProposal());
+    if (acceptQ && !(await this.ask(acceptQ))) return false;
     const checked = await this.deps.workspace.checkTarget(p.path);
     if (!checked.ok) {
       await this.discard(p);
       throw new Error(`Strata does not change ${p.path}: ${checked.message}`);
     }
     // The file may have become one that runs things (a link swapped in): that needs its own yes.
-    const risk = runsThingsRisk(checked.path, checked.uri, checked.real);
-    if (risk !== undefined && !p.runsThingsConfirmed && !(await this.ask({ kind: 'runsThings', path: p.path, risk }))) return false;
+    const runsQ = runsThingsAtAcceptQuestion(p.path, runsThingsRisk(checked.path, checked.uri, checked.real), p.runsThingsConfirmed);
+    if (runsQ && !(await this.ask(runsQ))) return false;
     const edit = new vscode.WorkspaceEdit();
     if (p.base === undefined) {
       if (checked.exists) throw new Error(vscode.l10n.t('{0} was created meanwhile; apply the code again.', p.path));

@@ -23,6 +23,7 @@ import type { ChatViewProvider } from './chatViewProvider';
 import { entryPointHandlers } from './editorEntryPoints';
 import { exportChat } from './exportChat';
 import { CommandConsent } from './commandConsent';
+import { fileCommandQuestion } from './consentRules';
 import type { PendingFeedback } from './pendingFeedback';
 import type { CodeIntelCommands } from './codeIntelCommands';
 import type { ChatEditorPanel } from './chatEditorPanel';
@@ -176,7 +177,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       exportChat({ session, resolver: d.resolver, consent: d.consent }, arg, options),
     'strata.importChat': async (arg?: unknown) => {
       // An argument picks the file; the user still says yes (commandConsent.ts).
-      if (arg instanceof vscode.Uri && !(await d.consent.ask({ action: 'import', target: CommandConsent.label(arg) }))) return undefined;
+      if (!(await d.consent.confirm(fileCommandQuestion('import', CommandConsent.fileArgument(arg))))) return undefined;
       const source =
         arg instanceof vscode.Uri
           ? arg

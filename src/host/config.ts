@@ -1,6 +1,13 @@
 import * as vscode from 'vscode';
 import { CONFIG_SECTION, SETTING_DEFAULTS, SETTING_KEYS, type SettingKey, type StrataSettings } from './configKeys';
-import { effectiveSetting, ignoredSettingsSentence, RESTRICTED_KEYS, type EffectiveSetting } from './settingsPolicy';
+import {
+  effectiveSetting,
+  ignoredSettingsSentence,
+  RESTRICTED_KEYS,
+  unreadSettingsSentence,
+  type EffectiveSetting,
+} from './settingsPolicy';
+import type { UnreadSettingsFile } from './settingsFileKeys';
 
 /** Set by the integration suite only: the harness opens its workspace trusted. */
 let restrictedModeForTesting: boolean | undefined;
@@ -65,14 +72,16 @@ export function userSetting<K extends SettingKey>(key: K): StrataSettings[K] {
 }
 
 /**
- * The `strata.*` keys the workspace's settings files set (workspaceSettingsFiles.ts). In Restricted
- * Mode the editor hides the values of restricted keys from `inspect()`, so only these say what the
- * repository tried.
+ * The `strata.*` keys the workspace's settings files set, and the files the scan could not read
+ * (workspaceSettingsFiles.ts). In Restricted Mode the editor hides the values of restricted keys
+ * from `inspect()`, so only these say what the repository tried.
  */
 let keysInWorkspaceFiles: readonly SettingKey[] = [];
+let unreadWorkspaceFiles: readonly UnreadSettingsFile[] = [];
 
-export function setKeysInWorkspaceFiles(keys: readonly SettingKey[]): void {
-  keysInWorkspaceFiles = keys;
+export function setWorkspaceSettingsScan(scan: { keys: readonly SettingKey[]; unread: readonly UnreadSettingsFile[] }): void {
+  keysInWorkspaceFiles = scan.keys;
+  unreadWorkspaceFiles = scan.unread;
 }
 
 /** The keys this workspace's settings set but that are not in force (Restricted Mode). */
@@ -110,5 +119,6 @@ export function onDidChangeSettings(listener: (changed: SettingKey[]) => void): 
 /** The panel's Restricted Mode notice: what is not read, and which of the workspace's settings are ignored. */
 export function restrictedModeNotice(): string {
   const ignored = ignoredSettingsSentence(ignoredWorkspaceSettings());
-  return `Restricted Mode: project instruction files (strata.instructionsFiles) are not read until you trust this workspace.${ignored ? ` ${ignored}` : ''}`;
+  const unread = unreadSettingsSentence(unreadWorkspaceFiles);
+  return `Restricted Mode: project instruction files (strata.instructionsFiles) are not read until you trust this workspace.${ignored ? ` ${ignored}` : ''}${unread ? ` ${unread}` : ''}`;
 }

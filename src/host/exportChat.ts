@@ -9,6 +9,7 @@ import type { ChatSession } from '../services/chatSession';
 import { embeddedAttachments } from '../services/store/markdownExport';
 import type { ProviderResolver } from './providerResolver';
 import { CommandConsent } from './commandConsent';
+import { fileCommandQuestion } from './consentRules';
 
 export interface ExportDeps {
   session: ChatSession;
@@ -77,8 +78,8 @@ export async function exportChat(d: ExportDeps, arg?: unknown, options?: unknown
   const count = embeddedAttachments(session.engine.state).length;
   let target: vscode.Uri | undefined;
   let choice: { withoutAttachments: boolean } | undefined;
+  if (!(await d.consent.confirm(fileCommandQuestion('export', CommandConsent.fileArgument(arg))))) return undefined;
   if (arg instanceof vscode.Uri) {
-    if (!(await d.consent.ask({ action: 'export', target: CommandConsent.label(arg) }))) return undefined;
     target = arg;
     const without = !!options && typeof options === 'object' && (options as { withoutAttachments?: unknown }).withoutAttachments === true;
     choice = { withoutAttachments: without };

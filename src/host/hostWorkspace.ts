@@ -28,6 +28,7 @@ import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionR
 import { GlobSet } from '../common/glob';
 import { relativeInside } from '../common/pathContainment';
 import { readRegularFile } from '../services/regularFileRead';
+import { missingPathVerdict } from '../services/missingPath';
 import { newFileTarget } from '../services/apply/newFileTarget';
 import { chatHolds, PORT_CONCURRENCY, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from '../services/workspacePort';
 import { mapBounded } from '../common/steps';
@@ -212,11 +213,32 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
     }
     let real: string;
     const folderReal = await folderRealP;
+    const linkOut = (target: string | undefined) => {
+      this.log(`refused ${label}: a link to ${target ?? 'a link loop'}, outside the workspace folder ${folderReal}`);
+      return reject(
+        label,
+        'outside-workspace',
+        `${label} is a link that points outside the workspace; only files inside this window's workspace folders can be attached.`,
+      );
+    };
+    const pointsTo = (realRelative: string, reason: RejectionReason) =>
+      reject(
+        label,
+        reason,
+        `${label} points to ${realRelative}, which ${reason === 'excluded' ? 'matches strata.context.exclude' : 'is not allowed'}; it was not attached.`,
+      );
     try {
       real = await fs.promises.realpath(located.uri.fsPath);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') {
+      // A path that does not resolve gets the answer a file there would get: through a link out of
+      // the workspace or to an excluded folder, the refusal, so no answer tells which files exist
+      // there (src/services/missingPath.ts).
+      const verdict = await missingPathVerdict(folderReal, located.uri.fsPath, located.relative, (rel) => !policy.checkPath(rel).ok);
+      const absent = code === 'ENOENT' || code === 'ENOTDIR' ? ({ absent: true } as const) : {};
+      if (verdict.kind === 'outside-workspace') return { ...linkOut(verdict.real), ...absent };
+      if (verdict.kind === 'excluded') return { ...pointsTo(verdict.realRelative, 'excluded'), ...absent };
+      if (absent.absent) {
         // A document that exists only in the editor (created, not yet saved) is still readable.
         if (this.openDocument(located.uri)) return { ok: true, located };
         return { ...reject(label, 'not-found', `${label} does not exist in the workspace.`), absent: true };
@@ -224,23 +246,10 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
       return reject(label, 'not-found', `${label} could not be read (${code ?? 'error'}).`);
     }
     const realRelative = relativeInside(hostPaths, folderReal, real);
-    if (realRelative === undefined) {
-      this.log(`refused ${label}: a link to ${real}, outside the workspace folder ${folderReal}`);
-      return reject(
-        label,
-        'outside-workspace',
-        `${label} is a link that points outside the workspace; only files inside this window's workspace folders can be attached.`,
-      );
-    }
+    if (realRelative === undefined) return linkOut(real);
     if (realRelative !== located.relative && realRelative.length > 0) {
       const realChecked = policy.checkPath(realRelative, label);
-      if (!realChecked.ok) {
-        return reject(
-          label,
-          realChecked.rejection.reason,
-          `${label} points to ${realRelative}, which ${realChecked.rejection.reason === 'excluded' ? 'matches strata.context.exclude' : 'is not allowed'}; it was not attached.`,
-        );
-      }
+      if (!realChecked.ok) return pointsTo(realRelative, realChecked.rejection.reason);
     }
     return { ok: true, located: { ...located, real } };
   }

@@ -84,6 +84,16 @@ export function effectiveSetting<K extends SettingKey>(
   return { value: levels.defaultValue !== undefined ? levels.defaultValue : SETTING_DEFAULTS[key], origin: 'default', ignored };
 }
 
+/**
+ * The sentence the panel's Restricted Mode notice adds for the workspace's settings files the scan
+ * could not read (too large, not a file, unreadable, not JSON with comments): each named, with why.
+ */
+export function unreadSettingsSentence(files: readonly { label: string; why: string }[]): string {
+  if (files.length === 0) return '';
+  const named = files.map((f) => `${f.label} (${f.why})`).join('; ');
+  return `Strata did not read ${named}, so this notice may not name every setting of ${files.length === 1 ? 'that file' : 'those files'} that is ignored.`;
+}
+
 /** The sentence the panel's Restricted Mode notice adds when workspace values were ignored. */
 export function ignoredSettingsSentence(keys: readonly SettingKey[]): string {
   if (keys.length === 0) return '';

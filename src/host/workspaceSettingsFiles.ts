@@ -1,45 +1,59 @@
 import * as vscode from 'vscode';
-import type { SettingKey } from './configKeys';
-import { strataKeysInSettingsText } from './settingsFileKeys';
+import { scanSettingsFiles, type SettingsFileIo, type SettingsFileRef, type SettingsFilesScan } from './settingsFileKeys';
 
 const FOLDER_SETTINGS = '.vscode/settings.json';
 
-async function readText(uri: vscode.Uri): Promise<string | undefined> {
-  try {
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-  } catch {
-    return undefined;
+const io: SettingsFileIo<vscode.Uri> = {
+  async stat(uri) {
+    try {
+      const stat = await vscode.workspace.fs.stat(uri);
+      // A link is followed by stat; a folder, a FIFO or a device is not a settings file to read.
+      return { size: stat.size, regular: (stat.type & vscode.FileType.File) !== 0 };
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (code === 'FileNotFound' || code === 'FileNotADirectory') return 'missing';
+      throw e;
+    }
+  },
+  read: (uri) => Promise.resolve(vscode.workspace.fs.readFile(uri)),
+};
+
+/** The workspace's own settings files: a .code-workspace file's `settings`, and each folder's settings.json. */
+function settingsFiles(): SettingsFileRef<vscode.Uri>[] {
+  const files: SettingsFileRef<vscode.Uri>[] = [];
+  const file = vscode.workspace.workspaceFile;
+  if (file && file.scheme !== 'untitled') files.push({ file, label: file.path.split('/').pop() ?? file.path, section: 'settings' });
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  for (const folder of folders) {
+    files.push({
+      file: vscode.Uri.joinPath(folder.uri, FOLDER_SETTINGS),
+      label: folders.length > 1 ? `${folder.name}/${FOLDER_SETTINGS}` : FOLDER_SETTINGS,
+    });
   }
+  return files;
 }
 
-/** The `strata.*` keys the workspace's own settings files set: each folder's settings.json and a .code-workspace file's `settings`. */
-async function keysInWorkspaceFiles(): Promise<SettingKey[]> {
-  const found = new Set<SettingKey>();
-  const file = vscode.workspace.workspaceFile;
-  if (file && file.scheme !== 'untitled') {
-    const text = await readText(file);
-    if (text !== undefined) strataKeysInSettingsText(text, 'settings').forEach((k) => found.add(k));
-  }
-  for (const folder of vscode.workspace.workspaceFolders ?? []) {
-    const text = await readText(vscode.Uri.joinPath(folder.uri, FOLDER_SETTINGS));
-    if (text !== undefined) strataKeysInSettingsText(text).forEach((k) => found.add(k));
-  }
-  return [...found];
-}
+const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * Keeps the list of `strata.*` keys the workspace's settings files set, for the Restricted Mode
- * notice: there the editor drops the restricted values before `inspect()` sees them, and changing
- * them fires no configuration event, so the files are read at start and whenever they change.
- * `onChange` runs after each new reading.
+ * Keeps the list of `strata.*` keys the workspace's settings files set, and of the files that could
+ * not be read, for the Restricted Mode notice: there the editor drops the restricted values before
+ * `inspect()` sees them, and changing them fires no configuration event, so the files are read at
+ * start and whenever they change. The files are the repository's: the scan caps their size and
+ * pauses between steps (settingsFileKeys.ts), and a newer change stops an older scan.
+ * `onChange` runs after each complete reading.
  */
-export function watchWorkspaceSettingsFiles(onChange: (keys: readonly SettingKey[]) => void): vscode.Disposable {
+export function watchWorkspaceSettingsFiles(onChange: (scan: SettingsFilesScan) => void): vscode.Disposable {
   let generation = 0;
   const rescan = (): void => {
     const mine = ++generation;
-    void keysInWorkspaceFiles().then((keys) => {
-      if (mine === generation) onChange(keys);
-    });
+    const cancelled = (): boolean => mine !== generation;
+    void scanSettingsFiles(settingsFiles(), io, { pause, cancelled }).then(
+      (scan) => {
+        if (scan && !cancelled()) onChange(scan);
+      },
+      () => undefined,
+    );
   };
   const watcher = vscode.workspace.createFileSystemWatcher(`**/${FOLDER_SETTINGS}`);
   const disposables: vscode.Disposable[] = [
@@ -51,5 +65,5 @@ export function watchWorkspaceSettingsFiles(onChange: (keys: readonly SettingKey
     vscode.workspace.onDidChangeConfiguration(rescan),
   ];
   rescan();
-  return vscode.Disposable.from(...disposables);
+  return vscode.Disposable.from(...disposables, { dispose: () => void ++generation });
 }

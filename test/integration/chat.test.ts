@@ -365,6 +365,21 @@ describe('Chat panel (host) in the real editor', function () {
     assert.notEqual(imported.chatId, exportedId);
     assert.equal(imported.turns, 1);
     assert.equal(api.testing.session.activeChatId, imported.chatId);
+    // Declined: run with a file, export writes nothing and import imports nothing.
+    const sayYes = api.testing.consent.ask;
+    api.testing.consent.ask = async (q) => (consented.push(`${q.action} ${q.target}`), false);
+    const declinedUri = vscode.Uri.file(path.join(path.dirname(app.fsPath), 'export-declined.md'));
+    assert.equal(await vscode.commands.executeCommand('strata.exportChat', declinedUri), undefined);
+    assert.equal(fs.existsSync(declinedUri.fsPath), false, 'declined: nothing written');
+    const chatCount = api.testing.session.chats().length;
+    assert.equal(await vscode.commands.executeCommand('strata.importChat', exportUri), undefined);
+    assert.equal(api.testing.session.chats().length, chatCount, 'declined: nothing imported');
+    assert.equal(api.testing.session.activeChatId, imported.chatId);
+    assert.deepEqual(
+      consented.map((c) => c.split(' ')[0]),
+      ['export', 'import', 'export', 'import'],
+    );
+    api.testing.consent.ask = sayYes;
     // deleteChat without its confirmation: only the internal path skips it
     assert.equal(await api.testing.controller.deleteChat(imported.chatId, false), true);
     assert.ok(!api.testing.session.chats().some((c) => c.id === imported.chatId));

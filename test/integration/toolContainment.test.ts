@@ -99,6 +99,20 @@ describe('Tools reach only the workspace', () => {
     assert.equal((await call('read_file', { path: 'app/linked-git/config' })).output.kind, 'text');
   });
 
+  it('read_file through a link answers the same for a file that exists behind it and one that does not', async () => {
+    const answer = async (p: string, name: string) => {
+      const r = await call('read_file', { path: p });
+      tellsNoOutsidePath(r);
+      return JSON.stringify(r.output).split(name).join('<name>');
+    };
+    const existing = await answer('app/linked-out/secret.txt', 'secret.txt');
+    assert.match(existing, /a link that points outside the workspace/);
+    assert.equal(await answer('app/linked-out/no-such.txt', 'no-such.txt'), existing);
+    const inGit = await answer('app/linked-git/config', 'config');
+    assert.match(inGit, /matches strata\.context\.exclude/);
+    assert.equal(await answer('app/linked-git/no-such', 'no-such'), inGit);
+  });
+
   it('read_file of untitled:N is refused; the user can still attach the buffer', async () => {
     const doc = await vscode.workspace.openTextDocument({ content: 'TOKEN=pasted-scratch-secret', language: 'plaintext' });
     const p = HostWorkspace.pathOf(doc.uri)!;

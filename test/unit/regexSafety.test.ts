@@ -60,7 +60,11 @@ export const REGEX_SITES: readonly RegexSite[] = [
   { where: 'wordCut.ts trimTrailingPunctuation: titles (reply)', specials: ' ,;:·—-', run: trimTrailingPunctuation },
   { where: 'identifiers.ts identifierUses: DECLARES (file)', specials: ' $_#', run: (t) => identifierUses(t, 1) },
   { where: 'importSpecifiers.ts importSpecifiers: BEFORE_SPECIFIER (file)', specials: `"'\`( .$`, run: importSpecifiers },
-  { where: 'settingsFileKeys.ts: trailing commas (workspace settings)', specials: ', }]"/*', run: (t) => strataKeysInSettingsText(t) },
+  {
+    where: 'settingsFileKeys.ts: the key scanner and NUMBER (workspace settings)',
+    specials: ', }]"/*{[:.eE+-0',
+    run: (t) => strataKeysInSettingsText(t),
+  },
   { where: 'excerptSources.ts lineSourceCandidates: path:line: (tool output)', specials: ':0a', run: lineSourceCandidates },
 ];
 

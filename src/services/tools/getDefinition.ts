@@ -43,13 +43,14 @@ function* run(ctx: ToolContext, args: GetDefinitionArgs, signal?: AbortSignal): 
     `[${symbol} is defined at ${loc.path}:${loc.line}${decl ? `, in ${decl.kind} ${decl.name} (lines ${decl.startLine}-${decl.endLine})` : ''}.]`,
   ];
   if (cut) notes.push(cut.note);
-  if (locs.length > 1)
-    notes.push(
-      `[Also defined at ${locs
-        .slice(1, 10)
-        .map((l: CodeLocation) => `${l.path}:${l.line}`)
-        .join(', ')}.]`,
-    );
+  // The other definitions are named only when their files pass isolation: an excluded file's
+  // path and line are not the model's to know.
+  const others: CodeLocation[] = [];
+  for (const l of locs.slice(1, 10)) {
+    if (signal?.aborted) break;
+    if (!(yield* wait(port.recheck(l.path, l.path)))) others.push(l);
+  }
+  if (others.length > 0) notes.push(`[Also defined at ${others.map((l) => `${l.path}:${l.line}`).join(', ')}.]`);
   return { kind: 'artifact', input, whole: { id: `file:${file.input.uri}`, content }, note: notes.join('\n') };
 }
 

@@ -72,6 +72,39 @@ describe('codeIntel / the code tools through the executor', function () {
     assert.equal(excludedSource.output.kind === 'text' && excludedSource.output.refused, 'excluded');
   });
 
+  it('get_definition names other definitions only in files that pass isolation: "Also defined at" lists no excluded file', () => {
+    // The editor answers with several definitions (overloads, merged declarations): one in an
+    // excluded file, one through a path outside the workspace, two readable.
+    const more = Object.create(ws) as CodeIntelWorkspace;
+    more.definitions = (path: string, line: number, column: number) => [
+      ...ws.definitions(path, line, column),
+      { path: 'src/secret/limits.ts', line: 1, column: 14 },
+      { path: 'src/util/fmt.ts', line: 1, column: 14 },
+      { path: '.env', line: 3, column: 1 },
+      { path: 'src/main.ts', line: 2, column: 1 },
+    ];
+    const r = runStepsSync(
+      new ToolExecutor(more, counter).execute({ id: 'c2', name: 'get_definition', args: { path: 'src/main.ts', line: 13, symbol: 'add' } }),
+    );
+    assert.equal(r.output.kind, 'artifact');
+    assert.equal(
+      r.output.kind === 'artifact' && r.output.note,
+      '[add is defined at src/geo.ts:10, in function add (lines 10-12).]\n[Also defined at src/util/fmt.ts:1, src/main.ts:2.]',
+    );
+    // Only excluded ones: no line at all.
+    more.definitions = (path: string, line: number, column: number) => [
+      ...ws.definitions(path, line, column),
+      { path: 'src/secret/limits.ts', line: 1, column: 14 },
+    ];
+    const hidden = runStepsSync(
+      new ToolExecutor(more, counter).execute({ id: 'c3', name: 'get_definition', args: { path: 'src/main.ts', line: 13, symbol: 'add' } }),
+    );
+    assert.equal(
+      hidden.output.kind === 'artifact' && hidden.output.note,
+      '[add is defined at src/geo.ts:10, in function add (lines 10-12).]',
+    );
+  });
+
   it('find_references: each with its line of text, the declaration included; excluded files left out', () => {
     const r = run('find_references', { path: 'src/geo.ts', line: 10, symbol: 'add' });
     assert.deepEqual(r.output, {
