@@ -7,10 +7,10 @@
  * with their reasons, as for any attachment.
  */
 import type { Rejection } from '../../engine/isolation';
-import type { ChipView } from '../../protocol/messages';
+import type { ChipView, LeftOutView } from '../../protocol/messages';
 import { isCodeIntelPort } from '../codeIntel/codeIntelPort';
 import { filesWithImports } from '../codeIntel/importGraph';
-import { definitionsForSelection } from '../codeIntel/selectionDefinitions';
+import { definitionsForSelection, type SkippedDefinition } from '../codeIntel/selectionDefinitions';
 import type { ITokenizer } from '../../engine/types';
 import type { AttachmentSpec, WorkspacePort } from '../workspacePort';
 import type { ComposerChips } from './composerChips';
@@ -44,6 +44,11 @@ export interface ImportsAttached {
   rejections: Rejection[];
   /** Files that fit neither whole nor as an outline. */
   skipped: number;
+}
+
+/** What the chip lists as left out: each declaration with its lines and why. */
+function leftOutViews(list: readonly SkippedDefinition[]): LeftOutView[] {
+  return list.map((s) => ({ label: `${s.path}:L${s.startLine}-${s.endLine}`, symbol: s.symbol, reason: s.reason }));
 }
 
 const NO_CODE_INTEL = 'This workspace cannot answer definitions or imports (no code intelligence is available).';
@@ -87,7 +92,8 @@ export class CodeIntelAttach {
     const tokenizer = this.context().tokenizer;
     if (tokenizer.warm) await tokenizer.warm(selection.content, signal);
     const definitions = found.definitions.map((d) => ({ input: d.input, symbol: d.symbol, usedBy: d.usedBy, tokens: d.tokens }));
-    out.chip = this.composer.put(spec, selection, this.count(selection.content), { definitions });
+    const leftOut = leftOutViews([...found.skippedForBudget, ...found.bodiesLeftOut]);
+    out.chip = this.composer.put(spec, selection, this.count(selection.content), { definitions, leftOut });
     return out;
   }
 
@@ -109,10 +115,12 @@ export class CodeIntelAttach {
     for (const f of closure.files) {
       const outline = f.as === 'outline';
       // The declarations this file names of the large modules it imports go with its chip, as a selection's definitions do.
-      const definitions = closure.names
-        .filter((n) => n.importedBy === f.path)
-        .flatMap((n) => n.definitions.map((d) => ({ input: d.input, symbol: d.symbol, usedBy: d.usedBy, tokens: d.tokens })));
-      const extras = { ...(outline ? { outline } : {}), ...(definitions.length > 0 ? { definitions } : {}) };
+      const names = closure.names.filter((n) => n.importedBy === f.path);
+      const definitions = names.flatMap((n) =>
+        n.definitions.map((d) => ({ input: d.input, symbol: d.symbol, usedBy: d.usedBy, tokens: d.tokens })),
+      );
+      const leftOut = leftOutViews(names.flatMap((n) => [...n.skippedForBudget, ...n.bodiesLeftOut]));
+      const extras = { ...(outline ? { outline } : {}), ...(definitions.length > 0 || leftOut.length > 0 ? { definitions, leftOut } : {}) };
       out.chips.push(this.composer.put({ kind: 'file', path: f.path }, f.input, f.tokens, extras));
       if (outline) out.outlines++;
     }

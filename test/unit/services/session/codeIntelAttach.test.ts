@@ -104,10 +104,18 @@ describe('code intelligence chips', () => {
     assert.equal((s.chips()[0].definitions ?? []).length + r.skippedForBudget, 2);
     // What was left out is named, so the message can say which.
     assert.equal(r.leftOut.length, r.skippedForBudget);
+    assert.equal(r.skippedForBudget, 1);
+    // The chip carries them with why, for the panel's "· N left out".
+    assert.deepEqual(
+      (s.chips()[0].definitionsLeftOut ?? []).map((l) => l.symbol),
+      r.leftOut,
+    );
+    for (const l of s.chips()[0].definitionsLeftOut ?? []) assert.match(l.reason, /^\d+ tokens, \d+ left of the 20-token budget$/);
     const all = await s.codeIntel.selectionWithDefinitions({ kind: 'selection', path: 'src/report.ts', startLine: 5, endLine: 7 }, 4000);
     assert.equal((s.chips()[0].definitions ?? []).length, 2);
     assert.deepEqual(all.leftOut, []);
     assert.equal(all.bodiesLeftOut, 0);
+    assert.equal(s.chips()[0].definitionsLeftOut, undefined);
   });
 
   it('attaches a file with its imports, one chip each, an outline when it does not fit', async () => {
