@@ -27,7 +27,7 @@ import {
   type SelectionDefinitions,
 } from '../src/services/codeIntel/selectionDefinitions';
 import { stats, type Stats } from './perf/stats';
-import { realCodeIntelMarkdown, runRealCodeIntel } from './realCodeIntel';
+import { realCodeIntelMarkdown, realImportsMarkdown, runRealCodeIntel, runRealImports } from './realCodeIntel';
 
 export const VARIANTS = ['bare', 'files', 'definitions', 'navigate', 'wholeReads'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -248,6 +248,7 @@ if (require.main === module) {
   process.stdout.write(codeIntelMarkdown(r));
   // The real project: recall and tokens side by side (a table of numbers, not a timed case).
   process.stdout.write(`\n${realCodeIntelMarkdown(runRealCodeIntel())}`);
+  process.stdout.write(`\n${realImportsMarkdown(runRealImports())}`);
   for (const t of codeIntelTargets(r))
     process.stdout.write(`\n${t.status === 'met' ? '✓' : '✗'} ${t.id}: ${t.description}\n  ${t.measured}\n`);
   process.stdout.write(`\n(${Math.round((performance.now() - t0) / 100) / 10} s)\n`);

@@ -77,6 +77,20 @@ export class DeclarationOracle {
     return out;
   }
 
+  /** The declarations `path`'s import statements (and `export … from`) bring in, aliases followed, in source order. */
+  imported(path: string): UsedDeclaration[] {
+    const sf = this.program.getSourceFile(ROOT + path);
+    if (!sf) throw new Error(`${path} is not in the program`);
+    const out: UsedDeclaration[] = [];
+    for (const st of sf.statements) {
+      if (!((ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) && st.moduleSpecifier)) continue;
+      const at = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+      // A namespace import resolves to the module itself: its members are what the file uses, not the import.
+      out.push(...this.used(path, at(st.getStart(sf)), at(st.end)).filter((u) => u.kind !== 'SourceFile'));
+    }
+    return out;
+  }
+
   private add(node: ts.Node, sf: ts.SourceFile, from: number, to: number, seen: Set<ts.Declaration>, out: UsedDeclaration[]): void {
     const start = node.getStart(sf);
     if (start < from || start >= to) return;

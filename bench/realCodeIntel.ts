@@ -19,6 +19,7 @@ import { CodeIntelWorkspace } from './codeIntelWorkspace';
 import { loadProject, REPO_ROOT, selectionFor, type CodeQuestion, type QuestionSelection } from './codeIntelFixture';
 import { DeclarationOracle, type UsedDeclaration } from './declarationsUsed';
 import { getTokenizer } from '../src/services/tokenizer';
+import { filesWithImports, LARGE_MODULE_TOKENS, type ImportClosure } from '../src/services/codeIntel/importGraph';
 import {
   DEFAULT_DEFINITIONS_BUDGET,
   definitionsForSelection,
@@ -138,6 +139,85 @@ export function runRealCodeIntel(budget: number = DEFAULT_DEFINITIONS_BUDGET): R
   };
 }
 
+/** "Attach File with Imports" of these files, one level of imports: large modules as the names imported, against every module whole. */
+export const REAL_IMPORT_FILES: readonly string[] = [
+  'src/queryObserver.ts',
+  'src/queryCache.ts',
+  'src/mutationObserver.ts',
+  'src/hydration.ts',
+  'src/infiniteQueryObserver.ts',
+];
+/** A budget every module fits whole, so the comparison is of the two forms, not of a cut. */
+export const REAL_IMPORT_BUDGET = 200_000;
+
+export interface RealImportResult {
+  file: string;
+  /** Modules it imports, and of them the large ones sent as names. */
+  modules: number;
+  large: number;
+  /** The declarations its import statements name in the large modules (the compiler's), and those an item covers. */
+  named: UsedDeclaration[];
+  missed: UsedDeclaration[];
+  items: number;
+  /** The file with its imports: large modules as the names imported; every module whole. */
+  tokens: number;
+  wholeTokens: number;
+}
+
+export function runRealImports(files = loadProject(REAL_PROJECT)): RealImportResult[] {
+  const ws = new CodeIntelWorkspace(files);
+  const oracle = new DeclarationOracle(files);
+  const tok = getTokenizer('o200k_base');
+  const countTokens = (t: string) => tok.count(t);
+  return REAL_IMPORT_FILES.map((file) => {
+    const c = filesWithImports(ws, [file], { depth: 1, budgetTokens: REAL_IMPORT_BUDGET, countTokens }) as ImportClosure;
+    const large = new Set(c.names.map((n) => n.path));
+    const defs = c.names.flatMap((n) => n.definitions);
+    const named = oracle.imported(file).filter((u) => large.has(u.path));
+    const modules = [...c.files.map((f) => f.path), ...c.names.map((n) => n.path)];
+    return {
+      file,
+      modules: modules.length - 1,
+      large: large.size,
+      named,
+      missed: named.filter((u) => !defs.some((d) => covers(d, u))),
+      items: defs.length,
+      tokens: c.files.reduce((n, f) => n + f.tokens, 0) + c.names.reduce((n, m) => n + m.tokens, 0),
+      wholeTokens: modules.reduce((n, p) => n + countTokens(files[p]), 0),
+    };
+  });
+}
+
+export function realImportsMarkdown(rows: readonly RealImportResult[]): string {
+  const out = [
+    `### Attach File with Imports on a real project (@tanstack/query-core, depth 1, modules over ${LARGE_MODULE_TOKENS} tokens as the names imported)`,
+    '',
+    '| file | modules (large) | names imported from large | covered | recall | items | tokens | whole modules’ tokens | ratio |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  let named = 0;
+  let missed = 0;
+  let tokens = 0;
+  let whole = 0;
+  for (const r of rows) {
+    named += r.named.length;
+    missed += r.missed.length;
+    tokens += r.tokens;
+    whole += r.wholeTokens;
+    const covered = r.named.length - r.missed.length;
+    out.push(
+      `| ${r.file} | ${r.modules} (${r.large}) | ${r.named.length} | ${covered} | ${pct(r.named.length ? covered / r.named.length : 1)} | ${r.items} | ${r.tokens} | ${r.wholeTokens} | ${(r.tokens / r.wholeTokens).toFixed(3)} |`,
+    );
+  }
+  out.push(
+    `| **all** | | ${named} | ${named - missed} | **${pct(named ? (named - missed) / named : 1)}** | | ${tokens} | ${whole} | **${(tokens / whole).toFixed(3)}** |`,
+    '',
+  );
+  const list = rows.flatMap((r) => r.missed.map((m) => `${m.name} (${m.path}:${m.line}, imported by ${r.file})`));
+  if (list.length > 0) out.push(`Not covered: ${list.join('; ')}.`, '');
+  return out.join('\n') + '\n';
+}
+
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export function realCodeIntelMarkdown(r: RealCodeIntelResult): string {
@@ -171,4 +251,5 @@ if (require.main === module) {
   const budgetArg = process.argv.indexOf('--budget');
   const budget = budgetArg > 0 ? Number(process.argv[budgetArg + 1]) : DEFAULT_DEFINITIONS_BUDGET;
   process.stdout.write(realCodeIntelMarkdown(runRealCodeIntel(budget)));
+  process.stdout.write('\n' + realImportsMarkdown(runRealImports()));
 }

@@ -219,7 +219,7 @@ export class ReplayRun {
             countTokens,
           }),
         );
-        attachments.push(...importAttachments(closure));
+        attachments.push(...importAttachments(closure, this.pipeline.engine.state, plain));
         rejections.push(...closure.rejections);
       } else if (a.withDefinitions) {
         const sel = a.selection!;

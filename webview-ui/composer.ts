@@ -1,13 +1,14 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import type { MentionRef, MentionResult, MentionView, SlashHostCommand, SuggestionView } from '../src/protocol/mentions';
-import { MAX_INPUT_CHARS, type AttachWhat, type ChipView, type ModelView } from '../src/protocol/messages';
+import { MAX_INPUT_CHARS, type AttachWhat, type ChipView, type LeftOutView, type ModelView } from '../src/protocol/messages';
 import { ComposerCompletion, type Trigger } from './composerCompletion';
 import { h, icon, iconButton } from './dom';
 import { TextFitter } from './fitText';
 import { formatInt, formatTokens } from './format';
 import type { RequestResult } from './ipc';
 import type { Meter } from './meter';
+import type { Tooltips } from './tooltip';
 import { isRemovedChip, removedChipElement } from './removedChip';
 import type { SlashCommand } from './slashCommands';
 import { SuggestionChip } from './suggestionChip';
@@ -91,6 +92,7 @@ export class Composer {
     private readonly host: ComposerHost,
     meter: Meter,
     draft: string,
+    private readonly tooltips?: Tooltips,
   ) {
     this.chipList = h('ul', { class: 'chips', 'aria-label': 'Attached to the next message', 'data-testid': 'strata-chips' });
     this.chipToggle = h('button', {
@@ -444,20 +446,24 @@ export class Composer {
   }
 
   /**
-   * A selection's "+N definitions" (and the action that finds them, while it has none); a file
-   * attached as its outline says so.
+   * A selection's "+N definitions" (and the action that finds them, while it has none), or a file's
+   * (the declarations it imports from large modules); "· N left out" when some were; a file attached
+   * as its outline says so.
    */
   private codeIntelParts(chip: ChipView, definitions: number): HTMLElement[] {
-    if (chip.outline) return [h('span', { class: 'chip-note', 'data-testid': 'strata-chip-outline' }, 'outline')];
-    if (chip.kind !== 'selection') return [];
+    const leftOut = chip.definitionsLeftOut ?? [];
+    const parts: HTMLElement[] = [];
+    if (chip.outline) parts.push(h('span', { class: 'chip-note', 'data-testid': 'strata-chip-outline' }, 'outline'));
     if (definitions > 0)
-      return [
+      parts.push(
         h(
           'span',
           { class: 'chip-note', 'data-testid': 'strata-definitions-count' },
           `+${formatInt(definitions)} definition${definitions === 1 ? '' : 's'}`,
         ),
-      ];
+      );
+    if (leftOut.length > 0) parts.push(this.leftOutNote(chip, leftOut));
+    if (parts.length > 0 || chip.kind !== 'selection') return parts;
     return [
       iconButton({
         icon: 'symbol-method',
@@ -467,6 +473,36 @@ export class Composer {
         extraClass: 'chip-btn',
       }),
     ];
+  }
+
+  /**
+   * "· N left out": focusable, its name says what was left out and why, and hover or focus shows the
+   * list (so the user can raise the budget or pin what is needed).
+   */
+  private leftOutNote(chip: ChipView, leftOut: readonly LeftOutView[]): HTMLElement {
+    const n = formatInt(leftOut.length);
+    const reasons = leftOut.map((l) => `${l.symbol} (${l.label}): ${l.reason}`);
+    const note = h(
+      'span',
+      {
+        class: 'chip-note chip-left-out',
+        role: 'note',
+        tabindex: 0,
+        'data-testid': 'strata-definitions-left-out',
+        'aria-label': `${n} left out of ${chip.label}'s definitions: ${reasons.join('; ')}`,
+      },
+      `· ${n} left out`,
+    );
+    const list = () =>
+      h(
+        'div',
+        { class: 'left-out-tooltip' },
+        h('div', null, `Left out (raise the definitions or imports budget in Settings, or pin what you need):`),
+        h('ul', null, ...reasons.map((r) => h('li', null, r))),
+      );
+    if (this.tooltips) this.tooltips.register(note, list);
+    else note.title = reasons.join('\n');
+    return note;
   }
 
   private async onChipClick(e: MouseEvent): Promise<void> {

@@ -156,6 +156,7 @@ class App {
       },
       this.meter,
       this.ui.get().draft,
+      this.tooltips,
     );
     setCodeWrap(this.ui.get().codeWrap === true);
     this.findBar = new FindBar({

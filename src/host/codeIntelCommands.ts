@@ -150,7 +150,12 @@ export class CodeIntelCommands {
     const outlines = r.outlines > 0 ? `, ${plural(r.outlines, 'as an outline', 'as outlines')}` : '';
     const skipped =
       r.skipped > 0 ? `; ${plural(r.skipped, 'more file')} did not fit strata.context.importsBudget (${NUMBER.format(budget)} tokens)` : '';
-    const summary = r.chips.length > 0 ? `attached ${plural(r.chips.length, 'file')} with imports${outlines}${skipped}.` : undefined;
+    const names =
+      r.names > 0
+        ? `; of ${plural(r.names, 'large module')}, the declarations imported${r.leftOut > 0 ? ` (${NUMBER.format(r.leftOut)} did not fit)` : ''}`
+        : '';
+    const summary =
+      r.chips.length > 0 ? `attached ${plural(r.chips.length, 'file')} with imports${outlines}${names}${skipped}.` : undefined;
     this.show(r.chips, refused, summary);
     return r.chips;
   }

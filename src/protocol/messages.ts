@@ -13,7 +13,7 @@
 
 import type { ProviderName } from '../common/providerCatalog';
 import { isObj } from '../common/guards';
-import { isInt } from './fieldChecks';
+import { isInt, isStr } from './fieldChecks';
 import { isSuggestionView, type SuggestionView } from './mentions';
 
 export const PROTOCOL_VERSION = 2;
@@ -60,6 +60,8 @@ export interface ChipView {
   detail?: string;
   /** A selection attached with its definitions: the declarations it uses, sent with it ("+N definitions"). */
   definitions?: DefinitionView[];
+  /** Declarations found but left out, each with why (the chip says "· N left out"; the reasons on hover and focus). */
+  definitionsLeftOut?: LeftOutView[];
   /** A file too large for the imports budget, attached as its outline (symbols with line ranges). */
   outline?: boolean;
   /**
@@ -78,6 +80,41 @@ export interface DefinitionView {
   /** The selection's identifier that uses it. */
   usedBy: string;
   tokens: number;
+}
+
+/** A declaration a chip's definitions left out: what did not fit, or a called function sent as its signature. */
+export interface LeftOutView {
+  /** `path:L12-30`. */
+  label: string;
+  symbol: string;
+  /** Why: "812 tokens, 40 left of the 4000-token budget", "its body: …". */
+  reason: string;
+}
+
+/** Longest text of a left-out declaration's field the panel accepts (a label, a name, a reason). */
+export const MAX_LEFT_OUT_CHARS = 2000;
+
+/** The panel's check of a chip: the fields it renders, and the left-out declarations it lists. */
+export function isChipView(v: unknown): v is ChipView {
+  return (
+    isObj(v) &&
+    typeof v.id === 'string' &&
+    (v.kind === 'file' || v.kind === 'selection') &&
+    typeof v.label === 'string' &&
+    isInt(v.tokens) &&
+    typeof v.pinned === 'boolean' &&
+    (v.definitions === undefined || Array.isArray(v.definitions)) &&
+    (v.definitionsLeftOut === undefined || (Array.isArray(v.definitionsLeftOut) && v.definitionsLeftOut.every(isLeftOutView)))
+  );
+}
+
+function isLeftOutView(v: unknown): v is LeftOutView {
+  return (
+    isObj(v) &&
+    isStr(v.label, MAX_LEFT_OUT_CHARS, false) &&
+    isStr(v.symbol, MAX_LEFT_OUT_CHARS, false) &&
+    isStr(v.reason, MAX_LEFT_OUT_CHARS, false)
+  );
 }
 
 export type MessageStatus = 'complete' | 'streaming' | 'stopped' | 'error';
@@ -419,7 +456,7 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
     case 'chats':
       return Array.isArray(m.chats) && typeof m.chatId === 'string' ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'chips':
-      return Array.isArray(m.chips) ? (m as unknown as HostToWebviewMessage) : undefined;
+      return Array.isArray(m.chips) && m.chips.every(isChipView) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'meter':
       return isObj(m.meter) && isInt(m.meter.used) && isInt(m.meter.budget) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'model':
@@ -484,6 +521,7 @@ function isPanelState(v: unknown): v is PanelState {
     Array.isArray(v.messages) &&
     v.messages.every(isMessage) &&
     Array.isArray(v.chips) &&
+    v.chips.every(isChipView) &&
     (v.meter === undefined || isObj(v.meter)) &&
     isObj(v.model) &&
     typeof v.busy === 'boolean'

@@ -217,3 +217,71 @@ export function columnOf(lineText: string, symbol: string): number | undefined {
   const m = new RegExp(`(?<![\\w$])${esc}(?![\\w$])`).exec(lineText);
   return m ? m.index + 1 : undefined;
 }
+
+/** A name an `import` (or `export … from`) statement brings in. */
+export interface ImportedName {
+  /** The name in the module (`a` of `a as b`); for a namespace import, the local name. */
+  imported: string;
+  /** The name in the importing file (`b` of `a as b`). */
+  local: string;
+  /** `import * as ns`: its members are what the file uses as `ns.x`. */
+  namespace: boolean;
+  /** 1-based position of `imported` (where the definition provider resolves it to the module's declaration). */
+  line: number;
+  column: number;
+}
+
+/** An import statement is read over at most this many lines (a list of names, one a line). */
+const IMPORT_STATEMENT_LINES = 400;
+/** Statements that bring names in from another module: `import …`, `export {…} from`, `export type {…} from`. */
+const IMPORT_START = /^\s*(?:import(?:\s+[\w${*]|\s*[{*])|export\s+(?:type\s+)?\{)/;
+
+/**
+ * The names `text`'s import statements bring in, in source order, with where each is written.
+ * A statement runs from its `import` to the first line where its braces are closed (semicolons
+ * optional); comments and strings are skipped, so the module's specifier is never a name. Linear in
+ * the text's length.
+ */
+export function importedNames(text: string): ImportedName[] {
+  const lines = text.split(/\r\n|\r|\n/);
+  const block = { open: false };
+  const code = lines.map((l) => codeOnly(l, block));
+  const out: ImportedName[] = [];
+  for (let i = 0; i < code.length; i++) {
+    if (!IMPORT_START.test(code[i])) continue;
+    let depth = 0;
+    /** The previous word (`as` after `*`: a namespace; `as` after a name: that name is imported, the next is local). */
+    let prev: { name: string; line: number; column: number } | undefined;
+    let afterAs: 'namespace' | 'alias' | undefined;
+    const last = Math.min(code.length - 1, i + IMPORT_STATEMENT_LINES - 1);
+    let j = i;
+    for (; j <= last; j++) {
+      const l = code[j];
+      for (const m of l.matchAll(/[A-Za-z_$][\w$]*|[{}*]/g)) {
+        const tok = m[0];
+        const column = (m.index ?? 0) + 1;
+        if (tok === '{') depth++;
+        else if (tok === '}') depth--;
+        if (tok === '{' || tok === '}') continue;
+        if (tok === '*') {
+          prev = { name: '*', line: j + 1, column };
+          continue;
+        }
+        if (tok === 'as') {
+          afterAs = prev?.name === '*' ? 'namespace' : 'alias';
+          continue;
+        }
+        if (afterAs === 'namespace') out.push({ imported: tok, local: tok, namespace: true, line: j + 1, column });
+        else if (afterAs === 'alias' && prev && out.length > 0 && out[out.length - 1].imported === prev.name)
+          out[out.length - 1].local = tok;
+        else if (!['import', 'export', 'type', 'typeof', 'from'].includes(tok))
+          out.push({ imported: tok, local: tok, namespace: false, line: j + 1, column });
+        afterAs = undefined;
+        prev = { name: tok, line: j + 1, column };
+      }
+      if (depth <= 0) break;
+    }
+    i = j;
+  }
+  return out;
+}

@@ -61,6 +61,8 @@ export interface SelectionRange {
 
 export interface DefinitionOptions {
   budgetTokens: number;
+  /** The budget the reasons name, when `budgetTokens` is what is left of a larger one (an import closure's). */
+  wholeBudget?: number;
   countTokens: (text: string) => number;
   signal?: AbortSignal;
 }
@@ -168,7 +170,7 @@ function overlaps(a: { startLine: number; endLine: number }, b: { startLine: num
 function declarationOf(
   loc: CodeLocation,
   symbols: readonly CodeSymbol[] | undefined,
-  sel: SelectionRange,
+  sel: SelectionRange | undefined,
   name: string,
 ): Pick<Candidate, 'startLine' | 'endLine' | 'nameLine' | 'symbol' | 'kind' | 'form' | 'outline' | 'parent'> {
   const parentOf = (r: { startLine: number; endLine: number }, not?: CodeSymbol) => {
@@ -197,7 +199,7 @@ function declarationOf(
     }
   const holder = named ?? enclosingSymbol(symbols, loc.line);
   if (!holder || (!named && holder.children && holder.children.length > 0)) return own;
-  if (loc.path === sel.path && overlaps(holder, sel)) return own;
+  if (sel && loc.path === sel.path && overlaps(holder, sel)) return own;
   const container = CONTAINER_KINDS.has(holder.kind) && (holder.children?.length ?? 0) > 0;
   return {
     startLine: holder.startLine,
@@ -336,39 +338,31 @@ function usesOf(occurrences: readonly IdentifierOccurrence[]): IdentifierOccurre
   return [...groups.values()].slice(0, MAX_SELECTION_IDENTIFIERS);
 }
 
-function* selectionDefinitionSteps(
-  port: CodeIntelPort & WorkspacePort,
-  sel: SelectionRange,
-  opts: DefinitionOptions,
-): Step<SelectionDefinitions> {
-  const out: SelectionDefinitions = { definitions: [], rejections: [], skippedForBudget: [], bodiesLeftOut: [] };
-  const { signal } = opts;
-  const read = yield* wait(port.resolve({ kind: 'selection', path: sel.path, startLine: sel.startLine, endLine: sel.endLine }, signal));
-  if (!read.ok) {
-    out.rejections.push(read.rejection);
-    return out;
-  }
-  out.selection = read.input;
-  const path = read.input.uri;
-  const range = read.input.range ?? { startLine: sel.startLine, endLine: sel.endLine };
-  const selection: SelectionRange = { path, startLine: range.startLine, endLine: range.endLine };
-  const inSelection = (loc: CodeLocation) => loc.path === path && loc.line >= selection.startLine && loc.line <= selection.endLine;
-  const uses = usesOf(identifierOccurrences(read.input.content, selection.startLine));
+/** A declaration found for a use: where the provider says it is, the name used, whether it is called, and the order of first use. */
+export interface DeclarationUse {
+  loc: CodeLocation;
+  name: string;
+  called: boolean;
+  use: number;
+}
 
-  // Each use at its first occurrence; one that resolves only inside the selection (the method's own
-  // name, an object key, a local) again at its next, up to MAX_ASKS_PER_USE.
-  const answers: CodeLocation[][] = uses.map(() => []);
-  for (let round = 0; round < MAX_ASKS_PER_USE; round++) {
-    if (signal?.aborted) throw abortError();
-    const ask = uses.map((g, use) => ({ g, use })).filter(({ g, use }) => round < g.length && !answers[use].some((l) => !inSelection(l)));
-    if (ask.length === 0) break;
-    const found = yield* wait(mapBounded(ask, PORT_CONCURRENCY, ({ g }) => port.definitions(path, g[round].line, g[round].column, signal)));
-    ask.forEach(({ use }, i) => answers[use].push(...found[i]));
-  }
-  const locations: { loc: CodeLocation; use: number }[] = [];
-  answers.forEach((locs, use) => {
-    for (const loc of locs) if (!inSelection(loc)) locations.push({ loc, use });
-  });
+/** What `declarationItems` attaches and leaves out (the fields of `SelectionDefinitions` but the selection). */
+export type DeclarationItems = Omit<SelectionDefinitions, 'selection'>;
+
+/**
+ * Steps 3 and 4 of the file comment, shared by a selection's definitions and the names a file
+ * imports from a large module: each location becomes its declaration cut to the smallest useful unit,
+ * ordered (nearest to `near` first, when there is one; then by first use), read through the
+ * workspace port and cut to the budget, bodies of called ones last.
+ */
+export function* declarationItemSteps(
+  port: CodeIntelPort & WorkspacePort,
+  locations: readonly DeclarationUse[],
+  near: SelectionRange | undefined,
+  opts: DefinitionOptions,
+): Step<DeclarationItems> {
+  const out: DeclarationItems = { definitions: [], rejections: [], skippedForBudget: [], bodiesLeftOut: [] };
+  const { signal } = opts;
   const files = [...new Set(locations.map((l) => l.loc.path))];
   if (signal?.aborted) throw abortError();
   const outlines = yield* wait(mapBounded(files, PORT_CONCURRENCY, (f) => port.outline(f, signal)));
@@ -376,11 +370,9 @@ function* selectionDefinitionSteps(
 
   const fileUse = new Map<string, number>();
   const byKey = new Map<string, Candidate>();
-  for (const { loc, use } of locations) {
+  for (const { loc, use, name, called } of locations) {
     if (!fileUse.has(loc.path)) fileUse.set(loc.path, use);
-    const name = uses[use][0].name;
-    const called = uses[use].some((o) => o.called);
-    const decl = declarationOf(loc, outlineOf.get(loc.path), selection, name);
+    const decl = declarationOf(loc, outlineOf.get(loc.path), near, name);
     const key = `${loc.path}#${decl.startLine}-${decl.endLine}`;
     const seen = byKey.get(key);
     if (seen) {
@@ -389,14 +381,14 @@ function* selectionDefinitionSteps(
     }
     byKey.set(key, { path: loc.path, ...decl, usedBy: name, called, use, fileUse: fileUse.get(loc.path)! });
   }
-  const distance = (c: Candidate) => (c.endLine < selection.startLine ? selection.startLine - c.endLine : c.startLine - selection.endLine);
+  const distance = (c: Candidate) => (!near ? 0 : c.endLine < near.startLine ? near.startLine - c.endLine : c.startLine - near.endLine);
   // Nearest first; within that, members and short declarations before the outlines of what is used by name.
   const ordered = mergeShort([...byKey.values()]).sort((a, b) => {
     const oa = a.form === 'container' ? 1 : 0;
     const ob = b.form === 'container' ? 1 : 0;
     if (oa !== ob) return oa - ob;
-    const sa = a.path === path ? 0 : 1;
-    const sb = b.path === path ? 0 : 1;
+    const sa = a.path === near?.path ? 0 : 1;
+    const sb = b.path === near?.path ? 0 : 1;
     if (sa !== sb) return sa - sb;
     if (sa === 0) return distance(a) - distance(b) || a.startLine - b.startLine;
     return a.fileUse - b.fileUse || a.use - b.use || a.startLine - b.startLine;
@@ -434,7 +426,7 @@ function* selectionDefinitionSteps(
         endLine: o.endLine,
         symbol: o.c.symbol,
         tokens: o.tokens,
-        reason: `${o.tokens} tokens, ${left} left of the ${opts.budgetTokens}-token budget`,
+        reason: `${o.tokens} tokens, ${left} left of the ${opts.wholeBudget ?? opts.budgetTokens}-token budget`,
       });
       continue;
     }
@@ -451,7 +443,7 @@ function* selectionDefinitionSteps(
         endLine: o.c.endLine,
         symbol: o.c.symbol,
         tokens: o.body.tokens,
-        reason: `its body: ${more} more tokens, ${left} left of the ${opts.budgetTokens}-token budget`,
+        reason: `its body: ${more} more tokens, ${left} left of the ${opts.wholeBudget ?? opts.budgetTokens}-token budget`,
       });
       continue;
     }
@@ -471,6 +463,52 @@ function* selectionDefinitionSteps(
       headerEndLine: o.headerEndLine,
       input: o.input,
     });
+  return out;
+}
+
+function* selectionDefinitionSteps(
+  port: CodeIntelPort & WorkspacePort,
+  sel: SelectionRange,
+  opts: DefinitionOptions,
+): Step<SelectionDefinitions> {
+  const out: SelectionDefinitions = { definitions: [], rejections: [], skippedForBudget: [], bodiesLeftOut: [] };
+  const { signal } = opts;
+  const read = yield* wait(port.resolve({ kind: 'selection', path: sel.path, startLine: sel.startLine, endLine: sel.endLine }, signal));
+  if (!read.ok) {
+    out.rejections.push(read.rejection);
+    return out;
+  }
+  out.selection = read.input;
+  const path = read.input.uri;
+  const range = read.input.range ?? { startLine: sel.startLine, endLine: sel.endLine };
+  const selection: SelectionRange = { path, startLine: range.startLine, endLine: range.endLine };
+  const inSelection = (loc: CodeLocation) => loc.path === path && loc.line >= selection.startLine && loc.line <= selection.endLine;
+  const uses = usesOf(identifierOccurrences(read.input.content, selection.startLine));
+
+  // Each use at its first occurrence; one that resolves only inside the selection (the method's own
+  // name, an object key, a local) again at its next, up to MAX_ASKS_PER_USE.
+  const answers: CodeLocation[][] = uses.map(() => []);
+  for (let round = 0; round < MAX_ASKS_PER_USE; round++) {
+    if (signal?.aborted) throw abortError();
+    const ask = uses.map((g, use) => ({ g, use })).filter(({ g, use }) => round < g.length && !answers[use].some((l) => !inSelection(l)));
+    if (ask.length === 0) break;
+    const found = yield* wait(mapBounded(ask, PORT_CONCURRENCY, ({ g }) => port.definitions(path, g[round].line, g[round].column, signal)));
+    ask.forEach(({ use }, i) => answers[use].push(...found[i]));
+  }
+  const locations: { loc: CodeLocation; use: number }[] = [];
+  answers.forEach((locs, use) => {
+    for (const loc of locs) if (!inSelection(loc)) locations.push({ loc, use });
+  });
+  const items = yield* declarationItemSteps(
+    port,
+    locations.map(({ loc, use }) => ({ loc, use, name: uses[use][0].name, called: uses[use].some((o) => o.called) })),
+    selection,
+    opts,
+  );
+  out.definitions = items.definitions;
+  out.rejections.push(...items.rejections);
+  out.skippedForBudget = items.skippedForBudget;
+  out.bodiesLeftOut = items.bodiesLeftOut;
   return out;
 }
 

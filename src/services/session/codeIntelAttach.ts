@@ -1,15 +1,16 @@
 /**
  * Attachments found through code intelligence, as composer chips: a selection with the definitions
  * it uses (one chip, "+N definitions", each definition a range of its file sent right after the
- * selection), and files with what they import (one chip per file, whole or as its outline). What
+ * selection), and files with what they import (one chip per file, whole or as its outline; the
+ * declarations a file names of a large module it imports go with that file's chip). What
  * they find is read through the workspace port, so excluded, outside and binary files are refused
  * with their reasons, as for any attachment.
  */
 import type { Rejection } from '../../engine/isolation';
-import type { ChipView } from '../../protocol/messages';
+import type { ChipView, LeftOutView } from '../../protocol/messages';
 import { isCodeIntelPort } from '../codeIntel/codeIntelPort';
 import { filesWithImports } from '../codeIntel/importGraph';
-import { definitionsForSelection } from '../codeIntel/selectionDefinitions';
+import { definitionsForSelection, type SkippedDefinition } from '../codeIntel/selectionDefinitions';
 import type { ITokenizer } from '../../engine/types';
 import type { AttachmentSpec, WorkspacePort } from '../workspacePort';
 import type { ComposerChips } from './composerChips';
@@ -36,9 +37,18 @@ export interface ImportsAttached {
   chips: ChipView[];
   /** Of the chips, how many went in as outlines. */
   outlines: number;
+  /** Large modules sent as the declarations imported from them (on their importer's chip). */
+  names: number;
+  /** Of those declarations, how many did not fit the budget. */
+  leftOut: number;
   rejections: Rejection[];
   /** Files that fit neither whole nor as an outline. */
   skipped: number;
+}
+
+/** What the chip lists as left out: each declaration with its lines and why. */
+function leftOutViews(list: readonly SkippedDefinition[]): LeftOutView[] {
+  return list.map((s) => ({ label: `${s.path}:L${s.startLine}-${s.endLine}`, symbol: s.symbol, reason: s.reason }));
 }
 
 const NO_CODE_INTEL = 'This workspace cannot answer definitions or imports (no code intelligence is available).';
@@ -82,7 +92,8 @@ export class CodeIntelAttach {
     const tokenizer = this.context().tokenizer;
     if (tokenizer.warm) await tokenizer.warm(selection.content, signal);
     const definitions = found.definitions.map((d) => ({ input: d.input, symbol: d.symbol, usedBy: d.usedBy, tokens: d.tokens }));
-    out.chip = this.composer.put(spec, selection, this.count(selection.content), { definitions });
+    const leftOut = leftOutViews([...found.skippedForBudget, ...found.bodiesLeftOut]);
+    out.chip = this.composer.put(spec, selection, this.count(selection.content), { definitions, leftOut });
     return out;
   }
 
@@ -93,10 +104,24 @@ export class CodeIntelAttach {
   async filesWithImports(paths: readonly string[], depth: number, budgetTokens: number, signal?: AbortSignal): Promise<ImportsAttached> {
     const port = this.codeIntelPort();
     const closure = await filesWithImports(port, paths, { depth, budgetTokens, countTokens: (t) => this.count(t), signal });
-    const out: ImportsAttached = { chips: [], outlines: 0, rejections: closure.rejections, skipped: closure.skipped.length };
+    const out: ImportsAttached = {
+      chips: [],
+      outlines: 0,
+      names: closure.names.length,
+      leftOut: closure.names.reduce((n, m) => n + m.skippedForBudget.length, 0),
+      rejections: closure.rejections,
+      skipped: closure.skipped.length,
+    };
     for (const f of closure.files) {
       const outline = f.as === 'outline';
-      out.chips.push(this.composer.put({ kind: 'file', path: f.path }, f.input, f.tokens, outline ? { outline } : {}));
+      // The declarations this file names of the large modules it imports go with its chip, as a selection's definitions do.
+      const names = closure.names.filter((n) => n.importedBy === f.path);
+      const definitions = names.flatMap((n) =>
+        n.definitions.map((d) => ({ input: d.input, symbol: d.symbol, usedBy: d.usedBy, tokens: d.tokens })),
+      );
+      const leftOut = leftOutViews(names.flatMap((n) => [...n.skippedForBudget, ...n.bodiesLeftOut]));
+      const extras = { ...(outline ? { outline } : {}), ...(definitions.length > 0 || leftOut.length > 0 ? { definitions, leftOut } : {}) };
+      out.chips.push(this.composer.put({ kind: 'file', path: f.path }, f.input, f.tokens, extras));
       if (outline) out.outlines++;
     }
     return out;

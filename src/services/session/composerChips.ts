@@ -7,7 +7,7 @@
  */
 import type { AttachmentRef } from '../../engine/engine';
 import type { NewArtifactInput } from '../../engine/artifacts';
-import type { ChipView, DefinitionView } from '../../protocol/messages';
+import type { ChipView, DefinitionView, LeftOutView } from '../../protocol/messages';
 import type { TurnAttachment } from '../turn/turnRequest';
 import type { AttachmentSpec } from '../workspacePort';
 import { inputLabel, refOf } from './attachmentNames';
@@ -24,6 +24,7 @@ interface Chip {
   /** Sent as attached, not read again at send: a selection, an outline. */
   snapshot: boolean;
   definitions?: ChipDefinition[];
+  definitionsLeftOut?: LeftOutView[];
   /** Taken off the next message, kept for Undo: what the panel says about it (what it costs). */
   removal?: { message: string };
 }
@@ -39,6 +40,8 @@ export interface ChipDefinition {
 /** How a chip carries extra content: definitions of a selection, or a file attached as its outline. */
 export interface ChipExtras {
   definitions?: readonly ChipDefinition[];
+  /** Declarations found but left out, with why (shown on the chip). */
+  leftOut?: readonly LeftOutView[];
   outline?: boolean;
 }
 
@@ -88,6 +91,7 @@ export class ComposerChips {
       detail: c.detail,
     };
     if (c.definitions) view.definitions = c.definitions.map(definitionView);
+    if (c.definitionsLeftOut?.length) view.definitionsLeftOut = c.definitionsLeftOut.map((l) => ({ ...l }));
     if (c.snapshot && c.input.kind !== 'selection') view.outline = true;
     return view;
   }
@@ -113,7 +117,9 @@ export class ComposerChips {
     const detail = `${input.uri}${input.range ? `, lines ${input.range.startLine}-${input.range.endLine}` : ''}${what}: ${lines} line${lines === 1 ? '' : 's'}, ${tokens} tokens${input.requestedEndLine !== undefined ? ` (the file ends at line ${input.range!.endLine})` : ''}${defs}`;
     const snapshot = input.kind !== 'file';
     const definitions = extras.definitions ? [...extras.definitions] : undefined;
+    const definitionsLeftOut = extras.leftOut?.length ? extras.leftOut.map((l) => ({ ...l })) : undefined;
     if (same) {
+      same.definitionsLeftOut = definitionsLeftOut;
       same.input = input;
       same.tokens = tokens;
       same.detail = detail;
@@ -133,6 +139,7 @@ export class ComposerChips {
       detail,
       snapshot,
       definitions,
+      definitionsLeftOut,
     };
     this.list.push(chip);
     this.changed();

@@ -5,7 +5,7 @@
  * tokens of attaching the files that hold them. Deterministic: the same files, the same counts.
  */
 import * as assert from 'node:assert/strict';
-import { REAL_QUESTIONS, REAL_SELECTION_LINES, runRealCodeIntel } from '../../../bench/realCodeIntel';
+import { REAL_IMPORT_FILES, REAL_QUESTIONS, REAL_SELECTION_LINES, runRealCodeIntel, runRealImports } from '../../../bench/realCodeIntel';
 import { DEFAULT_DEFINITIONS_BUDGET } from '../../../src/services/codeIntel/selectionDefinitions';
 
 describe('bench: definitions on a real project (recall and tokens at the default budget)', function () {
@@ -26,5 +26,28 @@ describe('bench: definitions on a real project (recall and tokens at the default
     assert.ok(r.recall >= 0.99, `recall ${r.recall}: missed ${missed.join(', ')}`);
     assert.ok(r.ratio <= 0.2, `ratio ${r.ratio}`);
     for (const q of r.questions) assert.ok(q.definitionTokens <= DEFAULT_DEFINITIONS_BUDGET, q.question);
+  });
+
+  it('attach with imports: every name imported from a large module is an item, for far fewer tokens than the whole modules', () => {
+    const rows = runRealImports();
+    assert.deepEqual(
+      rows.map((r) => r.file),
+      REAL_IMPORT_FILES,
+    );
+    // What the compiler says the import statements bring in from the large modules.
+    assert.deepEqual(
+      rows.map((r) => [r.modules, r.large, r.named.length]),
+      [
+        [9, 5, 23],
+        [7, 5, 13],
+        [6, 4, 11],
+        [5, 5, 16],
+        [6, 4, 12],
+      ],
+    );
+    for (const r of rows) assert.deepEqual(r.missed, [], r.file);
+    const tokens = rows.reduce((n, r) => n + r.tokens, 0);
+    const whole = rows.reduce((n, r) => n + r.wholeTokens, 0);
+    assert.deepEqual([tokens, whole], [39664, 255794]);
   });
 });

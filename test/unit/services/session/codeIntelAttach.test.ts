@@ -2,7 +2,8 @@
  * The composer's code-intelligence chips (src/services/session/codeIntelAttach.ts) through a real
  * ChatSession over the in-memory TypeScript workspace: a selection with the declarations it uses
  * ("+N definitions", each sent once after the selection, refused files with their reasons), and a
- * file with its imports (each a chip, an outline when it does not fit).
+ * file with its imports (each a chip, an outline when it does not fit; a large module as the
+ * declarations imported from it, on the importer's chip, with what did not fit and why).
  */
 import * as assert from 'node:assert/strict';
 import { CodeIntelWorkspace } from '../../../../bench/codeIntelWorkspace';
@@ -12,6 +13,7 @@ import { ChatSession } from '../../../../src/services/chatSession';
 import { modelInfo } from '../../../../src/services/modelInfo';
 import { ScriptedProvider } from '../../../../src/services/providers/scripted';
 import { getTokenizer } from '../../../../src/services/tokenizer';
+import { LARGE_MODULE_TOKENS } from '../../../../src/services/codeIntel/importGraph';
 import { tempDir } from '../../../support/tempDir';
 
 const GEOMETRY = ['export function area(w: number, h: number): number {', '  return w * h;', '}', ''].join('\n');
@@ -104,10 +106,18 @@ describe('code intelligence chips', () => {
     assert.equal((s.chips()[0].definitions ?? []).length + r.skippedForBudget, 2);
     // What was left out is named, so the message can say which.
     assert.equal(r.leftOut.length, r.skippedForBudget);
+    assert.equal(r.skippedForBudget, 1);
+    // The chip carries them with why, for the panel's "· N left out".
+    assert.deepEqual(
+      (s.chips()[0].definitionsLeftOut ?? []).map((l) => l.symbol),
+      r.leftOut,
+    );
+    for (const l of s.chips()[0].definitionsLeftOut ?? []) assert.match(l.reason, /^\d+ tokens, \d+ left of the 20-token budget$/);
     const all = await s.codeIntel.selectionWithDefinitions({ kind: 'selection', path: 'src/report.ts', startLine: 5, endLine: 7 }, 4000);
     assert.equal((s.chips()[0].definitions ?? []).length, 2);
     assert.deepEqual(all.leftOut, []);
     assert.equal(all.bodiesLeftOut, 0);
+    assert.equal(s.chips()[0].definitionsLeftOut, undefined);
   });
 
   it('attaches a file with its imports, one chip each, an outline when it does not fit', async () => {
@@ -135,5 +145,43 @@ describe('code intelligence chips', () => {
     );
     assert.equal(tight.outlines, 1);
     assert.match(small.chips()[0].detail!, /its outline/);
+  });
+
+  it('a large imported module: the declarations the file imports ride on its chip, what did not fit listed with why', async () => {
+    const filler = Array.from({ length: 120 }, (_, i) => `export function unused${i}(v: number): number {\n  return v + ${i};\n}\n`).join(
+      '\n',
+    );
+    const big = `${GEOMETRY}\n${filler}`;
+    const main = [
+      "import { area } from './big';",
+      "import { label } from './format';",
+      '',
+      'export const shown = label(area(2, 3));',
+      '',
+    ].join('\n');
+    const count = (t: string) => getTokenizer('o200k_base').count(t);
+    assert.ok(count(big) > LARGE_MODULE_TOKENS);
+    const s = session({ 'src/main.ts': main, 'src/big.ts': big, 'src/format.ts': FORMAT });
+    const r = await s.codeIntel.filesWithImports(['src/main.ts'], 1, 16000);
+    assert.deepEqual([r.names, r.leftOut, r.outlines], [1, 0, 0]);
+    assert.deepEqual(
+      s.chips().map((c) => [c.label, (c.definitions ?? []).map((d) => `${d.symbol} ${d.label}`)]),
+      [
+        ['src/main.ts', ['area src/big.ts:L1-3']],
+        ['src/format.ts', []],
+      ],
+    );
+
+    const tight = session({ 'src/main.ts': main, 'src/big.ts': big, 'src/format.ts': FORMAT });
+    const t = await tight.codeIntel.filesWithImports(['src/main.ts'], 1, count(main) + count(FORMAT));
+    assert.deepEqual([t.names, t.leftOut], [1, 1]);
+    const areaTokens = count(GEOMETRY.trimEnd());
+    assert.deepEqual(tight.chips()[0].definitionsLeftOut, [
+      {
+        label: 'src/big.ts:L1-3',
+        symbol: 'area',
+        reason: `${areaTokens} tokens, ${count(FORMAT)} left of the ${count(main) + count(FORMAT)}-token budget`,
+      },
+    ]);
   });
 });
