@@ -53,7 +53,7 @@ function chat(): PanelState['messages'] {
   return [
     userMessage(1, 'Why does the cache miss?', ['src/engine/library.ts', 'src/engine/cache.ts:L12-30']),
     assistantMessage(1, REPLY, {
-      cost: { text: '$0.0213 · saved $0.0123 by cache', usd: 0.0213, savedUsd: 0.0123 },
+      cost: { text: '$0.021, saved $0.012', usd: 0.0213, savedUsd: 0.0123 },
       toolSteps: [
         {
           id: 'c1',
