@@ -95,9 +95,10 @@ export class InContextRow {
       icon(this.open ? 'chevron-up' : 'chevron-down', 'in-context-chevron'),
     );
     this.toggle.setAttribute('aria-expanded', String(this.open));
+    // Starts with what it shows, so speech input can name it by its visible text.
     this.toggle.setAttribute(
       'aria-label',
-      `In context: ${summary(items)}, ${formatInt(this.view.tokens)} tokens the next message carries besides what you type`,
+      `${text} (${formatInt(this.view.tokens)} tokens the next message carries besides what you type)`,
     );
     this.toggle.title =
       'What the next message carries besides what you type: attachments of earlier turns, pinned items, instructions files.';

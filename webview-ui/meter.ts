@@ -66,6 +66,7 @@ export class Meter {
         title: 'What this chat has cost so far, from the usage the provider reported (Show Chat Cost for each turn).',
       },
       this.chatCostText,
+      ' ',
       this.setPrice,
     );
     this.chatCost.hidden = true;
