@@ -14,6 +14,7 @@ import { ModelPicker } from './host/modelPicker';
 import { offerFirstRunSetup } from './host/firstRun';
 import { registerAskStrata } from './host/editorEntryPoints';
 import { PendingFeedback } from './host/pendingFeedback';
+import { inContextPaths, inContextView } from './services/session/inContext';
 import { withPending } from './services/pendingTree';
 import { registerCommands } from './host/commands';
 import { CommandConsent } from './host/commandConsent';
@@ -181,6 +182,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     // A chip's × is Remove, as in the tree: pending, with Undo (`pending` is built with the controller).
     removeChip: (chipId) => pending.remove(chipId),
     restoreChip: (chipId) => pending.undo({ ref: chipId }),
+    inContextItem: async (ref, action) =>
+      action === 'undo' ? pending.undo({ ref }) : action === 'remove' ? pending.remove(ref) : pending.setPinned(ref, action === 'pin'),
     dismissRemovedChip: (chipId) => pending.dismiss(chipId),
   };
   const controller: StrataController = new StrataController({
@@ -198,6 +201,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     workspace,
     post: (s) => chatView.post({ type: 'suggestion', suggestion: s }),
     chips: () => session.chips(),
+    inContext: () =>
+      inContextPaths(inContextView(session.meterIfReady() ? session.predictedEnvelope()?.ledger : undefined, session.chatItems())),
     attachSpecs,
     // Its own chip, replaced as the editor moves on: gone at once, no Undo to offer.
     removeChip: (chipId) => void controller.remove(chipId),

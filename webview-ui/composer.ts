@@ -5,7 +5,7 @@ import { MAX_INPUT_CHARS, type AttachWhat, type ChipView, type LeftOutView, type
 import { ComposerCompletion, type Trigger } from './composerCompletion';
 import { h, icon, iconButton } from './dom';
 import { TextFitter } from './fitText';
-import { formatInt, formatTokens } from './format';
+import { formatInt, formatTokens } from '../src/common/numberFormat';
 import type { RequestResult } from './ipc';
 import type { Meter } from './meter';
 import type { Tooltips } from './tooltip';
@@ -190,7 +190,7 @@ export class Composer {
         this.sendButton,
       ),
     );
-    this.el = h('footer', { class: 'composer' }, meter.el, meter.expired, box, this.status);
+    this.el = h('footer', { class: 'composer' }, meter.row, meter.expired, box, this.status);
 
     this.input.addEventListener('keydown', (e) => this.onKeyDown(e));
     this.input.addEventListener('compositionstart', () => {
@@ -270,6 +270,11 @@ export class Composer {
     this.input.value = text;
     this.host.draftChanged(text);
     this.refresh();
+  }
+
+  /** Puts `el` (the "In context" row) right above the input box. */
+  mountAboveInput(el: HTMLElement): void {
+    this.el.querySelector('.input-box')?.before(el);
   }
 
   focus(): void {

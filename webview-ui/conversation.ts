@@ -29,6 +29,8 @@ export interface ConversationHost {
   resolveCitations(paths: string[]): Promise<string[] | undefined>;
   openCitation(citation: Citation): void;
   regenerate(): void;
+  /** "Set price…" under a reply whose model has no known price. */
+  setPrice(): void;
   /** Where the user is scrolled (UI state; restored after the view is hidden and shown). */
   scrolled(position: ScrollPosition): void;
 }
@@ -422,6 +424,10 @@ export class Conversation {
     }
     if (action === 'regenerate') {
       this.host.regenerate();
+      return;
+    }
+    if (action === 'set-price') {
+      this.host.setPrice();
       return;
     }
     if (action === 'open-citation') {

@@ -1,15 +1,7 @@
 import { LAYER_KEYS, type LayerBar, type LayerKey, type MessageView, type MeterView } from '../src/protocol/messages';
 import { h } from './dom';
-import { formatInt, formatPercent, formatTokens } from './format';
+import { formatInt, formatPercent, LAYER_TITLES, layerTitle, promptText } from '../src/common/numberFormat';
 import { tooltipTable } from './tooltip';
-
-export const LAYER_NAMES: Record<LayerKey, string> = {
-  L1: 'System',
-  L2: 'Library',
-  L3: 'This turn',
-  L4: 'History',
-  L5: 'Message',
-};
 
 /**
  * The per-reply stacked bar: one segment per layer (L1…L5, widths proportional to tokens), the part
@@ -42,7 +34,7 @@ export function layerBarElement(bar: LayerBar): HTMLElement {
 }
 
 export function barAriaLabel(bar: LayerBar): string {
-  const parts = LAYER_KEYS.map((k) => `${k} ${LAYER_NAMES[k]} ${formatInt(bar.layers[k] ?? 0)}`);
+  const parts = LAYER_KEYS.map((k) => `${layerTitle(k)} ${formatInt(bar.layers[k] ?? 0)}`);
   return `Request ${formatInt(bar.total)} tokens: ${parts.join(', ')}; cached ${formatInt(bar.cached)} (${bar.cachedReported ? 'reported' : 'predicted'})`;
 }
 
@@ -50,7 +42,7 @@ function swatchRow(key: LayerKey, tokens: number, total: number, cached: number 
   return h(
     'tr',
     null,
-    h('th', { scope: 'row' }, h('span', { class: `swatch layer-${key}`, 'aria-hidden': 'true' }), `${key} ${LAYER_NAMES[key]}`),
+    h('th', { scope: 'row' }, h('span', { class: `swatch layer-${key}`, 'aria-hidden': 'true' }), LAYER_TITLES[key]),
     h('td', null, formatInt(tokens)),
     h('td', { class: 'dim' }, formatPercent(tokens, total)),
     cached === undefined ? null : h('td', { class: 'dim' }, cached > 0 ? `${formatInt(cached)} cached` : ''),
@@ -58,7 +50,7 @@ function swatchRow(key: LayerKey, tokens: number, total: number, cached: number 
 }
 
 /** Tooltip of a reply's bar: tokens per layer, total, cached (reported or predicted), usage. */
-export function layerBarTooltip(view: MessageView): Node {
+export function layerBarTooltip(view: MessageView): HTMLElement {
   const bar = view.bar;
   const box = h('div', { class: 'tooltip-body' });
   if (!bar) return box;
@@ -104,18 +96,11 @@ export function layerBarTooltip(view: MessageView): Node {
   return box;
 }
 
-/** One line under a reply: "12.3k in · 64% cached · 512 out". */
+/** The tokens half of the line under a reply: "9.6k in, 99% cached" (the output and the model are in its tooltip). */
 export function usageSummary(view: MessageView): string {
-  const parts: string[] = [];
-  const bar = view.bar;
-  if (bar) {
-    parts.push(`${formatTokens(bar.total)} in`);
-    if (bar.total > 0) parts.push(`${formatPercent(bar.cached, bar.total)} cached`);
-  } else if (view.usage) {
-    parts.push(`${formatTokens(view.usage.input)} in`);
-  }
-  if (view.usage) parts.push(`${formatTokens(view.usage.output)} out`);
-  return parts.join(' · ');
+  if (view.bar) return promptText(view.bar.total, view.bar.total > 0 ? view.bar.cached : undefined);
+  if (view.usage) return promptText(view.usage.input, view.usage.cacheRead);
+  return '';
 }
 
 const LEVEL_TEXT: Record<MeterView['level'], string> = {

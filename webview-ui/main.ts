@@ -19,6 +19,7 @@ import { Tooltips } from './tooltip';
 import { setToolIcons } from './messages';
 import { keptParked, UiStateStore, type ParkedDraft } from './uiState';
 import { vscodeApi } from './vscodeApi';
+import { InContextRow } from './inContextRow';
 
 /**
  * The chat panel. The host decides and sends view models; this renders them and sends requests.
@@ -37,6 +38,7 @@ class App {
   private readonly empty: EmptyState;
   private readonly meter: Meter;
   private readonly composer: Composer;
+  private readonly inContext: InContextRow;
   private readonly models: ModelMenu;
   private chatId = '';
   /** The chats the panel has listed (a chat switched to that is not among them was just created). */
@@ -106,6 +108,7 @@ class App {
         },
         openCitation: (citation) => this.fire({ kind: 'openCitation', ...citation }),
         regenerate: () => this.fire({ kind: 'regenerate' }),
+        setPrice: () => this.fire({ kind: 'openSetting', setting: 'strata.prices' }),
         scrolled: (p) => this.ui.update({ chatId: this.chatId, atBottom: p.atBottom, anchorId: p.anchorId, anchorOffset: p.anchorOffset }),
       },
       this.tooltips,
@@ -119,7 +122,7 @@ class App {
       },
       this.ui.get().requestCollapsed,
     );
-    this.meter = new Meter(this.tooltips);
+    this.meter = new Meter(this.tooltips, () => this.fire({ kind: 'openSetting', setting: 'strata.prices' }));
     this.models = new ModelMenu({
       listModels: () => this.request({ kind: 'listModels' }),
       selectModel: (o) => this.fire(o ? { kind: 'selectModel', provider: o.provider, model: o.model } : { kind: 'selectModel' }),
@@ -158,6 +161,8 @@ class App {
       this.ui.get().draft,
       this.tooltips,
     );
+    this.inContext = new InContextRow({ act: (ref, action) => this.fire({ kind: 'inContextItem', ref, action }) });
+    this.composer.mountAboveInput(this.inContext.el);
     setCodeWrap(this.ui.get().codeWrap === true);
     this.findBar = new FindBar({
       prepare: () => this.conversation.prepareFind(),
@@ -250,6 +255,9 @@ class App {
       case 'chips':
         this.composer.setChips(m.chips);
         break;
+      case 'inContext':
+        this.inContext.set(m.inContext);
+        break;
       case 'meter':
         this.meter.update(m.meter);
         break;
@@ -314,6 +322,8 @@ class App {
     // one the saved draft was begun in.
     const draftOf = first ? this.ui.get().draftChatId : this.chatId;
     this.chatId = s.chatId;
+    // Another chat: its own "In context" row follows with its meter.
+    if (!sameChat) this.inContext.set({ items: [], tokens: 0 });
     if (draftOf !== undefined && draftOf !== s.chatId) {
       // A chat just created (New Chat) takes the draft along: starting over is often why one was made.
       const created = !first && !this.knownChats.has(s.chatId) && s.messages.length === 0 && !this.ui.get().parked?.[s.chatId];

@@ -1,6 +1,6 @@
 import type { MessageView, ToolStepView } from '../src/protocol/messages';
 import { h, icon, iconButton } from './dom';
-import { formatInt } from './format';
+import { formatInt } from '../src/common/numberFormat';
 import { layerBarElement, layerBarTooltip, usageSummary } from './layers';
 import { renderMarkdown, type CodeBlock, type RenderedMarkdown } from './markdown';
 import { hasInlineSteps, layoutReply } from './replySegments';
@@ -196,10 +196,36 @@ export function updateAssistantChrome(record: MessageRecord, tooltips: Tooltips)
     tooltips.register(bar, () => layerBarTooltip(record.view));
     foot.append(bar);
   }
+  // One line in sight ("9.6k in, 99% cached · $0.012, saved $0.012"); the layers, the reported usage,
+  // the output tokens and the model are in its tooltip, on hover or focus.
   const summary = usageSummary(view);
-  if (summary) foot.append(h('span', { class: 'msg-usage' }, summary));
-  if (view.cost) foot.append(h('span', { class: 'msg-cost', 'data-testid': 'strata-cost', title: costTitle(view.cost) }, view.cost.text));
-  if (view.model) foot.append(h('span', { class: 'msg-model', title: view.model }, view.model));
+  if (summary || view.cost) {
+    const line = h('span', { class: 'msg-line', role: 'group', tabindex: 0, 'data-testid': 'strata-reply-line' });
+    if (summary) line.append(h('span', { class: 'msg-usage' }, summary));
+    if (summary && view.cost) line.append(h('span', { class: 'msg-sep', 'aria-hidden': 'true' }, ' · '));
+    if (view.cost) line.append(h('span', { class: 'msg-cost', 'data-testid': 'strata-cost' }, costShown(view.cost)));
+    if (view.cost && view.cost.usd === undefined)
+      line.append(
+        ' ',
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'link-btn',
+            'data-action': 'set-price',
+            'data-testid': 'strata-set-price',
+            title: 'Set a price for this model (strata.prices)',
+          },
+          'Set price…',
+        ),
+      );
+    line.setAttribute(
+      'aria-label',
+      `${summary}${view.cost ? `${summary ? ', ' : ''}${view.cost.text}` : ''}${view.model ? `; ${view.model}` : ''}`,
+    );
+    tooltips.register(line, () => replyLineTooltip(record.view));
+    foot.append(line);
+  }
   const actions = h('span', { class: 'msg-actions' });
   if (!streaming && view.text.length > 0) {
     actions.append(iconButton({ icon: 'copy', label: 'Copy Reply', testid: 'strata-copy-reply', action: 'copy-reply' }));
@@ -211,9 +237,21 @@ export function updateAssistantChrome(record: MessageRecord, tooltips: Tooltips)
   record.foot = foot;
 }
 
-function costTitle(cost: NonNullable<MessageView['cost']>): string {
-  if (cost.usd === undefined) return 'No price is known for this model: set one with the strata.prices setting.';
-  return 'What the request that produced this reply cost, from the usage the provider reported; saved: the same tokens billed without the cache, minus that.';
+/** The money half of a reply's line: its cost, or "no price known" (the tokens are the other half). */
+function costShown(cost: NonNullable<MessageView['cost']>): string {
+  return cost.usd === undefined ? 'no price known' : cost.text;
+}
+
+function costNote(cost: NonNullable<MessageView['cost']>): string {
+  if (cost.usd === undefined) return `${cost.text}. Set a price with the strata.prices setting (Set price…).`;
+  return `${cost.text}: what the request that produced this reply cost, from the usage the provider reported; saved: the same tokens billed without the cache, minus that.`;
+}
+
+/** The reply line's tooltip: the request's layers and usage (as the bar's), then the cost in full. */
+function replyLineTooltip(view: MessageView): Node {
+  const box = layerBarTooltip(view);
+  if (view.cost) box.append(h('div', { class: 'tooltip-note', 'data-testid': 'strata-cost-note' }, costNote(view.cost)));
+  return box;
 }
 
 /** Each tool's codicon, as the host's tool registry gives it in `init`. */

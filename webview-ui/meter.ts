@@ -1,6 +1,6 @@
 import type { MeterView } from '../src/protocol/messages';
 import { h, icon } from './dom';
-import { formatInt, formatPercent, formatTokens } from './format';
+import { budgetText, formatInt, formatPercent } from '../src/common/numberFormat';
 import { meterTooltip } from './layers';
 import type { Tooltips } from './tooltip';
 
@@ -20,9 +20,14 @@ export class Meter {
   private readonly expiredText: HTMLElement;
   /** Mounted below the meter (not inside it: the meter's text stays its figures). */
   readonly expired: HTMLElement;
+  /** The meter and, beside it, the chat's cost so far ("Chat $0.052 · saved $0.024"). */
+  readonly row: HTMLElement;
+  private readonly chatCost: HTMLElement;
+  private readonly chatCostText: HTMLElement;
+  private readonly setPrice: HTMLButtonElement;
   private meter: MeterView | undefined;
 
-  constructor(tooltips: Tooltips) {
+  constructor(tooltips: Tooltips, onSetPrice: () => void = () => undefined) {
     this.fill = h('div', { class: 'meter-fill' });
     this.warnMark = h('div', { class: 'meter-mark', 'aria-hidden': 'true' });
     this.compactMark = h('div', { class: 'meter-mark', 'aria-hidden': 'true' });
@@ -45,6 +50,27 @@ export class Meter {
       h('div', { class: 'meter-text' }, this.usedText, this.levelText, this.cachedText, this.estimatedText),
     );
     this.el.hidden = true;
+    this.chatCostText = h('span', { class: 'chat-cost-text' });
+    this.setPrice = h(
+      'button',
+      { type: 'button', class: 'link-btn', 'data-testid': 'strata-chat-set-price', title: 'Set a price for this model (strata.prices)' },
+      'Set price…',
+    );
+    this.setPrice.addEventListener('click', onSetPrice);
+    this.setPrice.hidden = true;
+    this.chatCost = h(
+      'div',
+      {
+        class: 'chat-cost',
+        'data-testid': 'strata-chat-cost',
+        title: 'What this chat has cost so far, from the usage the provider reported (Show Chat Cost for each turn).',
+      },
+      this.chatCostText,
+      ' ',
+      this.setPrice,
+    );
+    this.chatCost.hidden = true;
+    this.row = h('div', { class: 'meter-row' }, this.el, this.chatCost);
     tooltips.register(this.el, () =>
       this.meter
         ? meterTooltip(this.meter)
@@ -83,7 +109,7 @@ export class Meter {
     this.fill.style.width = `${Math.min(100, Math.max(0, share * 100))}%`;
     this.warnMark.style.left = `${m.warnPercent}%`;
     this.compactMark.style.left = `${m.compactPercent}%`;
-    this.usedText.textContent = `${formatTokens(m.used)} / ${formatTokens(m.budget)} tokens`;
+    this.usedText.textContent = budgetText(m.used, m.budget, m.contextWindow);
     this.levelText.textContent = LEVEL_LABEL[m.level] ? ` · ${LEVEL_LABEL[m.level]}` : '';
     this.cachedText.textContent = m.lastCachedShare !== undefined ? ` · ${formatPercent(m.lastCachedShare)} cached` : '';
     this.estimatedText.hidden = !m.estimated;
@@ -93,8 +119,11 @@ export class Meter {
     this.el.setAttribute('aria-valuenow', String(Math.min(m.used, m.budget)));
     this.el.setAttribute(
       'aria-label',
-      `Context: ${formatInt(m.used)} of ${formatInt(m.budget)} tokens (${formatPercent(m.used, m.budget)})${LEVEL_LABEL[m.level] ? `, ${LEVEL_LABEL[m.level]}` : ''}${m.estimated ? ', estimated' : ''}${m.cacheExpired ? `; ${m.cacheExpired}` : ''}`,
+      `Context: ${formatInt(m.used)} of ${formatInt(m.budget)} budget tokens (${formatPercent(m.used, m.budget)}; ${formatInt(m.contextWindow)}-token window)${LEVEL_LABEL[m.level] ? `, ${LEVEL_LABEL[m.level]}` : ''}${m.estimated ? ', estimated' : ''}${m.cacheExpired ? `; ${m.cacheExpired}` : ''}`,
     );
     this.el.setAttribute('aria-valuetext', `${formatInt(m.used)} of ${formatInt(m.budget)} tokens`);
+    this.chatCost.hidden = !m.chatCost;
+    this.chatCostText.textContent = m.chatCost ?? '';
+    this.setPrice.hidden = m.chatPriceMissing !== true;
   }
 }

@@ -1,7 +1,7 @@
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import type { RequestPreviewView } from '../src/protocol/messages';
 import { h, icon, iconButton } from './dom';
-import { formatInt } from './format';
+import { formatInt } from '../src/common/numberFormat';
 import { renderMarkdown, type CodeBlock } from './markdown';
 
 export interface PreviewHost {

@@ -27,6 +27,8 @@ export interface SuggestionDeps {
   workspace: Pick<HostWorkspace, 'checkTarget'>;
   post(suggestion: SuggestionView | null): void;
   chips(): readonly ChipView[];
+  /** Files the next message carries already without a chip (attached in an earlier turn): not offered again. */
+  inContext(): ReadonlySet<string>;
   attachSpecs(specs: SpecOrRefusal[]): Promise<ChipView[]>;
   removeChip(id: string): void;
   /** Turns the chat has (a chip that left with a sent message is attached again for the next one). */
@@ -109,8 +111,10 @@ export class ActiveEditorSuggestion extends Disposable {
     }
     if (this.auto) this.auto = undefined;
     const label = offered ? chipLabelOf(offered.ref) : undefined;
-    // Already attached: nothing to offer.
-    const attached = label !== undefined && this.deps.chips().some((c) => c.label === label);
+    // Already attached, or a file already in context from an earlier turn: nothing to offer.
+    const attached =
+      label !== undefined &&
+      (this.deps.chips().some((c) => c.label === label) || (offered?.ref.kind === 'file' && this.deps.inContext().has(label)));
     this.publish(attached ? null : offered);
   }
 

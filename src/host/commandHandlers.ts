@@ -156,7 +156,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
       ),
     'strata.showChatCost': async () => {
       const title = session.chats().find((c) => c.id === session.activeChatId)?.title ?? 'New chat';
-      await d.documents.open('Chat Cost.md', session.chatCosts.report(title, session.turnMetas()), 'markdown');
+      await d.documents.openRendered('Chat Cost.md', session.chatCosts.report(title, session.turnMetas()));
     },
     'strata.showLastRequest': async () => {
       const last = controller.lastSent();

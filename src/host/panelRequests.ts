@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { Citation } from '../protocol/citations';
 import type { AttachWhat, BannerAction, ChipView, HostToWebviewMessage, ModelOption } from '../protocol/messages';
 import type { MentionRef, MentionResult, MentionView, SlashHostCommand } from '../protocol/mentions';
-import type { ResponseOf, WebviewRequestKind, WebviewRequestOf } from '../protocol/requests';
+import type { InContextAction, ResponseOf, WebviewRequestKind, WebviewRequestOf } from '../protocol/requests';
 import type { ChatSession } from '../services/chatSession';
 import { ChatSearch } from '../services/store/chatSearch';
 import { ProviderResolver } from './providerResolver';
@@ -35,6 +35,8 @@ export interface PanelComposerActions {
   restoreChip(chipId: string): Promise<boolean>;
   /** Forgets a chip taken off the next message, and its Undo. */
   dismissRemovedChip(chipId: string): boolean;
+  /** Pin, Unpin, Remove or Undo on an item of the "In context" row, as the same actions in Context Layers; false when the item is gone. */
+  inContextItem(ref: string, action: InContextAction): Promise<boolean>;
 }
 
 /** The command each host-run `/` command is (the same as in the Command Palette). */
@@ -126,6 +128,12 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
     attachMention: async (r) => a.composer.attachMention(r.ref),
     slashCommand: async (r) => {
       await vscode.commands.executeCommand(SLASH_COMMAND_IDS[r.name]);
+    },
+    inContextItem: async (r) => {
+      if (!(await a.composer.inContextItem(r.ref, r.action))) throw new Error('That item is no longer in this chat.');
+    },
+    openSetting: async (r) => {
+      await vscode.commands.executeCommand('workbench.action.openSettings', r.setting);
     },
   };
 }

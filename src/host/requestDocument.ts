@@ -37,4 +37,19 @@ export class RequestDocuments extends Disposable implements vscode.TextDocumentC
     await vscode.window.showTextDocument(doc, { preview: true });
     return doc;
   }
+
+  /** Markdown shown rendered (the editor's Markdown preview); as source where the preview is not available. */
+  async openRendered(name: string, markdown: string): Promise<vscode.TextDocument> {
+    const uri = vscode.Uri.from({ scheme: REQUEST_SCHEME, path: `/${name}`, query: `n=${++this.counter}` });
+    this.contents.set(uri.toString(), markdown);
+    let doc = await vscode.workspace.openTextDocument(uri);
+    if (doc.languageId !== 'markdown') doc = await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+    try {
+      await vscode.commands.executeCommand('markdown.showPreview', uri);
+    } catch {
+      // The built-in Markdown extension is disabled: the source is still readable.
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }
+    return doc;
+  }
 }

@@ -1,15 +1,9 @@
 import { WINDOW_SOURCE_TEXT } from '../services/modelInfo';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
+import { budgetShortText, budgetText, formatInt, formatPercent } from '../common/numberFormat';
 import type { MeterView } from '../protocol/messages';
 import { VIEW_IDS } from './commandIds';
-
-/** Compact token count: 950, 12.3k, 1.2M. */
-export function formatTokens(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, '')}k`;
-  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
-}
 
 /** The context meter in the status bar: tokens of the next request ÷ budget; opens the panel. */
 export class MeterStatusBar extends Disposable {
@@ -26,9 +20,10 @@ export class MeterStatusBar extends Disposable {
   }
 
   update(meter: MeterView): void {
-    const pct = meter.budget > 0 ? Math.round((meter.used / meter.budget) * 100) : 0;
-    const cached = meter.lastCachedShare !== undefined ? ` · ${Math.round(meter.lastCachedShare * 100)}% cached` : '';
-    this.item.text = `$(layers) ${formatTokens(meter.used)}/${formatTokens(meter.budget)}${cached}`;
+    // The panel's meter and Context Layers write the same figures with the same formatter.
+    const pct = formatPercent(meter.used, meter.budget);
+    const cached = meter.lastCachedShare !== undefined ? `${formatPercent(meter.lastCachedShare)} cached` : '';
+    this.item.text = `$(layers) ${budgetShortText(meter.used, meter.budget)}${cached ? ` · ${cached}` : ''}`;
     this.item.backgroundColor =
       meter.level === 'warn'
         ? new vscode.ThemeColor('statusBarItem.warningBackground')
@@ -37,18 +32,18 @@ export class MeterStatusBar extends Disposable {
           : undefined;
     const md = new vscode.MarkdownString(undefined, false);
     md.appendMarkdown(
-      `**Strata context** — ${meter.used.toLocaleString('en-US')} of ${meter.budget.toLocaleString('en-US')} tokens (${pct}%)${meter.estimated ? ', estimated' : ''}\n\n`,
+      `**Strata context** — ${budgetText(meter.used, meter.budget, meter.contextWindow)}: ${formatInt(meter.used)} of ${formatInt(meter.budget)} tokens (${pct})${meter.estimated ? ', estimated' : ''}\n\n`,
     );
     md.appendMarkdown(
-      `Budget = ${meter.contextWindow.toLocaleString('en-US')} window${meter.windowSource ? ` (${WINDOW_SOURCE_TEXT[meter.windowSource]})` : ''} − ${meter.reservedOutput.toLocaleString('en-US')} reserved output − ${meter.margin.toLocaleString('en-US')} margin\n\n`,
+      `Budget = ${formatInt(meter.contextWindow)} window${meter.windowSource ? ` (${WINDOW_SOURCE_TEXT[meter.windowSource]})` : ''} − ${formatInt(meter.reservedOutput)} reserved output − ${formatInt(meter.margin)} margin\n\n`,
     );
     md.appendMarkdown(`Warn at ${meter.warnPercent}%, compact at ${meter.compactPercent}% down to ${meter.targetPercent}%`);
     if (meter.lastCachedShare !== undefined)
-      md.appendMarkdown(`\n\nLast request: ${Math.round(meter.lastCachedShare * 100)}% served from the prompt cache`);
+      md.appendMarkdown(`\n\nLast request: ${formatPercent(meter.lastCachedShare)} served from the prompt cache`);
     if (meter.level === 'pruned') md.appendMarkdown('\n\nPruning ran for the last request (see Context Layers).');
     this.item.tooltip = md;
     this.item.accessibilityInformation = {
-      label: `Strata context: ${pct} percent of the budget used${cached ? `, ${cached.replace(' · ', '')}` : ''}`,
+      label: `Strata context: ${budgetText(meter.used, meter.budget, meter.contextWindow)}, ${pct} of the budget used${cached ? `, ${cached}` : ''}`,
     };
   }
 }

@@ -33,6 +33,7 @@ import { editorSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
 import { attachedItems, type AttachedItem } from './attachedItems';
 import type { ChatViewProvider, PanelHandler } from './chatViewProvider';
 import { INITIAL_TURNS, panelRequestHandlers, type PanelFileActions, type PanelRequestHandlers } from './panelRequests';
+import { inContextView } from '../services/session/inContext';
 import type { PanelComposerActions } from './panelRequests';
 import type { ProviderResolver, ResolvedProvider } from './providerResolver';
 import { requestDump, SentRequestLog, type SentRequest, type WholeRequest } from './sentRequests';
@@ -240,6 +241,7 @@ export class StrataController extends Disposable implements PanelHandler {
 
   private showMeter(meter: MeterView): void {
     this.post({ type: 'meter', meter });
+    this.post({ type: 'inContext', inContext: inContextView(this.session.predictedEnvelope()?.ledger, this.session.chatItems()) });
     this.deps.statusBar.update(meter);
     this.armCacheExpiry();
   }

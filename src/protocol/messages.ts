@@ -230,6 +230,30 @@ export interface MeterView {
   nextCost?: string;
   /** Set while the provider's cache has likely expired: "cache likely expired — the next message costs ~$X (N tokens uncached)". */
   cacheExpired?: string;
+  /** The chat's cost so far, beside the meter: "Chat $0.052 · saved $0.024" ("Chat: no price known" when no turn has a price). */
+  chatCost?: string;
+  /** No turn of the chat has a price: the panel offers "Set price…". */
+  chatPriceMissing?: boolean;
+}
+
+/** An item the next message carries besides what is typed and the chips: an earlier attachment, a pinned item, an instructions file. */
+export interface InContextItemView {
+  /** Artifact id (`file:src/a.ts`, `sel:…`) for Pin and Remove; `instructions:<path>` for an instructions file. */
+  ref: string;
+  kind: 'file' | 'selection' | 'instructions';
+  /** `path` or `path:L12-30`. */
+  label: string;
+  /** Tokens the next request spends on it (every version it holds), as Context Layers counts them. */
+  tokens: number;
+  pinned: boolean;
+  /** What the next turn does to it (a Pin, Unpin or Remove not sent yet). */
+  pending?: 'pin' | 'unpin' | 'detach';
+}
+
+/** The "In context" row above the input: what rides along with the next message. */
+export interface InContextView {
+  items: InContextItemView[];
+  tokens: number;
 }
 
 export interface ChatSummaryView {
@@ -339,6 +363,8 @@ export type HostToWebviewMessage =
   | { readonly type: 'chats'; readonly chats: ChatSummaryView[]; readonly chatId: string; readonly chatTitle: string }
   | { readonly type: 'chips'; readonly chips: ChipView[] }
   | { readonly type: 'meter'; readonly meter: MeterView }
+  /** What the next message carries besides what is typed (posted with each meter). */
+  | { readonly type: 'inContext'; readonly inContext: InContextView }
   | { readonly type: 'model'; readonly model: ModelView }
   | { readonly type: 'banners'; readonly banners: BannerView[] }
   | { readonly type: 'notices'; readonly notices: NoticeView[] }
@@ -397,6 +423,7 @@ const HOST_TYPES: readonly HostToWebviewType[] = [
   'chats',
   'chips',
   'meter',
+  'inContext',
   'model',
   'banners',
   'notices',
@@ -457,6 +484,8 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
       return Array.isArray(m.chats) && typeof m.chatId === 'string' ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'chips':
       return Array.isArray(m.chips) && m.chips.every(isChipView) ? (m as unknown as HostToWebviewMessage) : undefined;
+    case 'inContext':
+      return isInContextView(m.inContext) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'meter':
       return isObj(m.meter) && isInt(m.meter.used) && isInt(m.meter.budget) ? (m as unknown as HostToWebviewMessage) : undefined;
     case 'model':
@@ -525,5 +554,24 @@ function isPanelState(v: unknown): v is PanelState {
     (v.meter === undefined || isObj(v.meter)) &&
     isObj(v.model) &&
     typeof v.busy === 'boolean'
+  );
+}
+
+const IN_CONTEXT_KINDS: readonly string[] = ['file', 'selection', 'instructions'];
+const PENDING_OPS: readonly string[] = ['pin', 'unpin', 'detach'];
+
+/** An `inContext` payload as the panel accepts it: every item whole (the row renders each field). */
+export function isInContextView(v: unknown): v is InContextView {
+  if (!isObj(v) || !isInt(v.tokens) || !Array.isArray(v.items)) return false;
+  return v.items.every(
+    (i) =>
+      isObj(i) &&
+      typeof i.ref === 'string' &&
+      typeof i.kind === 'string' &&
+      IN_CONTEXT_KINDS.includes(i.kind) &&
+      typeof i.label === 'string' &&
+      isInt(i.tokens) &&
+      typeof i.pinned === 'boolean' &&
+      (i.pending === undefined || (typeof i.pending === 'string' && PENDING_OPS.includes(i.pending))),
   );
 }

@@ -105,7 +105,21 @@ export interface WebviewRequestMap {
   attachMention: { params: { ref: MentionRef }; response: MentionResult };
   /** Run a `/` command the host owns (`/compact`, `/cost`). */
   slashCommand: { params: { name: SlashHostCommand }; response: void };
+  /** Pin, Unpin, Remove or Undo on an item of the "In context" row (an attachment of an earlier turn, by artifact id). */
+  inContextItem: { params: { ref: string; action: InContextAction }; response: void };
+  /** Open the Settings editor at one of the settings the panel offers to edit ("Set price…"). */
+  openSetting: { params: { setting: PanelSetting }; response: void };
 }
+
+export type InContextAction = 'pin' | 'unpin' | 'remove' | 'undo';
+export const IN_CONTEXT_ACTIONS: readonly InContextAction[] = ['pin', 'unpin', 'remove', 'undo'];
+/** An artifact id as the row names one: a file, a selection or an untitled document (see src/engine). */
+const ARTIFACT_ID = /^(?:file|sel|untitled):[^\r\n]+$/;
+export const MAX_ARTIFACT_ID_CHARS = 1200;
+
+/** The settings the panel may open by name: a fixed list, so a message cannot steer the Settings editor elsewhere. */
+export const PANEL_SETTINGS = ['strata.prices', 'strata.baseUrl'] as const;
+export type PanelSetting = (typeof PANEL_SETTINGS)[number];
 
 export type WebviewRequestKind = keyof WebviewRequestMap;
 
@@ -255,6 +269,16 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
       if (!shape(['name']) || typeof value.name !== 'string' || !(SLASH_HOST_COMMANDS as readonly string[]).includes(value.name))
         return bad(`name must be one of ${SLASH_HOST_COMMANDS.join(', ')}`);
       return { kind, name: value.name as SlashHostCommand };
+    case 'inContextItem':
+      if (!shape(['ref', 'action']) || !isStr(value.ref, MAX_ARTIFACT_ID_CHARS, false) || !ARTIFACT_ID.test(value.ref))
+        return bad('ref is not an artifact id');
+      if (typeof value.action !== 'string' || !(IN_CONTEXT_ACTIONS as readonly string[]).includes(value.action))
+        return bad(`action must be one of ${IN_CONTEXT_ACTIONS.join(', ')}`);
+      return { kind, ref: value.ref, action: value.action as InContextAction };
+    case 'openSetting':
+      if (!shape(['setting']) || typeof value.setting !== 'string' || !(PANEL_SETTINGS as readonly string[]).includes(value.setting))
+        return bad(`setting must be one of ${PANEL_SETTINGS.join(', ')}`);
+      return { kind, setting: value.setting as PanelSetting };
     default:
       return new ProtocolError(`unknown request kind ${JSON.stringify(typeof kind === 'string' ? kind.slice(0, 40) : kind)}`);
   }

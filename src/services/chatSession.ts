@@ -140,7 +140,8 @@ export class ChatSession {
     this.tokenCounts = new TokenCountTracker(this.store, (l) => this.log(l));
     const active = () => ({ chatId: this.chatId, provider: this.model.provider, label: this.model.label, lastMeta: this.metas.at(-1) });
     const pricing = () => this.opts.settings().pricing ?? DEFAULT_PRICING;
-    this.costs = new ChatCosts({ pricing, active, turnMetas: (id) => this.store.turnMetas(id), log: (l) => this.log(l) }, opts.now);
+    const metasOf = (id: string) => (id === this.chatId ? this.metas : this.store.turnMetas(id));
+    this.costs = new ChatCosts({ pricing, active, turnMetas: metasOf, log: (l) => this.log(l) }, opts.now);
     for (const w of this.store.warnings) this.log(w);
     const initial = chatId && this.store.hasChat(chatId) ? chatId : this.store.listChats()[0]?.id;
     this.chatId = initial ?? this.freshId();

@@ -13,7 +13,8 @@
  * Every row puts its figure where a narrow side bar does not cut it (see ./treeRowText.ts).
  */
 import { LAYER_IDS, type LayerId, type LedgerItem, type LedgerNode, type PruneReport } from '../engine/types';
-import { baseName, compactTokens, figureLabel, shortNames } from './treeRowText';
+import { formatInt, formatPercent, formatTokens, LAYER_TITLES } from '../common/numberFormat';
+import { baseName, figureLabel, shortNames } from './treeRowText';
 import { WINDOW_SOURCE_TEXT, type WindowSource } from './modelInfo';
 
 export type ItemStatus = 'full' | 'reference' | 'compacted' | 'summarized' | 'pruned' | 'superseded' | 'pinned' | 'missing';
@@ -137,27 +138,15 @@ function definitionNode(parentId: string, d: NextDefinition): LedgerTreeNode {
   };
 }
 
-const LAYER_NAMES: Record<LayerId, string> = { L1: 'System', L2: 'Library', L3: 'This turn', L4: 'History', L5: 'Your message' };
-
 const NUMBER = new Intl.NumberFormat('en-US');
 
-/**
- * `12,345`, as `toLocaleString('en-US')` writes it. Token counts are integers: grouped by hand, which
- * is many times faster than either ICU path (a refresh of a long chat's tree formats thousands).
- */
+/** `12,345`: the tree's exact figures, as src/common/numberFormat.ts writes them (a fraction, rare here, as en-US does). */
 export function fmt(n: number): string {
-  if (!Number.isSafeInteger(n)) return NUMBER.format(n);
-  const digits = String(Math.abs(n));
-  if (digits.length <= 3) return n < 0 ? `-${digits}` : digits;
-  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
-  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
-  return n < 0 ? `-${out}` : out;
+  return Number.isSafeInteger(n) ? formatInt(n) : NUMBER.format(n);
 }
 
 export function percent(part: number, whole: number): string {
-  if (whole <= 0) return '0%';
-  const p = (part / whole) * 100;
-  return p > 0 && p < 0.1 ? '<0.1%' : `${p.toFixed(p < 10 ? 1 : 0)}%`;
+  return formatPercent(part, whole);
 }
 
 function statusOf(item: LedgerItem): ItemStatus {
@@ -284,10 +273,7 @@ function itemNode(
     '',
     `${fmt(item.tokens)} tokens (${percent(item.tokens, budget)} of the budget) · ${statusText}`,
   ];
-  if (item.key) lines.push('', `id: \`${item.key.replace(/@v\d+$/, '')}\``);
-  if (item.version !== undefined) lines.push(`version: ${item.version}`);
-  if (item.contentHash) lines.push(`content sha256: \`${item.contentHash.slice(0, 16)}…\``);
-  if (item.turn !== undefined) lines.push(`turn: ${item.turn}`);
+  if (item.turn !== undefined) lines.push('', `Sent in turn ${item.turn}`);
   lines.push(
     '',
     recoverable
@@ -330,7 +316,40 @@ function itemNode(
     node.contextValue = 'reference';
   }
   if (source) node.source = source;
+  const details = detailsNode(node.id, item);
+  if (details) node.lazyChildren = () => [details];
   return node;
+}
+
+/**
+ * "Details" under an item: its id, version and content hash, which identify it exactly (for a
+ * bug report, or to match Show Last Request) but say little to a reader, so they are one level down.
+ */
+function detailsNode(parentId: string, item: LedgerItem): LedgerTreeNode | undefined {
+  const rows: [string, string][] = [];
+  if (item.key) rows.push(['id', item.key.replace(/@v\d+$/, '')]);
+  if (item.version !== undefined) rows.push(['version', String(item.version)]);
+  if (item.contentHash) rows.push(['content sha256', `${item.contentHash.slice(0, 16)}…`]);
+  if (rows.length === 0) return undefined;
+  const id = `${parentId}/details`;
+  return {
+    id,
+    label: 'Details',
+    description: rows.map(([k]) => k).join(', '),
+    icon: 'framing',
+    contextValue: 'info',
+    accessibility: `Details: ${rows.map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    expanded: false,
+    children: rows.map(([k, v]) => ({
+      id: `${id}/${k}`,
+      label: k,
+      description: v,
+      tooltip: `${k}: \`${v}\``,
+      icon: 'framing',
+      contextValue: 'info',
+      accessibility: `${k}: ${v}`,
+    })),
+  };
 }
 
 /** Items beyond which L2 is shown closed (with its count) instead of open. */
@@ -377,16 +396,17 @@ function layerHeader(
   budget: number,
   extra: { count?: string; items?: number; note?: string },
 ): LedgerTreeNode {
-  const name = `${layer} ${LAYER_NAMES[layer]}`;
+  // The name a reader understands first; the L-number, which docs and Show Last Request use, after the figure.
+  const name = LAYER_TITLES[layer];
   const share = percent(tokens, budget);
   return {
     id: `${parentId}/${layer}`,
     label: name,
-    description: `${fmt(tokens)} tokens${extra.count ?? ''}`,
-    tooltip: `**${name}**\n\n${fmt(tokens)} tokens, ${share} of the ${fmt(budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer]}${extra.note ? `\n\n${extra.note}` : ''}`,
+    description: `${fmt(tokens)} tokens${extra.count ?? ''} · ${layer}`,
+    tooltip: `**${name}** (${layer})\n\n${fmt(tokens)} tokens, ${share} of the ${fmt(budget)}-token budget\n\n${fmt(cached)} predicted cached\n\n${LAYER_HELP[layer]}${extra.note ? `\n\n${extra.note}` : ''}`,
     icon: 'layer',
     contextValue: 'layer',
-    accessibility: `${name}: ${fmt(tokens)} tokens, ${share} of the budget${extra.items !== undefined ? `, ${extra.items} items` : ''}`,
+    accessibility: `${name} (${layer}): ${fmt(tokens)} tokens, ${share} of the budget${extra.items !== undefined ? `, ${extra.items} items` : ''}`,
   };
 }
 
@@ -442,7 +462,7 @@ export function requestNode(id: string, title: string, r: RequestRecord, expande
   const node: LedgerTreeNode = {
     id,
     label,
-    description: `${compactTokens(r.promptTokens)} · ${Math.round(share * 100)}% cached${r.prefixBreak ? ' · prefix break' : ''}${mismatch ? ' ⚠' : ''}`,
+    description: `${formatTokens(r.promptTokens)} · ${Math.round(share * 100)}% cached${r.prefixBreak ? ' · prefix break' : ''}${mismatch ? ' ⚠' : ''}`,
     tooltip: lines.join('\n'),
     icon: mismatch ? 'warning' : 'request',
     contextValue: 'request',
@@ -598,7 +618,7 @@ function windowNode(w: ModelWindow): LedgerTreeNode {
   const source = WINDOW_SOURCE_TEXT[w.source];
   return {
     id: 'window',
-    label: figureLabel(`${compactTokens(w.contextWindow)} window`, source),
+    label: figureLabel(`${formatTokens(w.contextWindow)} window`, source),
     tooltip: `**Context window${w.model ? ` of ${escapeMd(w.model)}` : ''}**: ${fmt(w.contextWindow)} tokens, ${source}\n\n${WINDOW_SOURCE_HELP[w.source]}\n\nBudget = ${fmt(w.contextWindow)} − ${fmt(w.reservedOutput)} reserved output − margin = ${fmt(w.budget)} tokens.`,
     icon: w.source === 'assumed' ? 'warning' : 'layer',
     contextValue: 'info',

@@ -6,19 +6,6 @@
  * and in Show Last Request. Pure: no vscode.
  */
 
-/** 950 → `950`, 1234 → `1.2k`, 12345 → `12.3k`, 123456 → `123k`, 1234567 → `1.23M` (as the panel's meter writes them). */
-export function compactTokens(n: number): string {
-  const v = Math.max(0, Math.round(n));
-  if (v < 1000) return String(v);
-  if (v < 100_000) return `${trimZeros((v / 1000).toFixed(1))}k`;
-  if (v < 1_000_000) return `${Math.round(v / 1000)}k`;
-  return `${trimZeros((v / 1_000_000).toFixed(2))}M`;
-}
-
-function trimZeros(s: string): string {
-  return s.replace(/\.0+$/, '').replace(/(\.\d*?)0+$/, '$1');
-}
-
 /** An item row's label: its figure, then its name (`412 · money.ts`), so the figure is never the part cut off. */
 export function figureLabel(figure: string, name: string): string {
   return `${figure} · ${name}`;

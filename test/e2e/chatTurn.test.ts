@@ -152,10 +152,10 @@ describe('e2e: a chat turn in the real workbench', function () {
       const rows = await treeRows.evaluateAll((els) =>
         els.map((el) => [el.querySelector('.label-name')?.textContent ?? '', el.querySelector('.label-description')?.textContent ?? '']),
       );
-      return rows.flatMap(([n, d]) => (/^L\d /.test(n.trim()) ? [`${n.trim()}: ${d.trim()}`] : []));
+      return rows.flatMap(([n, d]) => (/ · L\d$/.test(d.trim()) ? [`${n.trim()}: ${d.trim()}`] : []));
     };
     let layersBefore: string[] = [];
-    await steps.run('Context Layers shows the selection under L3 This turn', async () => {
+    await steps.run('Context Layers shows the selection under This turn (L3)', async () => {
       await showContextLayers(page);
       // The selection's row: its tokens, then the file's base name and lines (the path is in the tooltip).
       const label = ` · ${FILE.split('/').pop()}:L${START}-${END}`;
@@ -163,7 +163,7 @@ describe('e2e: a chat turn in the real workbench', function () {
         const texts = (await treeRows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
         return texts.some((t) => t.startsWith('Last request')) && texts.some((t) => t.endsWith(label)) ? texts : undefined;
       });
-      const l3 = labels.indexOf('L3 This turn');
+      const l3 = labels.indexOf('This turn');
       assert.ok(l3 >= 0, `no L3 row in the tree: ${labels.join(' | ')}`);
       assert.match(labels[l3 + 1], /^[\d,]+ · /, `the row after L3 is ${labels[l3 + 1]}, not the selection`);
       assert.ok(labels[l3 + 1].endsWith(label), `the row after L3 is ${labels[l3 + 1]}, not the selection`);

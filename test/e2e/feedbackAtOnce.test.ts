@@ -74,7 +74,7 @@ describe('e2e: feedback at once in the real workbench', function () {
     await steps.run('Context Layers shows the attachment', async () => {
       await showContextLayers(page);
       // The workbench remembers a layer the user (or an earlier test) closed: L2 is opened if so.
-      const l2 = rows.filter({ has: page.locator('.label-name', { hasText: 'L2 Library' }) }).first();
+      const l2 = rows.filter({ has: page.locator('.label-name', { hasText: 'Attachments' }) }).first();
       await l2.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
       if ((await l2.getAttribute('aria-expanded')) === 'false') await l2.click();
       await poll(`a row for ${REMOVED}`, TIMEOUT.ui, async () => ((await rowNamed(REMOVED).count()) > 0 ? true : undefined));

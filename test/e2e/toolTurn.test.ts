@@ -111,14 +111,14 @@ describe('e2e: a tool turn in the real workbench', function () {
       await showContextLayers(page);
       const rows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
       // Open L3 (a person clicks it; the tree keeps a layer's expansion as the user left it).
-      const l3Row = rows.filter({ hasText: 'L3 This turn' }).first();
+      const l3Row = rows.filter({ hasText: 'This turn' }).first();
       await l3Row.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
       if ((await l3Row.getAttribute('aria-expanded')) === 'false') await l3Row.click();
       const labels = await poll('the tree to show the tool read', TIMEOUT.ui, async () => {
         const texts = (await rows.locator('.label-name').allInnerTexts()).map((t) => t.trim());
         return texts.some((t) => t.startsWith('Last request')) && texts.some((t) => t.endsWith(NAME)) ? texts : undefined;
       });
-      const l3 = labels.indexOf('L3 This turn');
+      const l3 = labels.indexOf('This turn');
       const file = labels.findIndex((t) => t.endsWith(NAME));
       assert.ok(l3 >= 0 && file > l3, `${FILE} is not listed under L3: ${labels.join(' | ')}`);
       const row = rows.filter({ has: page.locator('.label-name', { hasText: NAME }) }).first();

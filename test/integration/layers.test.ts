@@ -132,7 +132,7 @@ describe('Context Layers in the real editor', function () {
       const layers = children(api, last);
       assert.deepEqual(
         layers.map((l) => l.label),
-        ['L1 System', 'L2 Library', 'L3 This turn', 'L4 History', 'L5 Your message'],
+        ['System', 'Attachments', 'This turn', 'History', 'Your message'],
       );
       for (const [li, layer] of layers.entries()) {
         const ledgerLayer = want.ledger.layers[li];
@@ -166,12 +166,12 @@ describe('Context Layers in the real editor', function () {
     assert.ok(!('messages' in kept.get(2)!.envelope), 'turn 2 keeps its ledger, not its messages');
     assert.ok('messages' in kept.get(traj.turns.length)!.envelope, 'the last request is kept whole');
     // Statuses: turn 3 re-attached p-queue.md, sent in turn 1: a reference in L3.
-    const l3of3 = children(api, find(children(api, find(turns, 'Turn 3')!), 'L3 This turn')!);
+    const l3of3 = children(api, find(children(api, find(turns, 'Turn 3')!), 'This turn')!);
     assert.equal(l3of3[0].status, 'reference');
   });
 
   it('the tree actions change the next request as they say, and Show Last Request is what the server received', async () => {
-    const l2 = () => children(api, find(children(api, find(children(api), /^Last request/)!), 'L2 Library')!);
+    const l2 = () => children(api, find(children(api, find(children(api), /^Last request/)!), 'Attachments')!);
     const retry = find(l2(), `${PREFIX}src/p-retry.js`);
     assert.ok(
       retry,
@@ -229,10 +229,22 @@ describe('Context Layers in the real editor', function () {
     const last = find(children(api), /^Last request/)!;
     const item = api.testing.tree.getTreeItem(last);
     assert.ok(item.accessibilityInformation?.label.includes('tokens'));
-    const l2 = children(api, find(children(api, last), 'L2 Library')!);
+    const l2 = children(api, find(children(api, last), 'Attachments')!);
     const node = l2[0];
     const ti = api.testing.tree.getTreeItem(node);
-    assert.ok(ti.tooltip instanceof vscode.MarkdownString && /content sha256/.test(ti.tooltip.value), 'the tooltip has the content hash');
+    assert.ok(
+      ti.tooltip instanceof vscode.MarkdownString && /Recoverable/.test(ti.tooltip.value),
+      'the tooltip says whether it is recoverable',
+    );
+    const details = children(api, node);
+    assert.deepEqual(
+      details.map((d) => d.label),
+      ['Details'],
+    );
+    assert.deepEqual(
+      children(api, details[0]).map((d) => d.label),
+      ['id', 'version', 'content sha256'],
+    );
     assert.equal(node.recoverable, true);
     assert.ok(ti.iconPath instanceof vscode.ThemeIcon);
   });

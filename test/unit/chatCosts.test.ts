@@ -58,7 +58,7 @@ describe('chat costs', () => {
     await s.send('hello', openaiReplies(usage));
     // 976 × $2.50 + 1,024 × $1.25 + 50 × $10 per million = $0.00422; uncached $0.0055; saved $0.00128
     const reply = s.messages().messages[1];
-    assert.strictEqual(reply.cost?.text, '$0.0042 · saved $0.0013 by cache');
+    assert.strictEqual(reply.cost?.text, '$0.0042, saved $0.0013');
     assert.ok(Math.abs(reply.cost!.usd! - 0.00422) < 1e-9);
     assert.strictEqual(s.chats()[0].cost, '$0.0042');
     const report = s.chatCosts.report('hello', s.turnMetas());
@@ -84,7 +84,7 @@ describe('chat costs', () => {
     // 2,000 × $1.25 + 50 × $10 = $0.00325; together $0.00727. Uncached: 2,000 × $2.50 + 30 × $10 +
     // 2,100 × $2.50 + 50 × $10 = $0.01105, so the cache saved $0.00378.
     const reply = s.messages().messages[1];
-    assert.strictEqual(reply.cost?.text, '$0.0073 · saved $0.0038 by cache');
+    assert.strictEqual(reply.cost?.text, '$0.0073, saved $0.0038');
     assert.ok(Math.abs(reply.cost!.usd! - 0.00727) < 1e-9, String(reply.cost!.usd));
     assert.ok(Math.abs(reply.cost!.savedUsd! - 0.00378) < 1e-9, String(reply.cost!.savedUsd));
     assert.strictEqual(s.chats()[0].cost, '$0.0073');
@@ -102,7 +102,7 @@ describe('chat costs', () => {
     });
     await priced.s.send('hello', openaiReplies(usage));
     // 976 × $1 + 1,024 × $0.50 + 50 × $2 = $0.001588; uncached 2,000 + 100 = $0.0021
-    assert.strictEqual(priced.s.messages().messages[1].cost?.text, '$0.0016 · saved $0.0005 by cache');
+    assert.strictEqual(priced.s.messages().messages[1].cost?.text, '$0.0016, saved $0.0005');
   });
 
   it('predicts the next message’s cost, and says so once the cache has likely expired (fake clock)', async () => {

@@ -1,6 +1,7 @@
 import * as assert from 'assert';
 import { CACHE_LIFETIMES, CacheExpiry, cacheLifetimeSeconds, expiryAccuracy } from '../../src/services/pricing/cacheExpiry';
-import { costLine, formatUsd, predictedPromptCost, tokensLine, turnCost } from '../../src/services/pricing/cost';
+import { costLine, predictedPromptCost, tokensLine, turnCost } from '../../src/services/pricing/cost';
+import { formatUsd } from '../../src/common/numberFormat';
 import { PRICE_TABLE, parseModelLabel, priceRow, resolvePrices } from '../../src/services/pricing/prices';
 
 /** Dollars compared to a tenth of a micro-dollar: float sums of per-token prices are not exact. */
@@ -78,7 +79,7 @@ describe('cost arithmetic', () => {
     near(c.usd, 0.01976);
     near(c.uncachedUsd, 0.03);
     near(c.savedUsd, 0.01024);
-    assert.strictEqual(costLine(c), '$0.0198 · saved $0.0102 by cache');
+    assert.strictEqual(costLine(c), '$0.020, saved $0.010');
   });
 
   it('Anthropic: a cache read of 20,000, a 5-minute write of 3,000, 1,000 plain, 800 out', () => {
@@ -102,7 +103,7 @@ describe('cost arithmetic', () => {
     const c = turnCost({ input: 10_000, cacheRead: 0, cacheWrite: 10_000, output: 100 }, sonnet, '5m');
     near(c.usd, 0.039);
     near(c.savedUsd, -0.0075);
-    assert.strictEqual(costLine(c), '$0.0390 · cache writes added $0.0075');
+    assert.strictEqual(costLine(c), '$0.039, cache writes added $0.0075');
   });
 
   it('predicts the next prompt: OpenAI reads the cached part, Anthropic also writes the rest', () => {
@@ -117,7 +118,7 @@ describe('cost arithmetic', () => {
   it('formats dollars and the tokens-only line', () => {
     assert.strictEqual(formatUsd(0), '$0.00');
     assert.strictEqual(formatUsd(0.00004), '<$0.0001');
-    assert.strictEqual(formatUsd(0.01234), '$0.0123');
+    assert.strictEqual(formatUsd(0.01234), '$0.012');
     assert.strictEqual(formatUsd(12.345), '$12.35');
     assert.strictEqual(
       tokensLine({ input: 12_000, cacheRead: 8_000, cacheWrite: 0, output: 300 }),

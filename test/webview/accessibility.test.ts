@@ -53,7 +53,7 @@ function chat(): PanelState['messages'] {
   return [
     userMessage(1, 'Why does the cache miss?', ['src/engine/library.ts', 'src/engine/cache.ts:L12-30']),
     assistantMessage(1, REPLY, {
-      cost: { text: '$0.0213 · saved $0.0123 by cache', usd: 0.0213, savedUsd: 0.0123 },
+      cost: { text: '$0.021, saved $0.012', usd: 0.0213, savedUsd: 0.0123 },
       toolSteps: [
         {
           id: 'c1',
@@ -131,6 +131,22 @@ const STATES: Record<string, (p: Panel) => Promise<void>> = {
       available: false,
       reason: '.env is excluded',
     });
+  },
+  'in context open, chat cost beside the meter': async (p) => {
+    await p.init(state({ messages: chat(), meter: meter({ chatCost: 'Chat: no price known', chatPriceMissing: true }) }));
+    await p.post({
+      type: 'inContext',
+      inContext: {
+        items: [
+          { ref: 'instructions:AGENTS.md', kind: 'instructions', label: 'AGENTS.md', tokens: 212, pinned: false },
+          { ref: 'file:src/cart.ts', kind: 'file', label: 'src/cart.ts', tokens: 0, pinned: false, pending: 'detach' },
+          { ref: 'file:src/catalog.ts', kind: 'file', label: 'src/catalog.ts', tokens: 5_640, pinned: true },
+        ],
+        tokens: 5_852,
+      },
+    });
+    await p.byTestId('strata-in-context-toggle').click();
+    await p.byTestId('strata-in-context-undo').focus();
   },
   history: async (p) => {
     await p.init(state({ messages: chat() }));

@@ -30,7 +30,7 @@ function narrowState() {
         1,
         'The library is re-sorted each turn. Keep the first-seen order:\n\n```ts\nconst seen = new Map<string, Artifact>();\n```',
         {
-          cost: { text: '$0.0213 · saved $0.0123 by cache', usd: 0.0213, savedUsd: 0.0123 },
+          cost: { text: '$0.021, saved $0.012', usd: 0.0213, savedUsd: 0.0123 },
           usage: { input: 123_245, cacheRead: 117_837, cacheWrite: 0, output: 1_412 },
           bar: bar({ layers: { L1: 1_200, L2: 96_400, L3: 18_500, L4: 7_000, L5: 145 } }),
         },

@@ -489,7 +489,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.init(state({ meter: meter({ used: 12_345, lastCachedShare: 0.64 }) }));
     const m = p.byTestId('strata-meter');
     assert.equal(await m.getAttribute('data-level'), 'ok');
-    assert.match((await m.textContent()) ?? '', /12\.3k \/ 123k tokens · 64% cached/);
+    assert.match((await m.textContent()) ?? '', /^12\.3k of 123k budget \(128k window\) · 64% cached/);
     assert.equal(await m.getByTestId('strata-meter-estimated').isVisible(), false);
     await m.hover();
     const tip = p.byTestId('strata-tooltip');
@@ -533,7 +533,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
   it('cost: a line under each reply, the chat total in the list, the next message in the meter tooltip, the expired-cache notice', async () => {
     const p = await open();
     const priced = assistantMessage(1, 'Priced reply.', {
-      cost: { text: '$0.0123 · saved $0.0045 by cache', usd: 0.0123, savedUsd: 0.0045 },
+      cost: { text: '$0.012, saved $0.0045', usd: 0.0123, savedUsd: 0.0045 },
     });
     const unpriced = assistantMessage(2, 'Unpriced reply.', { cost: { text: '2,000 tokens in (1,024 cached) · 50 out · no price known' } });
     const chats = state().chats.map((c, i) => (i === 0 ? { ...c, cost: '$0.42' } : c));
@@ -546,9 +546,26 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     );
     const lines = p.byTestId('strata-cost');
     assert.equal(await lines.count(), 2);
-    assert.equal(await lines.nth(0).textContent(), '$0.0123 · saved $0.0045 by cache');
-    assert.equal(await lines.nth(1).textContent(), '2,000 tokens in (1,024 cached) · 50 out · no price known');
-    assert.match((await lines.nth(1).getAttribute('title')) ?? '', /strata\.prices/);
+    assert.equal(await lines.nth(0).textContent(), '$0.012, saved $0.0045');
+    assert.equal(await lines.nth(1).textContent(), 'no price known');
+    // One line under each reply: the prompt's tokens, then the money.
+    const replyLines = p.byTestId('strata-reply-line');
+    assert.deepEqual(await replyLines.allTextContents(), [
+      '12.2k in, 84% cached · $0.012, saved $0.0045',
+      '12.2k in, 84% cached · no price known Set price…',
+    ]);
+    const setPrice = p.byTestId('strata-set-price');
+    assert.equal(await setPrice.count(), 1, 'Set price… only where no price is known');
+    assert.equal(await setPrice.textContent(), 'Set price…');
+    // The rest (the full tokens line, where to set a price) on focus.
+    await replyLines.nth(1).focus();
+    const costTip = p.byTestId('strata-tooltip');
+    await costTip.waitFor({ state: 'visible' });
+    assert.match(
+      (await costTip.textContent()) ?? '',
+      /2,000 tokens in \(1,024 cached\) · 50 out · no price known\. Set a price with the strata\.prices setting/,
+    );
+    await p.page.keyboard.press('Escape');
     const expired = p.byTestId('strata-cache-expired');
     assert.equal(await expired.isVisible(), false);
 
@@ -598,7 +615,7 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await p.settle();
     assert.equal(await m.getAttribute('data-level'), 'pruned');
     assert.equal(await m.getAttribute('aria-busy'), null);
-    assert.match((await m.textContent()) ?? '', /101k \/ 123k tokens · pruned/);
+    assert.match((await m.textContent()) ?? '', /^101k of 123k budget \(128k window\) · pruned/);
   });
 
   it('layer bar: per-layer segments, hover shows tokens per layer, total, cached (reported or predicted) and usage', async () => {
@@ -614,11 +631,11 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     await tip.waitFor({ state: 'visible' });
     const text = (await tip.textContent()) ?? '';
     for (const expected of [
-      'L1 System1,000',
-      'L2 Library4,000',
-      'L3 This turn0',
-      'L4 History3,000',
-      'L5 Message100',
+      'System1,000',
+      'Attachments4,000',
+      'This turn0',
+      'History3,000',
+      'Your message100',
       'Total8,100',
       'Cached5,000',
       'predicted by Strata',
@@ -628,8 +645,8 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
     ]) {
       assert.ok(text.includes(expected), `tooltip has "${expected}": ${text}`);
     }
-    assert.match((await barEl.getAttribute('aria-label')) ?? '', /Request 8,100 tokens: L1 System 1,000/);
-    assert.match((await p.page.locator('.msg-usage').textContent()) ?? '', /8\.1k in · 62% cached · 412 out/);
+    assert.match((await barEl.getAttribute('aria-label')) ?? '', /Request 8,100 tokens: System \(L1\) 1,000/);
+    assert.equal(await p.page.locator('.msg-usage').textContent(), '8.1k in, 62% cached');
   });
 
   it('layer bar: the cached part of each layer is shaded, in proportion, and listed in the tooltip', async () => {

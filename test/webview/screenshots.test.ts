@@ -21,7 +21,7 @@ function conversation(): PanelState['messages'] {
     userMessage(1, 'Why does the provider cache miss on every turn?', ['src/engine/library.ts', 'src/engine/cache.ts:L12-30']),
     assistantMessage(1, REPLY, {
       bar: bar({ cached: 9_800, cachedReported: true }),
-      cost: { text: '$0.0213 · saved $0.0123 by cache', usd: 0.0213, savedUsd: 0.0123 },
+      cost: { text: '$0.021, saved $0.012', usd: 0.0213, savedUsd: 0.0123 },
     }),
     userMessage(2, 'And with the transcript layout?'),
     assistantMessage(
@@ -30,7 +30,7 @@ function conversation(): PanelState['messages'] {
       {
         bar: bar({ layers: { L1: 1_200, L2: 6_400, L3: 420, L4: 3_900, L5: 40 }, cached: 11_200 }),
         usage: { input: 11_960, cacheRead: 11_200, cacheWrite: 0, output: 96 },
-        cost: { text: '$0.0170 · saved $0.0140 by cache', usd: 0.017, savedUsd: 0.014 },
+        cost: { text: '$0.017, saved $0.014', usd: 0.017, savedUsd: 0.014 },
       },
     ),
   ];
@@ -96,7 +96,7 @@ describe('chat panel screenshots (real browser)', function () {
             meter: meter({
               used: 15_902,
               lastCachedShare: 0.94,
-              cacheExpired: 'cache likely expired — the next message costs ~$0.0398 (15,902 tokens uncached)',
+              cacheExpired: 'cache likely expired — the next message costs ~$0.040 (15,902 tokens uncached)',
             }),
           }),
         );

@@ -6,7 +6,8 @@
 import type { CostView } from '../../protocol/messages';
 import type { TurnMeta } from '../store/chatTypes';
 import type { ProviderUsage } from '../providers/types';
-import { costLine, formatUsd, predictedPromptCost, tokensLine, turnCost, type CacheTtl, type TurnCost } from './cost';
+import { formatInt, formatUsd } from '../../common/numberFormat';
+import { costLine, predictedPromptCost, tokensLine, turnCost, type CacheTtl, type TurnCost } from './cost';
 import { parseModelLabel, resolvePrices, type PriceOverrides, type ResolvedPrices } from './prices';
 import { overrideFor, type ModelOverrides } from '../modelOverrides';
 
@@ -111,10 +112,6 @@ export interface NextCost {
   text: string;
   /** Set while the cache has likely expired: the panel's notice. */
   expired?: string;
-}
-
-function formatInt(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
 }
 
 /**

@@ -2,6 +2,7 @@
  * What a turn cost in money, from the usage the provider reported, and what the cache saved: the
  * same tokens billed with no cache, minus what was billed. Pure arithmetic, in US dollars.
  */
+import { costText, formatInt } from '../../common/numberFormat';
 import type { ModelPrices } from './prices';
 
 /** The usage a provider reports for one request: `input` counts every prompt token, cached or not. */
@@ -57,28 +58,9 @@ export function predictedPromptCost(
   return turnCost({ input: promptTokens, cacheRead: cached, cacheWrite: write, output: 0 }, prices, ttl);
 }
 
-/** Dollars as the panel shows them: cents for a dollar or more, four decimals below, `<$0.0001` for dust. */
-export function formatUsd(usd: number): string {
-  const v = Math.abs(usd);
-  const sign = usd < 0 ? '−' : '';
-  if (v === 0) return '$0.00';
-  if (v >= 1) return `${sign}$${v.toFixed(2)}`;
-  if (v < 0.0001) return `${sign}<$0.0001`;
-  return `${sign}$${v.toFixed(4)}`;
-}
-
-function formatInt(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
-
-/** The cost line under a reply: "$0.0123 · saved $0.0045 by cache" (or what the cache writes added). */
+/** The cost line under a reply: "$0.012, saved $0.0045" (or what the cache writes added). */
 export function costLine(cost: TurnCost): string {
-  const saved = cost.savedUsd;
-  // Below a hundredth of a cent either way the cache made no difference worth a word.
-  if (Math.abs(saved) < 0.00005) return formatUsd(cost.usd);
-  return saved > 0
-    ? `${formatUsd(cost.usd)} · saved ${formatUsd(saved)} by cache`
-    : `${formatUsd(cost.usd)} · cache writes added ${formatUsd(-saved)}`;
+  return costText(cost.usd, cost.savedUsd);
 }
 
 /** The line under a reply when no price is known for its model: its tokens only. */

@@ -6,6 +6,7 @@
  */
 import type { TurnEnvelope } from '../../engine/engine';
 import type { ChatSummaryView, CostView, MeterView } from '../../protocol/messages';
+import { chatCostText } from '../../common/numberFormat';
 import { providerCachePrediction } from '../cacheModel';
 import { CacheExpiry, cacheLifetimeSeconds } from '../pricing/cacheExpiry';
 import {
@@ -145,8 +146,9 @@ export class ChatCosts {
   }
 
   /** The meter with the next message's predicted cost and, once the cache has likely expired, the notice. */
-  meter(view: MeterView, next: TurnEnvelope | undefined): MeterView {
+  meter(shown: MeterView, next: TurnEnvelope | undefined): MeterView {
     const a = this.source.active();
+    const view = this.withChatCost(shown, a.chatId);
     if (!next) return view;
     const warmCached = providerCachePrediction(a.provider, next.ledger.cachedTokens);
     const expired = !!a.lastMeta && this.expiry.status(a.chatId, this.lifetimeSeconds(a.provider), a.lastMeta.at).expired;
@@ -158,5 +160,14 @@ export class ChatCosts {
     const out: MeterView = { ...view, nextCost: cost.text };
     if (cost.expired) out.cacheExpired = cost.expired;
     return out;
+  }
+
+  /** The meter with the chat's total beside it ("Chat $0.052 · saved $0.024"), keep-warm pings included. */
+  private withChatCost(view: MeterView, chatId: string): MeterView {
+    const total = chatTotal(this.source.turnMetas(chatId), this.source.pricing());
+    const pinged = this.pings.get(chatId)?.usd ?? 0;
+    if (total.priced > 0 || pinged > 0) return { ...view, chatCost: chatCostText(total.usd + pinged, total.savedUsd, total.unpriced > 0) };
+    if (total.unpriced > 0) return { ...view, chatCost: 'Chat: no price known', chatPriceMissing: true };
+    return view;
   }
 }

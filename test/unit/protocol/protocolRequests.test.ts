@@ -15,6 +15,8 @@ describe('protocol: requests', () => {
       { kind: 'selectModel', provider: 'openai', model: 'gpt-4o' },
       { kind: 'loadOlder', chatId: 'c1', beforeTurn: 3 },
       { kind: 'insertTerminal', code: 'npm test' },
+      { kind: 'openSetting', setting: 'strata.prices' },
+      { kind: 'openSetting', setting: 'strata.baseUrl' },
     ];
     for (const request of requests) {
       const raw = { type: 'request', requestId: 7, request };
@@ -32,6 +34,18 @@ describe('protocol: requests', () => {
   it('refuses extra fields, unknown kinds and wrong types', () => {
     for (const request of [{ kind: 'stop', extra: 1 }, { kind: 'nope' }, { kind: 'pinChip', chipId: 'a', pinned: 'yes' }, []]) {
       assert.ok(parseWebviewToHostMessage({ type: 'request', requestId: 1, request }) instanceof ProtocolError);
+    }
+  });
+
+  it('opens only the settings the panel offers (a message cannot steer the Settings editor elsewhere)', () => {
+    for (const request of [
+      { kind: 'openSetting' },
+      { kind: 'openSetting', setting: 'workbench.startupEditor' },
+      { kind: 'openSetting', setting: 'strata.prices', query: '@ext:x' },
+      { kind: 'openSetting', setting: 7 },
+    ]) {
+      const parsed = parseWebviewToHostMessage({ type: 'request', requestId: 1, request });
+      assert.ok(parsed instanceof ProtocolError, JSON.stringify(request));
     }
   });
 

@@ -94,7 +94,7 @@ describe('Context Layers tree model', () => {
     const layers = layerNodes('last', env.ledger);
     assert.deepEqual(
       layers.map((l) => l.label),
-      ['L1 System', 'L2 Library', 'L3 This turn', 'L4 History', 'L5 Your message'],
+      ['System', 'Attachments', 'This turn', 'History', 'Your message'],
     );
     for (const [i, l] of layers.entries()) {
       assert.equal(l.description?.startsWith(`${env.layers[i].tokens.toLocaleString('en-US')} tokens`), true, l.description);
@@ -109,8 +109,21 @@ describe('Context Layers tree model', () => {
     assert.equal(v2.recoverable, true);
     assert.equal(v2.ref, 'file:src/a.ts@v2');
     assert.equal(v2.contextValue, 'attachment');
-    assert.match(v2.tooltip ?? '', /version: 2/);
-    assert.match(v2.tooltip ?? '', /content sha256/);
+    // Its id, version and hash are one level down, under "Details".
+    assert.doesNotMatch(v2.tooltip ?? '', /sha256|version:/);
+    const details = v2.lazyChildren!();
+    assert.deepEqual(
+      details.map((d) => [d.label, d.description]),
+      [['Details', 'id, version, content sha256']],
+    );
+    const rows = details[0].children!;
+    assert.deepEqual(
+      rows.map((r) => r.label),
+      ['id', 'version', 'content sha256'],
+    );
+    assert.equal(rows[0].description, 'file:src/a.ts');
+    assert.equal(rows[1].description, '2');
+    assert.match(rows[2].description ?? '', /^[0-9a-f]{16}…$/);
     const v1 = all.find((n) => n.name === 'src/a.ts');
     assert.equal(v1?.status, 'superseded');
     const sel = all.find((n) => n.name === 'src/b.ts:L2-3');
@@ -230,14 +243,14 @@ describe('Context Layers tree model', () => {
     assert.deepEqual(
       layers.map((l) => [l.label, !!l.children, !!l.lazyChildren, !!l.expanded]),
       [
-        ['L1 System', false, true, false],
-        ['L2 Library', true, false, true],
-        ['L3 This turn', true, false, true],
-        ['L4 History', false, true, false],
-        ['L5 Your message', false, true, false],
+        ['System', false, true, false],
+        ['Attachments', true, false, true],
+        ['This turn', true, false, true],
+        ['History', false, true, false],
+        ['Your message', false, true, false],
       ],
     );
-    assert.match(layers[3].description!, / · 59\d items$/, 'a closed layer of many items says how many');
+    assert.match(layers[3].description!, / · 59\d items · L4$/, 'a closed layer of many items says how many');
     assert.doesNotMatch(layers[1].description!, /items/);
     const history = layers[3].lazyChildren!();
     assert.equal(history.length, ledgers[ledgers.length - 1].ledger!.layers[3].items.length);
@@ -269,7 +282,7 @@ describe('Context Layers tree model', () => {
     assert.equal(l2.children, undefined);
     const items = l2.lazyChildren!();
     assert.ok(items.length > OPEN_LAYER_MAX_ITEMS);
-    assert.match(l2.description!, new RegExp(` · ${items.length} items$`));
+    assert.match(l2.description!, new RegExp(` · ${items.length} items · L2$`));
   });
 
   it('a request whose ledger this window does not hold (sent before a reload, or from another window) still shows its layers from the saved turn', () => {
@@ -286,11 +299,11 @@ describe('Context Layers tree model', () => {
     assert.deepEqual(
       layers.map((l) => [l.label, l.description]),
       [
-        ['L1 System', '200 tokens'],
-        ['L2 Library', '1,000 tokens'],
-        ['L3 This turn', '0 tokens'],
-        ['L4 History', '250 tokens'],
-        ['L5 Your message', '50 tokens'],
+        ['System', '200 tokens · L1'],
+        ['Attachments', '1,000 tokens · L2'],
+        ['This turn', '0 tokens · L3'],
+        ['History', '250 tokens · L4'],
+        ['Your message', '50 tokens · L5'],
       ],
     );
     assert.match(layers[1].tooltip!, /1,000 predicted cached/);

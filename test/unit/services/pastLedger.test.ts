@@ -100,7 +100,7 @@ describe('earlier requests rebuilt from the saved chat', () => {
     assert.equal(rebuilt, 1);
     assert.deepEqual(
       layers.map((l) => l.label),
-      ['L1 System', 'L2 Library', 'L3 This turn', 'L4 History', 'L5 Your message'],
+      ['System', 'Attachments', 'This turn', 'History', 'Your message'],
     );
   });
 });

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { PromptContextEngine } from '../../../src/engine/engine';
 import { buildLedgerTree, type LedgerTreeNode } from '../../../src/services/ledgerTree';
-import { baseName, compactTokens, figureLabel, shortNames } from '../../../src/services/treeRowText';
+import { baseName, figureLabel, shortNames } from '../../../src/services/treeRowText';
 import { charTokenizer } from '../../support/charTokenizer';
 
 function flatten(nodes: readonly LedgerTreeNode[]): LedgerTreeNode[] {
@@ -9,21 +9,6 @@ function flatten(nodes: readonly LedgerTreeNode[]): LedgerTreeNode[] {
 }
 
 describe('Context Layers row text for a narrow side bar', () => {
-  it('writes compact figures as the panel’s meter does', () => {
-    assert.deepEqual([0, 950, 999, 1000, 1234, 12_345, 99_949, 123_456, 999_499, 1_234_567].map(compactTokens), [
-      '0',
-      '950',
-      '999',
-      '1k',
-      '1.2k',
-      '12.3k',
-      '99.9k',
-      '123k',
-      '999k',
-      '1.23M',
-    ]);
-  });
-
   it('names files by their base name, with folders only where two base names are the same', () => {
     assert.equal(baseName('src/host/layersTreeProvider.ts'), 'layersTreeProvider.ts');
     assert.equal(baseName('untitled:1'), 'untitled:1');

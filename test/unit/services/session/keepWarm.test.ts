@@ -3,6 +3,7 @@
  * request cut at its last breakpoint with `max_tokens` 1, and that its cost is counted in the chat's.
  */
 import * as assert from 'node:assert/strict';
+import { formatUsd } from '../../../../src/common/numberFormat';
 import type { ChatMessage } from '../../../../src/engine/types';
 import { DEFAULT_PRICING, type PricingSettings } from '../../../../src/services/pricing/chatCost';
 import { turnCost } from '../../../../src/services/pricing/cost';
@@ -312,11 +313,18 @@ describe('keep-warm cost in the chat’s cost', () => {
     costs.keptWarm('chat-1', pingUsd);
     assert.equal(costs.expiresAt(), now + 300_000, 'the lifetime restarts from the ping');
     const turnUsd = turnCost(meta.usage!, prices).usd;
-    assert.equal(before, `$${turnUsd.toFixed(4)}`);
-    assert.equal(costs.summary(row, [meta]).cost, `$${(turnUsd + pingUsd).toFixed(4)}`);
+    assert.equal(before, formatUsd(turnUsd));
+    assert.equal(costs.summary(row, [meta]).cost, formatUsd(turnUsd + pingUsd));
     const report = costs.report('A chat', [meta]);
-    assert.match(report, new RegExp(`keep-warm \\$${pingUsd.toFixed(4).replace('.', '\\.')}: 1 ping `));
-    assert.match(report, new RegExp(`\\*\\*\\$${(turnUsd + pingUsd).toFixed(4).replace('.', '\\.')}\\*\\*`));
+    assert.match(report, new RegExp(`keep-warm ${formatUsd(pingUsd).replace('$', '\\$').replace('.', '\\.')}: 1 ping `));
+    assert.match(
+      report,
+      new RegExp(
+        `\\*\\*${formatUsd(turnUsd + pingUsd)
+          .replace('$', '\\$')
+          .replace('.', '\\.')}\\*\\*`,
+      ),
+    );
     assert.deepEqual(costs.keepWarmSpent('chat-1'), { pings: 1, usd: pingUsd });
   });
 });
