@@ -454,6 +454,7 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
     }
     if (!(await vscode.workspace.applyEdit(edit)))
       throw new Error(vscode.l10n.t('The editor did not accept the change to {0}.', target.path));
+    // The editor may be saving it already (files.refactoring.autoSave): the answer of a second save says nothing.
     if (next !== undefined) await (await vscode.workspace.openTextDocument(target.uri)).save();
     return true;
   }
