@@ -165,11 +165,13 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       ]
         .filter((label) => !label.startsWith('untitled:'))
         .map((label) => label.replace(/:L\d+(?:-\d+)?$/, '')),
+    blockState: (state) => chatView.post({ type: 'applyState', ...state }),
   });
   const codeIntel: CodeIntelCommands = new CodeIntelCommands(session, (): StrataController => controller);
   const files = {
     attachDefinitions: (chipId: string) => codeIntel.chipWithDefinitions(chipId),
-    applyCode: (block: { code: string; info: string; lineAbove: string }) => changes.apply(block),
+    applyCode: (block: { code: string; info: string; lineAbove: string; blockId?: string }) => changes.apply(block),
+    undoApply: (blockId: string) => changes.undo(blockId),
     resolveCitations: (paths: readonly string[]) => resolveCitationPaths(workspace, paths),
     openCitation: async (citation: Parameters<typeof openCitation>[1]) => void (await openCitation(workspace, citation)),
   };

@@ -1,5 +1,6 @@
 import { MAX_CITATION_PATHS, type Citation } from '../src/protocol/citations';
 import type { MessageView, ToolStepView } from '../src/protocol/messages';
+import { blockIdOf, paintApplyState, parseBlockId, type BlockApplyState } from './applyState';
 import { codeWrap, setCodeWrap } from './codeBlocks';
 import { citationCandidates, citationOf, linkCitations } from './citationLinks';
 import { DeferredRender } from './deferredRender';
@@ -23,8 +24,10 @@ export interface ConversationHost {
   insertTerminal(code: string): void;
   /** The user turned line wrapping in code blocks on or off (remembered). */
   codeWrapChanged(wrap: boolean): void;
-  /** Apply a code block to a file (the host picks the target and shows the diff). */
-  apply(block: CodeBlock): void;
+  /** Apply a code block to a file (the host picks the target and shows the diff); `blockId` names it back in `applyState`. */
+  apply(block: CodeBlock, blockId: string): void;
+  /** Undo the applied change of a code block. */
+  undoApply(blockId: string): void;
   /** The paths among `paths` the host lets become links; undefined when the request failed. */
   resolveCitations(paths: string[]): Promise<string[] | undefined>;
   openCitation(citation: Citation): void;
@@ -76,6 +79,8 @@ export class Conversation {
   private readonly scroll: ScrollKeeper;
   private readonly deferredRender: DeferredRender;
   private readonly roving: RovingFocus;
+  /** The host's word on code blocks' changes (Applied, Rejected, Undone), by block id; shown whenever the block is rendered. */
+  private readonly applyStates = new Map<string, BlockApplyState>();
   /** The host's verdict on each cited path asked about (a link or not), for this chat. */
   private readonly citationVerdicts = new Map<string, boolean>();
 
@@ -308,6 +313,7 @@ export class Conversation {
     const done = records.filter(
       (r): r is MessageRecord => r !== undefined && r.view.role === 'assistant' && r.view.status !== 'streaming' && !r.pending,
     );
+    if (this.applyStates.size > 0) for (const r of done) this.paintApplyStates(r);
     const found = done.map((r) => ({ record: r, paths: citationCandidates(r.body) })).filter((f) => f.paths.length > 0);
     if (found.length === 0) return;
     const unknown = [...new Set(found.flatMap((f) => f.paths))].filter((p) => !this.citationVerdicts.has(p)).slice(0, MAX_CITATION_PATHS);
@@ -326,6 +332,23 @@ export class Conversation {
       for (const p of unknown) this.citationVerdicts.set(p, ok.has(p));
       link();
     });
+  }
+
+  /** The host decided a code block's change (or undid it): the block says so, now and whenever it is rendered again. */
+  showApplyState(blockId: string, state: BlockApplyState): void {
+    this.applyStates.set(blockId, state);
+    const id = parseBlockId(blockId);
+    const record = id && id.chatId === this.chatId ? this.records.get(id.messageId) : undefined;
+    if (record && !record.pending) this.paintApplyStates(record);
+  }
+
+  private paintApplyStates(record: MessageRecord): void {
+    for (const pre of Array.from(record.body.querySelectorAll('pre[data-code]'))) {
+      const blockId = blockIdOf(this.chatId, record.view.id, Number(pre.getAttribute('data-code')));
+      const state = this.applyStates.get(blockId);
+      const block = pre.closest('.code-block');
+      if (state && block) paintApplyState(block, blockId, state);
+    }
   }
 
   removeTurn(chatId: string, turn: number): void {
@@ -447,6 +470,11 @@ export class Conversation {
       this.host.codeWrapChanged(codeWrap());
       return;
     }
+    if (action === 'undo-apply') {
+      const blockId = target.getAttribute('data-block-id');
+      if (blockId) this.host.undoApply(blockId);
+      return;
+    }
     if (action === 'copy-code' || action === 'insert-code' || action === 'apply-code' || action === 'terminal-code') {
       const pre = target.closest('.code-block')?.querySelector('pre[data-code]');
       const block = pre ? record.codes[Number(pre.getAttribute('data-code'))] : undefined;
@@ -454,7 +482,7 @@ export class Conversation {
       if (action === 'copy-code') this.host.copy(block.code, target);
       else if (action === 'insert-code') this.host.insert(block.code);
       else if (action === 'terminal-code') this.host.insertTerminal(block.code);
-      else this.host.apply(block);
+      else this.host.apply(block, blockIdOf(this.chatId, record.view.id, Number(pre?.getAttribute('data-code'))));
     }
   }
 }

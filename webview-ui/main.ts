@@ -97,9 +97,15 @@ class App {
         insert: (code) => this.fire({ kind: 'insertCode', code }),
         insertTerminal: (code) => this.fire({ kind: 'insertTerminal', code }),
         codeWrapChanged: (wrap) => this.ui.update({ codeWrap: wrap }),
-        apply: (block) =>
-          void this.request({ kind: 'applyCode', code: block.code, info: block.info, lineAbove: block.lineAbove }).then((result) => {
-            // The host may be waiting on the user (a quick pick, a confirmation): a late answer is no failure.
+        apply: (block, blockId) =>
+          void this.request({ kind: 'applyCode', code: block.code, info: block.info, lineAbove: block.lineAbove, blockId }).then(
+            (result) => {
+              // The host may be waiting on the user (a quick pick, a confirmation): a late answer is no failure.
+              if (!result.ok && !result.timedOut) this.composer.showStatus(result.error);
+            },
+          ),
+        undoApply: (blockId) =>
+          void this.request({ kind: 'undoApply', blockId }).then((result) => {
             if (!result.ok && !result.timedOut) this.composer.showStatus(result.error);
           }),
         resolveCitations: async (paths) => {
@@ -309,6 +315,9 @@ class App {
         break;
       case 'suggestion':
         this.composer.setSuggestion(m.suggestion);
+        break;
+      case 'applyState':
+        this.conversation.showApplyState(m.blockId, { state: m.state, accepted: m.accepted, total: m.total });
         break;
     }
   }

@@ -108,6 +108,8 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
     'strata.newChat': () => controller.newChat(),
     'strata.acceptChange': (arg?: unknown) => d.changes.accept(arg),
     'strata.rejectChange': (arg?: unknown) => d.changes.reject(arg),
+    'strata.acceptHunk': (arg?: unknown, index?: unknown) => d.changes.acceptHunk(arg, index),
+    'strata.rejectHunk': (arg?: unknown, index?: unknown) => d.changes.rejectHunk(arg, index),
     'strata.stopReply': () => controller.stop(),
     'strata.attachActiveFile': (arg?: unknown) =>
       arg instanceof vscode.Uri ? controller.attachUris([arg]) : controller.attach('activeFile'),

@@ -26,6 +26,9 @@ export const COMMAND_IDS = [
   // Accept or Reject the change a code block's Apply proposed (also on the diff's title bar).
   'strata.acceptChange',
   'strata.rejectChange',
+  // One change of a proposal at a time: the one the diff's cursor is on (Ctrl+Enter / Ctrl+Backspace there).
+  'strata.acceptHunk',
+  'strata.rejectHunk',
   'strata.stopReply',
   // Actions of a Context Layers tree item.
   'strata.openSource',

@@ -15,7 +15,9 @@ export type PanelRequestHandlers = { [K in WebviewRequestKind]: (request: Webvie
 
 /** What the panel asks of the workspace's files: Apply a code block, resolve and open citations, find definitions. */
 export interface PanelFileActions {
-  applyCode(block: { code: string; info: string; lineAbove: string }): Promise<void>;
+  applyCode(block: { code: string; info: string; lineAbove: string; blockId?: string }): Promise<void>;
+  /** Undo of a code block's applied change. */
+  undoApply(blockId: string): Promise<void>;
   resolveCitations(paths: readonly string[]): Promise<string[]>;
   openCitation(citation: Citation): Promise<void>;
   /** A selection chip again with the definitions it uses (found through the editor's language features). */
@@ -112,7 +114,8 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
     listModels: async () => a.modelOptions(),
     insertCode: async (r) => insertCode(r.code),
     insertTerminal: async (r) => insertIntoTerminal(r.code),
-    applyCode: async (r) => a.files.applyCode({ code: r.code, info: r.info, lineAbove: r.lineAbove }),
+    applyCode: async (r) => a.files.applyCode({ code: r.code, info: r.info, lineAbove: r.lineAbove, blockId: r.blockId }),
+    undoApply: async (r) => a.files.undoApply(r.blockId),
     resolveCitations: async (r) => a.files.resolveCitations(r.paths),
     openCitation: async (r) => a.files.openCitation({ path: r.path, startLine: r.startLine, endLine: r.endLine }),
     copy: async (r) => {

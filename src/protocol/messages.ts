@@ -403,7 +403,21 @@ export type HostToWebviewMessage =
   | { readonly type: 'setInput'; readonly text: string; readonly chatId?: string }
   | { readonly type: 'focusInput' }
   /** The active editor offered for the next message (null: nothing to offer, or the setting is `off`/`always`). */
-  | { readonly type: 'suggestion'; readonly suggestion: SuggestionView | null };
+  | { readonly type: 'suggestion'; readonly suggestion: SuggestionView | null }
+  /**
+   * A code block's change was decided in its diff or undone: the block shows "Applied · Undo"
+   * (`accepted` of `total` changes), "Rejected" or "Undone". `blockId` is the one its applyCode carried.
+   */
+  | {
+      readonly type: 'applyState';
+      readonly blockId: string;
+      readonly state: ApplyStateKind;
+      readonly accepted: number;
+      readonly total: number;
+    };
+
+export type ApplyStateKind = 'applied' | 'rejected' | 'undone';
+const APPLY_STATES: readonly string[] = ['applied', 'rejected', 'undone'];
 
 export type HostToWebviewType = HostToWebviewMessage['type'];
 
@@ -437,6 +451,7 @@ const HOST_TYPES: readonly HostToWebviewType[] = [
   'focusInput',
   'toolStep',
   'suggestion',
+  'applyState',
 ];
 
 /**
@@ -508,6 +523,15 @@ export function parseHostToWebviewMessage(value: unknown): HostToWebviewMessage 
       return m as unknown as HostToWebviewMessage;
     case 'suggestion':
       return m.suggestion === null || isSuggestionView(m.suggestion) ? (m as unknown as HostToWebviewMessage) : undefined;
+    case 'applyState':
+      return typeof m.blockId === 'string' &&
+        typeof m.state === 'string' &&
+        APPLY_STATES.includes(m.state) &&
+        isInt(m.accepted) &&
+        isInt(m.total) &&
+        m.accepted <= m.total
+        ? (m as unknown as HostToWebviewMessage)
+        : undefined;
   }
   return undefined;
 }

@@ -90,7 +90,9 @@ export interface WebviewRequestMap {
    * Apply a reply's code block to a file: the host picks the target (from the fence's info string,
    * the line above the block, the attached files, or by asking), merges, and shows the diff.
    */
-  applyCode: { params: { code: string; info: string; lineAbove: string }; response: void };
+  applyCode: { params: { code: string; info: string; lineAbove: string; blockId?: string }; response: void };
+  /** Undo an applied code block's change (the host checks the file is as Accept left it). */
+  undoApply: { params: { blockId: string }; response: void };
   /** Answered with the paths that are files in the workspace, not excluded (only these become links). */
   resolveCitations: { params: { paths: string[] }; response: string[] };
   /** Open a cited file at its lines (the host checks the path again). */
@@ -155,6 +157,8 @@ export type WebviewToHostMessage = ReadyMessage | RequestMessage | TypingMessage
 // ----------------------------------------------------------------------------------- checks
 
 const CHIP_ID = /^[A-Za-z0-9:_.-]{1,128}$/;
+/** A chat's code block: `<chatId>/<messageId>/<block number>` (see webview-ui/applyState.ts). */
+export const BLOCK_ID = /^[a-z0-9][a-z0-9_-]{0,127}\/[A-Za-z0-9:_.-]{1,64}\/\d{1,4}$/;
 const PROVIDERS: readonly string[] = ['vscode-lm', ...PROVIDER_NAMES];
 const ATTACH: readonly string[] = ['activeFile', 'selection', 'openEditors'];
 const MAX_FENCE_INFO_CHARS = 200;
@@ -224,11 +228,17 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
         return bad(`code must be a string of at most ${MAX_CODE_CHARS} characters`);
       return { kind, code: value.code };
     case 'applyCode':
-      if (!shape(['code', 'info', 'lineAbove']) || !isStr(value.code, MAX_CODE_CHARS))
+      if (!shape(['code', 'info', 'lineAbove', 'blockId']) || !isStr(value.code, MAX_CODE_CHARS))
         return bad(`code must be a string of at most ${MAX_CODE_CHARS} characters`);
       if (!isStr(value.info, MAX_FENCE_INFO_CHARS) || !isStr(value.lineAbove, MAX_LINE_ABOVE_CHARS))
         return bad(`info and lineAbove must be strings of at most ${MAX_FENCE_INFO_CHARS} and ${MAX_LINE_ABOVE_CHARS} characters`);
-      return { kind, code: value.code, info: value.info, lineAbove: value.lineAbove };
+      if (value.blockId === undefined) return { kind, code: value.code, info: value.info, lineAbove: value.lineAbove };
+      if (!isStr(value.blockId, 200, false) || !BLOCK_ID.test(value.blockId)) return bad('blockId is not a code block id');
+      return { kind, code: value.code, info: value.info, lineAbove: value.lineAbove, blockId: value.blockId };
+    case 'undoApply':
+      if (!shape(['blockId']) || !isStr(value.blockId, 200, false) || !BLOCK_ID.test(value.blockId))
+        return bad('blockId is not a code block id');
+      return { kind, blockId: value.blockId };
     case 'resolveCitations':
       if (!shape(['paths']) || !Array.isArray(value.paths) || value.paths.length > MAX_CITATION_PATHS)
         return bad(`paths must be an array of at most ${MAX_CITATION_PATHS} paths`);

@@ -34,6 +34,8 @@ describe('Apply and citations in the real editor', function () {
   let api: StrataApi;
   let panel: PanelDriver;
   let file: vscode.Uri;
+  /** Files a test made, removed at the end. */
+  const cleanup: string[] = [];
 
   before(async () => {
     api = await strataApi();
@@ -54,6 +56,7 @@ describe('Apply and citations in the real editor', function () {
   after(async () => {
     panel?.dispose();
     fs.rmSync(file.fsPath, { force: true });
+    for (const f of cleanup) fs.rmSync(f, { force: true });
   });
 
   it('proposes a diff, applies it with Accept as one WorkspaceEdit, and undo restores the file', async () => {
@@ -93,6 +96,83 @@ describe('Apply and citations in the real editor', function () {
     assert.equal(await vscode.commands.executeCommand('strata.rejectChange'), true);
     assert.equal(proposalTabs().length, 0);
     assert.equal(fs.readFileSync(file.fsPath, 'utf8'), ORIGINAL);
+  });
+
+  it('accepts one change of two from the diff, then the rest; the chat is told Applied, and Undo restores the file', async () => {
+    // A block that changes both functions: two separate changes in the diff.
+    const block = [
+      'export function greet(name: string): string {',
+      '  return `Hello, ${name}!`;',
+      '}',
+      '',
+      'export function shout(text: string): string {',
+      '  return text.toUpperCase() + "!";',
+      '}',
+    ].join('\n');
+    const firstOnly = ORIGINAL.replace('${name}`', '${name}!`');
+    const both = firstOnly.replace('text.toUpperCase();', 'text.toUpperCase() + "!";');
+    const blockId = 'itest-chat/1:assistant/0';
+    // A file the editor has not read yet: a file it holds may lag behind a write made from outside.
+    const fresh = vscode.Uri.joinPath(folderUri('app'), 'src', 'hunksOne.ts');
+    fs.writeFileSync(fresh.fsPath, ORIGINAL);
+    cleanup.push(fresh.fsPath);
+    panel.clear();
+    await panel.requestOk({ kind: 'applyCode', code: block, info: 'ts app/src/hunksOne.ts', lineAbove: '', blockId });
+    await until('the diff is open', () => proposalTabs().length === 1);
+    assert.equal(api.testing.changes.pending()[0].content, both);
+
+    // Ctrl+Enter's command with the cursor at the top of the proposal: the first change.
+    assert.equal(await vscode.commands.executeCommand('strata.acceptHunk'), true);
+    await until('the file holds the first change only', () => fs.readFileSync(fresh.fsPath, 'utf8') === firstOnly);
+    assert.equal(proposalTabs().length, 1, 'the diff stays open with the other change');
+    assert.equal(api.testing.changes.pending()[0].content, both, 'the other change is still proposed');
+    assert.deepEqual(panel.of('applyState'), [], 'nothing is decided yet');
+
+    assert.equal(await vscode.commands.executeCommand('strata.acceptChange'), true);
+    await until('the file to hold both', () => fs.readFileSync(fresh.fsPath, 'utf8') === both);
+    assert.equal(proposalTabs().length, 0, 'the diff closed');
+    assert.deepEqual(panel.of('applyState'), [{ type: 'applyState', blockId, state: 'applied', accepted: 2, total: 2 }]);
+
+    await panel.requestOk({ kind: 'undoApply', blockId });
+    await until('Undo puts the file back as it was', () => fs.readFileSync(fresh.fsPath, 'utf8') === ORIGINAL);
+    assert.deepEqual(panel.last('applyState'), { type: 'applyState', blockId, state: 'undone', accepted: 0, total: 0 });
+    const again = await panel.request({ kind: 'undoApply', blockId });
+    assert.equal(again.ok, false, 'there is nothing left to undo');
+  });
+
+  it('rejects one change and accepts the other: the chat says 1 of 2; all rejected says Rejected', async () => {
+    const block = [
+      'export function greet(name: string): string {',
+      '  return `Hi, ${name}`;',
+      '}',
+      '',
+      'export function shout(text: string): string {',
+      '  return text.toLocaleUpperCase();',
+      '}',
+    ].join('\n');
+    const blockId = 'itest-chat/3:assistant/1';
+    const fresh = vscode.Uri.joinPath(folderUri('app'), 'src', 'hunksTwo.ts');
+    fs.writeFileSync(fresh.fsPath, ORIGINAL);
+    cleanup.push(fresh.fsPath);
+    const secondOnly = ORIGINAL.replace('toUpperCase', 'toLocaleUpperCase');
+    panel.clear();
+    await panel.requestOk({ kind: 'applyCode', code: block, info: 'ts app/src/hunksTwo.ts', lineAbove: '', blockId });
+    await until('the diff is open', () => proposalTabs().length === 1);
+    assert.equal(await vscode.commands.executeCommand('strata.rejectHunk'), true);
+    assert.equal(api.testing.changes.pending()[0].content, secondOnly, 'the proposal drops the rejected change');
+    assert.equal(fs.readFileSync(fresh.fsPath, 'utf8'), ORIGINAL, 'Reject writes nothing');
+    assert.equal(await vscode.commands.executeCommand('strata.acceptHunk'), true);
+    await until('the file to hold secondOnly', () => fs.readFileSync(fresh.fsPath, 'utf8') === secondOnly);
+    assert.equal(proposalTabs().length, 0, 'no change left: the diff closed');
+    assert.deepEqual(panel.of('applyState'), [{ type: 'applyState', blockId, state: 'applied', accepted: 1, total: 2 }]);
+
+    // The same block again: only the change not made yet is proposed; Reject says Rejected.
+    panel.clear();
+    await panel.requestOk({ kind: 'applyCode', code: block, info: 'ts app/src/hunksTwo.ts', lineAbove: '', blockId });
+    await until('the diff is open', () => proposalTabs().length === 1);
+    assert.equal(await vscode.commands.executeCommand('strata.rejectChange'), true);
+    assert.deepEqual(panel.of('applyState'), [{ type: 'applyState', blockId, state: 'rejected', accepted: 0, total: 1 }]);
+    assert.equal(fs.readFileSync(fresh.fsPath, 'utf8'), secondOnly, 'Reject writes nothing');
   });
 
   it('refuses excluded and outside targets with the reason, writing nothing', async () => {

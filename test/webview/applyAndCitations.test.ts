@@ -59,6 +59,7 @@ describe('chat panel: Apply and citation links', function () {
       code: 'export function add(a: number, b: number): number {\n  return a + b;\n}',
       info: 'ts',
       lineAbove: 'In `src/math.ts`:',
+      blockId: 'chat-1/1:assistant/0',
     });
     // Keyboard: focus and Enter.
     await applies.nth(1).focus();
@@ -67,6 +68,7 @@ describe('chat panel: Apply and citation links', function () {
     const second = await p.waitForRequest('applyCode');
     assert.equal(second.request.info, 'py tools/gen.py');
     assert.equal(second.request.code, 'print("hi")');
+    assert.equal(second.request.blockId, 'chat-1/1:assistant/1');
   });
 
   it('links only the cited paths the host validated, and a click asks the host to open the range', async () => {

@@ -3,7 +3,7 @@
  * and what the panel accepts of the host's answers.
  */
 import * as assert from 'node:assert/strict';
-import { MAX_CODE_CHARS, ProtocolError } from '../../../src/protocol/messages';
+import { MAX_CODE_CHARS, parseHostToWebviewMessage, ProtocolError } from '../../../src/protocol/messages';
 import { parseResponseValue, parseWebviewToHostMessage, type WebviewRequest } from '../../../src/protocol/requests';
 
 describe('protocol: requests', () => {
@@ -17,6 +17,8 @@ describe('protocol: requests', () => {
       { kind: 'insertTerminal', code: 'npm test' },
       { kind: 'openSetting', setting: 'strata.prices' },
       { kind: 'openSetting', setting: 'strata.baseUrl' },
+      { kind: 'applyCode', code: 'x', info: 'ts', lineAbove: '', blockId: 'c1/3:assistant/0' },
+      { kind: 'undoApply', blockId: 'chat-9/12:assistant/2' },
     ];
     for (const request of requests) {
       const raw = { type: 'request', requestId: 7, request };
@@ -73,5 +75,26 @@ describe('protocol: requests', () => {
     }
     assert.equal(parseResponseValue('attach', [{ id: 'c' }]), undefined);
     assert.equal(parseResponseValue('deleteChat', true), undefined);
+  });
+
+  it('refuses a code block id that is not <chat>/<message>/<number>, and checks the applied state the host posts', () => {
+    for (const blockId of ['', 'c1', 'c1/3:assistant', '../x/1', 'c1/3 assistant/0', 'c1/3:assistant/x', `c1/${'m'.repeat(65)}/0`, 7]) {
+      for (const request of [
+        { kind: 'undoApply', blockId },
+        { kind: 'applyCode', code: 'x', info: 'ts', lineAbove: '', blockId },
+      ]) {
+        assert.ok(parseWebviewToHostMessage({ type: 'request', requestId: 1, request }) instanceof ProtocolError, JSON.stringify(request));
+      }
+    }
+    const applied = { type: 'applyState', blockId: 'c1/3:assistant/0', state: 'applied', accepted: 1, total: 2 };
+    assert.deepEqual(parseHostToWebviewMessage(applied), applied);
+    for (const bad of [
+      { ...applied, state: 'maybe' },
+      { ...applied, accepted: 3 },
+      { ...applied, total: -1 },
+      { ...applied, blockId: 4 },
+    ]) {
+      assert.equal(parseHostToWebviewMessage(bad), undefined, JSON.stringify(bad));
+    }
   });
 });
