@@ -171,7 +171,7 @@ export default defineConfig(
   ...[
     // Each capped at its longest function today, so it can only shrink: activation, the command table.
     ['src/extension.ts', 238],
-    ['src/host/commandHandlers.ts', 154],
+    ['src/host/commands/commandHandlers.ts', 154],
   ].map(([file, max]) => ({
     files: [file],
     rules: { 'max-lines-per-function': ['error', { max, skipBlankLines: true, skipComments: true, IIFEs: true }] },

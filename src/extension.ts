@@ -1,23 +1,23 @@
 import * as vscode from 'vscode';
 import type { ChipView, HostToWebviewMessage, NoticeView } from './protocol/messages';
-import type { PanelComposerActions } from './host/panelRequests';
+import type { PanelComposerActions } from './host/panel/panelRequests';
 import { ChatSession, type SessionSettings } from './services/chatSession';
 import { getTokenizer } from './services/tokenizer';
 import type { Instruction } from './engine/engine';
-import { ChangeApplier } from './host/changeApplier';
-import { ChatViewProvider } from './host/chatViewProvider';
-import { ChatEditorPanel } from './host/chatEditorPanel';
-import type { ChatSurface, ChatSurfaceKind } from './host/chatSurface';
-import { openCitation, resolveCitationPaths } from './host/citationLinks';
-import { askApiKey, commandHandlers } from './host/commandHandlers';
-import { ModelPicker } from './host/modelPicker';
+import { ChangeApplier } from './host/apply/changeApplier';
+import { ChatViewProvider } from './host/panel/chatViewProvider';
+import { ChatEditorPanel } from './host/panel/chatEditorPanel';
+import type { ChatSurface, ChatSurfaceKind } from './host/panel/chatSurface';
+import { openCitation, resolveCitationPaths } from './host/panel/citationLinks';
+import { askApiKey, commandHandlers } from './host/commands/commandHandlers';
+import { ModelPicker } from './host/providers/modelPicker';
 import { offerFirstRunSetup } from './host/firstRun';
-import { registerAskStrata } from './host/editorEntryPoints';
-import { PendingFeedback } from './host/pendingFeedback';
+import { registerAskStrata } from './host/context/editorEntryPoints';
+import { PendingFeedback } from './host/context/pendingFeedback';
 import { inContextPaths, inContextView } from './services/session/inContext';
 import { withPending } from './services/pendingTree';
-import { registerCommands } from './host/commands';
-import { CommandConsent } from './host/commandConsent';
+import { registerCommands } from './host/commands/commands';
+import { CommandConsent } from './host/commands/commandConsent';
 import {
   onDidChangeSettings,
   readSetting,
@@ -25,22 +25,22 @@ import {
   setWorkspaceSettingsScan,
   simulateRestrictedMode,
   workspaceTrusted,
-} from './host/config';
-import { watchWorkspaceSettingsFiles } from './host/workspaceSettingsFiles';
-import { EndpointTrust } from './host/endpointTrust';
-import { RESTRICTED_KEYS } from './host/settingsPolicy';
-import { HostWorkspace } from './host/hostWorkspace';
-import { CodeIntelCommands } from './host/codeIntelCommands';
-import { LayersTreeProvider } from './host/layersTreeProvider';
-import { ActiveEditorSuggestion } from './host/activeEditorSuggestion';
-import { MentionSource } from './host/mentionSource';
-import { editorKeepWarm, pricingSettings, withActivity } from './host/keepWarmWiring';
-import { ProviderResolver } from './host/providerResolver';
-import { RequestDocuments } from './host/requestDocument';
-import { MeterStatusBar } from './host/statusBar';
+} from './host/settings/config';
+import { watchWorkspaceSettingsFiles } from './host/settings/workspaceSettingsFiles';
+import { EndpointTrust } from './host/providers/endpointTrust';
+import { RESTRICTED_KEYS } from './host/settings/settingsPolicy';
+import { HostWorkspace } from './host/context/hostWorkspace';
+import { CodeIntelCommands } from './host/context/codeIntelCommands';
+import { LayersTreeProvider } from './host/views/layersTreeProvider';
+import { ActiveEditorSuggestion } from './host/context/activeEditorSuggestion';
+import { MentionSource } from './host/context/mentionSource';
+import { editorKeepWarm, pricingSettings, withActivity } from './host/providers/keepWarmWiring';
+import { ProviderResolver } from './host/providers/providerResolver';
+import { RequestDocuments } from './host/commands/requestDocument';
+import { MeterStatusBar } from './host/views/statusBar';
 import { StrataController } from './host/strataController';
-import { WorkspaceStateStore } from './host/stateStorage';
-import { hasRequest, treeNodes } from './host/treeSource';
+import { WorkspaceStateStore } from './host/panel/stateStorage';
+import { hasRequest, treeNodes } from './host/views/treeSource';
 import { PRODUCT_PROMPT } from './services/productPrompt';
 import { parseModelOverrides } from './services/modelOverrides';
 import { watchChatStore } from './services/store/storeWatcher';
@@ -320,17 +320,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   setTimeout(() => void offerFirstRunSetup(context.globalState, controller), 2000);
   // Everything that reads files or loads the tokenizer runs after activation returns.
   setTimeout(() => void loadInstructions(), 0);
-  setTimeout(() => {
-    context.subscriptions.push(
-      watchWorkspaceSettingsFiles((scan) => {
-        setWorkspaceSettingsScan(scan);
-        if (!workspaceTrusted()) void controller.refreshPanel();
-      }),
-    );
-  }, 0);
-  // Another window of this folder saving to the same chats: the panel follows (storeWatcher.ts).
-  const storeWatch = watchChatStore(session.store.root, () => void controller.storeChanged(), { log: (line) => log.warn(line) });
-  context.subscriptions.push({ dispose: () => storeWatch.dispose() });
+  setTimeout(() => watchSettingsFiles(context, controller), 0);
+  watchOtherWindows(context, session, controller, log);
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms (storage: ${noFolder ? 'global, no folder open' : 'workspace'})`);
@@ -366,4 +357,25 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
 export function deactivate(): void {
   // Everything is disposed through context.subscriptions.
+}
+
+/** The workspace's settings files, scanned for Strata's keys (Restricted Mode's notice names them). */
+function watchSettingsFiles(context: vscode.ExtensionContext, controller: StrataController): void {
+  context.subscriptions.push(
+    watchWorkspaceSettingsFiles((scan) => {
+      setWorkspaceSettingsScan(scan);
+      if (!workspaceTrusted()) void controller.refreshPanel();
+    }),
+  );
+}
+
+/** Another window of this folder saving to the same chats: the panel follows (storeWatcher.ts). */
+function watchOtherWindows(
+  context: vscode.ExtensionContext,
+  session: ChatSession,
+  controller: StrataController,
+  log: { warn(line: string): void },
+): void {
+  const storeWatch = watchChatStore(session.store.root, () => void controller.storeChanged(), { log: (line) => log.warn(line) });
+  context.subscriptions.push({ dispose: () => storeWatch.dispose() });
 }

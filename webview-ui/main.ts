@@ -188,6 +188,12 @@ class App {
     // Until the host's first state arrives, nothing chat-specific is shown (no flash of an empty chat).
     document.body.classList.add('strata-loading');
 
+    this.listen();
+    this.client.ready();
+  }
+
+  /** The host's messages and the panel's own keys and focus. */
+  private listen(): void {
     window.addEventListener('message', (event: MessageEvent<unknown>) => {
       const message = parseHostToWebviewMessage(event.data);
       if (message) this.handle(message);
@@ -203,7 +209,6 @@ class App {
     window.addEventListener('focus', () => {
       if (document.activeElement === document.body || document.activeElement === null) this.composer.focus();
     });
-    this.client.ready();
   }
 
   /** A request whose failure is shown under the input (the host may also post a banner). */

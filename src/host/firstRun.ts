@@ -4,7 +4,7 @@
  * leads to the model picker (or the setup walkthrough); nothing is probed before the user chooses.
  */
 import * as vscode from 'vscode';
-import type { ResolvedProvider } from './providerResolver';
+import type { ResolvedProvider } from './providers/providerResolver';
 
 const OFFERED_KEY = 'firstRunSetupOffered';
 

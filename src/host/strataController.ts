@@ -4,8 +4,8 @@
  * calls, and the session's turn events into panel messages, the status bar and the Context Layers
  * tree. The webview is UI; this decides.
  */
-import { actionKeepsBanner, settingNamedIn, settingsQuery } from './bannerSettings';
-import { notSentHowTo, providerErrorActions } from './providerAdvice';
+import { actionKeepsBanner, settingNamedIn, settingsQuery } from './settings/bannerSettings';
+import { notSentHowTo, providerErrorActions } from './providers/providerAdvice';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import type { Rejection } from '../engine/isolation';
@@ -29,15 +29,15 @@ import type { ChatSession } from '../services/chatSession';
 import { callLabel } from '../services/tools/definitions';
 import { TimeSlice } from '../services/timeSlice';
 import type { TurnEvent, TurnOutcome } from '../services/turnPipeline';
-import { editorSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
-import { attachedItems, type AttachedItem } from './attachedItems';
-import type { ChatViewProvider, PanelHandler } from './chatViewProvider';
-import { INITIAL_TURNS, panelRequestHandlers, type PanelFileActions, type PanelRequestHandlers } from './panelRequests';
+import { editorSpecs, uriSpec, type SpecOrRefusal } from './context/attachFromEditor';
+import { attachedItems, type AttachedItem } from './context/attachedItems';
+import type { ChatViewProvider, PanelHandler } from './panel/chatViewProvider';
+import { INITIAL_TURNS, panelRequestHandlers, type PanelFileActions, type PanelRequestHandlers } from './panel/panelRequests';
 import { inContextView } from '../services/session/inContext';
-import type { PanelComposerActions } from './panelRequests';
-import type { ProviderResolver, ResolvedProvider } from './providerResolver';
-import { requestDump, SentRequestLog, type SentRequest, type WholeRequest } from './sentRequests';
-import type { MeterStatusBar } from './statusBar';
+import type { PanelComposerActions } from './panel/panelRequests';
+import type { ProviderResolver, ResolvedProvider } from './providers/providerResolver';
+import { requestDump, SentRequestLog, type SentRequest, type WholeRequest } from './views/sentRequests';
+import type { MeterStatusBar } from './views/statusBar';
 
 export interface ControllerDeps {
   session: ChatSession;

@@ -1,6 +1,6 @@
 /**
  * The Context Layers tree as data: where every token of a request went. Built from the
- * engine's ledger (typed items, nothing parsed out of rendered text); src/host/layersTreeProvider.ts
+ * engine's ledger (typed items, nothing parsed out of rendered text); src/host/views/layersTreeProvider.ts
  * only renders these nodes as TreeItems. Pure: no vscode.
  *
  * Shape:

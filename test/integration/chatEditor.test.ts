@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
-import type { ChatSurface } from '../../src/host/chatSurface';
+import type { ChatSurface } from '../../src/host/panel/chatSurface';
 import type { HostToWebviewMessage } from '../../src/protocol/messages';
 import { startOpenAIImitation, type OpenAIImitationServer } from '../support/imitationServers';
 import { configure, PanelDriver, strataApi, until, withTimeout } from './support/panel';

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
-import { MentionSource } from '../../src/host/mentionSource';
+import { MentionSource } from '../../src/host/context/mentionSource';
 import type { MentionResult, MentionView, SuggestionView } from '../../src/protocol/mentions';
 import { configure, folderUri, PanelDriver, selectLines, strataApi, withTimeout } from './support/panel';
 

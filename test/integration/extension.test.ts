@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
-import { COMMAND_IDS, VIEW_IDS } from '../../src/host/commandIds';
-import { SETTING_DEFAULTS, SETTING_KEYS } from '../../src/host/configKeys';
+import { COMMAND_IDS, VIEW_IDS } from '../../src/host/commands/commandIds';
+import { SETTING_DEFAULTS, SETTING_KEYS } from '../../src/host/settings/configKeys';
 
 const EXTENSION_ID = 'strata-dev.strata';
 

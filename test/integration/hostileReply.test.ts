@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
-import type { ApplyQuestion } from '../../src/host/changeApplier';
+import type { ApplyQuestion } from '../../src/host/apply/changeApplier';
 import { folderUri, PanelDriver, strataApi, withTimeout } from './support/panel';
 
 /**

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
 import type { ChatMessage } from '../../src/engine/types';
-import type { EndpointQuestion } from '../../src/host/endpointTrust';
+import type { EndpointQuestion } from '../../src/host/providers/endpointTrust';
 import { startOpenAIImitation, type OpenAIImitationServer } from '../support/imitationServers';
 import { configure, folderUri, PanelDriver, strataApi, until, withTimeout } from './support/panel';
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { HostWorkspace } from '../../src/host/hostWorkspace';
+import { HostWorkspace } from '../../src/host/context/hostWorkspace';
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../../src/engine/isolation';
 import type { Resolved } from '../../src/services/workspacePort';
 import { sha256HexNode as sha } from '../../src/services/nodeHasher';

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
-import type { PickerUi } from '../../src/host/modelPicker';
+import type { PickerUi } from '../../src/host/providers/modelPicker';
 import { configure, PanelDriver, strataApi, until, withTimeout } from './support/panel';
 import {
   startOllamaImitation,

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { HostWorkspace } from '../../src/host/hostWorkspace';
+import { HostWorkspace } from '../../src/host/context/hostWorkspace';
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../../src/engine/isolation';
 import { runSteps } from '../../src/common/steps';
 import { ToolExecutor, type ToolResult } from '../../src/services/tools/executor';

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { ChatMessage, Role } from '../../src/engine/types';
 import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
-import { editorLmFeatures, editorModels, VscodeLmProvider } from '../../src/host/vscodeLmProvider';
+import { editorLmFeatures, editorModels, VscodeLmProvider } from '../../src/host/providers/vscodeLmProvider';
 import { resolveAutoProvider } from '../../src/services/providers/auto';
 import { ProviderError, type ChatRequest, type StreamEvent } from '../../src/services/providers/types';
 

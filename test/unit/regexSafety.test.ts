@@ -14,8 +14,8 @@ import { redact, withoutTroubleshooting } from '../../src/services/providers/err
 import { oneLine } from '../../src/services/tools/executor';
 import { trimTrailingPunctuation } from '../../webview-ui/wordCut';
 import { identifierUses } from '../../src/services/codeIntel/identifiers';
-import { importSpecifiers } from '../../src/host/importSpecifiers';
-import { strataKeysInSettingsText } from '../../src/host/settingsFileKeys';
+import { importSpecifiers } from '../../src/host/context/importSpecifiers';
+import { strataKeysInSettingsText } from '../../src/host/settings/settingsFileKeys';
 import { lineSourceCandidates } from '../../src/engine/excerptSources';
 import { classifyRunsThings } from '../../src/services/apply/runsThings';
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { renderPanelPage } from '../../src/host/webviewPage';
+import { renderPanelPage } from '../../src/host/panel/webviewPage';
 
 /** The repository root (this file runs from out/test/webview). */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');

@@ -1,5 +1,5 @@
 /**
- * What the review bar of a proposal diff says (src/host/changeReview.ts shows it): the keys, and which
+ * What the review bar of a proposal diff says (src/host/apply/changeReview.ts shows it): the keys, and which
  * pending change is the current one. No editor API here, so it is tested in plain Node.
  */
 

@@ -2,7 +2,7 @@
  * What the workspace tools need from a workspace beyond attachments (a port, like WorkspacePort):
  * listing files, the editor's diagnostics and the user's current selection. The host implements it
  * with `vscode.workspace.findFiles`, `vscode.languages.getDiagnostics` and the active editor
- * (src/host/hostWorkspace.ts); `MemoryWorkspace` (the replay, the benchmark, the tests) with its
+ * (src/host/context/hostWorkspace.ts); `MemoryWorkspace` (the replay, the benchmark, the tests) with its
  * files, and diagnostics and a selection given to it (a trajectory's, or none).
  *
  * Reading goes through `WorkspacePort.resolve`, so a tool reads exactly what an attachment would,

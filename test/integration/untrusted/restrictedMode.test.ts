@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { SettingKey } from '../../../src/host/configKeys';
-import { SETTING_DEFAULTS } from '../../../src/host/configKeys';
-import { settingInForce } from '../../../src/host/config';
+import type { SettingKey } from '../../../src/host/settings/configKeys';
+import { SETTING_DEFAULTS } from '../../../src/host/settings/configKeys';
+import { settingInForce } from '../../../src/host/settings/config';
 import { strataApi, withTimeout } from '../support/panel';
 
 /**

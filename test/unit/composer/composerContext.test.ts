@@ -7,8 +7,8 @@
 import { onCore } from '../../support/onCore';
 import * as assert from 'node:assert/strict';
 import { fuzzyMatch, rankFuzzy } from '../../../src/common/fuzzy';
-import { SETTING_DEFAULTS } from '../../../src/host/configKeys';
-import { effectiveSetting, RESTRICTED_KEYS } from '../../../src/host/settingsPolicy';
+import { SETTING_DEFAULTS } from '../../../src/host/settings/configKeys';
+import { effectiveSetting, RESTRICTED_KEYS } from '../../../src/host/settings/settingsPolicy';
 import { parseMentionRef, parseMentionResult, parseMentionViews } from '../../../src/protocol/mentions';
 import { parseHostToWebviewMessage, ProtocolError } from '../../../src/protocol/messages';
 import { parseResponseValue, parseWebviewToHostMessage } from '../../../src/protocol/requests';

@@ -7,10 +7,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { lastRequestDocument } from '../../../src/host/lastRequestDocument';
+import { lastRequestDocument } from '../../../src/host/commands/lastRequestDocument';
 import type { TurnEnvelope } from '../../../src/engine/engine';
-import type { WholeRequest } from '../../../src/host/sentRequests';
-import { recordOf } from '../../../src/host/treeSource';
+import type { WholeRequest } from '../../../src/host/views/sentRequests';
+import { recordOf } from '../../../src/host/views/treeSource';
 import { providerCachePrediction } from '../../../src/services/cacheModel';
 import { ChatSession } from '../../../src/services/chatSession';
 import { buildLedgerTree } from '../../../src/services/ledgerTree';

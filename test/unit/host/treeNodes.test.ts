@@ -4,7 +4,7 @@
  */
 import { modelInfo } from '../../../src/services/modelInfo';
 import * as assert from 'node:assert/strict';
-import { treeNodes } from '../../../src/host/treeSource';
+import { treeNodes } from '../../../src/host/views/treeSource';
 import type { StrataController } from '../../../src/host/strataController';
 import type { ChatSession } from '../../../src/services/chatSession';
 import type { TurnMeta } from '../../../src/services/store/chatStore';

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { COMMAND_IDS, VIEW_IDS } from '../../../src/host/commandIds';
-import { SETTING_DEFAULTS, SETTING_KEYS } from '../../../src/host/configKeys';
+import { COMMAND_IDS, VIEW_IDS } from '../../../src/host/commands/commandIds';
+import { SETTING_DEFAULTS, SETTING_KEYS } from '../../../src/host/settings/configKeys';
 import { PROVIDER_SETTINGS } from '../../../src/common/providerCatalog';
 
 /** Consistency of package.json with package.nls.json, the code and docs/design.md#manifest. */
@@ -341,7 +341,7 @@ describe('manifest', () => {
     assert.ok(value('compactPercent') <= 100);
   });
 
-  it('reads settings only through src/host/config.ts, and only declared ones', () => {
+  it('reads settings only through src/host/settings/config.ts, and only declared ones', () => {
     const known = new Set([
       ...Object.keys(settings),
       ...commands.map((c) => c.command),
@@ -349,7 +349,7 @@ describe('manifest', () => {
       VIEW_IDS.layers,
       VIEW_IDS.chatEditor,
     ]);
-    const configModule = path.join(root, 'src', 'host', 'config.ts');
+    const configModule = path.join(root, 'src', 'host', 'settings', 'config.ts');
     for (const file of sourceFiles(path.join(root, 'src'))) {
       const text = fs.readFileSync(file, 'utf8');
       const relative = path.relative(root, file);

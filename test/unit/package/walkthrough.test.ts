@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { COMMAND_IDS, VIEW_IDS } from '../../../src/host/commandIds';
+import { COMMAND_IDS, VIEW_IDS } from '../../../src/host/commands/commandIds';
 
 const root = path.resolve(__dirname, '..', '..', '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));

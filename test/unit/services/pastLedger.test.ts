@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { LedgerNode } from '../../../src/engine/types';
-import { recordOf } from '../../../src/host/treeSource';
+import { recordOf } from '../../../src/host/views/treeSource';
 import { ChatSession } from '../../../src/services/chatSession';
 import { buildLedgerTree, type LedgerTreeNode } from '../../../src/services/ledgerTree';
 import { MemoryWorkspace } from '../../../src/services/memoryWorkspace';

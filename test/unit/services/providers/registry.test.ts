@@ -17,7 +17,7 @@ import {
 } from '../../../../src/common/providerCatalog';
 import { PROVIDER_MODULES, createProvider } from '../../../../src/services/providers';
 import { PRICE_TABLE } from '../../../../src/services/pricing/prices';
-import { PUBLIC_ORIGINS } from '../../../../src/host/endpointOrigin';
+import { PUBLIC_ORIGINS } from '../../../../src/host/providers/endpointOrigin';
 import { parseWebviewRequest } from '../../../../src/protocol/requests';
 import { ProtocolError } from '../../../../src/protocol/messages';
 

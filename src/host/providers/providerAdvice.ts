@@ -1,0 +1,21 @@
+/** What the panel offers the user when no provider can take a request, or a provider fails. */
+import type { BannerAction } from '../../protocol/messages';
+
+/** The banner's buttons for a provider error: the action that fixes that kind of failure first. */
+export function providerErrorActions(code: string): BannerAction[] {
+  if (code === 'bad-key') return ['setApiKey', 'retry'];
+  if (code === 'unknown-model' || code === 'not-configured') return ['selectModel', 'openSettings'];
+  return ['retry', 'showLog'];
+}
+
+/** The preview card's explanation under a request that was built but not sent. */
+export function notSentHowTo(problem: string): string {
+  return [
+    `**Nothing was sent.** ${problem}`,
+    '',
+    'Above is the exact request Strata would send. To send it, either:',
+    '- pick a model the editor offers (**Strata: Select Model**),',
+    '- set `strata.provider` to `openai` or `anthropic` and run **Strata: Set API Key** (or set `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in the environment),',
+    '- or point `strata.baseUrl` at a local OpenAI-compatible server such as Ollama (`http://127.0.0.1:11434/v1`), which needs no key.',
+  ].join('\n');
+}
