@@ -18,6 +18,8 @@ const noNode = (where) =>
 const noLangChain = { group: ['@langchain/*', 'langchain', 'langchain/*'], message: 'LangChain belongs in src/services/providers.' };
 const layer = (names, message) => ({ group: names, message });
 
+const looseAssert = ['assert', 'node:assert'].map((name) => ({ name, message: 'Tests use node:assert/strict.' }));
+
 /** One no-restricted-imports rule per folder (flat config replaces, not merges, a rule's options). */
 const restrict = (paths, patterns = []) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }],
@@ -154,9 +156,14 @@ export default defineConfig(
     },
   },
   {
+    // Tests compare with strict equality (CONTRIBUTING.md): the loose assert passes 1 == '1'.
+    files: ['test/**/*.ts'],
+    rules: restrict(looseAssert),
+  },
+  {
     // Unit tests run in plain Node without VS Code.
     files: ['test/unit/**/*.ts'],
-    rules: restrict([noVscode]),
+    rules: restrict([noVscode, ...looseAssert]),
   },
   {
     // Size limits of the shipped code (CONTRIBUTING.md): a file over 800 lines holds more than one

@@ -3,7 +3,7 @@
  * reply, the chat list's total, the meter's next-message prediction, and the cache-expiry notice
  * with a fake clock; the per-turn log line judges the expiry prediction against the reported usage.
  */
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';

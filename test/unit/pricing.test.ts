@@ -1,4 +1,4 @@
-import * as assert from 'assert';
+import * as assert from 'node:assert/strict';
 import { CACHE_LIFETIMES, CacheExpiry, cacheLifetimeSeconds, expiryAccuracy } from '../../src/services/pricing/cacheExpiry';
 import { costLine, predictedPromptCost, tokensLine, turnCost } from '../../src/services/pricing/cost';
 import { formatUsd } from '../../src/common/numberFormat';
