@@ -63,7 +63,8 @@ describe('bench: opening a long chat from disk', () => {
     const r = measureOpenTime(1, { turns: 30, fileBytes: 100_000 }, 'synthetic', 1);
     assert.strictEqual(r.turns, 30);
     assert.deepStrictEqual([r.loadChat.n, r.openChat.n, r.sessionOpen.n, r.cold.n], [1, 1, 1, 1]);
-    assert.ok(r.blobs > 0 && r.chatFileBytes > 0);
+    assert.equal(r.blobs, 14);
+    assert.ok(r.chatFileBytes > 100_000, 'the chat file holds the attached file');
     assert.match(
       performanceMarkdown({ openChat: r }),
       /### Opening a 30-turn chat from disk[\s\S]*`ChatSession\.openChat` \+ the last 50 messages/,
@@ -94,7 +95,7 @@ describe('bench: opening a long chat from disk', () => {
     assert.strictEqual(s.engine.state.completedTurns, METER_DEFERRED_TURNS);
     assert.strictEqual(s.meterIfReady(), undefined, 'the panel state leaves it out');
     const m = s.meter();
-    assert.ok(m.used > 0);
+    assert.equal(m.used, 66351);
     assert.deepStrictEqual(s.meterIfReady(), m, 'counted once, then at hand');
     // A change to the next request: counted at once now (this engine has built the chat before).
     const item = s.chatItems().find((i) => i.status === 'present')!;

@@ -285,7 +285,7 @@ describe('tool steps: engine and pipeline (scripted provider, in-memory workspac
       'the reply, then the new message',
     );
     assert.equal(t2.envelope!.prefixBreak, false);
-    assert.ok(t2.envelope!.ledger.cachedTokens > 0, 'predicted cache hit of the whole tool turn');
+    assert.equal(t2.envelope!.ledger.cachedTokens, 1530, 'predicted cache hit of the whole tool turn');
     // Past tool blocks count as L2, the calls and notes as L4.
     const l2 = t2.envelope!.ledger.layers[1].items;
     assert.ok(l2.some((i) => i.key === 'file:src/b.ts' && i.tool === 'read_file'));

@@ -533,7 +533,7 @@ describe('turn pipeline: synchronous driver and scripted provider', () => {
     assert.strictEqual(one.state.entries.get('file:src/gone.ts')?.missing, true, 'the deleted file is kept, marked missing');
     assert.deepStrictEqual(one.calls, { refresh: 2, recheck: 0, readFresh: 0 }, 'one pass per turn that holds files, no separate re-check');
     assert.deepStrictEqual(plain.calls.refresh, 0);
-    assert.ok(plain.calls.recheck > 0 && plain.calls.readFresh === 2);
+    assert.deepStrictEqual([plain.calls.recheck, plain.calls.readFresh], [6, 2]);
   });
 
   it('a scripted failure after some output is an error, not a retry; record the scripted reply when asked', async () => {

@@ -99,7 +99,7 @@ describe('pending pin / unpin / remove: shown at once, with the cost and Undo', 
     assert.ok(m, banner.message);
     const [before, after] = [Number(m[1].replace(/,/g, '')), Number(m[2].replace(/,/g, ''))];
     assert.ok(after > before + 1000, `${before} → ${after}`);
-    assert.ok(s.changes() > 0, 'the tree is refreshed at once');
+    assert.equal(s.changes(), 1, 'the tree is refreshed at once');
 
     // The tree: listed under Next message with Undo; the item's row says it is removed.
     const nodes = tree(session, pending);

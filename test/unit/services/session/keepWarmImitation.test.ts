@@ -115,7 +115,7 @@ describe('keep-warm against the Anthropic imitation server (real HTTP)', functio
     assert.deepEqual(ping.usage, sent.usage, 'the usage the provider reported');
     assert.equal(ping.chatId, s.activeChatId);
     assert.deepEqual(s.chatCosts.keepWarmSpent(s.activeChatId), { pings: 1, usd: ping.usd });
-    assert.ok(ping.usd > 0);
+    assert.equal(ping.usd, 0.0008151);
     kw.dispose();
   });
 });
