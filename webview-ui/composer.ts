@@ -1,17 +1,16 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import type { MentionRef, MentionResult, MentionView, SlashHostCommand, SuggestionView } from '../src/protocol/mentions';
-import { MAX_INPUT_CHARS, type AttachWhat, type ChipView, type LeftOutView, type ModelView } from '../src/protocol/messages';
+import { MAX_INPUT_CHARS, type AttachWhat, type ChipView, type ModelView } from '../src/protocol/messages';
 import { ComposerCompletion, type Trigger } from './composerCompletion';
-import { h, icon, iconButton } from './dom';
+import { h, icon } from './dom';
 import { TextFitter } from './fitText';
-import { formatInt, formatTokens } from '../src/common/numberFormat';
+import { formatInt } from '../src/common/numberFormat';
 import type { RequestResult } from './ipc';
 import type { Meter } from './meter';
 import type { Tooltips } from './tooltip';
-import { isRemovedChip, removedChipElement } from './removedChip';
 import type { SlashCommand } from './slashCommands';
-import { SuggestionChip } from './suggestionChip';
+import { ChipRow, placeholderFor } from './chipRow';
 
 export interface ComposerHost {
   /** The host's answer: accepted, or why not. */
@@ -42,14 +41,6 @@ export interface ComposerHost {
   newChat(): void;
 }
 
-/** The input's placeholder says what a message is about. */
-function placeholderFor(chips: readonly ChipView[]): string {
-  if (chips.length === 0) return 'Ask, @ to attach, / for commands';
-  if (chips.length > 1) return `Ask about ${chips.length} attached items…`;
-  const label = chips[0].label;
-  return `Ask about ${label.slice(label.lastIndexOf('/') + 1)}…`;
-}
-
 export const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 export const ATTACH_SELECTION_KEYS = isMac ? '⌥⌘A' : 'Ctrl+Alt+A';
 
@@ -61,8 +52,6 @@ export const ATTACH_SELECTION_KEYS = isMac ? '⌥⌘A' : 'Ctrl+Alt+A';
 export class Composer {
   readonly el: HTMLElement;
   readonly input: HTMLTextAreaElement;
-  private readonly chipList: HTMLElement;
-  private readonly chipToggle: HTMLButtonElement;
   private readonly sendButton: HTMLElement;
   private readonly stopButton: HTMLElement;
   private readonly modelButton: HTMLButtonElement;
@@ -70,21 +59,10 @@ export class Composer {
   private readonly modelIcon: HTMLElement;
   private readonly fitter = new TextFitter();
   private readonly status: HTMLElement;
-  private readonly suggestionChip: SuggestionChip;
-  private readonly contextRow: HTMLElement;
   private readonly completion: ComposerCompletion;
   private busy = false;
   private composing = false;
-  private chips: ChipView[] = [];
-  /** The chips of the message being sent: they belong to that message, not to the next one. */
-  private sentChipIds = new Set<string>();
-  /** The user opened the collapsed chips (kept until the composer has no chips again). */
-  private chipsExpanded = false;
-  /** The chips of a message sent but not yet started: they leave with it when its turn starts. */
-  private sendingChipIds: Set<string> | undefined;
-  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Where the keyboard goes once the host's chips arrive: Undo after ×, × after Undo. */
-  private focusAfterRender: { chipId: string; testid: string } | undefined;
+  private readonly chipRow: ChipRow;
   private statusTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly autosize = !CSS.supports('field-sizing', 'content');
 
@@ -94,22 +72,20 @@ export class Composer {
     draft: string,
     private readonly tooltips?: Tooltips,
   ) {
-    this.chipList = h('ul', { class: 'chips', 'aria-label': 'Attached to the next message', 'data-testid': 'strata-chips' });
-    this.chipToggle = h('button', {
-      type: 'button',
-      class: 'chips-toggle',
-      'data-testid': 'strata-chips-toggle',
-      'aria-expanded': 'false',
-    });
-    this.chipToggle.hidden = true;
-    this.chipToggle.addEventListener('click', () => {
-      this.chipsExpanded = !this.chipsExpanded;
-      this.layoutChips();
-    });
-    // One wrapping row: the folded "N attached" button or the chips, then the suggestion, so a
-    // suggestion takes the room left at the end of the row instead of a row of its own.
-    this.contextRow = h('div', { class: 'context-row' }, this.chipToggle, this.chipList);
-    this.contextRow.hidden = true;
+    this.chipRow = new ChipRow(
+      {
+        removeChip: (id) => this.host.removeChip(id),
+        restoreChip: (id) => this.host.restoreChip(id),
+        dismissRemovedChip: (id) => this.host.dismissRemovedChip(id),
+        pinChip: (id, pinned) => this.host.pinChip(id, pinned),
+        attachDefinitions: (id) => this.host.attachDefinitions(id),
+        error: (message) => this.host.error(message),
+        includeSuggestion: (suggestion) => void this.includeSuggestion(suggestion),
+        placeholder: (text) => (this.input.placeholder = text),
+        focusInput: () => this.focus(),
+      },
+      tooltips,
+    );
     this.input = h('textarea', {
       class: 'input',
       rows: 1,
@@ -120,11 +96,6 @@ export class Composer {
       spellcheck: 'true',
     });
     this.input.value = draft;
-    this.suggestionChip = new SuggestionChip(
-      (s) => void this.includeSuggestion(s),
-      () => this.showContextRow(),
-    );
-    this.contextRow.append(this.suggestionChip.el);
     this.completion = new ComposerCompletion(this.input, {
       mentions: (query) => this.host.mentions(query),
       pickMention: (mention, trigger) => void this.pickMention(mention, trigger),
@@ -176,7 +147,7 @@ export class Composer {
       'div',
       { class: 'input-box' },
       this.completion.picker.el,
-      this.contextRow,
+      this.chipRow.el,
       this.input,
       h(
         'div',
@@ -202,8 +173,6 @@ export class Composer {
       this.host.draftChanged(this.input.value);
       this.refresh();
     });
-    this.chipList.addEventListener('click', (e) => this.onChipClick(e));
-    this.chipList.addEventListener('keydown', (e) => this.onChipKey(e));
     // A narrower side bar wraps the chips onto more rows.
     let lastWidth = 0;
     new ResizeObserver(() => {
@@ -212,7 +181,7 @@ export class Composer {
       lastWidth = width;
       // Laid out in the next frame: changing the observed element's height inside its own
       // notification would loop.
-      requestAnimationFrame(() => this.layoutChips());
+      requestAnimationFrame(() => this.chipRow.layout());
     }).observe(this.el);
     this.refresh();
   }
@@ -235,12 +204,11 @@ export class Composer {
     }
     const chat = this.host.chat();
     this.setText('');
-    const sending = new Set(this.chips.map((c) => c.id));
-    this.sendingChipIds = sending;
+    const sending = this.chipRow.sending();
     this.focus();
     const result = await this.host.send(text);
     // Accepted: the turn started (its chips left with it) or ended already; refused: they stay.
-    if (this.sendingChipIds === sending) this.sendingChipIds = undefined;
+    this.chipRow.sendAnswered(sending);
     if (result.ok) return;
     // Nothing typed is lost: a refused message comes back, to the chat it was written in.
     if (chat !== undefined && this.host.chat() !== chat) {
@@ -283,21 +251,9 @@ export class Composer {
 
   setBusy(busy: boolean): void {
     const ended = this.busy && !busy;
-    if (busy && !this.busy && this.sendingChipIds) {
-      this.sentChipIds = this.sendingChipIds;
-      this.sendingChipIds = undefined;
-      this.renderChips();
-    }
+    if (busy && !this.busy) this.chipRow.turnStarted();
     this.busy = busy;
-    // The host lists the chips right after a reply it kept (without the sent ones); a turn it did not
-    // keep leaves them attached, so they come back if no list follows.
-    if (ended && this.sentChipIds.size > 0) {
-      this.releaseTimer = setTimeout(() => {
-        this.releaseTimer = undefined;
-        this.sentChipIds.clear();
-        this.renderChips();
-      }, 150);
-    }
+    if (ended) this.chipRow.turnEnded();
     this.refresh();
   }
 
@@ -335,227 +291,12 @@ export class Composer {
   }
 
   setChips(chips: readonly ChipView[]): void {
-    this.chips = [...chips];
-    if (this.releaseTimer !== undefined) {
-      clearTimeout(this.releaseTimer);
-      this.releaseTimer = undefined;
-      this.sentChipIds.clear();
-    }
-    this.renderChips();
-  }
-
-  private renderChips(): void {
-    const shown = this.chips.filter((c) => !this.sentChipIds.has(c.id));
-    if (shown.length === 0) this.chipsExpanded = false;
-    this.input.placeholder = placeholderFor(shown.filter((c) => !isRemovedChip(c)));
-    const focused = this.focusedChipControl();
-    this.chipList.replaceChildren(...shown.map((chip) => (isRemovedChip(chip) ? removedChipElement(chip) : this.chipElement(chip))));
-    this.layoutChips();
-    this.restoreFocus(focused);
-  }
-
-  /** The chip control the keyboard is on, as what finds it again once the list is drawn anew. */
-  private focusedChipControl(): { chipId: string; testid: string } | undefined {
-    const active = document.activeElement;
-    if (!active || !this.chipList.contains(active)) return undefined;
-    const chipId = active.closest('[data-chip-id]')?.getAttribute('data-chip-id');
-    return { chipId: chipId ?? '', testid: active.getAttribute('data-testid') ?? '' };
-  }
-
-  /**
-   * The keyboard stays with the chips when their list is drawn again: on the control asked for (Undo
-   * after ×, × after Undo) once it is there, else on the one it was on, else in the input.
-   */
-  private restoreFocus(focused: { chipId: string; testid: string } | undefined): void {
-    const find = (at: { chipId: string; testid: string } | undefined) =>
-      at && !this.chipList.hidden
-        ? this.chipList.querySelector<HTMLElement>(`[data-chip-id="${CSS.escape(at.chipId)}"] [data-testid="${CSS.escape(at.testid)}"]`)
-        : null;
-    const asked = find(this.focusAfterRender);
-    // Asked for a chip that is gone (sent): nothing more to wait for.
-    if (asked || (this.focusAfterRender && !this.chips.some((c) => c.id === this.focusAfterRender!.chipId)))
-      this.focusAfterRender = undefined;
-    const target = asked ?? find(focused);
-    if (target) target.focus();
-    else if (focused && !this.chipList.contains(document.activeElement)) this.focus();
-  }
-
-  /** More than two rows of chips collapse behind one "N attached" button, so the conversation keeps its room. */
-  private layoutChips(): void {
-    const items = [...this.chipList.children] as HTMLElement[];
-    // The toggle is never hidden just to measure: hiding it would take the keyboard focus away.
-    this.chipList.hidden = items.length === 0;
-    this.showContextRow();
-    const rows = items.length === 0 ? 0 : new Set(items.map((li) => li.offsetTop)).size;
-    if (rows <= 2 && !this.chipsExpanded) {
-      this.chipToggle.hidden = true;
-      this.showContextRow();
-      return;
-    }
-    const attached = this.chips.filter((c) => !this.sentChipIds.has(c.id) && !isRemovedChip(c));
-    const tokens = attached.reduce((sum, c) => sum + c.tokens, 0);
-    this.chipToggle.hidden = rows <= 2;
-    this.chipToggle.replaceChildren(
-      h('span', { class: 'chips-toggle-label' }, `${attached.length} attached`),
-      h('span', { class: 'chip-tokens' }, formatTokens(tokens)),
-      icon(this.chipsExpanded ? 'chevron-up' : 'chevron-down'),
-    );
-    this.chipToggle.setAttribute('aria-expanded', String(this.chipsExpanded));
-    // Its name is what it shows ("3 attached 127k"); the exact count is in the title.
-    this.chipToggle.title = `${this.chipsExpanded ? 'Hide' : 'Show'} the attached items (${formatInt(tokens)} tokens)`;
-    this.chipList.hidden = !this.chipsExpanded && rows > 2;
-    this.showContextRow();
-  }
-
-  /** The row takes no room while it has nothing to show. */
-  private showContextRow(): void {
-    this.contextRow.hidden = this.chipList.hidden && this.chipToggle.hidden && this.suggestionChip.el.hidden;
-    this.contextRow.classList.toggle('folded', this.chipList.hidden && !this.chipToggle.hidden);
-  }
-
-  private chipElement(chip: ChipView): HTMLElement {
-    const definitions = chip.definitions ?? [];
-    const title = [
-      chip.label,
-      chip.detail,
-      `${formatInt(chip.tokens)} tokens${chip.pinned ? ' · pinned (kept in every request)' : ''}`,
-      ...definitions.map((d) => `+ ${d.symbol} (${d.label}, used by ${d.usedBy}): ${formatInt(d.tokens)} tokens`),
-    ]
-      .filter(Boolean)
-      .join('\n');
-    const pin = iconButton({
-      icon: chip.pinned ? 'pinned' : 'pin',
-      label: chip.pinned ? `Unpin ${chip.label}` : `Pin ${chip.label}`,
-      testid: 'strata-chip-pin',
-      action: 'pin',
-      extraClass: 'chip-btn',
-    });
-    pin.setAttribute('aria-pressed', String(chip.pinned));
-    return h(
-      'li',
-      {
-        class: `chip${chip.pinned ? ' pinned' : ''}`,
-        'data-testid': 'strata-chip',
-        'data-chip-id': chip.id,
-        'data-kind': chip.kind,
-        'data-pinned': String(chip.pinned),
-        title,
-      },
-      icon(chip.kind === 'selection' ? 'list-selection' : 'file', 'chip-icon'),
-      h('span', { class: 'chip-label' }, chip.label),
-      h('span', { class: 'chip-tokens', 'aria-label': `${formatInt(chip.tokens)} tokens` }, formatTokens(chip.tokens)),
-      ...this.codeIntelParts(chip, definitions.length),
-      pin,
-      iconButton({ icon: 'close', label: `Remove ${chip.label}`, testid: 'strata-chip-remove', action: 'remove', extraClass: 'chip-btn' }),
-    );
-  }
-
-  /**
-   * A selection's "+N definitions" (and the action that finds them, while it has none), or a file's
-   * (the declarations it imports from large modules); "· N left out" when some were; a file attached
-   * as its outline says so.
-   */
-  private codeIntelParts(chip: ChipView, definitions: number): HTMLElement[] {
-    const leftOut = chip.definitionsLeftOut ?? [];
-    const parts: HTMLElement[] = [];
-    if (chip.outline) parts.push(h('span', { class: 'chip-note', 'data-testid': 'strata-chip-outline' }, 'outline'));
-    if (definitions > 0)
-      parts.push(
-        h(
-          'span',
-          { class: 'chip-note', 'data-testid': 'strata-definitions-count' },
-          `+${formatInt(definitions)} definition${definitions === 1 ? '' : 's'}`,
-        ),
-      );
-    if (leftOut.length > 0) parts.push(this.leftOutNote(chip, leftOut));
-    if (parts.length > 0 || chip.kind !== 'selection') return parts;
-    return [
-      iconButton({
-        icon: 'symbol-method',
-        label: `Attach the definitions ${chip.label} uses`,
-        testid: 'strata-chip-definitions',
-        action: 'definitions',
-        extraClass: 'chip-btn',
-      }),
-    ];
-  }
-
-  /**
-   * "· N left out": focusable, its name says what was left out and why, and hover or focus shows the
-   * list (so the user can raise the budget or pin what is needed).
-   */
-  private leftOutNote(chip: ChipView, leftOut: readonly LeftOutView[]): HTMLElement {
-    const n = formatInt(leftOut.length);
-    const reasons = leftOut.map((l) => `${l.symbol} (${l.label}): ${l.reason}`);
-    const note = h(
-      'span',
-      {
-        class: 'chip-note chip-left-out',
-        role: 'note',
-        tabindex: 0,
-        'data-testid': 'strata-definitions-left-out',
-        'aria-label': `${n} left out of ${chip.label}'s definitions: ${reasons.join('; ')}`,
-      },
-      `· ${n} left out`,
-    );
-    const list = () =>
-      h(
-        'div',
-        { class: 'left-out-tooltip' },
-        h('div', null, `Left out (raise the definitions or imports budget in Settings, or pin what you need):`),
-        h('ul', null, ...reasons.map((r) => h('li', null, r))),
-      );
-    if (this.tooltips) this.tooltips.register(note, list);
-    else note.title = reasons.join('\n');
-    return note;
-  }
-
-  private async onChipClick(e: MouseEvent): Promise<void> {
-    const button = e.target instanceof Element ? e.target.closest<HTMLButtonElement>('button[data-action]') : null;
-    const li = button?.closest<HTMLElement>('[data-chip-id]');
-    if (!button || !li) return;
-    const id = li.getAttribute('data-chip-id') ?? '';
-    const chip = this.chips.find((c) => c.id === id);
-    if (!chip) return;
-    li.classList.add('pending');
-    const action = button.getAttribute('data-action');
-    // The control pressed goes when the chip is drawn again: the keyboard moves to its counterpart.
-    if (action === 'remove' || action === 'undo')
-      this.focusAfterRender = { chipId: id, testid: action === 'remove' ? 'strata-chip-undo' : 'strata-chip-remove' };
-    const result =
-      action === 'remove'
-        ? await this.host.removeChip(id)
-        : action === 'undo'
-          ? await this.host.restoreChip(id)
-          : action === 'definitions'
-            ? await this.host.attachDefinitions(id)
-            : await this.host.pinChip(id, !chip.pinned);
-    // The host answers with a `chips` message; until then (or if it refused) the chip stays as it was.
-    li.classList.remove('pending');
-    if (result.ok) return;
-    if (this.focusAfterRender?.chipId === id) this.focusAfterRender = undefined;
-    this.host.error(result.error);
-  }
-
-  /** Escape on a chip taken off the next message forgets it (no Undo any more); the keyboard goes to the input. */
-  private onChipKey(e: KeyboardEvent): void {
-    if (e.key !== 'Escape' || e.defaultPrevented) return;
-    const li = e.target instanceof Element ? e.target.closest<HTMLElement>('[data-testid="strata-chip-removed"]') : null;
-    const id = li?.getAttribute('data-chip-id');
-    if (!li || !id) return;
-    // Taken here: this Escape does not also stop a streaming reply.
-    e.preventDefault();
-    li.classList.add('pending');
-    this.focus();
-    void this.host.dismissRemovedChip(id).then((result) => {
-      li.classList.remove('pending');
-      if (!result.ok) this.host.error(result.error);
-    });
+    this.chipRow.set(chips);
   }
 
   /** The active editor offered for the next message (null: nothing offered). */
   setSuggestion(suggestion: SuggestionView | null): void {
-    this.suggestionChip.set(suggestion);
+    this.chipRow.suggestion.set(suggestion);
   }
 
   private async includeSuggestion(suggestion: SuggestionView): Promise<void> {
@@ -563,10 +304,10 @@ export class Composer {
       this.showStatus(`${suggestion.detail} cannot be included: ${suggestion.reason ?? 'it is not in the workspace'}`);
       return;
     }
-    const hadFocus = document.activeElement === this.suggestionChip.el;
-    this.suggestionChip.pending();
+    const hadFocus = document.activeElement === this.chipRow.suggestion.el;
+    this.chipRow.suggestion.pending();
     const result = await this.host.attachMention(suggestion.ref);
-    this.suggestionChip.settled();
+    this.chipRow.suggestion.settled();
     if (!result.ok) this.showStatus(result.error);
     // The chip goes once it is attached: the keyboard carries on in the input.
     if (hadFocus) this.focus();
