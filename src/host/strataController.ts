@@ -4,7 +4,8 @@
  * calls, and the session's turn events into panel messages, the status bar and the Context Layers
  * tree. The webview is UI; this decides.
  */
-import { actionKeepsBanner, settingNamedIn, settingsQuery } from './settings/bannerSettings';
+import { actionKeepsBanner, settingsQuery } from './settings/bannerSettings';
+import { PanelBanners } from './panel/panelBanners';
 import { notSentHowTo, providerErrorActions } from './providers/providerAdvice';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
@@ -53,12 +54,11 @@ export interface ControllerDeps {
 const NO_MODEL: ModelView = { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false };
 
 export class StrataController extends Disposable implements PanelHandler {
-  private banners: BannerView[] = [];
+  private readonly banners: PanelBanners;
   private preview: RequestPreviewView | undefined;
   private resolved: ResolvedProvider | undefined;
   private resolving: Promise<ResolvedProvider> | undefined;
   private lastText: string | undefined;
-  private bannerCounter = 0;
   private turnCounter = 0;
   /** The turn streaming now: its panel id and the partial reply (for a panel re-created mid-turn). */
   private streaming:
@@ -75,6 +75,7 @@ export class StrataController extends Disposable implements PanelHandler {
 
   constructor(private readonly deps: ControllerDeps) {
     super();
+    this.banners = new PanelBanners((message) => this.post(message));
     this._register({ dispose: () => clearTimeout(this.cacheExpiryTimer) });
     this.requests = panelRequestHandlers({
       session: deps.session,
@@ -185,7 +186,7 @@ export class StrataController extends Disposable implements PanelHandler {
       meter: this.session.meterIfReady(),
       model: r?.view ?? NO_MODEL,
       busy: this.busy,
-      banners: this.banners,
+      banners: this.banners.shown,
       notices: this.deps.notices(),
       preview: this.preview,
     };
@@ -279,21 +280,11 @@ export class StrataController extends Disposable implements PanelHandler {
    * else all of Strata's settings.
    */
   showBanner(severity: BannerView['severity'], message: string, actions: BannerAction[] = [], setting?: string): string {
-    const id = `b${++this.bannerCounter}`;
-    const withDismiss = actions.includes('dismiss') ? actions : [...actions, 'dismiss' as const];
-    const named = actions.includes('openSettings') ? (setting ?? settingNamedIn(message)) : undefined;
-    const banner: BannerView = { id, severity, message, actions: withDismiss, ...(named ? { setting: named } : {}) };
-    this.banners = [...this.banners.filter((b) => b.message !== message), banner].slice(-4);
-    this.post({ type: 'banners', banners: this.banners });
-    return id;
+    return this.banners.show(severity, message, actions, setting);
   }
 
-  clearBanners(pred: (b: BannerView) => boolean = () => true): void {
-    const kept = this.banners.filter((b) => !pred(b));
-    if (kept.length !== this.banners.length) {
-      this.banners = kept;
-      this.post({ type: 'banners', banners: this.banners });
-    }
+  clearBanners(pred?: (b: BannerView) => boolean): void {
+    this.banners.clear(pred);
   }
 
   handle<K extends WebviewRequestKind>(request: WebviewRequestOf<K>): Promise<ResponseOf<K>> {
@@ -301,7 +292,7 @@ export class StrataController extends Disposable implements PanelHandler {
   }
 
   private async bannerAction(bannerId: string, action: BannerAction): Promise<void> {
-    const banner = this.banners.find((b) => b.id === bannerId);
+    const banner = this.banners.find(bannerId);
     if (!actionKeepsBanner(action)) this.clearBanners((b) => b.id === bannerId);
     switch (action) {
       case 'setApiKey':
