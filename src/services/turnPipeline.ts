@@ -611,25 +611,13 @@ class TurnRun {
     fillStepCachedTokens(tools, envelope, state.usage, provider.kind);
     const reply =
       send.recordReply ?? (doneText && doneText.length > 0 ? doneText : tools.requests.length > 0 ? TOOL_LIMIT_REPLY : (doneText ?? ''));
-    const saved = this.pipeline.save({
-      engine: this.engine,
-      reply,
-      envelope,
-      input: this.input!,
-      request: this.request,
-      usage: state.usage,
-      modelLabel: send.modelLabel,
-      providerKind: provider.kind,
-      stopped: false,
-      tools,
-      serverCut: send.cutCheck ? detectServerCut(envelope.totalTokens, state.usage?.input, send.cutCheck.estimated) : undefined,
-    });
-    return this.saved(saved, { status: 'done', reply });
+    const serverCut = send.cutCheck ? detectServerCut(envelope.totalTokens, state.usage?.input, send.cutCheck.estimated) : undefined;
+    return this.saved(this.save(reply, false, serverCut), { status: 'done', reply });
   }
 
   /** Stop: what streamed is the reply (committed, persisted, marked stopped); nothing the user saw → dropped. */
   private stopped(streamed: string): TurnOutcome {
-    const { send, state, tools } = this;
+    const { state, tools } = this;
     // Nothing the user saw (no text, no tool step): the turn is dropped. Otherwise what streamed in the
     // last model call is the reply, after the tool steps already in the request.
     if (streamed.length === 0 && tools.requests.length === 0) {
@@ -639,19 +627,24 @@ class TurnRun {
     const envelope = this.envelope!;
     const reply = streamed.length > 0 ? streamed : STOPPED_REPLY;
     fillStepCachedTokens(tools, envelope, state.usage, this.provider?.kind);
-    const saved = this.pipeline.save({
+    return this.saved(this.save(reply, true), { status: 'stopped', kept: true, reply });
+  }
+
+  /** Completes the turn with `reply` and saves it (the pipeline's engine follows a rebuilt one). */
+  private save(reply: string, stopped: boolean, serverCut?: ReturnType<typeof detectServerCut>): SaveResult {
+    return this.pipeline.save({
       engine: this.engine,
       reply,
-      envelope,
+      envelope: this.envelope!,
       input: this.input!,
       request: this.request,
-      usage: state.usage,
-      modelLabel: send.modelLabel,
+      usage: this.state.usage,
+      modelLabel: this.send.modelLabel,
       providerKind: this.provider?.kind,
-      stopped: true,
-      tools,
+      stopped,
+      tools: this.tools,
+      serverCut,
     });
-    return this.saved(saved, { status: 'stopped', kept: true, reply });
   }
 
   /** The ending of a saved turn: its error, or `result` with the usage and what the save recorded. */
