@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { LAYER_TITLES } from '../../src/common/numberFormat';
 import type { StrataApi } from '../../src/extension';
 import type { HostToWebviewMessage } from '../../src/protocol/messages';
 import type { LedgerTreeNode } from '../../src/services/ledgerTree';
@@ -112,9 +113,10 @@ describe('Workspace tools in the real editor', function () {
     assert.equal(ended.kept, true);
 
     // The tree after the turn: the last request's L3 holds what the tools read, recoverable, with the tool.
-    await until('the tree shows the request', () => flatten(api.testing.tree.getChildren(), api).some((n) => n.label.startsWith('L3')));
+    const isL3 = (n: { label: string; description?: string }) => n.label === LAYER_TITLES.L3 && / · L3$/.test(n.description ?? '');
+    await until('the tree shows the request', () => flatten(api.testing.tree.getChildren(), api).some(isL3));
     const nodes = flatten(api.testing.tree.getChildren(), api);
-    const l3 = nodes.find((n) => n.label.startsWith('L3'));
+    const l3 = nodes.find(isL3);
     assert.ok(l3, 'an L3 node');
     const l3Items = api.testing.tree.getChildren(l3);
     const read = l3Items.find((n) => n.name === 'app/src/math.ts');
