@@ -76,12 +76,13 @@ describe('chat panel: find in chat', function () {
         const c = el.closest('.conversation')!.getBoundingClientRect();
         return r.bottom > c.top && r.top < c.bottom;
       });
-    assert.equal(await inView('2:user'), true);
+    // Scrolled in the frame after the hit is chosen: a loaded machine may take more than one.
+    await until("turn 2's question in view", () => inView('2:user'));
     assert.equal(await inView('25:assistant'), false);
 
     await p.page.keyboard.press('F3');
     assert.equal(await count.textContent(), '2 of 3');
-    assert.equal(await inView('25:assistant'), true);
+    await until("turn 25's reply in view", () => inView('25:assistant'));
     await p.page.keyboard.press('Enter');
     assert.equal(await count.textContent(), '3 of 3', 'the hit inside the code block');
     await p.page.keyboard.press('Enter');
