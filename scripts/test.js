@@ -14,6 +14,7 @@
 // machine never run two VS Code sessions at once (about 2 GB each).
 
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { run, cleanEnv, formatSeconds } = require('./lib/proc');
 const { staleDependencies } = require('./lib/deps');
@@ -30,6 +31,11 @@ const results = [];
 async function step(name, fn) {
   const started = Date.now();
   console.log(`\n=== ${name} ===`);
+  // The mocha runs append each failed test's title here (scripts/mocha/summaryReporter.js), so the
+  // summary at the end names them.
+  const failedFile = path.join(os.tmpdir(), `strata-failed-${process.pid}-${results.length}.txt`);
+  fs.rmSync(failedFile, { force: true });
+  process.env.STRATA_FAILED_TESTS_FILE = failedFile;
   let ok;
   try {
     ok = (await fn()) !== false;
@@ -37,10 +43,29 @@ async function step(name, fn) {
     console.error(err instanceof Error ? err.message : String(err));
     ok = false;
   }
+  delete process.env.STRATA_FAILED_TESTS_FILE;
+  const failedTests = readFailedTests(failedFile);
   const seconds = formatSeconds(Date.now() - started);
-  results.push({ name, ok, seconds });
+  results.push({ name, ok, seconds, failedTests });
   console.log(`=== ${name}: ${ok ? 'ok' : 'FAILED'} (${seconds}) ===`);
   return ok;
+}
+
+/** The failed test titles a step's mocha run recorded (at most 20, each line at most 200 characters). */
+function readFailedTests(file) {
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .slice(0, 20)
+    .map((line) => (line.length > 200 ? `${line.slice(0, 199)}…` : line));
 }
 
 /** Runs a package's command (its package.json `bin`) with this Node, from the repository root. */
@@ -175,6 +200,7 @@ function finish() {
   console.log('\nSummary:');
   for (const r of results) {
     console.log(`  ${r.ok ? 'ok    ' : 'FAILED'}  ${r.name} (${r.seconds})`);
+    for (const title of r.failedTests ?? []) console.log(`            failed: ${title}`);
   }
   const failed = results.filter((r) => !r.ok);
   if (failed.length > 0) {

@@ -17,6 +17,17 @@ export function findTests(dir: string, skip: readonly string[] = []): string[] {
     .sort();
 }
 
+/** Appends a failed test's title to STRATA_FAILED_TESTS_FILE when set; a write failure never fails the run. */
+function recordFailure(title: string): void {
+  const file = process.env.STRATA_FAILED_TESTS_FILE;
+  if (!file) return;
+  try {
+    fs.appendFileSync(file, `${title.replace(/\s+/g, ' ').trim()}\n`);
+  } catch {
+    // The summary then names the step only.
+  }
+}
+
 /**
  * Runs `files` in one mocha run inside the extension host and ends with a plain `N passed, N failed`
  * line, which reaches the harness through the workbench's automation log.
@@ -46,6 +57,8 @@ export function runIntegrationSuite(files: readonly string[], what = ''): Promis
           resolve();
         }
       });
+      // `npm test` names failed tests in its closing summary (scripts/mocha/summaryReporter.js does the same).
+      runner.on('fail', (test) => recordFailure(test.fullTitle()));
     } catch (err) {
       console.log('0 passed, 1 failed');
       reject(err instanceof Error ? err : new Error(String(err)));
