@@ -4,7 +4,9 @@ import * as vscode from 'vscode';
 import type { ChatMessage, Role } from '../../src/engine/types';
 import { TOOL_DEFINITIONS } from '../../src/services/tools/definitions';
 import { editorLmFeatures, editorModels, VscodeLmProvider } from '../../src/host/providers/vscodeLmProvider';
-import { resolveAutoProvider } from '../../src/services/providers/auto';
+import * as net from 'node:net';
+import { configure, strataApi } from './support/panel';
+import type { ResolvedProvider } from '../../src/host/providers/providerResolver';
 import { ProviderError, type ChatRequest, type StreamEvent } from '../../src/services/providers/types';
 
 /**
@@ -13,6 +15,46 @@ import { ProviderError, type ChatRequest, type StreamEvent } from '../../src/ser
  * a deterministic model through `vscode.lm.registerLanguageModelChatProvider`; requests go
  * extension → workbench → fake provider and back, as they would to Copilot or any other vendor.
  */
+
+/**
+ * Listens on Ollama's default port for the length of a test: `auto` must never contact a local
+ * server the user did not choose (SECURITY.md), so any connection there counts against it.
+ */
+async function watchOllamaPort(): Promise<{ connections(): number; close(): Promise<void> }> {
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error('127.0.0.1:11434 is in use (a local Ollama?): this test needs it free to see that `auto` never contacts it')
+          : err,
+      ),
+    );
+    server.listen(11434, '127.0.0.1', resolve);
+  });
+  return {
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Resolves the provider as Strata does for a send, with `strata.provider` on `auto` and no base URL or model set. */
+async function resolveAuto(): Promise<ResolvedProvider> {
+  const api = await strataApi();
+  const config = vscode.workspace.getConfiguration('strata');
+  const keys = ['provider', 'baseUrl', 'model'] as const;
+  const before = keys.map((key) => config.inspect(key)?.globalValue);
+  await configure(api, { provider: 'auto', baseUrl: '', model: '' });
+  try {
+    return await api.testing.resolver.resolve();
+  } finally {
+    await configure(api, Object.fromEntries(keys.map((key, i) => [key, before[i]])));
+  }
+}
 
 const FAKE_EXTENSION_ID = 'strata-dev.strata-fake-lm';
 /** Stop is to end the stream within 200 ms; this suite's bound covers the whole round trip. */
@@ -164,17 +206,20 @@ if (!canRegisterModels) {
       assert.equal(outcome.events.length, 0);
     });
 
-    it('resolveAutoProvider falls through to the next probe and then to not-configured', async () => {
-      let ollamaProbed = false;
-      const resolution = await resolveAutoProvider({
-        editorModels,
-        ollama: async () => {
-          ollamaProbed = true;
-          return undefined;
-        },
-      });
-      assert.equal(resolution.kind, 'not-configured');
-      assert.equal(ollamaProbed, true);
+    it('auto finds no model, says how to choose one, and contacts no local server', async () => {
+      const port = await watchOllamaPort();
+      try {
+        const resolved = await resolveAuto();
+        assert.equal(resolved.provider, undefined);
+        assert.equal(resolved.view.provider, 'none');
+        assert.match(
+          resolved.problem?.message ?? '',
+          /^No model is available: the editor offers no chat model\. Choose one with "Strata: Select Model"/,
+        );
+        assert.equal(port.connections(), 0, 'auto opened a connection to 127.0.0.1:11434');
+      } finally {
+        await port.close();
+      }
     });
   });
 }
@@ -424,38 +469,30 @@ if (canRegisterModels)
       assert.equal(fake.requests.length, 0);
     });
 
-    it('resolveAutoProvider with the real editor probe picks vscode-lm while the fake model is offered', async () => {
-      let ollamaProbed = false;
-      const probes = {
-        editorModels,
-        ollama: async () => {
-          ollamaProbed = true;
-          return undefined;
-        },
-      };
-      const resolution = await resolveAutoProvider(probes);
-      assert.equal(resolution.kind, 'vscode-lm', JSON.stringify(resolution));
-      assert.ok(resolution.kind === 'vscode-lm');
-      // Offline code-server offers no other chat model, so the fake one is the first.
-      assert.deepEqual(resolution.model, { id: modelId, name: fake.model.name, vendor: fake.vendor, family: fake.model.family });
-      assert.equal(ollamaProbed, false, 'Ollama is not probed when the editor offers a model');
-
-      const byFamily = await resolveAutoProvider(probes, fake.model.family);
-      assert.ok(byFamily.kind === 'vscode-lm' && byFamily.model.id === modelId);
-
-      fake.disable();
+    it('auto picks the editor model while one is offered, and contacts no local server', async () => {
+      await waitFor('the fake model appearing in vscode.lm', async () => ((await editorModels()).length > 0 ? true : undefined));
+      const port = await watchOllamaPort();
       try {
-        const without = await resolveAutoProvider(probes);
-        assert.ok(
-          !(without.kind === 'vscode-lm' && without.model.vendor === fake.vendor),
-          `still resolved to the withdrawn model: ${JSON.stringify(without)}`,
-        );
-        if ((await editorModels()).length === 0) {
-          assert.equal(without.kind, 'not-configured');
-          assert.equal(ollamaProbed, true);
+        const resolved = await resolveAuto();
+        assert.equal(resolved.view.provider, 'vscode-lm', JSON.stringify(resolved.view));
+        // Offline code-server offers no other chat model, so the fake one is the first.
+        assert.equal(resolved.view.model, modelId);
+        assert.equal(resolved.problem, undefined);
+
+        fake.disable();
+        try {
+          await waitFor('the fake model leaving vscode.lm', async () =>
+            (await vscode.lm.selectChatModels({ vendor: fake.vendor })).length === 0 ? true : undefined,
+          );
+          const without = await resolveAuto();
+          assert.notEqual(without.view.model, modelId, 'still resolved to the withdrawn model');
+          if ((await editorModels()).length === 0) assert.equal(without.view.provider, 'none');
+        } finally {
+          fake.enable();
         }
+        assert.equal(port.connections(), 0, 'auto opened a connection to 127.0.0.1:11434');
       } finally {
-        fake.enable();
+        await port.close();
       }
     });
   });

@@ -11,7 +11,6 @@
  * refuses tools is asked again without them, and not offered tools again in this window.
  */
 import * as vscode from 'vscode';
-import type { EditorModelInfo } from '../../services/providers/auto';
 import { runStream, type RawPiece } from '../../services/providers/runner';
 import { lmFeatures, readLmResponse, toLanguageModelMessages, toLanguageModelTools, type LmApiSurface, type LmFeatures } from './lmCompat';
 import { ProviderError, type ChatProvider, type ChatRequest, type StreamEvent } from '../../services/providers/types';
@@ -27,7 +26,15 @@ export function editorLmFeatures(): LmFeatures {
 /** Models that refused a request with tools (by id): not offered tools again in this window. */
 const noToolModels = new Set<string>();
 
-/** Models for the `auto` resolution (src/services/providers/auto.ts). */
+/** A chat model the editor offers, as the picker and the `auto` resolution (providerResolver.ts) see it. */
+export interface EditorModelInfo {
+  id: string;
+  name?: string;
+  vendor?: string;
+  family?: string;
+}
+
+/** The editor's chat models, in the editor's order. */
 export async function editorModels(): Promise<EditorModelInfo[]> {
   const models = await vscode.lm.selectChatModels();
   return models.map((m) => ({ id: m.id, name: m.name, vendor: m.vendor, family: m.family }));

@@ -28,15 +28,6 @@ export {
 } from './localServers';
 export { OpenAIProvider, OPENAI_DEFAULT_BASE_URL, isLocalURL, type OpenAIProviderOptions } from './openai';
 export { AnthropicProvider, ANTHROPIC_DEFAULT_BASE_URL, type AnthropicProviderOptions } from './anthropic';
-export {
-  resolveAutoProvider,
-  probeOllama,
-  OLLAMA_DEFAULT_ROOT,
-  type AutoProbes,
-  type AutoResolution,
-  type EditorModelInfo,
-  type OllamaInfo,
-} from './auto';
 export { toProviderError, redact, parseRetryAfter, safeOrigin, type ErrorContext } from './errors';
 export { disableLangChainTracing, toOpenAIMessages, toAnthropicMessages, ANTHROPIC_MAX_BREAKPOINTS } from './langchain';
 export { runStream, abortableSleep, type RawPiece, type Sleep } from './runner';
