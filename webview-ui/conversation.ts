@@ -407,6 +407,19 @@ export class Conversation {
     this.jumpButton.hidden = true;
   }
 
+  /**
+   * Shows `el` (inside a message) in the middle of the view and holds its message there while the
+   * layout around it settles; the end is no longer followed (a find hit, a History match).
+   */
+  reveal(el: HTMLElement): void {
+    let item: Element | null = el;
+    while (item && item.parentElement !== this.list) item = item.parentElement;
+    const record = item ? this.recordOf(item) : undefined;
+    if (!record) return;
+    this.scroll.reveal(el, record);
+    this.jumpButton.hidden = this.scroll.endInView;
+  }
+
   /** Find: every older message loaded and every message rendered. */
   async prepareFind(): Promise<void> {
     await this.older.loadAll();

@@ -7,6 +7,8 @@ export interface FindSource {
   bodies(): HTMLElement[];
   /** The conversation's element (its changes are searched again). */
   root(): HTMLElement;
+  /** Scrolls `el` (inside a message) to the middle of the conversation and holds it there while the layout settles. */
+  reveal(el: HTMLElement): void;
 }
 
 const HIGHLIGHT = 'strata-find';
@@ -77,6 +79,8 @@ export class FindBar {
   private current = -1;
   private prepared = false;
   private ticket = 0;
+  /** Whether a search still owes the user its first hit scrolled into view. */
+  private revealPending = false;
   private readonly observer: MutationObserver;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -173,8 +177,12 @@ export class FindBar {
 
   private async search(reveal: boolean): Promise<void> {
     const ticket = ++this.ticket;
+    // A search the typing asked for goes to its first hit even when a newer one (the DOM changed
+    // while older messages loaded) takes its place.
+    if (reveal) this.revealPending = true;
     const query = fold(this.input.value);
     if (query.length === 0) {
+      this.revealPending = false;
       this.hits = [];
       this.current = -1;
       this.paint();
@@ -186,12 +194,14 @@ export class FindBar {
       this.prepared = true;
       if (ticket !== this.ticket) return;
     }
+    const toFirst = this.revealPending;
+    this.revealPending = false;
     const previous = this.hits[this.current];
     this.hits = this.source.bodies().flatMap((b) => rangesIn(b, query));
-    if (reveal || !previous) this.current = this.hits.length > 0 ? 0 : -1;
+    if (toFirst || !previous) this.current = this.hits.length > 0 ? 0 : -1;
     else this.current = Math.min(Math.max(0, this.current), this.hits.length - 1);
     this.paint();
-    if (reveal) this.reveal();
+    if (toFirst) this.reveal();
   }
 
   private step(delta: number): void {
@@ -202,9 +212,8 @@ export class FindBar {
   }
 
   private reveal(): void {
-    const hit = this.hits[this.current];
-    const el = hit?.startContainer.parentElement;
-    el?.scrollIntoView({ block: 'center' });
+    const el = this.hits[this.current]?.startContainer.parentElement;
+    if (el) this.source.reveal(el);
   }
 
   private paint(): void {

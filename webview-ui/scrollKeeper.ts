@@ -90,6 +90,18 @@ export class ScrollKeeper {
     return record ? { record, offset: this.offsetOf(record) } : undefined;
   }
 
+  /**
+   * Scrolls `el`, inside `record`'s message, to the middle of the view and holds the message there:
+   * a scroll the code asks for stops the follow as the user's would, and messages laid out lazily
+   * around it (or a prepend above it) do not carry it away.
+   */
+  reveal(el: HTMLElement, record: MessageRecord): void {
+    this.stick = false;
+    el.scrollIntoView({ block: 'center' });
+    this.noteGeometry();
+    this.lockAnchor(record, this.offsetOf(record));
+  }
+
   lockAnchor(record: MessageRecord, offset: number): void {
     this.anchorLock = { record, offset, until: performance.now() + 1500 };
     this.applyAnchorLock();

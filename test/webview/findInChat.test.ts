@@ -9,7 +9,7 @@ import { assistantMessage, CHAT_ID, state, userMessage } from './fixtures';
 import type { Panel } from './harness';
 import { panelSuite } from './suite';
 
-async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await fn()) return;
