@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { ThreadClock } from './support/threadClock';
 import { HostWorkspace } from '../../src/host/context/hostWorkspace';
 import { DEFAULT_EXCLUDES, DEFAULT_MAX_FILE_BYTES } from '../../src/engine/isolation';
 import type { Resolved } from '../../src/services/workspacePort';
@@ -32,22 +33,33 @@ function rejected(r: Resolved): string {
   return r.ok ? '' : r.rejection.reason;
 }
 
-/** Runs `fn` while sampling the event loop; returns its result and the longest stall in ms. */
-async function withStallProbe<T>(fn: () => Promise<T>): Promise<{ value: T; maxStallMs: number }> {
+/**
+ * Runs `fn` while sampling the event loop; returns its result and the longest stall in ms, wall
+ * clock and held: each gap between two ticks less the time the host's main thread waited for a core
+ * in it (Linux's scheduler statistics; where they cannot be read, held is the wall clock).
+ */
+async function withStallProbe<T>(fn: () => Promise<T>): Promise<{ value: T; maxStallMs: number; maxHeldMs: number }> {
+  const clock = new ThreadClock();
   let last = performance.now();
+  let lastWaited = clock.now().waited;
   let maxStallMs = 0;
-  const timer = setInterval(() => {
+  let maxHeldMs = 0;
+  const tick = () => {
     const now = performance.now();
+    const waited = clock.now().waited;
     maxStallMs = Math.max(maxStallMs, now - last);
+    maxHeldMs = Math.max(maxHeldMs, now - last - (waited - lastWaited));
     last = now;
-  }, 1);
+    lastWaited = waited;
+  };
+  const timer = setInterval(tick, 1);
   try {
     const value = await fn();
-    const now = performance.now();
-    maxStallMs = Math.max(maxStallMs, now - last);
-    return { value, maxStallMs };
+    tick();
+    return { value, maxStallMs, maxHeldMs };
   } finally {
     clearInterval(timer);
+    clock.close();
   }
 }
 
@@ -157,23 +169,22 @@ describe('Workspace isolation in the extension host', () => {
 
   it('reads a 5 MB file in pieces (target 50 ms a piece, printed; fails at a 150 ms freeze)', async () => {
     // A wall-clock probe also sees the OS giving the CPU to other processes (beside two busy ones,
-    // 63-79 ms where a quiet machine gives 20-45): the target is printed, the bound is a freeze. The
-    // on-core figure is the stall session's (test/integration/stalls). Up to three reads (a fresh
+    // 63-79 ms where a quiet machine gives 20-45): the figure checked is the stall less the time the
+    // host waited for a core in it, against a freeze; the target is printed. The stall session
+    // (test/integration/stalls) measures the same read on a core. Up to three reads (a fresh
     // workspace each); the best one must stay within the bound, and all are printed.
-    const stalls: number[] = [];
+    const runs: { wall: number; held: number }[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
       const fresh = new HostWorkspace(() => ({ excludes: DEFAULT_EXCLUDES, maxFileBytes: DEFAULT_MAX_FILE_BYTES }));
-      const { value, maxStallMs } = await withStallProbe(() => fresh.resolve({ kind: 'file', path: 'app/big.txt' }));
+      const { value, maxStallMs, maxHeldMs } = await withStallProbe(() => fresh.resolve({ kind: 'file', path: 'app/big.txt' }));
       assert.ok(value.ok);
       assert.ok(value.input.content.length > 5 * 1024 * 1024 - 200);
-      stalls.push(maxStallMs);
-      if (maxStallMs <= 50) break;
+      runs.push({ wall: maxStallMs, held: maxHeldMs });
+      if (maxHeldMs <= 50) break;
     }
-    console.log(`    5 MB attach read: longest event-loop stall ${stalls.map((m) => `${m.toFixed(1)} ms`).join(', then ')} (target 50 ms)`);
-    assert.ok(
-      Math.min(...stalls) <= 150,
-      `the host was blocked for ${stalls.map((m) => m.toFixed(1)).join(', ')} ms in ${stalls.length} reads`,
-    );
+    const shown = runs.map((r) => `${r.held.toFixed(1)} ms held (${r.wall.toFixed(1)} wall clock)`).join(', then ');
+    console.log(`    5 MB attach read: longest event-loop stall ${shown} (target 50 ms)`);
+    assert.ok(Math.min(...runs.map((r) => r.held)) <= 150, `the host was blocked for ${shown} in ${runs.length} reads`);
   });
 
   it('a file the chat holds that is then deleted keeps its last snapshot, marked missing, and is not refused', async () => {
