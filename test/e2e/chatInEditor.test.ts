@@ -9,7 +9,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { openStrataView, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { clickControl, openStrataView, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
 
 const QUESTION = 'What does the tab show?';
 const REPLY = 'The same chat as the side bar: this reply streams into both of them at once.';
@@ -129,7 +129,7 @@ describe('e2e: the chat in an editor tab', function () {
     await steps.run('window reloaded', () => reloadThroughWorkbench(page));
     await steps.run('the Strata Chat tab is back with the chat', async () => {
       await chatTab(page).first().waitFor({ state: 'visible', timeout: TIMEOUT.webview });
-      await chatTab(page).first().click();
+      await clickControl(page, chatTab(page).first());
       const restored = new ChatPanel(page, await chatFrameIn(page, 'editor'));
       await restored.waitUntilReady();
       await restored.messages('user').filter({ hasText: QUESTION }).first().waitFor({ state: 'visible', timeout: TIMEOUT.ui });

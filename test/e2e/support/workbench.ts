@@ -122,9 +122,9 @@ export async function openFile(page: Page, relativePath: string): Promise<void> 
     const row = page.locator(`.part.sidebar .monaco-list-row[aria-label="${name}"][aria-level="${i + 1}"]`).first();
     await row.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
     if (i < parts.length - 1) {
-      if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+      if ((await row.getAttribute('aria-expanded')) !== 'true') await clickControl(page, row);
     } else {
-      await row.dblclick();
+      await clickControl(page, row, true);
     }
   }
   const tab = page.locator('.part.editor .tabs-container .tab', { hasText: parts[parts.length - 1] });
@@ -308,12 +308,19 @@ export async function hideContextLayers(page: Page): Promise<void> {
 export async function setSidebarWidth(page: Page, width: number): Promise<void> {
   const now = async () => (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
   for (const at of [0.5, 0.25, 0.75, 0.1]) {
+    await page.keyboard.press('Escape');
+    await dismissHovers(page);
     const box = (await page.locator('.part.sidebar').boundingBox())!;
     const y = box.y + box.height * at;
-    await page.keyboard.press('Escape');
-    await page.mouse.move(box.x + box.width, y);
+    // The sash on the side bar's right edge, grabbed where it takes the pointer (a hover that
+    // opened over it would take the press instead: the locator waits until nothing covers it).
+    const sash = await sidebarSash(page, box);
+    const x = sash ? sash.box.x + sash.box.width / 2 : box.x + box.width;
+    if (sash)
+      await sash.locator.hover({ position: { x: sash.box.width / 2, y: y - sash.box.y }, timeout: TIMEOUT.ui }).catch(() => undefined);
+    else await page.mouse.move(x, y);
     await page.mouse.down();
-    await page.mouse.move(box.x + width, y, { steps: 8 });
+    await page.mouse.move(x + (width - box.width), y, { steps: 8 });
     await page.mouse.up();
     const reached = await poll(`the side bar to be ${width} px wide`, 3000, async () =>
       Math.abs((await now()) - width) <= 2 ? true : undefined,
@@ -321,4 +328,46 @@ export async function setSidebarWidth(page: Page, width: number): Promise<void> 
     if (reached) return;
   }
   assert.fail(`the side bar to be ${width} px wide: it is ${Math.round(await now())} px after dragging its sash at four heights`);
+}
+
+/** The vertical sash on the side bar's right edge, if the workbench shows one. */
+async function sidebarSash(
+  page: Page,
+  sidebar: { x: number; y: number; width: number; height: number },
+): Promise<{ locator: Locator; box: { x: number; y: number; width: number; height: number } } | undefined> {
+  const sashes = page.locator('.monaco-sash.vertical');
+  const count = await sashes.count();
+  for (let i = 0; i < count; i++) {
+    const locator = sashes.nth(i);
+    const box = await locator.boundingBox().catch(() => null);
+    if (!box || box.height < sidebar.height / 2) continue;
+    const centre = box.x + box.width / 2;
+    if (Math.abs(centre - (sidebar.x + sidebar.width)) <= 6 && box.y <= sidebar.y + sidebar.height / 2) return { locator, box };
+  }
+  return undefined;
+}
+
+/**
+ * Moves the pointer off the workbench's controls and waits for an open hover to close: a hover
+ * left open by an earlier pointer move takes the next click (seen on a busy machine).
+ */
+export async function dismissHovers(page: Page): Promise<void> {
+  await page.mouse.move(1, 1);
+  await poll('open hovers to close', 3000, async () =>
+    (await page.locator('.monaco-hover:visible').count()) === 0 ? true : undefined,
+  ).catch(() => undefined);
+}
+
+/** Clicks (or double-clicks) a workbench control; a hover that covers it is closed and the click tried again. */
+export async function clickControl(page: Page, target: Locator, double = false): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (double) await target.dblclick({ timeout: 10_000 });
+      else await target.click({ timeout: 10_000 });
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await dismissHovers(page);
+    }
+  }
 }
