@@ -6,11 +6,9 @@
  */
 import { actionKeepsBanner, settingsQuery } from './settings/bannerSettings';
 import { PanelBanners } from './panel/panelBanners';
-import { notSentHowTo, providerErrorActions } from './providers/providerAdvice';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import type { Rejection } from '../engine/isolation';
-import type { TurnEnvelope } from '../engine/engine';
 import type {
   AttachWhat,
   BannerAction,
@@ -22,22 +20,20 @@ import type {
   ModelView,
   NoticeView,
   PanelState,
-  RequestPreviewView,
-  ToolStepView,
 } from '../protocol/messages';
 import type { ResponseOf, WebviewRequestKind, WebviewRequestOf } from '../protocol/requests';
 import type { ChatSession } from '../services/chatSession';
-import { callLabel } from '../services/tools/definitions';
 import { TimeSlice } from '../services/timeSlice';
-import type { TurnEvent, TurnOutcome } from '../services/turnPipeline';
+import type { TurnOutcome } from '../services/turnPipeline';
 import { editorSpecs, uriSpec, type SpecOrRefusal } from './context/attachFromEditor';
 import { attachedItems, type AttachedItem } from './context/attachedItems';
 import type { ChatViewProvider, PanelHandler } from './panel/chatViewProvider';
+import { PanelTurns } from './panel/panelTurns';
 import { INITIAL_TURNS, panelRequestHandlers, type PanelFileActions, type PanelRequestHandlers } from './panel/panelRequests';
 import { inContextView } from '../services/session/inContext';
 import type { PanelComposerActions } from './panel/panelRequests';
 import type { ProviderResolver, ResolvedProvider } from './providers/providerResolver';
-import { requestDump, SentRequestLog, type SentRequest, type WholeRequest } from './views/sentRequests';
+import { SentRequestLog, type SentRequest, type WholeRequest } from './views/sentRequests';
 import type { MeterStatusBar } from './views/statusBar';
 
 export interface ControllerDeps {
@@ -55,28 +51,39 @@ const NO_MODEL: ModelView = { provider: 'none', model: '', label: 'No model conf
 
 export class StrataController extends Disposable implements PanelHandler {
   private readonly banners: PanelBanners;
-  private preview: RequestPreviewView | undefined;
   private resolved: ResolvedProvider | undefined;
   private resolving: Promise<ResolvedProvider> | undefined;
   private lastText: string | undefined;
-  private turnCounter = 0;
-  /** The turn streaming now: its panel id and the partial reply (for a panel re-created mid-turn). */
-  private streaming:
-    { chatId: string; turnId: string; user: MessageView; text: string; nextSeq: number; steps: ToolStepView[] } | undefined;
-  private current: Promise<TurnOutcome | undefined> | undefined;
+  /** The turn on screen: its streaming reply, its end, the prompt cache's expiry timer. */
+  private readonly turns: PanelTurns;
   /** The store changed on disk while a turn streamed: look again when it ends. */
   private storeChangedDuringTurn = false;
   private readonly sent = new SentRequestLog();
   private readonly requests: PanelRequestHandlers;
   private readonly onDidChangeEmitter = this._register(new vscode.EventEmitter<void>());
-  private cacheExpiryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Fires after anything the Context Layers tree shows changed (turn, attach, pin, chat switch). */
   readonly onDidChange = this.onDidChangeEmitter.event;
 
   constructor(private readonly deps: ControllerDeps) {
     super();
     this.banners = new PanelBanners((message) => this.post(message));
-    this._register({ dispose: () => clearTimeout(this.cacheExpiryTimer) });
+    this.turns = this._register(
+      new PanelTurns({
+        session: deps.session,
+        sent: this.sent,
+        log: deps.log,
+        post: (message) => this.post(message),
+        changed: () => this.onDidChangeEmitter.fire(),
+        showBanner: (severity, message, actions) => this.showBanner(severity, message, actions),
+        reportRefusals: (refused) => this.reportRefusals(refused),
+        refreshPanel: () => this.refreshPanel(),
+        refreshMeter: () => this.refreshMeter(),
+        postChats: () => this.postChats(),
+        ended: () => {
+          if (this.storeChangedDuringTurn) void this.storeChanged();
+        },
+      }),
+    );
     this.requests = panelRequestHandlers({
       session: deps.session,
       files: deps.files,
@@ -111,7 +118,7 @@ export class StrataController extends Disposable implements PanelHandler {
 
   /** The turn in flight (tests and Retry await it). */
   whenTurnDone(): Promise<TurnOutcome | undefined> {
-    return this.current ?? Promise.resolve(undefined);
+    return this.turns.current ?? Promise.resolve(undefined);
   }
 
   // ------------------------------------------------------------------ provider and model
@@ -162,20 +169,7 @@ export class StrataController extends Disposable implements PanelHandler {
       return undefined;
     });
     const { messages, hasOlder } = this.renderableMessages();
-    if (this.streaming && this.streaming.chatId === this.session.activeChatId) {
-      const s = this.streaming;
-      const streamingReply: MessageView = {
-        id: `${s.user.turn}:assistant`,
-        turn: s.user.turn,
-        role: 'assistant',
-        text: s.text,
-        status: 'streaming',
-        turnId: s.turnId,
-        nextSeq: s.nextSeq,
-      };
-      if (s.steps.length > 0) streamingReply.toolSteps = s.steps.map((v) => ({ ...v }));
-      messages.push(s.user, streamingReply);
-    }
+    messages.push(...this.turns.streamingMessages(this.session.activeChatId));
     return {
       chatId: this.session.activeChatId,
       chatTitle: this.session.title,
@@ -188,7 +182,7 @@ export class StrataController extends Disposable implements PanelHandler {
       busy: this.busy,
       banners: this.banners.shown,
       notices: this.deps.notices(),
-      preview: this.preview,
+      preview: this.turns.preview,
     };
   }
 
@@ -223,7 +217,7 @@ export class StrataController extends Disposable implements PanelHandler {
   statePosted(state: PanelState): void {
     if (state.meter) {
       this.deps.statusBar.update(state.meter);
-      this.armCacheExpiry();
+      this.turns.armCacheExpiry();
     } else
       void this.session.meterSliced(new TimeSlice()).then(
         (meter) => {
@@ -244,24 +238,7 @@ export class StrataController extends Disposable implements PanelHandler {
     this.post({ type: 'meter', meter });
     this.post({ type: 'inContext', inContext: inContextView(this.session.predictedEnvelope()?.ledger, this.session.chatItems()) });
     this.deps.statusBar.update(meter);
-    this.armCacheExpiry();
-  }
-
-  /** The meter and the tree say so when the open chat's prompt cache likely expires: a timer for that moment. */
-  private armCacheExpiry(): void {
-    clearTimeout(this.cacheExpiryTimer);
-    this.cacheExpiryTimer = undefined;
-    const at = this.session.chatCosts.expiresAt();
-    if (at === undefined) return;
-    // A little after the moment, so the session's clock has passed it too.
-    this.cacheExpiryTimer = setTimeout(
-      () => {
-        this.cacheExpiryTimer = undefined;
-        this.refreshMeter();
-        this.onDidChangeEmitter.fire();
-      },
-      Math.max(0, at - Date.now()) + 100,
-    );
+    this.turns.armCacheExpiry();
   }
 
   /** The panel's chips (those taken off the next message too), the meter and the tree. */
@@ -329,7 +306,7 @@ export class StrataController extends Disposable implements PanelHandler {
    */
   async storeChanged(): Promise<void> {
     try {
-      if (this.busy || this.streaming) {
+      if (this.busy || this.turns.streaming) {
         this.storeChangedDuringTurn = true;
         this.postChats();
         return;
@@ -337,7 +314,7 @@ export class StrataController extends Disposable implements PanelHandler {
       this.storeChangedDuringTurn = false;
       const sync = this.session.syncWithDisk();
       if (sync.chat === 'reloaded' || sync.chat === 'removed') {
-        this.preview = undefined;
+        this.turns.forgetPreview();
         if (sync.chat === 'removed') this.showBanner('info', 'The chat you had open was deleted in another window.');
         await this.refreshPanel();
       } else {
@@ -364,9 +341,9 @@ export class StrataController extends Disposable implements PanelHandler {
 
   async newChat(): Promise<void> {
     this.stop();
-    await this.current;
+    await this.turns.current;
     this.session.newChat();
-    this.preview = undefined;
+    this.turns.forgetPreview();
     this.clearBanners();
     await this.refreshPanel();
     await this.deps.view.reveal(true);
@@ -375,10 +352,10 @@ export class StrataController extends Disposable implements PanelHandler {
   async switchChat(chatId: string): Promise<void> {
     if (chatId === this.session.activeChatId) return;
     this.stop();
-    await this.current;
+    await this.turns.current;
     await this.session.store.preloadChat(chatId, new TimeSlice());
     this.session.openChat(chatId);
-    this.preview = undefined;
+    this.turns.forgetPreview();
     this.clearBanners();
     await this.refreshPanel();
   }
@@ -397,7 +374,7 @@ export class StrataController extends Disposable implements PanelHandler {
     }
     if (chatId === this.session.activeChatId) {
       this.stop();
-      await this.current;
+      await this.turns.current;
     }
     this.session.deleteChat(chatId);
     this.sent.forget(chatId);
@@ -487,7 +464,7 @@ export class StrataController extends Disposable implements PanelHandler {
    * afterwards (`whenTurnDone`). With no provider, shows the exact request instead and sends nothing.
    */
   async send(text: string): Promise<void> {
-    if (this.busy || this.streaming) throw new Error('A reply is still streaming. Stop it first.');
+    if (this.busy || this.turns.streaming) throw new Error('A reply is still streaming. Stop it first.');
     if (text.trim().length === 0 && this.session.chips().length === 0) throw new Error('Type a message first.');
     this.lastText = text;
     // A workspace-chosen endpoint is asked about here, on the user's own send, never on a refresh.
@@ -495,20 +472,17 @@ export class StrataController extends Disposable implements PanelHandler {
     const resolved = await this.provider();
     this.clearBanners((b) => b.severity === 'error');
     if (!resolved.provider) {
-      await this.showPreview(text, resolved);
+      await this.turns.showPreview(text, resolved);
       return;
     }
-    if (this.preview) {
-      this.preview = undefined;
-      this.post({ type: 'preview', preview: null });
-    }
+    this.turns.withdrawPreview();
     if (await this.syncBeforeTurn(text)) return;
     const chatId = this.session.activeChatId;
     const turn = this.session.engine.state.completedTurns + 1;
     const user: MessageView = { id: `${turn}:user`, turn, role: 'user', text, status: 'complete' };
     const labels = this.session.chips().map((c) => c.label);
     if (labels.length > 0) user.attachments = labels;
-    this.startTurn(
+    this.turns.start(
       chatId,
       user,
       resolved,
@@ -518,7 +492,7 @@ export class StrataController extends Disposable implements PanelHandler {
   }
 
   async regenerate(): Promise<void> {
-    if (this.busy || this.streaming) throw new Error('A reply is still streaming. Stop it first.');
+    if (this.busy || this.turns.streaming) throw new Error('A reply is still streaming. Stop it first.');
     const resolved = await this.provider();
     if (!resolved.provider) throw new Error(resolved.problem?.message ?? 'No model is configured.');
     if (await this.syncBeforeTurn(undefined)) return;
@@ -527,7 +501,7 @@ export class StrataController extends Disposable implements PanelHandler {
     if (!user) throw new Error('There is no reply to regenerate.');
     const chatId = this.session.activeChatId;
     this.post({ type: 'removeTurn', chatId, turn: user.turn });
-    this.startTurn(
+    this.turns.start(
       chatId,
       user,
       resolved,
@@ -541,236 +515,6 @@ export class StrataController extends Disposable implements PanelHandler {
     this.session.stop();
   }
 
-  private startTurn(
-    chatId: string,
-    user: MessageView,
-    resolved: ResolvedProvider,
-    run: (signal: AbortSignal, onEvent: (e: TurnEvent) => void) => Promise<TurnOutcome>,
-    text: string | undefined,
-    regenerating = false,
-  ): void {
-    const turnId = `t${++this.turnCounter}`;
-    const assistant: MessageView = {
-      id: `${user.turn}:assistant`,
-      turn: user.turn,
-      role: 'assistant',
-      text: '',
-      status: 'streaming',
-      turnId,
-      nextSeq: 0,
-      model: resolved.view.label,
-    };
-    this.streaming = { chatId, turnId, user, text: '', nextSeq: 0, steps: [] };
-    const showStep = (view: ToolStepView) => {
-      const steps = this.streaming?.turnId === turnId ? this.streaming.steps : undefined;
-      if (steps) {
-        const i = steps.findIndex((v) => v.id === view.id);
-        if (i >= 0) steps[i] = view;
-        else steps.push(view);
-      }
-      post({ type: 'toolStep', chatId, turnId, step: view });
-    };
-    const post = (m: HostToWebviewMessage) => {
-      // A chat the user switched away from finishes in the store, not on screen.
-      if (this.session.activeChatId === chatId) this.post(m);
-    };
-    post({ type: 'turnStarted', chatId, turnId, user, assistant });
-    setReplyStreaming(true);
-    let envelope: TurnEnvelope | undefined;
-    const controller = new AbortController();
-    const onEvent = (e: TurnEvent) => {
-      switch (e.type) {
-        case 'built':
-          envelope = e.envelope;
-          // The tree shows the request in flight at once.
-          this.sent.record({
-            chatId,
-            turn: e.envelope.turn,
-            envelope: e.envelope,
-            status: 'streaming',
-            model: resolved.view.label,
-            provider: resolved.view.provider,
-          });
-          this.onDidChangeEmitter.fire();
-          break;
-        case 'text':
-          if (this.streaming?.turnId === turnId) {
-            this.streaming.text += e.text;
-            this.streaming.nextSeq = e.seq + 1;
-          }
-          post({ type: 'chunk', chatId, turnId, seq: e.seq, text: e.text });
-          break;
-        case 'toolCall':
-          showStep({
-            id: e.id,
-            step: e.step,
-            name: e.name,
-            label: callLabel({ name: e.name, args: e.args ?? {} }),
-            args: e.args ? JSON.stringify(e.args) : '',
-            status: 'running',
-          });
-          break;
-        case 'toolResult':
-          showStep(e.view);
-          this.deps.log.info(
-            `[${chatId}] tool ${e.view.label}: ${e.view.summary ?? e.view.status}; ${e.outcome.mode}${e.outcome.key ? ` ${e.outcome.key}` : ''}, ${e.outcome.tokens} tokens`,
-          );
-          break;
-        default:
-          break;
-      }
-    };
-    this.current = run(controller.signal, onEvent)
-      .then((outcome) => {
-        this.finishTurn(outcome, { chatId, turnId, user, resolved, envelope: outcome.envelope ?? envelope, text, regenerating, post });
-        return outcome;
-      })
-      .catch((e: unknown) => {
-        // The session refused to start (busy, nothing to regenerate): nothing was kept.
-        const message = e instanceof Error ? e.message : String(e);
-        post({ type: 'turnEnded', chatId, turnId, assistant: { ...assistant, status: 'error', error: message }, kept: false });
-        this.showBanner('error', message, ['showLog']);
-        if (regenerating) void this.refreshPanel();
-        return undefined;
-      })
-      .finally(() => {
-        if (this.streaming?.turnId === turnId) this.streaming = undefined;
-        this.current = undefined;
-        setReplyStreaming(false);
-        this.refreshMeter();
-        this.postChats();
-        this.onDidChangeEmitter.fire();
-        if (this.storeChangedDuringTurn) void this.storeChanged();
-      });
-  }
-
-  private finishTurn(
-    outcome: TurnOutcome,
-    t: {
-      chatId: string;
-      turnId: string;
-      user: MessageView;
-      resolved: ResolvedProvider;
-      envelope: TurnEnvelope | undefined;
-      text: string | undefined;
-      regenerating: boolean;
-      post: (m: HostToWebviewMessage) => void;
-    },
-  ): void {
-    const { chatId, turnId, post } = t;
-    // The turn is over: a panel state sent from here on must not show it as streaming as well.
-    if (this.streaming?.turnId === turnId) this.streaming = undefined;
-    const saved = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.saved : undefined;
-    if (t.envelope && outcome.status !== 'blocked') {
-      const usage = outcome.status === 'done' || outcome.status === 'stopped' ? outcome.usage : undefined;
-      this.sent.record({
-        chatId,
-        turn: saved?.turn ?? t.envelope.turn,
-        envelope: t.envelope,
-        status: outcome.status,
-        usage,
-        model: t.resolved.view.label,
-        provider: t.resolved.view.provider,
-      });
-    }
-    if (outcome.rejections.length > 0) this.reportRefusals(outcome.rejections);
-    const kept = outcome.status === 'done' || (outcome.status === 'stopped' && outcome.kept);
-    if (kept) {
-      const last =
-        this.session.activeChatId === chatId ? this.session.messages({ last: 1 }).messages.find((m) => m.role === 'assistant') : undefined;
-      const assistant: MessageView = last ?? {
-        id: `${t.user.turn}:assistant`,
-        turn: t.user.turn,
-        role: 'assistant',
-        text: outcome.status === 'done' || outcome.status === 'stopped' ? outcome.reply : '',
-        status: outcome.status === 'stopped' ? 'stopped' : 'complete',
-      };
-      post({ type: 'turnEnded', chatId, turnId, assistant, kept: true });
-      post({ type: 'chips', chips: this.session.composer.panelViews() });
-      if (saved?.rebased) {
-        // The other window's turns go before this one: the panel shows the chat as saved.
-        const n = saved.rebased.otherTurns;
-        this.showBanner(
-          'info',
-          `Another window added ${n === 1 ? 'a turn' : `${n} turns`} to this chat while this reply streamed. Your turn was saved after ${n === 1 ? 'it' : 'them'} (turn ${saved.turn}); the reply was written without ${n === 1 ? 'it' : 'them'}.`,
-        );
-        void this.refreshPanel();
-      }
-      return;
-    }
-    const base: MessageView = { id: `${t.user.turn}:assistant`, turn: t.user.turn, role: 'assistant', text: '', status: 'error' };
-    switch (outcome.status) {
-      case 'stopped':
-        post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, status: 'stopped' }, kept: false });
-        break;
-      case 'error': {
-        post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, error: outcome.error.message }, kept: false });
-        if (outcome.error.code === 'chat-changed') {
-          // The session reloaded the chat as saved; the message goes back into the input below.
-          this.showBanner(
-            'warning',
-            `${outcome.error.message} Your message is back in the input: send it again to ask with the chat as it is now.`,
-            ['retry'],
-          );
-          void this.refreshPanel();
-        } else {
-          this.showProviderError(outcome.error.message, outcome.error.code);
-        }
-        break;
-      }
-      case 'blocked':
-        post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, error: outcome.message }, kept: false });
-        this.showBanner('error', outcome.message, ['openSettings']);
-        break;
-      case 'preview':
-        post({ type: 'turnEnded', chatId, turnId, assistant: { ...base, status: 'stopped' }, kept: false });
-        break;
-      default:
-        break;
-    }
-    // Nothing typed is lost: the message goes back into the input.
-    if (t.text !== undefined) post({ type: 'setInput', text: t.text, chatId });
-    // A failed regeneration leaves the old reply: show the chat as it is.
-    if (t.regenerating) void this.refreshPanel();
-  }
-
-  private showProviderError(message: string, code: string): void {
-    if (code === 'aborted') return;
-    this.showBanner('error', message, providerErrorActions(code));
-  }
-
-  private async showPreview(text: string, resolved: ResolvedProvider): Promise<void> {
-    const outcome = await this.session.send(text, undefined, resolved.info);
-    if (outcome.status === 'blocked') {
-      this.showBanner('error', outcome.message, ['openSettings']);
-      return;
-    }
-    if (outcome.rejections.length > 0) this.reportRefusals(outcome.rejections);
-    if (!outcome.envelope) {
-      this.showBanner('error', 'The request could not be built.', ['showLog']);
-      return;
-    }
-    this.sent.record({
-      chatId: this.session.activeChatId,
-      turn: outcome.envelope.turn,
-      envelope: outcome.envelope,
-      status: 'preview',
-      model: resolved.view.label,
-      provider: 'none',
-    });
-    const problem = resolved.problem?.message ?? 'No model is configured.';
-    this.preview = {
-      request: requestDump(outcome.envelope),
-      promptTokens: outcome.envelope.totalTokens,
-      howTo: notSentHowTo(problem),
-    };
-    this.post({ type: 'preview', preview: this.preview });
-    this.post({ type: 'setInput', text });
-    this.showBanner('info', problem, [resolved.problem?.action ?? 'selectModel', 'openSettings']);
-    this.refreshMeter();
-    this.onDidChangeEmitter.fire();
-  }
-
   // ------------------------------------------------------------------ requests sent
 
   /** Requests of the active chat sent (or previewed) in this window, by turn. */
@@ -782,9 +526,4 @@ export class StrataController extends Disposable implements PanelHandler {
   lastSent(): WholeRequest | undefined {
     return this.sent.last(this.session.activeChatId);
   }
-}
-
-/** Enables "Stop the Reply" and its keybinding only while a reply streams. */
-function setReplyStreaming(streaming: boolean): void {
-  void vscode.commands.executeCommand('setContext', 'strataReplyStreaming', streaming);
 }

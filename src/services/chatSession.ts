@@ -18,28 +18,24 @@
  * which the chat is reloaded here).
  */
 import { NODE_HASHER } from './nodeHasher';
-import { LONG_INPUT, PromptContextEngine, type EngineOptions, type TurnEnvelope, type TurnInput } from '../engine/engine';
-import { validateThresholds } from '../engine/budget';
+import { LONG_INPUT, PromptContextEngine, type EngineOptions, type TurnEnvelope } from '../engine/engine';
 import type { Rejection } from '../engine/isolation';
 import type { ChatMessage, IHasher } from '../engine/types';
 import type { ChatSummaryView, ChipView, MessageView, MeterView } from '../protocol/messages';
 import { ChatStore, ChatStoreError, type ChatBase, type ChatStoreOptions, type TurnMeta } from './store/chatStore';
 import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
-import { modelInfo, sameModel, type ModelInfo } from './modelInfo';
-import { ModelInForce } from './session/modelInForce';
-import { learnedWindow } from './turn/serverCut';
-import { parseModelLabel } from './pricing/prices';
+import { modelInfo, type ModelInfo } from './modelInfo';
+import { SessionModel } from './session/sessionModel';
 import type { ChatProvider } from './providers/types';
 import type { EncodingName } from './tokenizer';
-import { TurnPipeline, type ToolLoopOptions, type TurnEvent, type TurnOutcome } from './turnPipeline';
+import { TurnPipeline, type TurnEvent, type TurnOutcome } from './turnPipeline';
 import { turnRequestFromStored, type TurnRequest } from './turn/turnRequest';
-import { toolDefinitionsFor } from './tools/definitions';
-import { DEFAULT_TOOL_LIMITS, ToolExecutor } from './tools/executor';
-import { isToolWorkspacePort } from './tools/toolPort';
+import { isFinal, turnSendOptions } from './session/turnSendOptions';
+import { nextRequest, predictedInput, type NextRequestParts } from './session/nextRequest';
+import { followDiskAfterFailedSave, syncWithDisk, type DiskSync, type SyncedChat } from './session/diskSync';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
 import { ComposerChips } from './session/composerChips';
 import { CodeIntelAttach } from './session/codeIntelAttach';
-import { withCarriedFiles } from './codeIntel/carriedRanges';
 import { ContextMeter } from './session/contextMeter';
 import { ChatCosts, LISTED_TOTAL_READS } from './session/chatCosts';
 import { DEFAULT_PRICING } from './pricing/chatCost';
@@ -49,7 +45,6 @@ import { TokenCountTracker, type SessionTokenizer } from './session/tokenCountTr
 import { TimeSlice } from './timeSlice';
 import {
   engineSettings,
-  modelLimits,
   resolvedSettings,
   type ResolvedSettings,
   type SessionSettings,
@@ -57,6 +52,7 @@ import {
 } from './session/engineSettings';
 
 export type { SessionSettings, ToolSettings };
+export type { DiskSync };
 
 export interface ChatSessionOptions {
   /** The workspace's chat store folder (`ExtensionContext.storageUri`). */
@@ -78,20 +74,6 @@ export interface ChatSessionOptions {
   now?: () => number;
 }
 
-/** What `syncWithDisk` found. */
-export interface DiskSync {
-  /**
-   * `unchanged`; `reloaded` (another window saved to the active chat: it shows what is saved now);
-   * `removed` (the active chat was deleted or damaged elsewhere: another chat is open now); `busy` (a
-   * turn is streaming: nothing was reloaded; the turn's save settles it).
-   */
-  chat: 'unchanged' | 'reloaded' | 'removed' | 'busy';
-  /** Turns the active chat has now minus before (reloaded). */
-  turnsAdded?: number;
-  /** The chat that was removed. */
-  removedId?: string;
-}
-
 function defaultChatId(): string {
   return `chat-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
@@ -99,9 +81,8 @@ function defaultChatId(): string {
 export class ChatSession {
   readonly store: ChatStore;
   private readonly opts: ChatSessionOptions;
-  /** The model in force (`inForce` resolved under the settings). */
-  private model: ModelInfo;
-  private readonly inForce: ModelInForce;
+  /** The model and settings in force, and a change waiting for the end of a turn. */
+  private readonly models: SessionModel;
   private chatId: string;
   /** Title for a chat not saved yet (renamed before its first turn). */
   private pendingTitle: string | undefined;
@@ -116,7 +97,7 @@ export class ChatSession {
   private running: { controller: AbortController; done?: Promise<TurnOutcome> } | undefined;
   private readonly contextMeter = new ContextMeter({
     engine: () => this.engine,
-    nextInput: () => this.predictedInput(),
+    nextInput: () => predictedInput(this.nextParts()),
     lastMeta: () => this.metas[this.metas.length - 1],
     tokenizerEstimated: () => this.model.tokenizerEstimated,
     windowSource: () => this.model.windowSource,
@@ -128,14 +109,21 @@ export class ChatSession {
   private readonly costs: ChatCosts;
   /** Chips found through code intelligence: a selection with its definitions, files with their imports. */
   readonly codeIntel = new CodeIntelAttach(this.composer, () => ({ port: this.opts.port, tokenizer: this.engine.options.tokenizer }));
-  /** A model switch or settings change that arrived while a turn was streaming. */
-  private deferred: { model?: ModelInfo; settings?: boolean } = {};
   private last: { chatId: string; turn: number; messages: ChatMessage[] } | undefined;
 
   private constructor(opts: ChatSessionOptions, chatId?: string) {
     this.opts = opts;
-    this.inForce = new ModelInForce(opts.model ?? modelInfo('none', 'unknown'));
-    this.model = this.inForce.resolve(opts.settings().models);
+    this.models = new SessionModel(
+      {
+        settings: () => this.opts.settings(),
+        busy: () => !!this.running,
+        engine: () => this.engine,
+        renewEngine: () => (this.pipeline.engine = this.newEngine(this.chatId, this.engine.state)),
+        changed: () => this.contextMeter.invalidate(),
+        log: (l) => this.log(l),
+      },
+      opts.model ?? modelInfo('none', 'unknown'),
+    );
     this.store = ChatStore.open(opts.storeRoot, opts.store);
     this.tokenCounts = new TokenCountTracker(this.store, (l) => this.log(l));
     const active = () => ({ chatId: this.chatId, provider: this.model.provider, label: this.model.label, lastMeta: this.metas.at(-1) });
@@ -246,44 +234,21 @@ export class ChatSession {
    */
   syncWithDisk(): DiskSync {
     if (this.running) return { chat: 'busy' };
-    const id = this.chatId;
-    if (this.base.turns === 0 && !this.store.hasChat(id)) return { chat: 'unchanged' };
-    let relation: ReturnType<ChatStore['chatStatus']>['relation'];
-    try {
-      relation = this.store.chatStatus(id, this.base).relation;
-    } catch (e) {
-      this.log(`chat ${id} could not be checked for changes from another window: ${(e as Error).message}`);
-      return { chat: 'unchanged' };
-    }
-    if (relation === 'same') return { chat: 'unchanged' };
-    const before = this.base.turns;
-    if (relation !== 'missing') {
-      try {
-        const loaded = this.store.loadChat(id, { reuse: this.engine.state });
-        for (const w of loaded.warnings) this.log(w);
-        this.switchTo(id, loaded, true);
-        this.log(
-          `chat ${id} was changed in another window (${relation === 'appended' ? `${loaded.base.turns - before} turn(s) added` : 'a turn was replaced or removed'}); reloaded`,
-        );
-        return { chat: 'reloaded', turnsAdded: loaded.base.turns - before };
-      } catch (e) {
-        if (!(e instanceof ChatStoreError && (e.code === 'not-found' || e.code === 'corrupt'))) {
-          this.log(`chat ${id} changed in another window but could not be reloaded: ${(e as Error).message}`);
-          return { chat: 'unchanged' };
-        }
-        this.log((e as Error).message);
-      }
-    }
-    this.log(`chat ${id} was deleted in another window`);
-    const next = this.store.listChats()[0]?.id;
-    try {
-      if (next) this.openChat(next);
-      else this.switchTo(this.freshId(), undefined);
-    } catch (e) {
-      this.log(`chat ${next} could not be opened: ${(e as Error).message}`);
-      this.switchTo(this.freshId(), undefined);
-    }
-    return { chat: 'removed', removedId: id };
+    return syncWithDisk(this.synced());
+  }
+
+  /** The active chat as a sync with the disk sees it. */
+  private synced(): SyncedChat {
+    return {
+      store: this.store,
+      id: this.chatId,
+      base: this.base,
+      state: () => this.engine.state,
+      switchTo: (id, loaded, reload) => this.switchTo(id, loaded, reload),
+      openChat: (id) => this.openChat(id),
+      openNew: () => this.switchTo(this.freshId(), undefined),
+      log: (l) => this.log(l),
+    };
   }
 
   /** `reload`: the same chat as saved now (another window saved to it): the composer and its pending operations stay. */
@@ -361,32 +326,16 @@ export class ChatSession {
     return this.model;
   }
 
+  private get model(): ModelInfo {
+    return this.models.current;
+  }
+
   /**
    * Switches the model: new limits at once (the meter follows); a different encoding gets a new
    * tokenizer. While a reply streams, the switch waits for the end of the turn.
    */
   setModel(given: ModelInfo): void {
-    if (this.running) {
-      this.deferred.model = given;
-      return;
-    }
-    this.inForce.base = given;
-    const info = this.inForce.resolve(this.opts.settings().models);
-    if (sameModel(info, this.model)) {
-      this.model = info;
-      return;
-    }
-    const encodingChanged = info.encoding !== this.model.encoding;
-    this.model = info;
-    if (encodingChanged) this.pipeline.engine = this.newEngine(this.chatId, this.engine.state);
-    else {
-      const next = modelLimits(this.model, this.opts.settings().reservedOutputTokens);
-      const cur = this.engine.options.limits;
-      // updateOptions drops the engine's render memos: only when the budget really changes.
-      if (next.contextWindow !== cur.contextWindow || next.maxOutputTokens !== cur.maxOutputTokens)
-        this.engine.updateOptions({ limits: next });
-    }
-    this.contextMeter.invalidate();
+    this.models.set(given);
   }
 
   /**
@@ -394,17 +343,7 @@ export class ChatSession {
    * from the next request on. Returns the error message of invalid thresholds (then the defaults apply).
    */
   settingsChanged(): string | undefined {
-    const s = this.settings();
-    const err = validateThresholds(s.thresholds);
-    if (this.running) {
-      // Applied when the streaming turn ends (the pending turn must not be dropped under it).
-      this.deferred.settings = true;
-      return err;
-    }
-    this.model = this.inForce.resolve(s.models);
-    this.engine.updateOptions(engineSettings(s, this.model));
-    this.contextMeter.invalidate();
-    return err;
+    return this.models.settingsChanged();
   }
 
   private warm(text: string, signal?: AbortSignal): Promise<void> {
@@ -489,33 +428,14 @@ export class ChatSession {
 
   // ------------------------------------------------------------------ the next request
 
-  /** The pipeline request for `text` with the chips and the pending operations. */
-  private nextRequest(text: string): TurnRequest {
-    const attachments = withCarriedFiles(this.engine.state, this.composer.turnAttachments());
-    const ops = this.pending.refs(this.engine.state);
-    const req: TurnRequest = {
-      userText: text,
-      attachments,
-      pin: [...this.composer.pinnedRefs(), ...ops.pin],
-      unpin: ops.unpin,
-      detach: ops.detach,
+  /** What the next request is made of: the chat's state, the chips, the pending operations. */
+  private nextParts(): NextRequestParts {
+    return {
+      state: this.engine.state,
+      composer: this.composer,
+      pending: this.pending,
+      targetPercent: () => this.settings().thresholds.targetPercent,
     };
-    if (this.pending.compactionRequested) req.targetPercentOverride = this.settings().thresholds.targetPercent;
-    return req;
-  }
-
-  /** The same request as an engine input, without reading the workspace (the meter's prediction). */
-  private predictedInput(): TurnInput {
-    const req = this.nextRequest('');
-    const input: TurnInput = {
-      userText: '',
-      attachments: this.composer.inputs(),
-      pin: [...(req.pin ?? [])],
-      unpin: [...(req.unpin ?? [])],
-      detach: [...(req.detach ?? [])],
-    };
-    if (req.targetPercentOverride !== undefined) input.targetPercentOverride = req.targetPercentOverride;
-    return input;
   }
 
   /**
@@ -572,7 +492,7 @@ export class ChatSession {
   ): Promise<TurnOutcome> {
     this.assertIdle();
     if (model) this.setModel(model);
-    return this.runTurn(this.nextRequest(text), provider, signal, onEvent, { fromComposer: true });
+    return this.runTurn(nextRequest(this.nextParts(), text), provider, signal, onEvent, { fromComposer: true });
   }
 
   /**
@@ -599,17 +519,6 @@ export class ChatSession {
       fromComposer: false,
       regenerate: { engine, previous: this.engine, turn: n },
     });
-  }
-
-  /**
-   * The workspace tools for a turn: on when the setting is, the provider supports tool
-   * calling, and the workspace port can list files, diagnostics and the selection.
-   */
-  private toolLoop(t: ToolSettings | undefined, provider: ChatProvider | undefined): { tools?: ToolLoopOptions } {
-    const port = this.opts.port;
-    if (!t?.enabled || !provider?.supportsTools || !isToolWorkspacePort(port)) return {};
-    const executor = new ToolExecutor(port, this.engine.options.tokenizer, { ...DEFAULT_TOOL_LIMITS, maxResultTokens: t.maxResultTokens });
-    return { tools: { definitions: toolDefinitionsFor(port), executor, maxSteps: t.maxSteps, maxTurnTokens: t.maxTurnTokens } };
   }
 
   /** Stops the streaming turn (what streamed so far is kept, marked stopped). */
@@ -647,21 +556,24 @@ export class ChatSession {
     };
     const cacheExpired = provider ? this.costs.expiredAtSend() : undefined;
     const done = this.pipeline
-      .run(request, provider, {
-        ...(cacheExpired !== undefined ? { cacheExpired } : {}),
-        model: this.model.model,
-        maxOutputTokens: this.engine.options.limits.maxOutputTokens,
-        ...(officialEndpoint(this.model) ? {} : { cutCheck: { estimated: this.model.tokenizerEstimated } }),
-        conversationId: chatId,
-        ...(s.requestTimeoutMs ? { timeoutMs: s.requestTimeoutMs } : {}),
-        ...this.toolLoop(s.tools, provider),
-        signal: controller.signal,
-        modelLabel: this.model.label ?? `${this.model.provider} · ${this.model.model}`,
-        onEvent: (ev) => {
-          if (isFinal(ev)) settle(ev.outcome);
-          onEvent?.(ev);
-        },
-      })
+      .run(
+        request,
+        provider,
+        turnSendOptions({
+          model: this.model,
+          settings: s,
+          engine: this.engine,
+          port: this.opts.port,
+          provider,
+          cacheExpired,
+          chatId,
+          signal: controller.signal,
+          onEvent: (ev) => {
+            if (isFinal(ev)) settle(ev.outcome);
+            onEvent?.(ev);
+          },
+        }),
+      )
       .then((outcome) => {
         settle(outcome);
         return outcome;
@@ -699,35 +611,13 @@ export class ChatSession {
       } else this.pending.compactionDone();
       this.pendingTitle = undefined;
     }
-    if (outcome.status === 'error' && (outcome.error.code === 'persist-failed' || outcome.error.code === 'chat-changed')) {
-      // Memory follows the disk again (the pipeline already dropped the turn it could not save).
-      try {
-        if (this.store.hasChat(chatId)) this.switchTo(chatId, this.store.loadChat(chatId, { reuse: this.engine.state }), true);
-        else if (outcome.error.code === 'chat-changed') {
-          const next = this.store.listChats()[0]?.id;
-          if (next) this.switchTo(next, this.store.loadChat(next));
-          else this.switchTo(this.freshId(), undefined);
-        }
-      } catch (e) {
-        this.log(`chat ${chatId} could not be reloaded after a failed save: ${(e as Error).message}`);
-      }
-    }
+    if (outcome.status === 'error' && (outcome.error.code === 'persist-failed' || outcome.error.code === 'chat-changed'))
+      followDiskAfterFailedSave(this.synced(), chatId, outcome.error.code);
     if (outcome.violations.length > 0)
       this.log(
         `turn ${outcome.envelope?.turn}: invariant violations: ${outcome.violations.map((v) => `${v.rule}: ${v.detail}`).join('; ')}`,
       );
-    // A server that cut the prompt: this model's next requests are built for what it took in.
-    const cut = kept ? outcome.meta?.serverCut : undefined;
-    if (cut) this.inForce.learn(this.inForce.base, learnedWindow(cut));
-    const { model, settings } = this.deferred;
-    this.deferred = {};
-    if (!this.running) {
-      if (model || cut) this.setModel(model ?? this.inForce.base);
-      if (settings) {
-        const err = this.settingsChanged();
-        if (err) this.log(err);
-      }
-    }
+    this.models.turnEnded(kept ? outcome.meta?.serverCut : undefined);
     this.contextMeter.invalidate();
   }
 
@@ -768,13 +658,4 @@ export class ChatSession {
   private log(line: string): void {
     this.opts.log?.(line);
   }
-}
-
-/** The provider's own endpoint ("OpenAI · gpt-4o"): it refuses a prompt that is too long instead of cutting it. */
-function officialEndpoint(m: ModelInfo): boolean {
-  return !!m.label && !!parseModelLabel(m.provider, m.label)?.official;
-}
-
-function isFinal(ev: TurnEvent): ev is Extract<TurnEvent, { outcome: TurnOutcome }> {
-  return ev.type === 'done' || ev.type === 'stopped' || ev.type === 'error' || ev.type === 'blocked' || ev.type === 'preview';
 }

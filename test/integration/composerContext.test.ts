@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
 import { MentionSource } from '../../src/host/context/mentionSource';
 import type { MentionResult, MentionView, SuggestionView } from '../../src/protocol/mentions';
+import { startOpenAIImitation } from '../support/imitationServers';
 import { configure, folderUri, PanelDriver, selectLines, strataApi, withTimeout } from './support/panel';
 
 /**
@@ -216,9 +217,51 @@ describe('Composer context in the real editor', function () {
   });
 
   it('/compact and /cost run their commands', async () => {
-    await panel.requestOk({ kind: 'slashCommand', name: 'cost' });
-    await panel.requestOk({ kind: 'slashCommand', name: 'compact' });
-    await closeEditors();
+    // Two long replies make the history; a 1 % target leaves room for none of it whole.
+    const server = await startOpenAIImitation({
+      defaultReply: `${'The function adds two numbers and rounds the sum. '.repeat(60)}\n`,
+      deltaChars: 400,
+    });
+    try {
+      await configure(api, { provider: 'openai', baseUrl: server.url, model: 'gpt-4o', 'budget.targetPercent': 1 });
+      await panel.sendAndWait('What does add do?');
+      await panel.sendAndWait('And how is the sum rounded?');
+      // History (L4) of the predicted next request, the one the meter and the In context row show.
+      const history = () => {
+        const layer = api.testing.session.predictedEnvelope()?.ledger.layers.find((l) => l.id === 'L4');
+        assert.ok(layer, 'the next request has a History layer');
+        return { tokens: layer.tokens, summarized: layer.items.filter((i) => i.segment === 'summary').length };
+      };
+      const before = history();
+      assert.equal(before.summarized, 0, 'nothing is summarized before /compact');
+      const meterBefore = api.testing.session.meter();
+      panel.clear();
+
+      // /compact: the next request's history is summarized down to the target, and the meter says so.
+      await panel.requestOk({ kind: 'slashCommand', name: 'compact' });
+      const after = history();
+      assert.ok(after.tokens < before.tokens, `History ${before.tokens} → ${after.tokens} tokens`);
+      assert.ok(after.summarized > 0, `History holds a summary after /compact (${after.summarized} items)`);
+      const meter = panel.last('meter')?.meter;
+      assert.ok(meter, 'the panel got the new meter');
+      assert.equal(meter.level, 'pruned');
+      assert.equal(meter.used, api.testing.session.meter().used);
+      assert.ok(meter.used < meterBefore.used, `the meter ${meterBefore.used} → ${meter.used}`);
+
+      // /cost: the chat's cost per turn, rendered. The imitation's model has no price: the document
+      // says so, with both turns' usage in tokens.
+      await panel.requestOk({ kind: 'slashCommand', name: 'cost' });
+      const doc = vscode.workspace.textDocuments.filter((d) => d.uri.path === '/Chat Cost.md').at(-1);
+      assert.ok(doc, 'the Chat Cost document is open');
+      const text = doc.getText();
+      assert.equal(text, api.testing.session.chatCosts.report('What does add do?', api.testing.session.turnMetas()));
+      assert.ok(text.startsWith('# Cost of “What does add do?”\n\nNo turn of this chat has a price'), text);
+      assert.ok(text.includes('\n2 turns have usage but no known price (tokens only).\n'), text);
+    } finally {
+      await configure(api, { provider: undefined, baseUrl: undefined, model: undefined, 'budget.targetPercent': undefined });
+      await server.close();
+      await closeEditors();
+    }
   });
 
   it('the picker on 2,000 files: the first listing, and each keystroke through the panel', async () => {

@@ -3,7 +3,9 @@
  * every chat as an append-only JSONL file plus content-addressed blobs for artifact snapshots, so a
  * reloaded chat renders byte-identical requests even when the files changed on disk since. Plain Node
  * (fs), no vscode. The file layout and line format are in chatFormat.ts; this class is the façade over
- * the store's parts (the chat heads, blobs, index, token counts, export and import, the lock).
+ * the store's parts (the chat heads, blobs, index, token counts, export and import, the lock); a
+ * turn's write is in turnAppend.ts, an import's line in chatImport.ts, the repairs on opening in
+ * storeRepair.ts.
  *
  * Crash safety: blobs are written before the line that needs them, a line is appended with one
  * write + fsync, and only a torn last line can be lost (it is ignored with a warning and cut off
@@ -26,12 +28,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { emptyState, type ChatState } from '../../engine/state';
-import { decodeEngineMetaOf, deltaEntryKeys, diffState, engineMeta, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
-import { appendDurably, fileIno, fsyncDir, safeReaddir, truncateDurably } from './atomicFile';
+import { decodeEngineMetaOf, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
+import { appendDurably, fsyncDir } from './atomicFile';
 import { BLOB_GRACE_MS, BlobStore, blobNamesIn } from './blobStore';
-import { canonicalize, canonicalTextSteps, encodedDigest, StateChain } from './chatChain';
-import { CHAT_FILE, CHAT_FORMAT, chatIdFor, CORRUPT_NAME, LINE_VERSION, titleFrom, validateChatId, type ChatLine } from './chatFormat';
-import { baseOf, ChatCorrupt, emptyHead, readChatHead, readChatHeadSliced, type ChatHead } from './chatHead';
+import { chatIdFor, CORRUPT_NAME, titleFrom, validateChatId } from './chatFormat';
+import { baseOf, ChatCorrupt, readChatHead, readChatHeadSliced, type ChatHead } from './chatHead';
+import { importLineSteps, parseImportSliced, writeImportFile } from './chatImport';
 import { ChatIndex } from './chatIndex';
 import {
   ChatStoreError,
@@ -46,16 +48,15 @@ import {
   type TurnMeta,
 } from './chatTypes';
 import { chatToMarkdown, secretsOf, type ExportOptions } from './markdownExport';
-import { parseChatExport, parseChatExportSteps, type ParsedExport } from './markdownImport';
+import { parseChatExport, type ParsedExport } from './markdownImport';
 import { SavedForms } from './savedForms';
 import { decodeChatState } from './stateDecoding';
 import { LockBusyError, StoreLock } from './storeLock';
+import { reconcileIndex, removeStaleTemps } from './storeRepair';
 import { TokenCountCache } from './tokenCounts';
-import { jsonStringifySteps } from '../../common/jsonSteps';
 import { runStepsSync } from '../../common/steps';
-import { sha256HexNode } from '../nodeHasher';
 import type { TimeSlice } from '../timeSlice';
-import { buildTurnMeta } from './turnMeta';
+import { appendTurnLocked, cutLastLine, type StoreParts } from './turnAppend';
 
 export { chatIdFor, validateChatId } from './chatFormat';
 export { ChatStoreError } from './chatTypes';
@@ -119,8 +120,8 @@ export class ChatStore {
     // A window opening must not hang on another one's write: a short wait, then the chats as they are.
     try {
       store.locked(() => {
-        store.removeStaleTemps();
-        store.reconcileIndex();
+        removeStaleTemps(store.root, store.warnings);
+        reconcileIndex(store.parts(), store.chatsDir, store.warnings);
       }, OPEN_LOCK_WAIT_MS);
     } catch (e) {
       if (!(e instanceof ChatStoreError && e.code === 'busy')) throw e;
@@ -153,6 +154,23 @@ export class ChatStore {
     }
   }
 
+  /** The parts a write under the lock reaches (turnAppend.ts, storeRepair.ts). */
+  private parts(): StoreParts {
+    return {
+      heads: this.heads,
+      forms: this.forms,
+      blobs: this.blobs,
+      index: this.index,
+      lock: this.lock,
+      durable: this.durable,
+      now: this.now,
+      chatPath: (id) => this.chatPath(id),
+      readHead: (id, throughTurn, from) => this.readHead(id, throughTurn, from),
+      corrupt: (id, why) => this.corrupt(id, why),
+      appendLine: (file, text) => this.appendLine(file, text),
+    };
+  }
+
   // ---------------------------------------------------------------- listing
 
   /** The chats of this workspace, most recently updated first. */
@@ -178,142 +196,7 @@ export class ChatStore {
    */
   appendTurn(chatId: string, input: AppendTurnInput): AppendTurnResult {
     const id = validateChatId(chatId);
-    return this.locked(() => this.appendLocked(id, input));
-  }
-
-  private appendLocked(id: string, input: AppendTurnInput): AppendTurnResult {
-    const file = this.chatPath(id);
-    const warnings: string[] = [];
-    const current = this.headForWrite(id, warnings);
-    let head = current.head;
-    // A file this call had to move aside: the caller's state is the best copy there is.
-    if (input.base && !current.movedAside) this.checkBase(id, head, current.exists, input.base);
-    if (input.replaceLast) head = this.cutLastLine(id, head);
-    if (head.validBytes < head.fileBytes) {
-      fs.truncateSync(file, head.validBytes);
-      warnings.push(`chat ${id}: cut off ${head.fileBytes - head.validBytes} bytes of a torn last line before appending`);
-      head = { ...head, fileBytes: head.validBytes };
-    }
-    const headEnc = head.chain?.encoded();
-    const meta = input.engine ? ('tokenizer' in input.engine ? engineMeta(input.engine) : input.engine) : headEnc?.engine;
-    const save = this.forms.encode(id, input.state, meta, head.chain);
-    const enc = save.enc;
-    if (headEnc && enc.completedTurns <= headEnc.completedTurns) {
-      throw new ChatStoreError(
-        'conflict',
-        `chat ${id} already has ${headEnc.completedTurns} turns saved; cannot save turn ${enc.completedTurns} (was the chat changed in another window?)`,
-      );
-    }
-    // Canonical key order on both sides: the delta names only what changed, and its objects keep the
-    // chain canonical (its digest is then a plain JSON.stringify away; see chatChain.ts).
-    // The chain's own [id, value] pairs where they are unchanged (the engine's maps hand out new
-    // pairs at every encoding): canonicalizing, diffing and digesting then compare them by identity.
-    if (head.chain) head.chain.reusePairs(enc);
-    const next = this.forms.canonicalize(enc);
-    const prev = head.chain && !head.chain.canonical ? canonicalize(headEnc).value : headEnc;
-    const delta = diffState(prev, next.value);
-    for (const b of stateBlobs(input.state, deltaEntryKeys(delta))) {
-      this.blobs.write(b.hash, b.text);
-      this.lock.touch();
-    }
-    // Applied in place: a long chat's chain is not copied at every save. Should anything below fail
-    // before the line is on disk, the cached head is dropped (the next access reads the file again).
-    const chain = head.chain ?? new StateChain();
-    this.heads.delete(id);
-    chain.apply(delta, next.canonical);
-    const stateHash = chain.digest();
-    this.forms.remember(id, chain, input.state, save);
-    const line: ChatLine = {
-      format: CHAT_FORMAT,
-      v: LINE_VERSION,
-      turn: enc.completedTurns,
-      delta,
-      stateHash,
-      meta: buildTurnMeta(input, this.now),
-    };
-    const json = JSON.stringify(line);
-    const text = (head.needsNewline ? '\n' : '') + json + '\n';
-    this.lock.assertHeld();
-    const bytes = this.appendLine(file, text);
-    const lineStart = head.fileBytes + (head.needsNewline ? 1 : 0);
-    const saved = meta ? { ...line.meta!, engine: meta } : line.meta!;
-    const lineHashes = head.lineHashes;
-    lineHashes.set(enc.completedTurns, stateHash);
-    const ino = head.ino >= 0 ? head.ino : fileIno(file);
-    const fileBytes = head.fileBytes + bytes;
-    this.heads.set(id, {
-      chain,
-      turns: [...head.turns, saved],
-      warnings: [],
-      validBytes: fileBytes,
-      fileBytes,
-      needsNewline: false,
-      lastLineStart: lineStart,
-      lastLineTurns: enc.completedTurns - (headEnc?.completedTurns ?? 0),
-      lines: head.lines + 1,
-      lastHash: stateHash,
-      lastVersion: LINE_VERSION,
-      lastLineSha: sha256HexNode(json + '\n'),
-      lineHashes,
-      ino,
-    });
-    const first = input.state.turns[0]?.userText ?? '';
-    this.index.upsert(id, enc.completedTurns, input.title ?? titleFrom(first));
-    return { bytes, warnings, meta: saved, turn: enc.completedTurns, base: { turns: enc.completedTurns, stateHash } };
-  }
-
-  /**
-   * The chat's head as on disk now, for a writer (under the lock): the cached head continued with
-   * what was appended since; a missing file is an empty head; a corrupt one is moved aside.
-   */
-  private headForWrite(id: string, warnings: string[]): { head: ChatHead; exists: boolean; movedAside: boolean } {
-    try {
-      const head = this.readHead(id, undefined, this.heads.get(id));
-      this.heads.set(id, head);
-      return { head, exists: true, movedAside: false };
-    } catch (e) {
-      if (e instanceof ChatStoreError && e.code === 'not-found') {
-        this.heads.delete(id);
-        return { head: emptyHead(), exists: false, movedAside: false };
-      }
-      if (!(e instanceof ChatCorrupt)) throw e;
-      const err = this.corrupt(id, e.message);
-      warnings.push(`${err.message}; the chat continues from the current state in a new file`);
-      return { head: emptyHead(), exists: false, movedAside: true };
-    }
-  }
-
-  private checkBase(id: string, head: ChatHead, exists: boolean, base: ChatBase): void {
-    const disk = baseOf(head);
-    if (disk.turns === base.turns && disk.stateHash === base.stateHash) return;
-    const reason: ChatConflict['reason'] =
-      !exists && base.turns > 0
-        ? 'missing'
-        : base.turns === 0 || head.lineHashes.get(base.turns) === base.stateHash
-          ? 'appended'
-          : 'diverged';
-    const what =
-      reason === 'missing'
-        ? `chat ${id} was deleted (in another window?)`
-        : reason === 'appended'
-          ? `chat ${id} has ${disk.turns - base.turns} turn(s) saved after turn ${base.turns} (in another window?)`
-          : `chat ${id} no longer holds the turn ${base.turns} this turn followed (it was replaced or removed, in another window?)`;
-    throw new ChatStoreError('conflict', `${what}; the turn was not saved`, undefined, { reason, base: { ...base }, disk });
-  }
-
-  /** Regenerate's first half, under the append's lock: cut the last line (it must be one turn). */
-  private cutLastLine(id: string, head: ChatHead): ChatHead {
-    if (!head.chain || head.chain.turnCount === 0) throw new ChatStoreError('not-found', `chat ${id} has no turn to remove`);
-    if (head.lastLineTurns !== 1)
-      throw new ChatStoreError(
-        'conflict',
-        `the last ${head.lastLineTurns} turns of chat ${id} were imported together and cannot be removed one by one`,
-      );
-    truncateDurably(this.chatPath(id), head.lastLineStart, this.durable);
-    this.heads.delete(id);
-    const again = this.readHead(id);
-    this.heads.set(id, again);
-    return again;
+    return this.locked(() => appendTurnLocked(this.parts(), id, input));
   }
 
   // ---------------------------------------------------------------- loading
@@ -495,7 +378,7 @@ export class ChatStore {
         if (e instanceof ChatCorrupt) throw this.corrupt(id, e.message);
         throw e;
       }
-      const cut = this.cutLastLine(id, head);
+      const cut = cutLastLine(this.parts(), id, head);
       const turns = cut.chain?.turnCount ?? 0;
       const index = this.index.read();
       const i = index.findIndex((c) => c.id === id);
@@ -588,40 +471,14 @@ export class ChatStore {
     opts: { isAllowedPath: (path: string) => boolean; chatId?: string },
     slice: TimeSlice,
   ): Promise<ImportResult> {
-    const steps = parseChatExportSteps(text, opts.isAllowedPath);
-    let r = steps.next();
-    for (; !r.done; r = steps.next()) if (slice.due) await slice.pause();
-    const parsed = r.value;
-    for (const warm = canonicalTextSteps(parsed.full); !warm.next().done;) if (slice.due) await slice.pause();
-    const line = importLineSteps(parsed);
-    let l = line.next();
-    for (; !l.done; l = line.next()) if (slice.due) await slice.pause();
-    const file = await this.writeImportFile(l.value);
+    const { parsed, line } = await parseImportSliced(text, opts.isAllowedPath, slice);
+    const file = await writeImportFile(this.root, line, this.durable);
     try {
       return this.writeImport(parsed, opts.chatId, { file });
     } finally {
       // Renamed into place on success; left over only when the import failed.
       await fs.promises.rm(file, { force: true });
     }
-  }
-
-  /**
-   * Writes an imported chat's line to a file of its own in the store's folder, the write and its fsync
-   * off the event loop (a long chat's line is megabytes); `writeImport` renames it into place.
-   */
-  private async writeImportFile(text: string): Promise<string> {
-    const file = path.join(this.root, `${IMPORT_TEMP}${process.pid}-${++importFiles}`);
-    const handle = await fs.promises.open(file, 'w');
-    try {
-      await handle.writeFile(text, 'utf8');
-      if (this.durable) await handle.sync();
-    } catch (e) {
-      await handle.close();
-      await fs.promises.rm(file, { force: true });
-      throw e;
-    }
-    await handle.close();
-    return file;
   }
 
   /**
@@ -693,84 +550,5 @@ export class ChatStore {
   /** Appends one chat line (one write + fsync). */
   private appendLine(file: string, text: string): number {
     return appendDurably(file, text, this.durable);
-  }
-
-  private removeStaleTemps(): void {
-    for (const name of safeReaddir(this.root)) {
-      if (name.startsWith('index.json.tmp-')) {
-        fs.rmSync(path.join(this.root, name), { force: true });
-        this.warnings.push(`removed ${name} left by an interrupted index write`);
-      } else if (name.startsWith(IMPORT_TEMP) && importFileAbandoned(path.join(this.root, name))) {
-        fs.rmSync(path.join(this.root, name), { force: true });
-        this.warnings.push(`removed ${name} left by an interrupted import`);
-      }
-    }
-  }
-
-  // ---------------------------------------------------------------- index
-
-  /** Makes the index list exactly the chat files present (a crash may leave it behind them). */
-  private reconcileIndex(): void {
-    const index = this.index.read();
-    const files = new Set<string>();
-    for (const name of fs.readdirSync(this.chatsDir)) {
-      const m = CHAT_FILE.exec(name);
-      if (m) files.add(m[1]);
-    }
-    let changed = false;
-    const kept = index.filter((c) => files.has(c.id));
-    if (kept.length !== index.length) changed = true;
-    const known = new Set(kept.map((c) => c.id));
-    for (const id of [...files].sort()) {
-      if (known.has(id)) continue;
-      const st = fs.statSync(this.chatPath(id));
-      let title = 'Recovered chat';
-      let turns = 0;
-      try {
-        const head = this.readHead(id);
-        const enc = head.chain?.encoded();
-        turns = enc?.completedTurns ?? 0;
-        title = titleFrom(enc?.turns[0]?.userText ?? '');
-      } catch (e) {
-        // Corrupt: moved aside (open holds the lock).
-        this.warnings.push((e instanceof ChatCorrupt ? this.corrupt(id, e.message) : (e as Error)).message);
-        continue;
-      }
-      kept.push({ id, title, turns, createdAt: st.mtime.toISOString(), updatedAt: st.mtime.toISOString() });
-      changed = true;
-    }
-    if (changed || !fs.existsSync(this.index.file)) this.index.write(kept);
-  }
-}
-
-/**
- * The one line of an imported chat, as steps (a long chat's line is megabytes of JSON): the whole
- * state as a delta from nothing, its digest, and where it came from. The text is what
- * `JSON.stringify` of that line gives, ending in a newline.
- */
-function* importLineSteps({ chat, full, turns }: Pick<ParsedExport, 'chat' | 'full' | 'turns'>): Generator<void, string, unknown> {
-  const line: ChatLine = {
-    format: CHAT_FORMAT,
-    v: LINE_VERSION,
-    turn: full.completedTurns,
-    delta: diffState(undefined, full),
-    stateHash: encodedDigest(full),
-    imported: { from: chat.id, turns },
-  };
-  yield;
-  return `${yield* jsonStringifySteps(line)}\n`;
-}
-
-/** The start of the name of an imported chat's file while it is written, before it is renamed into place. */
-const IMPORT_TEMP = 'import.tmp-';
-/** How old an import's file must be before a window opening the store takes it for abandoned (another window may be writing it). */
-const IMPORT_TEMP_GRACE_MS = 10 * 60_000;
-let importFiles = 0;
-
-function importFileAbandoned(file: string): boolean {
-  try {
-    return Date.now() - fs.statSync(file).mtimeMs > IMPORT_TEMP_GRACE_MS;
-  } catch {
-    return false;
   }
 }

@@ -51,8 +51,8 @@ describe('budget-pressure trajectory', () => {
         if (env.prefixBreak) breaks++;
       }
       // Pruning happens, and hysteresis keeps it to a few turns rather than every turn after it starts.
-      assert.ok(cuts > 0, 'the trajectory is built to need pruning');
-      assert.ok(prunedTurns <= 3, `pruned in ${prunedTurns} turns`);
+      assert.equal(cuts, layout === 'library' ? 6 : 8, 'the trajectory is built to need pruning');
+      assert.equal(prunedTurns, layout === 'library' ? 3 : 2, `pruned in ${prunedTurns} turns`);
       if (layout === 'transcript') assert.strictEqual(breaks, prunedTurns, 'in transcript only a pruning turn breaks the prefix');
       // Library: the compacted files re-attached in turns 7–10 supersede their previews there.
       assert.deepStrictEqual(

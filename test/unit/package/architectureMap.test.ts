@@ -1,6 +1,7 @@
 /**
  * ARCHITECTURE.md is the map of the source: every folder and root file of `src/`, `src/services/`
- * and `src/host/` must be on it, so a new one cannot be added without saying where it belongs.
+ * and `src/host/`, and every file of a feature folder of `src/host/`, must be on it, so a new one
+ * cannot be added without saying where it belongs.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -27,6 +28,25 @@ describe('ARCHITECTURE.md: the map of the source', () => {
 
   for (const dir of ['src', 'src/services', 'src/host']) {
     it(`names every folder and root file of ${dir}/`, () => {
+      const entries = fs.readdirSync(path.join(root, dir), { withFileTypes: true });
+      assert.deepEqual(unmapped(map, dir, entries), []);
+    });
+  }
+
+  // The host's table lists every file of each feature folder.
+  const hostFolders = fs
+    .readdirSync(path.join(root, 'src/host'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => `src/host/${e.name}`)
+    .sort();
+  it('has seven feature folders under src/host/', () => {
+    assert.deepEqual(
+      hostFolders,
+      ['apply', 'commands', 'context', 'panel', 'providers', 'settings', 'views'].map((n) => `src/host/${n}`),
+    );
+  });
+  for (const dir of hostFolders) {
+    it(`names every file of ${dir}/`, () => {
       const entries = fs.readdirSync(path.join(root, dir), { withFileTypes: true });
       assert.deepEqual(unmapped(map, dir, entries), []);
     });

@@ -148,7 +148,7 @@ describe('tokenizer: special tokens, edge cases', () => {
       ];
       for (const s of odd) {
         const n = tok.count(s);
-        assert.ok(n > 0, JSON.stringify(s));
+        assert.strictEqual(n, unguarded(encoding, s).length, JSON.stringify(s));
         assert.strictEqual(tok.encode(s).length, n);
       }
     });
@@ -169,7 +169,7 @@ describe('tokenizer: special tokens, edge cases', () => {
   it('decode is exact and has no state between calls', () => {
     const tok = getTokenizer('o200k_base') as GuardedTokenizer;
     const partial = tok.encode('\ufeff😀').slice(0, 1); // part of a character
-    assert.ok(tok.decode(partial).length > 0);
+    assert.strictEqual(tok.decode(partial), '\ufeff');
     assert.strictEqual(tok.decode(tok.encode('hello')), 'hello');
     assert.strictEqual(tok.decode(tok.encode('\ufeffx')), '\ufeffx');
     assert.strictEqual(tok.decode([]), '');
@@ -437,10 +437,15 @@ describe('tokenizer: long-run guard', () => {
   it('safe cuts make base64 and minified-JS runs exact (no look-ahead or plain cut needed)', () => {
     for (const encoding of ENCODINGS) {
       const tok = new GuardedTokenizer(encoding);
-      for (const s of [randomRun(20_000, BASE64, 7), minifiedJs(20_000, 3), randomRun(5_000, '0123456789', 2)]) {
+      const runs = [randomRun(20_000, BASE64, 7), minifiedJs(20_000, 3), randomRun(5_000, '0123456789', 2)];
+      assert.deepStrictEqual(
+        runs.map((s) => tok.encodeWithStats(s).safeCuts),
+        [39, 38, 9],
+        encoding,
+      );
+      for (const s of runs) {
         const r = tok.encodeWithStats(s);
         assert.strictEqual(r.lookaheadCuts + r.plainCuts, 0);
-        assert.ok(r.safeCuts > 0);
         assert.deepStrictEqual(r.ids, unguarded(encoding, s));
       }
     }
@@ -450,10 +455,12 @@ describe('tokenizer: long-run guard', () => {
     this.timeout(20_000);
     for (const encoding of ENCODINGS) {
       const tok = new GuardedTokenizer(encoding, { lookahead: 0 });
-      for (const s of ['a'.repeat(20_000), randomRun(10_000, '=-', 9), randomRun(10_000, 'abcdefghijklmnopqrstuvwxyz', 8)]) {
+      const runs = ['a'.repeat(20_000), randomRun(10_000, '=-', 9), randomRun(10_000, 'abcdefghijklmnopqrstuvwxyz', 8)];
+      const plainCuts = [39, 19, 19];
+      for (const [i, s] of runs.entries()) {
         const r = tok.encodeWithStats(s);
         const err = Math.abs(r.ids.length - unguarded(encoding, s).length);
-        assert.ok(r.plainCuts > 0);
+        assert.strictEqual(r.plainCuts, plainCuts[i], `${encoding} run ${i}`);
         assert.ok(err <= MAX_ERROR_PER_CUT * r.plainCuts, `${err} > ${MAX_ERROR_PER_CUT} × ${r.plainCuts}`);
         assert.strictEqual(decode(encoding, r.ids), s);
       }
@@ -462,15 +469,22 @@ describe('tokenizer: long-run guard', () => {
 
   it('never cuts inside a surrogate pair (astral runs, emoji runs, lone surrogates)', () => {
     const tok = new GuardedTokenizer('o200k_base');
-    for (const s of ['😀'.repeat(3000), '𝒜'.repeat(3000), 'a😀'.repeat(1500), `${'a'.repeat(511)}😀${'a'.repeat(2000)}`]) {
+    // [safe, look-ahead, plain] cuts of each run.
+    const cuts = [
+      [0, 11, 0],
+      [0, 11, 0],
+      [8, 0, 0],
+      [1, 3, 0],
+    ];
+    for (const [i, s] of ['😀'.repeat(3000), '𝒜'.repeat(3000), 'a😀'.repeat(1500), `${'a'.repeat(511)}😀${'a'.repeat(2000)}`].entries()) {
       const r = tok.encodeWithStats(s);
-      assert.ok(r.safeCuts + r.lookaheadCuts + r.plainCuts > 0);
+      assert.deepStrictEqual([r.safeCuts, r.lookaheadCuts, r.plainCuts], cuts[i], `run ${i}`);
       assert.strictEqual(decode('o200k_base', r.ids), s);
       const err = Math.abs(r.ids.length - unguarded('o200k_base', s).length);
       assert.ok(err <= MAX_ERROR_PER_CUT * (r.lookaheadCuts + r.plainCuts));
     }
     const lone = '\ud800'.repeat(2000);
-    assert.ok(tok.count(lone) > 0);
+    assert.strictEqual(tok.count(lone), 250);
   });
 
   it('is prefix-stable: a text that extends another gets the same tokens in their common part', () => {

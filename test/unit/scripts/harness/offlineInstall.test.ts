@@ -10,13 +10,13 @@ interface OfflineInstall {
   ripgrepTarget(arch?: string): string;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const offline = require('../../../../scripts/harness/offlineInstall.js') as OfflineInstall;
+const offline = require('../../../../../scripts/harness/offlineInstall.js') as OfflineInstall;
 
 interface HarnessConfig {
   PROFILES: Record<string, { codeServer: string; node: string; vscode: string; offlineInstall: boolean; smokeTestDriver: string[] }>;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { PROFILES } = require('../../../../scripts/harness/config.js') as HarnessConfig;
+const { PROFILES } = require('../../../../../scripts/harness/config.js') as HarnessConfig;
 
 /** The oldest VS Code's install from the npm registry alone (scripts/harness/offlineInstall.js). */
 describe('harness: the oldest VS Code installs offline', () => {

@@ -5,10 +5,10 @@
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import type { ChatMessage } from '../../../src/engine/types';
+import type { ChatMessage } from '../../../../src/engine/types';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const demo = require(path.join(__dirname, '..', '..', '..', '..', 'scripts', 'lib', 'imitation.js')) as {
+const demo = require(path.join(__dirname, '..', '..', '..', '..', '..', 'scripts', 'lib', 'imitation.js')) as {
   describeRequest(c: {
     model: string;
     messages: ChatMessage[];

@@ -7,7 +7,7 @@ import {
   matchScore,
   pathFromFenceInfo,
   pathFromLineAbove,
-} from '../../src/services/apply/applyTarget';
+} from '../../../../src/services/apply/applyTarget';
 
 const MATH =
   'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function mul(a: number, b: number): number {\n  return a * b;\n}\n';

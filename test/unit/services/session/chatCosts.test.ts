@@ -7,13 +7,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ChatSession, type SessionSettings } from '../../src/services/chatSession';
-import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
-import { modelInfo } from '../../src/services/modelInfo';
-import { DEFAULT_PRICING } from '../../src/services/pricing/chatCost';
-import type { ProviderUsage } from '../../src/services/providers';
-import { ScriptedProvider } from '../../src/services/providers/scripted';
-import { getTokenizer } from '../../src/services/tokenizer';
+import { ChatSession, type SessionSettings } from '../../../../src/services/chatSession';
+import { MemoryWorkspace } from '../../../../src/services/memoryWorkspace';
+import { modelInfo } from '../../../../src/services/modelInfo';
+import { DEFAULT_PRICING } from '../../../../src/services/pricing/chatCost';
+import type { ProviderUsage } from '../../../../src/services/providers';
+import { ScriptedProvider } from '../../../../src/services/providers/scripted';
+import { getTokenizer } from '../../../../src/services/tokenizer';
 
 const dirs: string[] = [];
 after(() => {

@@ -6,18 +6,18 @@
  * while every source passes.
  */
 import * as assert from 'node:assert/strict';
-import { PromptContextEngine } from '../../../src/engine/engine';
-import { DEFAULT_EXCLUDES, IsolationPolicy } from '../../../src/engine/isolation';
-import { lineSourceCandidates } from '../../../src/engine/excerptSources';
-import { decodeState, encodeState, stateBlobs } from '../../../src/engine/stateCodec';
-import type { ChatMessage } from '../../../src/engine/types';
-import { MemoryWorkspace } from '../../../src/services/memoryWorkspace';
-import { ScriptedProvider } from '../../../src/services/providers/scripted';
-import type { ChatRequest } from '../../../src/services/providers/types';
-import { GuardedTokenizer } from '../../../src/services/tokenizer';
-import { TOOL_DEFINITIONS } from '../../../src/services/tools/definitions';
-import { ToolExecutor } from '../../../src/services/tools/executor';
-import { TurnPipeline, type SendOptions, type TurnOutcome } from '../../../src/services/turnPipeline';
+import { PromptContextEngine } from '../../../../src/engine/engine';
+import { DEFAULT_EXCLUDES, IsolationPolicy } from '../../../../src/engine/isolation';
+import { lineSourceCandidates } from '../../../../src/engine/excerptSources';
+import { decodeState, encodeState, stateBlobs } from '../../../../src/engine/stateCodec';
+import type { ChatMessage } from '../../../../src/engine/types';
+import { MemoryWorkspace } from '../../../../src/services/memoryWorkspace';
+import { ScriptedProvider } from '../../../../src/services/providers/scripted';
+import type { ChatRequest } from '../../../../src/services/providers/types';
+import { GuardedTokenizer } from '../../../../src/services/tokenizer';
+import { TOOL_DEFINITIONS } from '../../../../src/services/tools/definitions';
+import { ToolExecutor } from '../../../../src/services/tools/executor';
+import { TurnPipeline, type SendOptions, type TurnOutcome } from '../../../../src/services/turnPipeline';
 
 const tokenizer = new GuardedTokenizer('o200k_base');
 const SECRET_A = 'DB_PASSWORD_SELECTED_hunter2';

@@ -6,19 +6,19 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { performanceMarkdown } from '../../../bench/benchMarkdown';
-import { evaluateTargets } from '../../../bench/targets';
-import { measureOpenTime, writeGeneratedChat, writeSyntheticChat } from '../../../bench/perf/open';
-import { PromptContextEngine } from '../../../src/engine/engine';
-import { checkEnvelope } from '../../../src/engine/invariants';
-import { sha256Hex } from '../../../src/common/hash';
-import { ChatSession } from '../../../src/services/chatSession';
-import { METER_DEFERRED_TURNS } from '../../../src/services/session/contextMeter';
-import { ChatStore } from '../../../src/services/store/chatStore';
-import { MemoryWorkspace } from '../../../src/services/memoryWorkspace';
-import { modelInfo } from '../../../src/services/modelInfo';
-import { getTokenizer } from '../../../src/services/tokenizer';
-import { tempDir } from '../../support/tempDir';
+import { performanceMarkdown } from '../../../../bench/benchMarkdown';
+import { evaluateTargets } from '../../../../bench/targets';
+import { measureOpenTime, writeGeneratedChat, writeSyntheticChat } from '../../../../bench/perf/open';
+import { PromptContextEngine } from '../../../../src/engine/engine';
+import { checkEnvelope } from '../../../../src/engine/invariants';
+import { sha256Hex } from '../../../../src/common/hash';
+import { ChatSession } from '../../../../src/services/chatSession';
+import { METER_DEFERRED_TURNS } from '../../../../src/services/session/contextMeter';
+import { ChatStore } from '../../../../src/services/store/chatStore';
+import { MemoryWorkspace } from '../../../../src/services/memoryWorkspace';
+import { modelInfo } from '../../../../src/services/modelInfo';
+import { getTokenizer } from '../../../../src/services/tokenizer';
+import { tempDir } from '../../../support/tempDir';
 
 const tmp = (): string => tempDir('strata-perf-open-');
 

@@ -1,8 +1,8 @@
 /** Citations in a reply (src/protocol/citations.ts) and the requests that carry them. */
 import * as assert from 'node:assert/strict';
-import { codeSpanCitation, findCitations, parseCitationPaths } from '../../src/protocol/citations';
-import { ProtocolError } from '../../src/protocol/messages';
-import { parseResponseValue, parseWebviewRequest } from '../../src/protocol/requests';
+import { codeSpanCitation, findCitations, parseCitationPaths } from '../../../src/protocol/citations';
+import { ProtocolError } from '../../../src/protocol/messages';
+import { parseResponseValue, parseWebviewRequest } from '../../../src/protocol/requests';
 
 describe('citations', () => {
   it('finds path:line, path:start-end and path#Lx-Ly in prose', () => {

@@ -4,16 +4,16 @@
  * versions, selection snapshots, pins and removals included.
  */
 import * as assert from 'node:assert/strict';
-import type { LedgerNode } from '../../../src/engine/types';
-import { recordOf } from '../../../src/host/views/treeSource';
-import { ChatSession } from '../../../src/services/chatSession';
-import { buildLedgerTree, type LedgerTreeNode } from '../../../src/services/ledgerTree';
-import { MemoryWorkspace } from '../../../src/services/memoryWorkspace';
-import { modelInfo } from '../../../src/services/modelInfo';
-import { ScriptedProvider } from '../../../src/services/providers/scripted';
-import { rebuildTurnLedger } from '../../../src/services/session/pastLedger';
-import { getTokenizer } from '../../../src/services/tokenizer';
-import { tempDir } from '../../support/tempDir';
+import type { LedgerNode } from '../../../../src/engine/types';
+import { recordOf } from '../../../../src/host/views/treeSource';
+import { ChatSession } from '../../../../src/services/chatSession';
+import { buildLedgerTree, type LedgerTreeNode } from '../../../../src/services/ledgerTree';
+import { MemoryWorkspace } from '../../../../src/services/memoryWorkspace';
+import { modelInfo } from '../../../../src/services/modelInfo';
+import { ScriptedProvider } from '../../../../src/services/providers/scripted';
+import { rebuildTurnLedger } from '../../../../src/services/session/pastLedger';
+import { getTokenizer } from '../../../../src/services/tokenizer';
+import { tempDir } from '../../../support/tempDir';
 
 const GPT = modelInfo('openai', 'gpt-4o');
 

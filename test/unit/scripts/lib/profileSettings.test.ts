@@ -6,14 +6,14 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { tempDir } from '../../support/tempDir';
+import { tempDir } from '../../../support/tempDir';
 
 interface ProfileSettings {
   parseJsonc(text: string): unknown;
   applyManagedSettings(userDataDir: string, managed: Record<string, unknown>): Record<string, unknown>;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { parseJsonc, applyManagedSettings } = require('../../../../scripts/lib/profileSettings.js') as ProfileSettings;
+const { parseJsonc, applyManagedSettings } = require('../../../../../scripts/lib/profileSettings.js') as ProfileSettings;
 
 describe('npm start: private profile settings', () => {
   let dir: string;

@@ -1,6 +1,6 @@
 /** Merging a reply's code block into a file (src/services/apply/applyMerge.ts). */
 import * as assert from 'node:assert/strict';
-import { appendBlock, codeOf, declarationEnd, declarationHead, isWholeFile, mergeBlock } from '../../src/services/apply/applyMerge';
+import { appendBlock, codeOf, declarationEnd, declarationHead, isWholeFile, mergeBlock } from '../../../../src/services/apply/applyMerge';
 
 const FILE = [
   "import { round } from './round';",

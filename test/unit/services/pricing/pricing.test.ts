@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { CACHE_LIFETIMES, CacheExpiry, cacheLifetimeSeconds, expiryAccuracy } from '../../src/services/pricing/cacheExpiry';
-import { costLine, predictedPromptCost, tokensLine, turnCost } from '../../src/services/pricing/cost';
-import { formatUsd } from '../../src/common/numberFormat';
-import { PRICE_TABLE, parseModelLabel, priceRow, resolvePrices } from '../../src/services/pricing/prices';
+import { CACHE_LIFETIMES, CacheExpiry, cacheLifetimeSeconds, expiryAccuracy } from '../../../../src/services/pricing/cacheExpiry';
+import { costLine, predictedPromptCost, tokensLine, turnCost } from '../../../../src/services/pricing/cost';
+import { formatUsd } from '../../../../src/common/numberFormat';
+import { PRICE_TABLE, parseModelLabel, priceRow, resolvePrices } from '../../../../src/services/pricing/prices';
 
 /** Dollars compared to a tenth of a micro-dollar: float sums of per-token prices are not exact. */
 function near(actual: number, expected: number): void {

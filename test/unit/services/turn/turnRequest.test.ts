@@ -3,12 +3,12 @@
  * kind, so a definition (a `tool` range of its file) comes back as the same artifact, not as a selection.
  */
 import * as assert from 'node:assert/strict';
-import { makeArtifact, type NewArtifactInput } from '../../../src/engine/artifacts';
-import type { ChatState } from '../../../src/engine/state';
-import { sha256HexNode } from '../../../src/services/nodeHasher';
-import type { TurnMeta } from '../../../src/services/store/chatStore';
-import { turnMetaProblem } from '../../../src/services/store/turnMetaCheck';
-import { storedRequest, turnRequestFromStored, type TurnRequest } from '../../../src/services/turn/turnRequest';
+import { makeArtifact, type NewArtifactInput } from '../../../../src/engine/artifacts';
+import type { ChatState } from '../../../../src/engine/state';
+import { sha256HexNode } from '../../../../src/services/nodeHasher';
+import type { TurnMeta } from '../../../../src/services/store/chatStore';
+import { turnMetaProblem } from '../../../../src/services/store/turnMetaCheck';
+import { storedRequest, turnRequestFromStored, type TurnRequest } from '../../../../src/services/turn/turnRequest';
 
 const hasher = { sha256Hex: sha256HexNode };
 
