@@ -407,6 +407,17 @@ export class Conversation {
     this.jumpButton.hidden = true;
   }
 
+  /**
+   * A find hit (the element holding it) in the middle of the view, held there while the messages
+   * around it are laid out; the end is no longer followed.
+   */
+  revealHit(el: Element): void {
+    const item = el.closest('[data-message-id]');
+    const record = item ? this.recordOf(item) : undefined;
+    if (record) this.scroll.reveal(el, record);
+    else el.scrollIntoView({ block: 'center' });
+  }
+
   /** Find: every older message loaded and every message rendered. */
   async prepareFind(): Promise<void> {
     await this.older.loadAll();

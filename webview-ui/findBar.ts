@@ -7,6 +7,8 @@ export interface FindSource {
   bodies(): HTMLElement[];
   /** The conversation's element (its changes are searched again). */
   root(): HTMLElement;
+  /** Scrolls `el` (the element holding the current hit) into the middle of the view and keeps it there. */
+  reveal(el: Element): void;
 }
 
 const HIGHLIGHT = 'strata-find';
@@ -76,6 +78,10 @@ export class FindBar {
   private hits: Range[] = [];
   private current = -1;
   private prepared = false;
+  /** The one preparation under way (searches that start meanwhile wait for it too). */
+  private preparing: Promise<void> | undefined;
+  /** A search that was to go to its first hit was superseded before it did: the next one goes there. */
+  private revealPending = false;
   private ticket = 0;
   private readonly observer: MutationObserver;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
@@ -153,6 +159,7 @@ export class FindBar {
 
   close(): void {
     this.el.hidden = true;
+    this.revealPending = false;
     this.observer.disconnect();
     this.hits = [];
     this.current = -1;
@@ -163,6 +170,7 @@ export class FindBar {
   /** A chat switch: its text is another's. */
   reset(): void {
     this.prepared = false;
+    this.preparing = undefined;
     if (!this.el.hidden) void this.search(false);
   }
 
@@ -173,8 +181,12 @@ export class FindBar {
 
   private async search(reveal: boolean): Promise<void> {
     const ticket = ++this.ticket;
+    // The messages changing while the first search waits for the older ones starts another search
+    // (without going to a hit): the one superseded hands its "go to the first hit" on.
+    if (reveal) this.revealPending = true;
     const query = fold(this.input.value);
     if (query.length === 0) {
+      this.revealPending = false;
       this.hits = [];
       this.current = -1;
       this.paint();
@@ -182,16 +194,26 @@ export class FindBar {
     }
     if (!this.prepared) {
       this.count.textContent = 'Searching…';
-      await this.source.prepare();
+      let run = this.preparing;
+      if (!run) {
+        const started = this.source.prepare();
+        run = started.finally(() => {
+          if (this.preparing === run) this.preparing = undefined;
+        });
+        this.preparing = run;
+      }
+      await run;
       this.prepared = true;
       if (ticket !== this.ticket) return;
     }
+    const go = this.revealPending;
+    this.revealPending = false;
     const previous = this.hits[this.current];
     this.hits = this.source.bodies().flatMap((b) => rangesIn(b, query));
-    if (reveal || !previous) this.current = this.hits.length > 0 ? 0 : -1;
+    if (go || !previous) this.current = this.hits.length > 0 ? 0 : -1;
     else this.current = Math.min(Math.max(0, this.current), this.hits.length - 1);
     this.paint();
-    if (reveal) this.reveal();
+    if (go) this.reveal();
   }
 
   private step(delta: number): void {
@@ -204,7 +226,7 @@ export class FindBar {
   private reveal(): void {
     const hit = this.hits[this.current];
     const el = hit?.startContainer.parentElement;
-    el?.scrollIntoView({ block: 'center' });
+    if (el) this.source.reveal(el);
   }
 
   private paint(): void {
