@@ -408,16 +408,14 @@ export class Conversation {
   }
 
   /**
-   * Shows `el` (inside a message) in the middle of the view and holds its message there while the
-   * layout around it settles; the end is no longer followed (a find hit, a History match).
+   * A find hit (the element holding it) in the middle of the view, held there while the messages
+   * around it are laid out; the end is no longer followed.
    */
-  reveal(el: HTMLElement): void {
-    let item: Element | null = el;
-    while (item && item.parentElement !== this.list) item = item.parentElement;
+  revealHit(el: Element): void {
+    const item = el.closest('[data-message-id]');
     const record = item ? this.recordOf(item) : undefined;
-    if (!record) return;
-    this.scroll.reveal(el, record);
-    this.jumpButton.hidden = this.scroll.endInView;
+    if (record) this.scroll.reveal(el, record);
+    else el.scrollIntoView({ block: 'center' });
   }
 
   /** Find: every older message loaded and every message rendered. */

@@ -7,8 +7,8 @@ export interface FindSource {
   bodies(): HTMLElement[];
   /** The conversation's element (its changes are searched again). */
   root(): HTMLElement;
-  /** Scrolls `el` (inside a message) to the middle of the conversation and holds it there while the layout settles. */
-  reveal(el: HTMLElement): void;
+  /** Scrolls `el` (the element holding the current hit) into the middle of the view and keeps it there. */
+  reveal(el: Element): void;
 }
 
 const HIGHLIGHT = 'strata-find';
@@ -78,9 +78,11 @@ export class FindBar {
   private hits: Range[] = [];
   private current = -1;
   private prepared = false;
-  private ticket = 0;
-  /** Whether a search still owes the user its first hit scrolled into view. */
+  /** The one preparation under way (searches that start meanwhile wait for it too). */
+  private preparing: Promise<void> | undefined;
+  /** A search that was to go to its first hit was superseded before it did: the next one goes there. */
   private revealPending = false;
+  private ticket = 0;
   private readonly observer: MutationObserver;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -157,6 +159,7 @@ export class FindBar {
 
   close(): void {
     this.el.hidden = true;
+    this.revealPending = false;
     this.observer.disconnect();
     this.hits = [];
     this.current = -1;
@@ -167,6 +170,7 @@ export class FindBar {
   /** A chat switch: its text is another's. */
   reset(): void {
     this.prepared = false;
+    this.preparing = undefined;
     if (!this.el.hidden) void this.search(false);
   }
 
@@ -177,8 +181,8 @@ export class FindBar {
 
   private async search(reveal: boolean): Promise<void> {
     const ticket = ++this.ticket;
-    // A search the typing asked for goes to its first hit even when a newer one (the DOM changed
-    // while older messages loaded) takes its place.
+    // The messages changing while the first search waits for the older ones starts another search
+    // (without going to a hit): the one superseded hands its "go to the first hit" on.
     if (reveal) this.revealPending = true;
     const query = fold(this.input.value);
     if (query.length === 0) {
@@ -190,18 +194,26 @@ export class FindBar {
     }
     if (!this.prepared) {
       this.count.textContent = 'Searching…';
-      await this.source.prepare();
+      let run = this.preparing;
+      if (!run) {
+        const started = this.source.prepare();
+        run = started.finally(() => {
+          if (this.preparing === run) this.preparing = undefined;
+        });
+        this.preparing = run;
+      }
+      await run;
       this.prepared = true;
       if (ticket !== this.ticket) return;
     }
-    const toFirst = this.revealPending;
+    const go = this.revealPending;
     this.revealPending = false;
     const previous = this.hits[this.current];
     this.hits = this.source.bodies().flatMap((b) => rangesIn(b, query));
-    if (toFirst || !previous) this.current = this.hits.length > 0 ? 0 : -1;
+    if (go || !previous) this.current = this.hits.length > 0 ? 0 : -1;
     else this.current = Math.min(Math.max(0, this.current), this.hits.length - 1);
     this.paint();
-    if (toFirst) this.reveal();
+    if (go) this.reveal();
   }
 
   private step(delta: number): void {
@@ -212,7 +224,8 @@ export class FindBar {
   }
 
   private reveal(): void {
-    const el = this.hits[this.current]?.startContainer.parentElement;
+    const hit = this.hits[this.current];
+    const el = hit?.startContainer.parentElement;
     if (el) this.source.reveal(el);
   }
 

@@ -174,7 +174,7 @@ class App {
       prepare: () => this.conversation.prepareFind(),
       bodies: () => this.conversation.messageBodies(),
       root: () => this.conversation.el,
-      reveal: (el) => this.conversation.reveal(el),
+      reveal: (el) => this.conversation.revealHit(el),
     });
     root.replaceChildren(
       this.header.el,

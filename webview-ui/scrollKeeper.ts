@@ -84,22 +84,22 @@ export class ScrollKeeper {
     this.scrollToBottom();
   }
 
+  /**
+   * Scrolls `target` (inside `record`'s message) to the middle of the view and holds that message
+   * there while the layout around it settles: messages laid out lazily change height as they come
+   * into view, and neither following the end nor an earlier hold may pull the view away from it.
+   */
+  reveal(target: Element, record: MessageRecord): void {
+    this.stick = false;
+    this.anchorLock = undefined;
+    target.scrollIntoView({ block: 'center' });
+    this.lockAnchor(record, this.offsetOf(record));
+  }
+
   /** The message to hold in place while content is added above it; none while following the end. */
   visibleAnchor(): ScrollAnchor | undefined {
     const record = this.stick ? undefined : this.firstVisible();
     return record ? { record, offset: this.offsetOf(record) } : undefined;
-  }
-
-  /**
-   * Scrolls `el`, inside `record`'s message, to the middle of the view and holds the message there:
-   * a scroll the code asks for stops the follow as the user's would, and messages laid out lazily
-   * around it (or a prepend above it) do not carry it away.
-   */
-  reveal(el: HTMLElement, record: MessageRecord): void {
-    this.stick = false;
-    el.scrollIntoView({ block: 'center' });
-    this.noteGeometry();
-    this.lockAnchor(record, this.offsetOf(record));
   }
 
   lockAnchor(record: MessageRecord, offset: number): void {

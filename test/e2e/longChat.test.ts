@@ -9,15 +9,11 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ChatSession } from '../../src/services/chatSession';
-import { MemoryWorkspace } from '../../src/services/memoryWorkspace';
 import { modelInfo } from '../../src/services/modelInfo';
-import { PRODUCT_PROMPT } from '../../src/services/productPrompt';
 import { OpenAIProvider } from '../../src/services/providers/openai';
 import { ScriptedProvider } from '../../src/services/providers/scripted';
-import { getTokenizer } from '../../src/services/tokenizer';
 import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
-import { repoRoot } from './support/harness';
+import { otherWindowSession, storeRoot } from './support/otherWindow';
 import { e2eSession, IMITATION_MODEL, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import {
@@ -38,49 +34,6 @@ const answer = (t: number) =>
   `Answer ${t}. It applies the line's own discount before the tax, then rounds to cents; the total adds the rounded lines.`;
 const LAST_QUESTION = 'After all this: which function should I read first?';
 const LAST_ANSWER = 'Start with totals() in src/invoice.ts: every other function is called from there.';
-
-/** The folder's chat store, as the extension opened it: `<user data>/User/workspaceStorage/<id>/strata-dev.strata`. */
-function storeRoot(session: E2ESession): string | undefined {
-  const base = path.join(session.paths.userDataDir, 'User', 'workspaceStorage');
-  if (!fs.existsSync(base)) return undefined;
-  const found = fs
-    .readdirSync(base)
-    .map((d) => path.join(base, d, 'strata-dev.strata'))
-    .filter((d) => fs.existsSync(path.join(d, 'chats')));
-  return found.length === 1 ? found[0] : undefined;
-}
-
-/** The extension's default tool settings (package.json): the other window runs the same Strata. */
-function defaultToolSettings(): { enabled: boolean; maxSteps: number; maxResultTokens: number; maxTurnTokens: number } {
-  // The settings are contributed in titled sections.
-  const sections = (
-    JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
-      contributes: { configuration: { properties: Record<string, { default?: unknown }> }[] };
-    }
-  ).contributes.configuration;
-  const props = Object.assign({}, ...sections.map((s) => s.properties)) as Record<string, { default?: unknown }>;
-  const d = (k: string) => props[`strata.tools.${k}`].default;
-  return {
-    enabled: d('enabled') as boolean,
-    maxSteps: d('maxSteps') as number,
-    maxResultTokens: d('maxResultTokens') as number,
-    maxTurnTokens: d('maxTurnTokens') as number,
-  };
-}
-
-/** Every file of the sample workspace, by workspace-relative path (what the other window reads). */
-function workspaceFiles(root: string): [string, string][] {
-  const out: [string, string][] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out.push([path.relative(root, p).split(path.sep).join('/'), fs.readFileSync(p, 'utf8')]);
-    }
-  };
-  walk(root);
-  return out;
-}
 
 describe('e2e: a 1,000-turn chat from another window', function () {
   this.timeout(420_000);
@@ -123,22 +76,7 @@ describe('e2e: a 1,000-turn chat from another window', function () {
 
     const chatId = await steps.run(`another process writes a ${TURNS}-turn chat to this folder's chats`, async () => {
       const root = await poll("the folder's chat store", TIMEOUT.ui, async () => storeRoot(session));
-      const instructions = [{ source: 'AGENTS.md', text: fs.readFileSync(path.join(session.workspace, 'AGENTS.md'), 'utf8') }];
-      const other = ChatSession.open({
-        storeRoot: root,
-        port: new MemoryWorkspace(workspaceFiles(session.workspace)),
-        tokenizer: getTokenizer,
-        // The editor's settings as another window of this folder has them: the product prompt, the
-        // folder's AGENTS.md as project instructions, the default tool settings.
-        settings: () => ({
-          layout: 'transcript',
-          policy: 'append-version',
-          tools: defaultToolSettings(),
-          system: PRODUCT_PROMPT,
-          instructions,
-        }),
-        store: { durable: false },
-      });
+      const other = otherWindowSession(session, root);
       // A chat of its own (the session would otherwise open the folder's most recent one).
       other.newChat();
       other.setModel(modelInfo('openai', IMITATION_MODEL));

@@ -86,7 +86,45 @@ async function suggest(p: Panel, suggestion: SuggestionView): Promise<void> {
   await p.settle();
 }
 
-/** The panel's states, each checked with axe in the three theme kinds. */
+/** A reply that cites files: a range, a backticked path in prose and one in a list (all validated by the host). */
+const CITING = [
+  'The order is set in src/engine/library.ts:12-30, and `src/engine/cache.ts` reads it back:',
+  '- `src/engine/cache.ts` keys each block by its hash.',
+].join('\n\n');
+
+/** The citations' colour contrast as axe measured it: each link's ratio, and the links axe did not decide. */
+async function citationContrast(p: Panel): Promise<{ ratios: number[]; undecided: string[] }> {
+  await p.page.evaluate(AXE_SOURCE);
+  return p.page.evaluate(async () => {
+    type Node = { target: string[]; any: { data?: { contrastRatio?: number } }[] };
+    const g = globalThis as unknown as {
+      axe: {
+        run(
+          ctx: unknown,
+          opts: unknown,
+        ): Promise<{ passes: { nodes: Node[] }[]; violations: { nodes: Node[] }[]; incomplete: { nodes: Node[] }[] }>;
+      };
+      document: { querySelector(s: string): { closest(s: string): unknown } | null };
+    };
+    const result = await g.axe.run(
+      { include: [['[data-testid="strata-citation"]']] },
+      {
+        runOnly: { type: 'rule', values: ['color-contrast'] },
+        resultTypes: ['passes', 'violations', 'incomplete'],
+      },
+    );
+    const isCitation = (n: Node) => g.document.querySelector(n.target[0])?.closest('[data-testid="strata-citation"]') != null;
+    const ratio = (n: Node) => n.any[0]?.data?.contrastRatio ?? 0;
+    const decided = [...result.passes, ...result.violations].flatMap((r) => r.nodes).filter(isCitation);
+    const undecided = result.incomplete
+      .flatMap((r) => r.nodes)
+      .filter(isCitation)
+      .map((n) => n.target.join(' '));
+    return { ratios: decided.map(ratio), undecided };
+  });
+}
+
+/** The panel's states, each checked with axe in the four theme kinds. */
 const STATES: Record<string, (p: Panel) => Promise<void>> = {
   empty: (p) =>
     p.init(
@@ -97,6 +135,12 @@ const STATES: Record<string, (p: Panel) => Promise<void>> = {
       }),
     ),
   'replies and code blocks': (p) => p.init(state({ messages: chat() })),
+  citations: async (p) => {
+    await p.init(state({ messages: [...chat(), userMessage(3, 'Where is the order kept?'), assistantMessage(3, CITING)] }));
+    const asked = await p.waitForRequest('resolveCitations');
+    await p.respond(asked.requestId, { ok: true, value: ['src/engine/library.ts', 'src/engine/cache.ts'] });
+    await p.byTestId('strata-citation').nth(2).waitFor({ state: 'visible' });
+  },
   'chips attached': (p) => p.init(state({ messages: chat(), chips })),
   'chips folded': (p) =>
     p.init(
@@ -188,7 +232,7 @@ describe('accessibility of the panel: axe-core, no serious or critical violation
   this.timeout(120_000);
   const server = new PanelServer();
   let browser: Browser;
-  const themes: readonly ThemeKind[] = ['dark', 'light', 'hc'];
+  const themes: readonly ThemeKind[] = ['dark', 'light', 'hc', 'hc-light'];
 
   before(async () => {
     await server.start();
@@ -212,5 +256,18 @@ describe('accessibility of the panel: axe-core, no serious or critical violation
         }
       });
     }
+    it(`citations: at least 4.5:1 contrast, measured by axe, ${theme} theme`, async () => {
+      const p = await Panel.open(browser, server, { theme, width: 400, height: 700 });
+      try {
+        await STATES.citations(p);
+        assert.equal(await p.byTestId('strata-citation').count(), 3);
+        const { ratios, undecided } = await citationContrast(p);
+        assert.deepEqual(undecided, [], 'citations whose contrast axe could not decide');
+        assert.equal(ratios.length, 3, 'citations axe measured');
+        for (const r of ratios) assert.ok(r >= 4.5, `a citation at ${r}:1 (ratios ${ratios.join(', ')})`);
+      } finally {
+        await p.close();
+      }
+    });
   }
 });

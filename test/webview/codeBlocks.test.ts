@@ -195,10 +195,32 @@ describe('chat panel: code blocks', function () {
           await p.page.evaluate(() => (globalThis as unknown as { strataTest: { uiState(): { codeWrap?: boolean } } }).strataTest.uiState())
         )?.codeWrap ?? false) === true,
     );
+    // Another chat: the choice is the user's, not the chat's.
+    await p.post({ type: 'state', state: state({ chatId: 'chat-2', messages: [userMessage(1, 'other'), assistantMessage(1, long)] }) });
+    await until(
+      'the other chat shown',
+      async () => (await p.page.locator('[data-message-id="1:user"]').textContent())?.includes('other') === true,
+    );
+    assert.equal(await p.byTestId('strata-code-wrap').getAttribute('aria-pressed'), 'true');
+    assert.equal(await wide(), false);
+    // A reload of the window (the panel's document made anew from its saved state).
     await p.reload();
     await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, long)] }));
     assert.equal(await p.byTestId('strata-code-wrap').getAttribute('aria-pressed'), 'true');
     assert.equal(await p.page.locator('.code-block pre').evaluate((el) => el.scrollWidth > el.clientWidth), false);
+    // Turned off again, it stays off after a reload.
+    await p.byTestId('strata-code-wrap').click();
+    assert.equal(await wide(), true);
+    await until(
+      'saved off',
+      async () =>
+        ((
+          await p.page.evaluate(() => (globalThis as unknown as { strataTest: { uiState(): { codeWrap?: boolean } } }).strataTest.uiState())
+        )?.codeWrap ?? false) === false,
+    );
+    await p.reload();
+    await p.init(state({ messages: [userMessage(1, 'q'), assistantMessage(1, long)] }));
+    assert.equal(await p.byTestId('strata-code-wrap').getAttribute('aria-pressed'), 'false');
   });
 
   it('keeps a centred reading lane of about 90 characters in a 1920 px editor tab', async () => {

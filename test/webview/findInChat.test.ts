@@ -6,6 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { assistantMessage, CHAT_ID, state, userMessage } from './fixtures';
+import { historyChats } from './historyFixtures';
 import type { Panel } from './harness';
 import { panelSuite } from './suite';
 
@@ -38,6 +39,25 @@ function thirtyTurns() {
 type Registry = { highlights: { get(name: string): { size: number } | undefined } };
 const highlightSize = (p: Panel, name: string) =>
   p.page.evaluate((n) => (globalThis as unknown as { CSS: Registry }).CSS.highlights.get(n)?.size ?? 0, name);
+
+/** Whether the current hit lies wholly inside the conversation's view, after `frames` animation frames. */
+const currentHitInView = (p: Panel, frames = 1) =>
+  p.page.evaluate(async (n) => {
+    const w = globalThis as unknown as {
+      requestAnimationFrame(cb: () => void): void;
+      CSS: { highlights: { get(name: string): Iterable<{ getBoundingClientRect(): DOMRectLike }> | undefined } };
+      document: { querySelector(s: string): { getBoundingClientRect(): DOMRectLike } | null };
+    };
+    for (let i = 0; i < n; i++) await new Promise<void>((r) => w.requestAnimationFrame(() => r()));
+    const current = w.CSS.highlights.get('strata-find-current');
+    const view = w.document.querySelector('[data-testid="strata-conversation"]');
+    if (!current || !view) return false;
+    const [range] = [...current];
+    const r = range.getBoundingClientRect();
+    const v = view.getBoundingClientRect();
+    return r.height > 0 && r.top >= v.top && r.bottom <= v.bottom;
+  }, frames);
+type DOMRectLike = { top: number; bottom: number; height: number };
 
 describe('chat panel: find in chat', function () {
   this.timeout(90_000);
@@ -103,6 +123,36 @@ describe('chat panel: find in chat', function () {
     assert.equal(await highlightSize(p, 'strata-find'), 0);
     // Escape closed the bar only: nothing was asked of the host.
     assert.equal((await p.requests()).filter((r) => r.request.kind === 'stop').length, 0);
+  });
+
+  it('opens a History hit at its first match and keeps it there while the messages around it are laid out', async () => {
+    const p = await open({ height: 600 });
+    const all = thirtyTurns();
+    // Another chat is open; the one found (CHAT_ID) opens at its end, as a switched-to chat does.
+    await p.init(state({ chatId: 'chat-3', chats: historyChats(), messages: [userMessage(1, 'Hi'), assistantMessage(1, 'Hello.')] }));
+    await p.byTestId('strata-history-button').click();
+    await p.byTestId('strata-history-search').fill('zebra');
+    const asked = await p.waitForRequest('searchChats');
+    await p.respond(asked.requestId, {
+      ok: true,
+      value: { hits: [{ chatId: CHAT_ID, excerpt: '…is the Zebra crossing…' }], complete: true },
+    });
+    await p.page.locator(`[data-testid="strata-history"] [data-chat-id="${CHAT_ID}"] .history-open`).click();
+    const open2 = await p.waitForRequest('switchChat');
+    assert.equal(open2.request.chatId, CHAT_ID);
+    await p.post({ type: 'state', state: state({ chats: historyChats(), messages: all.slice(20), hasOlder: true }) });
+    const load = await p.waitForRequest('loadOlder');
+    await p.post({ type: 'olderMessages', chatId: CHAT_ID, messages: all.slice(0, 20), hasOlder: false });
+    await p.respond(load.requestId, { ok: true });
+    const count = p.byTestId('strata-find-count');
+    await until('three hits', async () => (await count.textContent()) === '1 of 3');
+    assert.equal(await p.byTestId('strata-find').inputValue(), 'zebra');
+    assert.equal(await highlightSize(p, 'strata-find'), 3);
+    await until("the first hit (turn 2's question) in view", () => currentHitInView(p));
+    // Held there: the messages laid out around it, and the end the chat opened at, do not pull the view away.
+    assert.equal(await currentHitInView(p, 30), true, 'the hit left the view as the layout settled');
+    const atEnd = await p.byTestId('strata-conversation').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight <= 2);
+    assert.equal(atEnd, false);
   });
 
   it('shows "Latest" when scrolled up, and it goes back to the end', async () => {

@@ -8,9 +8,21 @@ import { renderPanelPage } from '../../src/host/panel/webviewPage';
 /** The repository root (this file runs from out/test/webview). */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 
-export type ThemeKind = 'dark' | 'light' | 'hc';
+export type ThemeKind = 'dark' | 'light' | 'hc' | 'hc-light';
 
-const BODY_CLASS: Record<ThemeKind, string> = { dark: 'vscode-dark', light: 'vscode-light', hc: 'vscode-high-contrast' };
+/** The body's classes as VS Code sets them per theme kind (High Contrast Light carries both). */
+const BODY_CLASS: Record<ThemeKind, string> = {
+  dark: 'vscode-dark',
+  light: 'vscode-light',
+  hc: 'vscode-high-contrast',
+  'hc-light': 'vscode-high-contrast vscode-high-contrast-light',
+};
+const THEME_KIND: Record<ThemeKind, string> = {
+  dark: 'vscode-dark',
+  light: 'vscode-light',
+  hc: 'vscode-high-contrast',
+  'hc-light': 'vscode-high-contrast-light',
+};
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -29,7 +41,7 @@ const ROOTS: Record<string, string> = {
 
 /**
  * A static server on 127.0.0.1 for the standalone panel page: the production bundle and CSS, and
- * `/panel.html?theme=dark|light|hc`, which is the host's own page (same markup and CSP, with
+ * `/panel.html?theme=dark|light|hc|hc-light`, which is the host's own page (same markup and CSP, with
  * this server as the webview's resource origin) plus VS Code's default webview styles, a theme's
  * variables, the theme's body class and the test driver (with the page's nonce).
  */
@@ -90,7 +102,7 @@ export class PanelServer {
     const driver = `<script nonce="${nonce}" src="${this.origin}/test-page/driver.js"></script>\n`;
     const out = html
       .replace('<link rel="stylesheet" id="vscode-codicon-stylesheet"', `${before}<link rel="stylesheet" id="vscode-codicon-stylesheet"`)
-      .replace('<body>', `<body class="${BODY_CLASS[theme]}" data-vscode-theme-kind="${BODY_CLASS[theme]}">`)
+      .replace('<body>', `<body class="${BODY_CLASS[theme]}" data-vscode-theme-kind="${THEME_KIND[theme]}">`)
       .replace(/<script nonce=/, `${driver}<script nonce=`);
     if (out === html || !out.includes('driver.js') || !out.includes(`theme-${theme}.css`))
       throw new Error('panel page template changed: update the test server');
