@@ -161,6 +161,7 @@ class App {
         mentions: (query) => this.request({ kind: 'mentions', query }),
         attachMention: (ref) => this.request({ kind: 'attachMention', ref }),
         slash: (name) => this.fire({ kind: 'slashCommand', name }),
+        addContext: () => this.fire({ kind: 'addContext' }),
         newChat: () => this.fire({ kind: 'newChat' }),
       },
       this.meter,
