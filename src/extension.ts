@@ -34,6 +34,7 @@ import { CodeIntelCommands } from './host/context/codeIntelCommands';
 import { LayersTreeProvider } from './host/views/layersTreeProvider';
 import { ActiveEditorSuggestion } from './host/context/activeEditorSuggestion';
 import { MentionSource } from './host/context/mentionSource';
+import { AddContext } from './host/context/addContext';
 import { editorKeepWarm, pricingSettings, withActivity } from './host/providers/keepWarmWiring';
 import { ProviderResolver } from './host/providers/providerResolver';
 import { RequestDocuments } from './host/commands/requestDocument';
@@ -213,6 +214,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     onDidPanelLoad: chatView.onDidBecomeReady,
   });
   const pending = new PendingFeedback(controller, session);
+  const addContext = new AddContext({ workspace, mentions, session, controller, view: chatView });
   const tree = new LayersTreeProvider(
     () => withPending(treeNodes(controller, session, suggestion.suggestedLabel()), pending.items()),
     () => hasRequest(controller, session),
@@ -271,6 +273,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
         codeIntel,
         consent,
         picker,
+        addContext,
       }),
       log,
     ),

@@ -39,6 +39,8 @@ export interface ComposerHost {
   attachMention(ref: MentionRef): Promise<RequestResult<MentionResult>>;
   slash(name: SlashHostCommand): void;
   newChat(): void;
+  /** Add Context…: the host's quick pick of files, symbols, a folder and Git changes. */
+  addContext(): void;
 }
 
 export const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
@@ -108,6 +110,14 @@ export class Composer {
       return b;
     };
 
+    const addContext = h('vscode-toolbar-button', {
+      icon: 'attach',
+      label: 'Add Context…',
+      title: 'Add Context… (files, symbols, a folder, Git changes)',
+      'data-testid': 'strata-add-context',
+    });
+    addContext.addEventListener('click', () => this.host.addContext());
+
     this.modelIcon = icon('sparkle');
     this.modelLabel = h('span', { class: 'model-label' }, 'Model');
     this.modelButton = h(
@@ -152,6 +162,7 @@ export class Composer {
       h(
         'div',
         { class: 'input-toolbar' },
+        addContext,
         attach('activeFile', 'file-add', 'Attach Active File', 'strata-attach-file'),
         attach('selection', 'list-selection', `Attach Selection (${ATTACH_SELECTION_KEYS})`, 'strata-attach-selection'),
         attach('openEditors', 'files', 'Attach Open Editors', 'strata-attach-editors'),

@@ -17,6 +17,7 @@ import { ModelMenu } from './modelMenu';
 import { PreviewCard } from './preview';
 import { Tooltips } from './tooltip';
 import { setToolIcons } from './messages';
+import { savedViews, TranscriptKeeper } from './savedTranscript';
 import { keptParked, UiStateStore, type ParkedDraft } from './uiState';
 import { vscodeApi } from './vscodeApi';
 import { InContextRow } from './inContextRow';
@@ -29,6 +30,7 @@ import { InContextRow } from './inContextRow';
 class App {
   private readonly client = new HostClient((m) => vscodeApi().postMessage(m));
   private readonly ui = new UiStateStore();
+  private readonly transcript = new TranscriptKeeper((transcript) => this.ui.update({ transcript }));
   private readonly tooltips: Tooltips;
   private readonly header: Header;
   private readonly progress: HTMLElement;
@@ -161,6 +163,7 @@ class App {
         mentions: (query) => this.request({ kind: 'mentions', query }),
         attachMention: (ref) => this.request({ kind: 'attachMention', ref }),
         slash: (name) => this.fire({ kind: 'slashCommand', name }),
+        addContext: () => this.fire({ kind: 'addContext' }),
         newChat: () => this.fire({ kind: 'newChat' }),
       },
       this.meter,
@@ -186,11 +189,21 @@ class App {
       this.composer.el,
     );
     root.classList.add('strata');
-    // Until the host's first state arrives, nothing chat-specific is shown (no flash of an empty chat).
+    // Until the host's first state arrives, nothing chat-specific is shown (no flash of an empty chat),
+    // except the last messages this view showed (a window reload), replaced by the host's state.
     document.body.classList.add('strata-loading');
+    this.showSaved();
 
     this.listen();
     this.client.ready();
+  }
+
+  /** The last messages this view showed (kept with its state), until the host's first state replaces them. */
+  private showSaved(): void {
+    const saved = this.ui.get().transcript;
+    if (!saved || saved.messages.length === 0) return;
+    this.conversation.setMessages(saved.chatId, savedViews(saved), false);
+    document.body.classList.add('strata-saved');
   }
 
   /** The host's messages and the panel's own keys and focus. */
@@ -286,6 +299,7 @@ class App {
         this.turnsStarted++;
         if (m.chatId === this.chatId) this.lastUserTurn = Math.max(this.lastUserTurn, m.user.turn);
         this.conversation.startTurn(m.chatId, m.turnId, m.user, m.assistant);
+        this.transcript.turnStarted(m.turnId, m.user);
         if (m.chatId === this.chatId) this.setBusy(true);
         break;
       case 'chunk':
@@ -296,10 +310,12 @@ class App {
         break;
       case 'turnEnded':
         this.conversation.endTurn(m.chatId, m.turnId, m.assistant, m.kept);
+        this.transcript.turnEnded(m.chatId, m.turnId, m.assistant, m.kept);
         if (m.chatId === this.chatId) this.setBusy(false);
         break;
       case 'removeTurn':
         this.conversation.removeTurn(m.chatId, m.turn);
+        this.transcript.removeTurn(m.chatId, m.turn);
         break;
       case 'olderMessages':
         this.conversation.prependOlder(m.chatId, m.messages, m.hasOlder);
@@ -331,7 +347,7 @@ class App {
   private applyState(s: PanelState): void {
     const first = !this.initialized;
     this.initialized = true;
-    document.body.classList.remove('strata-loading');
+    document.body.classList.remove('strata-loading', 'strata-saved');
     const sameChat = s.chatId === this.ui.get().chatId;
     // The chat whose draft the input holds: the one shown until now, or (a view loaded again) the
     // one the saved draft was begun in.
@@ -373,6 +389,7 @@ class App {
     // Where the user was (the view was hidden and shown again): only on the first state, same chat.
     const restore = first && sameChat ? { atBottom: ui.atBottom, anchorId: ui.anchorId, anchorOffset: ui.anchorOffset } : undefined;
     this.conversation.setMessages(s.chatId, s.messages, s.hasOlder, restore);
+    this.transcript.setChat(s.chatId, s.messages);
     this.findBar.reset();
     const find = this.findOnOpen;
     if (find && find.chatId === s.chatId) {

@@ -5,6 +5,7 @@ import { layerBarElement, layerBarTooltip, usageSummary } from './layers';
 import { renderMarkdown, type CodeBlock, type RenderedMarkdown } from './markdown';
 import { hasInlineSteps, layoutReply } from './replySegments';
 import type { Tooltips } from './tooltip';
+import { messageLabel } from './messageLabel';
 
 /** One message on screen. */
 export interface MessageRecord {
@@ -37,7 +38,7 @@ export function createMessage(view: MessageView, tooltips: Tooltips, rendered?: 
   return view.role === 'user' ? createUser(view) : createAssistant(view, tooltips, rendered);
 }
 
-function baseAttrs(view: MessageView, label: string) {
+function baseAttrs(view: MessageView) {
   return {
     class: `msg msg-${view.role}`,
     id: messageElementId(view.id),
@@ -46,13 +47,13 @@ function baseAttrs(view: MessageView, label: string) {
     'data-message-id': view.id,
     'data-turn': view.turn,
     'data-status': view.status,
-    'aria-label': label,
+    'aria-label': messageLabel(view.role, view.turn, view.text),
   };
 }
 
 function createUser(view: MessageView): MessageRecord {
   const body = h('div', { class: 'msg-body msg-text', 'data-testid': 'strata-message-body' }, view.text);
-  const el = h('article', baseAttrs(view, 'You'));
+  const el = h('article', baseAttrs(view));
   if (view.attachments && view.attachments.length > 0) {
     el.append(
       h(
@@ -70,7 +71,7 @@ function createUser(view: MessageView): MessageRecord {
 
 function createAssistant(view: MessageView, tooltips: Tooltips, rendered?: RenderedMarkdown | 'defer'): MessageRecord {
   const body = h('div', { class: 'msg-body markdown', 'data-testid': 'strata-message-body', 'aria-live': 'polite' });
-  const el = h('article', baseAttrs(view, 'Strata'), body);
+  const el = h('article', baseAttrs(view), body);
   const record: MessageRecord = { view, el, body, codes: [] };
   if (hasInlineSteps(view.toolSteps)) {
     // Cut where the steps happened, so not one batch render of the whole text.
@@ -157,6 +158,11 @@ export function renderAssistantText(record: MessageRecord, text: string): void {
 export function updateAssistantChrome(record: MessageRecord, tooltips: Tooltips): void {
   const { view, el, body } = record;
   el.setAttribute('data-status', view.status);
+  // Counted once the reply is complete (not again on every streamed piece).
+  el.setAttribute(
+    'aria-label',
+    view.status === 'streaming' ? `Strata, turn ${view.turn}, replying` : messageLabel(view.role, view.turn, view.text),
+  );
   const streaming = view.status === 'streaming';
   el.classList.toggle('streaming', streaming);
   body.setAttribute('aria-busy', streaming ? 'true' : 'false');

@@ -1,4 +1,5 @@
 import { vscodeApi } from './vscodeApi';
+import { parseSavedTranscript, type SavedTranscriptState } from './savedTranscript';
 
 /**
  * UI-only state that survives the view being hidden and shown again (VS Code keeps it with
@@ -29,6 +30,8 @@ export interface UiState {
   requestCollapsed: boolean;
   /** Long lines wrap in code blocks (the user's choice, kept with the view). */
   codeWrap?: boolean;
+  /** The last messages shown, for a view loaded again to show before the host answers (savedTranscript.ts). */
+  transcript?: SavedTranscriptState;
 }
 
 export interface ParkedDraft {
@@ -75,6 +78,8 @@ function parse(raw: unknown): UiState {
   if (typeof r.anchorOffset === 'number' && Number.isFinite(r.anchorOffset)) s.anchorOffset = r.anchorOffset;
   if (typeof r.requestCollapsed === 'boolean') s.requestCollapsed = r.requestCollapsed;
   if (r.codeWrap === true) s.codeWrap = true;
+  const transcript = parseSavedTranscript(r.transcript);
+  if (transcript) s.transcript = transcript;
   const parked = parseParked(r.parked);
   if (parked) s.parked = parked;
   return s;

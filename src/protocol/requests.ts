@@ -105,6 +105,8 @@ export interface WebviewRequestMap {
   mentions: { params: { query: string }; response: MentionView[] };
   /** Attach what an `@` entry, the suggestion chip or a `/` template names (refusals come as a banner). */
   attachMention: { params: { ref: MentionRef }; response: MentionResult };
+  /** Add Context…: the host opens its quick pick of files, symbols, a folder and Git changes, and attaches what is picked. */
+  addContext: { params: NoFields; response: void };
   /** Run a `/` command the host owns (`/compact`, `/cost`). */
   slashCommand: { params: { name: SlashHostCommand }; response: void };
   /** Pin, Unpin, Remove or Undo on an item of the "In context" row (an attachment of an earlier turn, by artifact id). */
@@ -182,6 +184,7 @@ export function parseWebviewRequest(value: unknown): WebviewRequest | ProtocolEr
     case 'regenerate':
     case 'newChat':
     case 'listModels':
+    case 'addContext':
       if (!shape([])) return bad('takes no fields');
       return { kind };
     case 'switchChat':

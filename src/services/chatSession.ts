@@ -191,6 +191,8 @@ export class ChatSession {
   /** Starts a new chat (the current one stays in the list). An empty unsaved chat is reused. */
   newChat(): string {
     this.assertIdle();
+    // A chip's Undo belongs to the chat it was taken off in: a new chat starts without it.
+    this.composer.dismissTakenOff();
     if (this.engine.state.completedTurns === 0 && !this.store.hasChat(this.chatId)) return this.chatId;
     this.switchTo(this.freshId(), undefined);
     return this.chatId;
@@ -259,6 +261,7 @@ export class ChatSession {
     this.base = loaded ? { ...loaded.base } : { turns: 0, stateHash: '' };
     if (!reload) {
       this.pending.reset();
+      this.composer.dismissTakenOff();
       this.last = undefined;
     }
     const engine = this.newEngine(id, loaded?.state);

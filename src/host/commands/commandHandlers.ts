@@ -27,6 +27,7 @@ import { fileCommandQuestion } from './consentRules';
 import type { PendingFeedback } from '../context/pendingFeedback';
 import type { CodeIntelCommands } from '../context/codeIntelCommands';
 import type { ChatEditorPanel } from '../panel/chatEditorPanel';
+import type { AddContext } from '../context/addContext';
 
 export interface HandlerDeps {
   controller: StrataController;
@@ -41,6 +42,7 @@ export interface HandlerDeps {
   chatEditor: ChatEditorPanel;
   consent: CommandConsent;
   picker: ModelPicker;
+  addContext: AddContext;
 }
 
 /** Asks which provider (unless given) and its key; true when a key was stored. */
@@ -106,6 +108,7 @@ export function commandHandlers(d: HandlerDeps): Record<CommandId, CommandHandle
     ...entryPointHandlers({ controller, view: d.view }),
     'strata.openChatInEditor': () => d.chatEditor.open(),
     'strata.newChat': () => controller.newChat(),
+    ...d.addContext.handlers(),
     'strata.acceptChange': (arg?: unknown) => d.changes.accept(arg),
     'strata.rejectChange': (arg?: unknown) => d.changes.reject(arg),
     'strata.acceptHunk': (arg?: unknown, index?: unknown) => d.changes.acceptHunk(arg, index),

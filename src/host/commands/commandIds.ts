@@ -42,6 +42,10 @@ export const COMMAND_IDS = [
   'strata.undoPending',
   // The chat in an editor tab, beside (or instead of) the side bar's view.
   'strata.openChatInEditor',
+  // Add Context…: one quick pick of files, symbols, a folder, Git changes (the composer's button too).
+  'strata.addContext',
+  // Explorer: a folder's files, bounded by the budget.
+  'strata.attachFolderToStrata',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

@@ -129,6 +129,9 @@ export function panelRequestHandlers(a: PanelActions): PanelRequestHandlers {
     },
     mentions: async (r) => a.composer.mentions(r.query),
     attachMention: async (r) => a.composer.attachMention(r.ref),
+    addContext: async () => {
+      await vscode.commands.executeCommand('strata.addContext');
+    },
     slashCommand: async (r) => {
       await vscode.commands.executeCommand(SLASH_COMMAND_IDS[r.name]);
     },

@@ -192,6 +192,13 @@ export class ComposerChips {
     return this.isTakenOff(id) && this.remove(id);
   }
 
+  /** Forgets every chip taken off the next message (their Undo belongs to the chat they were taken off in). */
+  dismissTakenOff(): boolean {
+    const n = this.list.length;
+    this.list = this.list.filter((c) => !c.removal);
+    return this.list.length !== n;
+  }
+
   setPinned(id: string, pinned: boolean): boolean {
     const chip = this.live().find((c) => c.id === id);
     if (!chip) return false;

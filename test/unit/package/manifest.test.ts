@@ -205,14 +205,54 @@ describe('manifest', () => {
 
   it('menus and keybindings name declared commands only', () => {
     const declared = new Set(commands.map((c) => c.command));
-    const menuItems: MenuItem[] = Object.values(contributes.menus as Record<string, MenuItem[]>).flat();
+    const submenus = new Set((contributes.submenus as { id: string }[]).map((s) => s.id));
+    const menuItems: (MenuItem & { submenu?: string })[] = Object.values(contributes.menus as Record<string, MenuItem[]>).flat();
     for (const item of [...menuItems, ...contributes.keybindings]) {
-      assert.ok(declared.has(item.command), `${item.command} is not declared`);
+      if (item.submenu !== undefined) assert.ok(submenus.has(item.submenu), `${item.submenu} is not a declared submenu`);
+      else assert.ok(declared.has(item.command), `${item.command} is not declared`);
     }
   });
 
+  it('puts the editor and Explorer attach items in a "Strata" submenu, with Add Context… and a folder attach', () => {
+    const menus = contributes.menus as Record<string, (MenuItem & { submenu?: string; when?: string })[]>;
+    const submenus = contributes.submenus as { id: string; label: string }[];
+    assert.deepEqual(
+      submenus.map((s) => [s.id, localized(s.label)]),
+      [
+        ['strata.editorContext', 'Strata'],
+        ['strata.explorerContext', 'Strata'],
+      ],
+    );
+    assert.deepEqual(menus['editor/context'], [{ submenu: 'strata.editorContext', group: '9_strata@1' }]);
+    assert.deepEqual(menus['explorer/context'], [{ submenu: 'strata.explorerContext', group: '9_strata@1' }]);
+    assert.deepEqual(
+      menus['strata.editorContext'].map((i) => i.command),
+      ['strata.addSelectionToStrata', 'strata.attachSelectionWithDefinitions', 'strata.attachFileWithImports', 'strata.addContext'],
+    );
+    assert.deepEqual(
+      menus['strata.explorerContext'].map((i) => [i.command, i.when]),
+      [
+        ['strata.attachFileToStrata', '!explorerResourceIsFolder'],
+        ['strata.attachFileWithImports', '!explorerResourceIsFolder'],
+        ['strata.attachFolderToStrata', 'explorerResourceIsFolder'],
+        ['strata.addContext', undefined],
+      ],
+    );
+    assert.equal(localized(commands.find((c) => c.command === 'strata.addContext')!.title), 'Add Context…');
+    assert.equal(localized(commands.find((c) => c.command === 'strata.attachFolderToStrata')!.title), 'Attach Folder to Strata');
+  });
+
+  it('offers New Chat once in the chat view (the panel header has it; the command keeps its title)', () => {
+    const titleBar = (contributes.menus['view/title'] as (MenuItem & { when: string })[]).filter((i) => i.when === 'view == strata.chat');
+    assert.deepEqual(
+      titleBar.map((i) => i.command),
+      ['strata.selectModel', 'strata.exportChat', 'strata.importChat', 'strata.deleteChat', 'strata.openChatInEditor'],
+    );
+    assert.equal(localized(commands.find((c) => c.command === 'strata.newChat')!.title), 'New Chat');
+  });
+
   it('offers Attach Selection in the editor context menu (as "Add Selection to Strata") and on Ctrl/Cmd+Alt+A', () => {
-    const editorMenu: MenuItem[] = contributes.menus['editor/context'];
+    const editorMenu: MenuItem[] = contributes.menus['strata.editorContext'];
     // The menu names whose item it is; the Command Palette keeps "Strata: Attach Selection".
     assert.ok(editorMenu.some((item) => item.command === 'strata.addSelectionToStrata'));
     assert.equal(localized(commands.find((c) => c.command === 'strata.addSelectionToStrata')!.title), 'Add Selection to Strata');

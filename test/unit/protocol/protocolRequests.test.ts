@@ -11,6 +11,7 @@ describe('protocol: requests', () => {
     const requests: WebviewRequest[] = [
       { kind: 'send', text: 'hi' },
       { kind: 'listModels' },
+      { kind: 'addContext' },
       { kind: 'renameChat', chatId: 'c1', title: 'T' },
       { kind: 'selectModel', provider: 'openai', model: 'gpt-4o' },
       { kind: 'loadOlder', chatId: 'c1', beforeTurn: 3 },
@@ -34,7 +35,13 @@ describe('protocol: requests', () => {
   });
 
   it('refuses extra fields, unknown kinds and wrong types', () => {
-    for (const request of [{ kind: 'stop', extra: 1 }, { kind: 'nope' }, { kind: 'pinChip', chipId: 'a', pinned: 'yes' }, []]) {
+    for (const request of [
+      { kind: 'stop', extra: 1 },
+      { kind: 'addContext', source: 'git' },
+      { kind: 'nope' },
+      { kind: 'pinChip', chipId: 'a', pinned: 'yes' },
+      [],
+    ]) {
       assert.ok(parseWebviewToHostMessage({ type: 'request', requestId: 1, request }) instanceof ProtocolError);
     }
   });

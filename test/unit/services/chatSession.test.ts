@@ -223,6 +223,16 @@ describe('ChatSession: chats', () => {
       [['chat-1', 'New chat', 0]],
     );
     assert.strictEqual(s.newChat(), 'chat-1', 'an empty unsaved chat is reused');
+    // A chip taken off (with Undo) does not outlive New Chat; a chip on the next message does.
+    s.composer.put({ kind: 'file', path: 'a.ts' }, { kind: 'file', uri: 'a.ts', content: 'a' }, 1);
+    const off = s.composer.put({ kind: 'file', path: 'b.ts' }, { kind: 'file', uri: 'b.ts', content: 'b' }, 1);
+    s.composer.takeOff(off.id, 'b.ts: removed from next message.');
+    s.newChat();
+    assert.deepStrictEqual(
+      s.composer.panelViews().map((c) => [c.label, c.removed]),
+      [['a.ts', undefined]],
+    );
+    s.clearChips();
     s.renameChat('chat-1', '  First   chat ');
     await s.send('hello one', provider);
     assert.deepStrictEqual(

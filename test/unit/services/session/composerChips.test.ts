@@ -97,4 +97,18 @@ describe('ComposerChips: a chip taken off the next message, kept for Undo', () =
     const next = chips.put({ kind: 'file', path: 'src/a.ts' }, file('src/a.ts'), 10);
     assert.ok(![a.id, b.id].includes(next.id), 'an id is never reused');
   });
+
+  it('a chat switch or New Chat forgets the chips taken off (their Undo belonged to that chat); the others stay', () => {
+    const { chips } = threeChips();
+    const [a, , c] = chips.views();
+    chips.takeOff(a.id, 'm');
+    chips.takeOff(c.id, 'm');
+    assert.equal(chips.dismissTakenOff(), true);
+    assert.deepEqual(
+      chips.panelViews().map((v) => [v.label, v.removed === undefined]),
+      [['src/b.ts', true]],
+    );
+    assert.equal(chips.restore(a.id), false);
+    assert.equal(chips.dismissTakenOff(), false, 'nothing left to forget');
+  });
 });
