@@ -177,7 +177,7 @@ export default defineConfig(
   },
   ...[
     // The three files split by concern, each capped at its length after the split, so it can only shrink.
-    ['src/services/chatSession.ts', 661],
+    ['src/services/chatSession.ts', 658],
     ['src/services/store/chatStore.ts', 554],
     ['src/host/strataController.ts', 529],
   ].map(([file, max]) => ({

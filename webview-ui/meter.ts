@@ -115,6 +115,8 @@ export class Meter {
     this.estimatedText.hidden = !m.estimated;
     this.expired.hidden = !m.cacheExpired;
     this.expiredText.textContent = m.cacheExpired ?? '';
+    // A short view shows the notice on one line; the whole of it is on hover.
+    this.expired.title = m.cacheExpired ?? '';
     this.el.setAttribute('aria-valuemax', String(m.budget));
     this.el.setAttribute('aria-valuenow', String(Math.min(m.used, m.budget)));
     this.el.setAttribute(

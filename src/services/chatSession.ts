@@ -43,13 +43,7 @@ import { messageViews } from './session/messageViews';
 import { PendingOperations, type ChatItemView } from './session/pendingOperations';
 import { TokenCountTracker, type SessionTokenizer } from './session/tokenCountTracker';
 import { TimeSlice } from './timeSlice';
-import {
-  engineSettings,
-  resolvedSettings,
-  type ResolvedSettings,
-  type SessionSettings,
-  type ToolSettings,
-} from './session/engineSettings';
+import { engineSettings, resolvedSettings, type ResolvedSettings, type SessionSettings, type ToolSettings } from './session/engineSettings';
 
 export type { SessionSettings, ToolSettings };
 export type { DiskSync };
