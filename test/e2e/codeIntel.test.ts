@@ -63,8 +63,16 @@ describe('e2e: Attach Selection with Definitions', function () {
           .locator('.view-lines .view-line', { hasText: 'const t = totals(invoice);' })
           .first()
           .click({ button: 'right' });
+        // Strata's items are in its own submenu of the editor's context menu.
+        const submenu = page.locator('.monaco-menu .action-item .action-label', { hasText: /^Strata$/ }).first();
+        await submenu.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+        await submenu.hover();
         const item = page.locator('.monaco-menu .action-item .action-label', { hasText: COMMAND }).first();
-        await item.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+        await poll('the Strata submenu open', TIMEOUT.ui, async () => {
+          if (await item.isVisible()) return true;
+          await submenu.press('ArrowRight').catch(() => undefined);
+          return undefined;
+        });
       });
       await steps.run('the command attaches the selection', async () => {
         await page.locator('.monaco-menu .action-item .action-label', { hasText: COMMAND }).first().click();
