@@ -30,6 +30,7 @@ import { watchWorkspaceSettingsFiles } from './host/settings/workspaceSettingsFi
 import { EndpointTrust } from './host/providers/endpointTrust';
 import { RESTRICTED_KEYS } from './host/settings/settingsPolicy';
 import { HostWorkspace } from './host/context/hostWorkspace';
+import { RefusalActions } from './host/context/refusalActions';
 import { CodeIntelCommands } from './host/context/codeIntelCommands';
 import { LayersTreeProvider } from './host/views/layersTreeProvider';
 import { ActiveEditorSuggestion } from './host/context/activeEditorSuggestion';
@@ -63,6 +64,8 @@ export interface StrataApi {
     readonly picker: ModelPicker;
     readonly tree: LayersTreeProvider;
     readonly mentions: MentionSource;
+    /** Refused attachments and their actions; its `ui` answers the notifications in the user's place in tests. */
+    readonly refusals: RefusalActions;
     readonly suggestion: ActiveEditorSuggestion;
     /** Delivers a raw message as if a webview had posted it (validation included): the side view's, or `from`'s. */
     receive(raw: unknown, from?: ChatSurface): Promise<void>;
@@ -178,7 +181,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   };
   // The composer's `@` picker and suggestion chip attach through the controller's attach path.
   const attachSpecs = (specs: Parameters<StrataController['attachSpecs']>[0]): Promise<ChipView[]> => controller.attachSpecs(specs);
-  const mentions = new MentionSource({ workspace, attachSpecs });
+  const mentions = MentionSource.forWorkspace(workspace, attachSpecs);
   const composer: PanelComposerActions = {
     mentions: (query) => mentions.list(query),
     attachMention: (ref) => mentions.attach(ref),
@@ -189,6 +192,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       action === 'undo' ? pending.undo({ ref }) : action === 'remove' ? pending.remove(ref) : pending.setPinned(ref, action === 'pin'),
     dismissRemovedChip: (chipId) => pending.dismiss(chipId),
   };
+  const refusals = new RefusalActions({ session, workspace, view: chatView, host: () => controller, log });
   const controller: StrataController = new StrataController({
     session,
     resolver,
@@ -198,6 +202,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     notices,
     files,
     composer,
+    refusals,
   });
   chatView.setHandler(withActivity(controller, keepWarm));
   const suggestion = new ActiveEditorSuggestion({
@@ -306,17 +311,15 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     }),
   );
   const watcher = vscode.workspace.createFileSystemWatcher('**/*', false, false, false);
+  const filesCameOrWent = (u: vscode.Uri): void => {
+    workspace.invalidate(u);
+    mentions.invalidate();
+  };
   context.subscriptions.push(
     watcher,
     watcher.onDidChange((u) => workspace.invalidate(u)),
-    watcher.onDidDelete((u) => {
-      workspace.invalidate(u);
-      mentions.invalidate();
-    }),
-    watcher.onDidCreate((u) => {
-      workspace.invalidate(u);
-      mentions.invalidate();
-    }),
+    watcher.onDidDelete(filesCameOrWent),
+    watcher.onDidCreate(filesCameOrWent),
   );
 
   // With no model at all (a fork's editor offers none), one notification leads to the picker, once.
@@ -341,6 +344,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       picker,
       tree,
       mentions,
+      refusals,
       suggestion,
       receive: (raw, from) => chatView.receive(raw, from),
       chatSurface: (kind) => chatView.surface(kind),

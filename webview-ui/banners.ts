@@ -6,10 +6,14 @@ import type { RequestResult } from './ipc';
 export const BANNER_ACTION_LABELS: Record<BannerAction, string> = {
   setApiKey: 'Set API Key',
   openSettings: 'Open Settings',
+  editBaseUrl: 'Edit Base URL',
   retry: 'Retry',
   selectModel: 'Select Model',
   showLog: 'Show Log',
   undo: 'Undo',
+  attachOutline: 'Attach Outline',
+  attachHead: 'Attach First Lines',
+  raiseLimit: 'Raise Limit…',
   dismiss: 'Dismiss',
 };
 
@@ -46,13 +50,6 @@ export class Banners {
     this.bannerList = h('div', { class: 'banners' });
     this.el = h('div', { class: 'banner-area' }, this.noticeList, this.bannerList);
     this.bannerList.addEventListener('click', (e) => void this.onClick(e));
-    this.bannerList.addEventListener('keydown', (e) => {
-      const msg = e.target instanceof Element ? e.target.closest<HTMLElement>('.banner-message[aria-expanded]') : null;
-      if (msg && (e.key === 'Enter' || e.key === ' ')) {
-        e.preventDefault();
-        toggleMessage(msg);
-      }
-    });
   }
 
   setNotices(notices: readonly NoticeView[]): void {
@@ -100,7 +97,7 @@ export class Banners {
    * input fits beside it. The cap is set as the height from the area's top to that banner's end.
    */
   private fit(): void {
-    for (const msg of this.bannerList.querySelectorAll<HTMLElement>('.banner-message.clamped')) markExpandable(msg);
+    for (const msg of this.bannerList.querySelectorAll<HTMLElement>('.banner-message')) markExpandable(msg);
     const first = [...this.bannerList.children].find((el): el is HTMLElement => el instanceof HTMLElement && !el.hidden);
     if (!first || this.bannerList.hidden) {
       this.el.style.removeProperty('--strata-first-banner');
@@ -120,6 +117,18 @@ export class Banners {
           BANNER_ACTION_LABELS[a],
         ),
       );
+    const more = h(
+      'button',
+      {
+        type: 'button',
+        class: 'banner-more',
+        'data-testid': 'strata-banner-more',
+        'aria-expanded': 'false',
+        'aria-controls': `banner-message-${b.id}`,
+        hidden: true,
+      },
+      'More',
+    );
     const dismiss =
       b.actions.includes('dismiss') || b.id.startsWith('local:')
         ? iconButton({ icon: 'close', label: 'Dismiss', testid: 'strata-banner-dismiss', action: 'dismiss', extraClass: 'banner-dismiss' })
@@ -137,17 +146,19 @@ export class Banners {
       h(
         'div',
         { class: 'banner-main' },
-        messageElement(b.message),
-        buttons.length > 0 ? h('div', { class: 'banner-actions' }, ...buttons) : null,
+        messageElement(b.message, `banner-message-${b.id}`),
+        h('div', { class: 'banner-actions', hidden: buttons.length === 0 }, ...buttons, more),
       ),
       dismiss,
     );
   }
 
   private async onClick(e: MouseEvent): Promise<void> {
-    const clamped = e.target instanceof Element ? e.target.closest<HTMLElement>('.banner-message[aria-expanded]') : null;
-    if (clamped) {
-      toggleMessage(clamped);
+    // More (or a click on a cut message) shows the whole message; it is not an action: the banner stays.
+    const toggle = e.target instanceof Element ? e.target.closest<HTMLElement>('.banner-more, .banner-message.expandable') : null;
+    if (toggle) {
+      const msg = toggle.closest('.banner')?.querySelector<HTMLElement>('.banner-message');
+      if (msg) toggleMessage(msg);
       return;
     }
     const target = e.target instanceof Element ? e.target.closest<HTMLElement>('[data-action]') : null;
@@ -175,31 +186,33 @@ export class Banners {
 
 /**
  * A message shows its first three lines, so a banner in a short view still shows its action buttons
- * without scrolling; one that has more (`markExpandable`) shows the whole text on a click or Enter.
+ * without scrolling; one that has more (`markExpandable`) offers More, which shows the whole text.
  */
-function messageElement(message: string): HTMLElement {
-  return h('div', { class: 'banner-message clamped', 'data-testid': 'strata-banner-message' }, message);
+function messageElement(message: string, id: string): HTMLElement {
+  return h('div', { class: 'banner-message clamped', id, 'data-testid': 'strata-banner-message' }, message);
 }
 
-/** Makes a clamped message that has more lines than it shows expandable (and one that fits whole plain again). */
+function moreOf(msg: HTMLElement): HTMLElement | null {
+  return msg.closest('.banner')?.querySelector<HTMLElement>('.banner-more') ?? null;
+}
+
+/** Shows More under a message cut to its first lines (and hides it again for one that fits whole). */
 function markExpandable(el: HTMLElement): void {
-  if (el.getAttribute('aria-expanded') === 'true' || el.getClientRects().length === 0) return;
+  const more = moreOf(el);
+  if (!more || more.getAttribute('aria-expanded') === 'true' || el.getClientRects().length === 0) return;
   const cut = el.scrollHeight > el.clientHeight + 1;
-  if (cut === el.hasAttribute('aria-expanded')) return;
-  if (cut) {
-    el.setAttribute('aria-expanded', 'false');
-    el.tabIndex = 0;
-    el.title = 'Show the whole message';
-  } else {
-    el.removeAttribute('aria-expanded');
-    el.removeAttribute('tabindex');
-    el.removeAttribute('title');
-  }
+  if (cut === !more.hidden) return;
+  more.hidden = !cut;
+  el.classList.toggle('expandable', cut);
+  const row = more.parentElement;
+  if (row) row.hidden = !cut && row.querySelector('.banner-action') === null;
 }
 
 function toggleMessage(el: HTMLElement): void {
-  const expand = el.getAttribute('aria-expanded') !== 'true';
-  el.setAttribute('aria-expanded', expand ? 'true' : 'false');
+  const more = moreOf(el);
+  const expand = el.classList.contains('clamped');
   el.classList.toggle('clamped', !expand);
-  el.title = expand ? 'Show less' : 'Show the whole message';
+  if (!more) return;
+  more.setAttribute('aria-expanded', expand ? 'true' : 'false');
+  more.textContent = expand ? 'Less' : 'More';
 }

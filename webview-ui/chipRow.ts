@@ -239,6 +239,15 @@ export class ChipRow {
     const leftOut = chip.definitionsLeftOut ?? [];
     const parts: HTMLElement[] = [];
     if (chip.outline) parts.push(h('span', { class: 'chip-note', 'data-testid': 'strata-chip-outline' }, 'outline'));
+    // The first lines of a file over the size limit: never shown as if it were the whole file.
+    if (chip.partial)
+      parts.push(
+        h(
+          'span',
+          { class: 'chip-note', 'data-testid': 'strata-chip-partial' },
+          `first ${formatInt(chip.partial.lines)} lines of ${formatInt(chip.partial.of)}`,
+        ),
+      );
     if (definitions > 0)
       parts.push(
         h(

@@ -156,6 +156,7 @@ export class ComposerCompletion {
       detail: m.detail,
       icon: MENTION_ICONS[m.kind],
       matches: m.matches,
+      ...(m.refused ? { refused: m.refused } : {}),
     }));
     const symbols = trigger.query.startsWith('#');
     const note =
@@ -165,7 +166,7 @@ export class ComposerCompletion {
           ? trigger.query.length > 1
             ? 'No symbol matches (excluded files are not searched).'
             : 'Type a symbol name after @#.'
-          : 'No file matches (excluded files are never listed). Type @# to search symbols.';
+          : 'No file matches (excluded files are not listed). Type @# to search symbols.';
     this.picker.show(items, note, symbols ? 'Symbols' : 'Files, editors, selection and problems');
   }
 

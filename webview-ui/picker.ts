@@ -10,6 +10,8 @@ export interface PickerItem {
   matches?: readonly number[];
   /** For tests and styling: what kind of entry it is. */
   kind: string;
+  /** Why choosing it would be refused ("20 MB (limit 8 MB)"): the row is marked with it; choosing it shows the refusal. */
+  refused?: string;
 }
 
 let nextPickerId = 1;
@@ -117,11 +119,16 @@ export class Picker {
         'data-index': index,
         'data-kind': item.kind,
         'aria-selected': 'false',
-        title: item.detail ? `${item.label} — ${item.detail}` : item.label,
+        'data-refused': item.refused,
+        title: `${item.detail ? `${item.label} — ${item.detail}` : item.label}${item.refused ? ` (not attachable: ${item.refused})` : ''}`,
       },
       icon(item.icon, 'picker-icon'),
       label,
       item.detail ? h('span', { class: 'picker-detail' }, item.detail) : null,
+      // Shown, not hidden: the user sees the file is there and why it would not go out.
+      item.refused
+        ? h('span', { class: 'picker-refused', 'data-testid': 'strata-picker-refused' }, icon('warning'), h('span', null, item.refused))
+        : null,
     );
   }
 

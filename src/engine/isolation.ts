@@ -1,4 +1,6 @@
+import { binaryKind } from '../common/binaryKind';
 import { GlobSet } from '../common/glob';
+import { formatBytes, formatInt } from '../common/numberFormat';
 
 /** Why an attachment was refused. */
 /** `not-regular`: a FIFO, socket or device (reading one can block forever), never read. */
@@ -10,6 +12,42 @@ export interface Rejection {
   reason: RejectionReason;
   /** A clear, user-facing sentence. */
   message: string;
+  /** `too-large`: the file's size and the limit it is over, in bytes (what can be done about it is offered from these). */
+  bytes?: number;
+  limit?: number;
+  /** `binary`: what the file is ("PNG image"), when its first bytes or its name say. */
+  binaryKind?: string;
+}
+
+/**
+ * A size and its limit as a user compares them: "20 MB (limit 8 MB)"; exact bytes when the rounded
+ * figures would read the same ("8,388,609 bytes (limit 8,388,608 bytes)").
+ */
+export function sizeOverLimit(bytes: number, limit: number): string {
+  const [a, b] = [formatBytes(bytes), formatBytes(limit)];
+  return a === b ? `${formatInt(bytes)} bytes (limit ${formatInt(limit)} bytes)` : `${a} (limit ${b})`;
+}
+
+/** `too-large`, in one wording everywhere: "app.log is 20 MB (limit 8 MB); nothing of it was sent." */
+export function tooLargeRejection(label: string, bytes: number, limit: number): Rejection {
+  return {
+    attachment: label,
+    reason: 'too-large',
+    message: `${label} is ${sizeOverLimit(bytes, limit)}; nothing of it was sent.`,
+    bytes,
+    limit,
+  };
+}
+
+/** `binary`: "logo.png is binary (PNG image); only text files can be attached." `head`: the file's first bytes, when read. */
+export function binaryRejection(label: string, path: string = label, head?: Uint8Array): Rejection {
+  const kind = binaryKind(path, head);
+  return {
+    attachment: label,
+    reason: 'binary',
+    message: `${label} is binary${kind ? ` (${kind})` : ''}; only text files can be attached.`,
+    ...(kind ? { binaryKind: kind } : {}),
+  };
 }
 
 export const DEFAULT_EXCLUDES: readonly string[] = [
@@ -139,17 +177,9 @@ export class IsolationPolicy {
   }
 
   checkContent(content: string, label: string): Rejection | undefined {
-    if (looksBinary(content)) {
-      return { attachment: label, reason: 'binary', message: `${label} looks like a binary file and was not attached.` };
-    }
+    if (looksBinary(content)) return binaryRejection(label);
     const bytes = utf8Length(content);
-    if (bytes > this.maxFileBytes) {
-      return {
-        attachment: label,
-        reason: 'too-large',
-        message: `${label} is ${bytes} bytes, over strata.context.maxFileBytes (${this.maxFileBytes}); nothing of it was sent.`,
-      };
-    }
+    if (bytes > this.maxFileBytes) return tooLargeRejection(label, bytes, this.maxFileBytes);
     return undefined;
   }
 }

@@ -6,6 +6,8 @@
  */
 import { actionKeepsBanner, settingsQuery } from './settings/bannerSettings';
 import { PanelBanners } from './panel/panelBanners';
+import { BASE_URL_SETTING } from './providers/providerAdvice';
+import type { RefusalActions } from './context/refusalActions';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import type { Rejection } from '../engine/isolation';
@@ -45,6 +47,8 @@ export interface ControllerDeps {
   notices: () => NoticeView[];
   files: PanelFileActions;
   composer: PanelComposerActions;
+  /** Refused attachments: banners, notifications while the panel is hidden, and what can be done instead. */
+  refusals: Pick<RefusalActions, 'report' | 'perform'>;
 }
 
 const NO_MODEL: ModelView = { provider: 'none', model: '', label: 'No model configured', configured: false, imitation: false };
@@ -256,8 +260,8 @@ export class StrataController extends Disposable implements PanelHandler {
    * Shows a banner; its Open Settings opens `setting`, or else the setting the message names, or
    * else all of Strata's settings.
    */
-  showBanner(severity: BannerView['severity'], message: string, actions: BannerAction[] = [], setting?: string): string {
-    return this.banners.show(severity, message, actions, setting);
+  showBanner(severity: BannerView['severity'], message: string, actions: BannerAction[] = [], setting?: string, path?: string): string {
+    return this.banners.show(severity, message, actions, setting, path);
   }
 
   clearBanners(pred?: (b: BannerView) => boolean): void {
@@ -289,6 +293,14 @@ export class StrataController extends Disposable implements PanelHandler {
         return;
       case 'undo':
         await vscode.commands.executeCommand('strata.undoPending', { bannerId });
+        return;
+      case 'editBaseUrl':
+        await vscode.commands.executeCommand('workbench.action.openSettings', BASE_URL_SETTING);
+        return;
+      case 'attachOutline':
+      case 'attachHead':
+      case 'raiseLimit':
+        await this.deps.refusals.perform(action, banner?.path);
         return;
       case 'dismiss':
         return;
@@ -430,13 +442,7 @@ export class StrataController extends Disposable implements PanelHandler {
   }
 
   private reportRefusals(refused: readonly Rejection[]): void {
-    const text =
-      refused.length === 1
-        ? refused[0].message
-        : `${refused.length} attachments were refused: ${refused.map((r) => `${r.attachment} (${r.reason})`).join('; ')}.`;
-    this.showBanner('warning', text);
-    for (const r of refused) this.deps.log.info(`refused ${r.attachment}: ${r.reason}`);
-    if (!this.deps.view.visible) void vscode.window.showWarningMessage(`Strata: ${text}`);
+    this.deps.refusals.report(refused);
   }
 
   /** Everything a pin / unpin / remove command can name: the chips, then the chat's items. */

@@ -33,6 +33,8 @@ export interface MentionView {
   /** Indices of `label`'s characters the query matched. */
   matches?: number[];
   ref: MentionRef;
+  /** Why attaching it would be refused ("20 MB (limit 8 MB)", "binary (PNG image)", "excluded"): shown, marked; picking it gives the refusal. */
+  refused?: string;
 }
 
 /** What picking an entry did: the chips added, and text to put where `@query` was (problems). */
@@ -90,6 +92,7 @@ export function parseMentionViews(value: unknown): MentionView[] | undefined {
     const view: MentionView = { kind: v.kind as MentionKind, label: v.label, ref };
     if (typeof v.detail === 'string') view.detail = v.detail;
     if (Array.isArray(v.matches) && v.matches.every((i) => isInt(i))) view.matches = [...(v.matches as number[])];
+    if (typeof v.refused === 'string') view.refused = v.refused.slice(0, MAX_MENTION_PATH_CHARS);
     out.push(view);
   }
   return out;

@@ -64,6 +64,8 @@ export interface ChipView {
   definitionsLeftOut?: LeftOutView[];
   /** A file too large for the imports budget, attached as its outline (symbols with line ranges). */
   outline?: boolean;
+  /** The first lines of a file over the size limit: `lines` of the file's `of` (the chip says "first N lines of M"). */
+  partial?: { lines: number; of: number };
   /**
    * Taken off the next message and kept in its place for Undo until the message is sent: `message`
    * says so and what it costs ("src/a.ts: removed from next message. Removing: …").
@@ -104,7 +106,8 @@ export function isChipView(v: unknown): v is ChipView {
     isInt(v.tokens) &&
     typeof v.pinned === 'boolean' &&
     (v.definitions === undefined || Array.isArray(v.definitions)) &&
-    (v.definitionsLeftOut === undefined || (Array.isArray(v.definitionsLeftOut) && v.definitionsLeftOut.every(isLeftOutView)))
+    (v.definitionsLeftOut === undefined || (Array.isArray(v.definitionsLeftOut) && v.definitionsLeftOut.every(isLeftOutView))) &&
+    (v.partial === undefined || (isObj(v.partial) && isInt(v.partial.lines) && isInt(v.partial.of)))
   );
 }
 
@@ -287,8 +290,35 @@ export interface ModelOption {
   detail?: string;
 }
 
-export type BannerAction = 'setApiKey' | 'openSettings' | 'retry' | 'selectModel' | 'showLog' | 'undo' | 'dismiss';
-export const BANNER_ACTIONS: readonly BannerAction[] = ['setApiKey', 'openSettings', 'retry', 'selectModel', 'showLog', 'undo', 'dismiss'];
+/**
+ * `editBaseUrl`: opens `strata.baseUrl` (a connection error); `attachOutline`, `attachHead`,
+ * `raiseLimit`: what can be done about a file over the size limit (the banner's `path`).
+ */
+export type BannerAction =
+  | 'setApiKey'
+  | 'openSettings'
+  | 'editBaseUrl'
+  | 'retry'
+  | 'selectModel'
+  | 'showLog'
+  | 'undo'
+  | 'attachOutline'
+  | 'attachHead'
+  | 'raiseLimit'
+  | 'dismiss';
+export const BANNER_ACTIONS: readonly BannerAction[] = [
+  'setApiKey',
+  'openSettings',
+  'editBaseUrl',
+  'retry',
+  'selectModel',
+  'showLog',
+  'undo',
+  'attachOutline',
+  'attachHead',
+  'raiseLimit',
+  'dismiss',
+];
 
 export interface BannerView {
   id: string;
@@ -297,6 +327,8 @@ export interface BannerView {
   actions: BannerAction[];
   /** The setting (e.g. `strata.budget.warnPercent`) the banner's Open Settings opens; absent: all of Strata's. */
   setting?: string;
+  /** The workspace path a refusal's actions (Attach Outline, Attach First Lines) act on. */
+  path?: string;
 }
 
 /** Standing facts shown above the conversation (restricted mode, no folder open, …). */

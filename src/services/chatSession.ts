@@ -19,6 +19,7 @@
  */
 import { NODE_HASHER } from './nodeHasher';
 import { LONG_INPUT, PromptContextEngine, type EngineOptions, type TurnEnvelope } from '../engine/engine';
+import type { NewArtifactInput } from '../engine/artifacts';
 import type { Rejection } from '../engine/isolation';
 import type { ChatMessage, IHasher } from '../engine/types';
 import type { ChatSummaryView, ChipView, MessageView, MeterView } from '../protocol/messages';
@@ -34,7 +35,7 @@ import { isFinal, turnSendOptions } from './session/turnSendOptions';
 import { nextRequest, predictedInput, type NextRequestParts } from './session/nextRequest';
 import { followDiskAfterFailedSave, syncWithDisk, type DiskSync, type SyncedChat } from './session/diskSync';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
-import { ComposerChips } from './session/composerChips';
+import { ComposerChips, type ChipExtras } from './session/composerChips';
 import { CodeIntelAttach } from './session/codeIntelAttach';
 import { ContextMeter } from './session/contextMeter';
 import { ChatCosts, LISTED_TOTAL_READS } from './session/chatCosts';
@@ -362,15 +363,22 @@ export class ChatSession {
   async attach(spec: AttachmentSpec, signal?: AbortSignal): Promise<{ ok: true; chip: ChipView } | { ok: false; rejection: Rejection }> {
     const r = await this.opts.port.resolve(spec);
     if (!r.ok) return r;
-    const input = r.input;
+    return { ok: true, chip: await this.attachInput(spec, r.input, {}, signal) };
+  }
+
+  /**
+   * Puts an input the workspace port already resolved and checked on the next message, as `attach`
+   * does: a large file's first lines (`extras.partial`) or its outline (`extras.outline`).
+   */
+  async attachInput(spec: AttachmentSpec, input: NewArtifactInput, extras: ChipExtras = {}, signal?: AbortSignal): Promise<ChipView> {
     await this.warm(input.content, signal);
     const tokens = this.engine.options.tokenizer.count(input.content);
-    const chip = this.composer.put(spec, input, tokens);
+    const chip = this.composer.put(spec, input, tokens, extras);
     this.contextMeter.invalidate();
     // The meter that follows builds the new block (megabytes to hash and count for a large file):
     // built here in slices, the meter shown next is the one kept.
     if (input.content.length >= LONG_INPUT) await this.contextMeter.currentSliced(new TimeSlice(undefined, signal));
-    return { ok: true, chip };
+    return chip;
   }
 
   removeChip(id: string): boolean {

@@ -110,6 +110,8 @@ export interface NextItem {
   source: TreeSource;
   /** A selection's definitions, sent with it. */
   definitions?: readonly NextDefinition[];
+  /** The first lines of a file over the size limit: `lines` of its `of`. */
+  partial?: { lines: number; of: number };
 }
 
 /** A declaration a selection chip uses, sent with it (a range of its file). */
@@ -531,7 +533,7 @@ export function nextMessageNode(
     id: `next/${i.chipId}`,
     label: figureLabel(`+${fmt(i.tokens)}`, itemLabel({ label: i.label }, { ...i.source, path: short[k] })),
     name: i.label,
-    description: `${i.reference ? 'reference (already sent)' : 'full'}${i.pinned ? ' · pinned' : ''}`,
+    description: `${i.partial ? `first ${fmt(i.partial.lines)} lines of ${fmt(i.partial.of)}` : i.reference ? 'reference (already sent)' : 'full'}${i.pinned ? ' · pinned' : ''}`,
     tooltip: `**${escapeMd(i.label)}**\n\nThe next request spends ${fmt(i.tokens)} tokens on it (${percent(i.tokens, budget)} of the budget)${i.reference ? ': it was sent before, so a one-line reference goes out instead of the content' : ''}.${i.kind === 'selection' ? '\n\nA selection is a snapshot: kept verbatim for the whole chat.' : ''}`,
     icon: i.kind === 'selection' ? 'selection' : 'file',
     contextValue: `chip${i.pinned ? '.pinned' : ''}${i.kind === 'selection' ? '.selection' : ''}`,
@@ -539,7 +541,7 @@ export function nextMessageNode(
     source: i.source,
     status: i.pinned ? 'pinned' : i.reference ? 'reference' : 'full',
     recoverable: i.kind === 'file',
-    accessibility: `${i.label}, ${fmt(i.tokens)} tokens for the next message${i.pinned ? ', pinned' : ''}`,
+    accessibility: `${i.label}${i.partial ? `, first ${fmt(i.partial.lines)} lines of ${fmt(i.partial.of)}` : ''}, ${fmt(i.tokens)} tokens for the next message${i.pinned ? ', pinned' : ''}`,
     ...(i.definitions?.length ? { children: i.definitions.map((d) => definitionNode(`next/${i.chipId}`, d)), expanded: true } : {}),
   }));
   // The active editor is offered in the panel; saying so here shows it is not part of the request.

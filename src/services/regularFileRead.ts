@@ -60,7 +60,17 @@ async function descriptorPath(fd: number): Promise<string | undefined> {
   }
 }
 
-export async function readRegularFile(realPath: string, maxBytes: number, signal?: AbortSignal): Promise<RegularFileRead> {
+type Failure = Extract<RegularFileRead, { ok: false }>;
+
+/**
+ * Opens the checked real path (only a regular file, only the file that was checked): the handle and
+ * its stat, or why not. Over `maxBytes` it is not opened at all.
+ */
+async function openChecked(
+  realPath: string,
+  signal: AbortSignal | undefined,
+  maxBytes = Infinity,
+): Promise<{ ok: true; handle: fs.promises.FileHandle; checked: fs.Stats } | Failure> {
   if (signal?.aborted) return { ok: false, why: 'aborted' };
   let checked: fs.Stats;
   try {
@@ -82,17 +92,36 @@ export async function readRegularFile(realPath: string, maxBytes: number, signal
     if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, why: 'missing' };
     return { ok: false, why: 'error', code };
   }
+  return { ok: true, handle, checked };
+}
+
+/** Whether the open `handle` is the file `checked` at `realPath` (not one swapped in since); why not otherwise. */
+async function stillChecked(
+  handle: fs.promises.FileHandle,
+  checked: fs.Stats,
+  realPath: string,
+): Promise<{ ok: true; opened: fs.Stats } | Failure> {
+  const opened = await handle.stat();
+  if (!sameFile(opened, checked)) return { ok: false, why: 'changed' };
+  if (!opened.isFile()) return { ok: false, why: 'not-regular', kind: fileKind(opened) };
+  const named = await descriptorPath(handle.fd);
+  if (named !== undefined) {
+    if (named !== realPath) return { ok: false, why: 'changed' };
+  } else {
+    const again = await fs.promises.realpath(realPath).catch(() => undefined);
+    if (again !== realPath) return { ok: false, why: 'changed' };
+  }
+  return { ok: true, opened };
+}
+
+export async function readRegularFile(realPath: string, maxBytes: number, signal?: AbortSignal): Promise<RegularFileRead> {
+  const open = await openChecked(realPath, signal, maxBytes);
+  if (!open.ok) return open;
+  const { handle } = open;
   try {
-    const opened = await handle.stat();
-    if (!sameFile(opened, checked)) return { ok: false, why: 'changed' };
-    if (!opened.isFile()) return { ok: false, why: 'not-regular', kind: fileKind(opened) };
-    const named = await descriptorPath(handle.fd);
-    if (named !== undefined) {
-      if (named !== realPath) return { ok: false, why: 'changed' };
-    } else {
-      const again = await fs.promises.realpath(realPath).catch(() => undefined);
-      if (again !== realPath) return { ok: false, why: 'changed' };
-    }
+    const same = await stillChecked(handle, open.checked, realPath);
+    if (!same.ok) return same;
+    const opened = same.opened;
     if (opened.size > maxBytes) return { ok: false, why: 'too-large', size: opened.size };
     // Read to the end (the file may have grown since its stat), never past maxBytes + 1.
     let buf = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
@@ -116,4 +145,53 @@ export async function readRegularFile(realPath: string, maxBytes: number, signal
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+/** The first bytes of a file and how many line feeds the whole file has (`size`: all its bytes). */
+export type RegularFileHead = { ok: true; head: Buffer; size: number; lineFeeds: number; endsWithLineFeed: boolean } | Failure;
+
+/**
+ * The first `headBytes` bytes of a file over the size limit, with the same checks as
+ * {@link readRegularFile} (only the regular file that was checked); the rest is read a chunk at a
+ * time only to count its line feeds (so a head can say "first N lines of M"), never kept.
+ */
+export async function readRegularFileHead(realPath: string, headBytes: number, signal?: AbortSignal): Promise<RegularFileHead> {
+  const open = await openChecked(realPath, signal);
+  if (!open.ok) return open;
+  const { handle } = open;
+  try {
+    const same = await stillChecked(handle, open.checked, realPath);
+    if (!same.ok) return same;
+    const head = Buffer.allocUnsafe(Math.min(same.opened.size, headBytes));
+    let total = 0;
+    while (total < head.length) {
+      if (signal?.aborted) return { ok: false, why: 'aborted' };
+      const { bytesRead } = await handle.read(head, total, Math.min(CHUNK_BYTES, head.length - total), null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+    }
+    let lineFeeds = countLineFeeds(head, total);
+    let size = total;
+    let last = total > 0 ? head[total - 1] : -1;
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      if (signal?.aborted) return { ok: false, why: 'aborted' };
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      lineFeeds += countLineFeeds(chunk, bytesRead);
+      size += bytesRead;
+      last = chunk[bytesRead - 1];
+    }
+    return { ok: true, head: head.subarray(0, total), size, lineFeeds, endsWithLineFeed: last === 0x0a };
+  } catch (e) {
+    return { ok: false, why: 'error', code: (e as NodeJS.ErrnoException).code };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+function countLineFeeds(buf: Buffer, end: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(0x0a, 0); i >= 0 && i < end; i = buf.indexOf(0x0a, i + 1)) n++;
+  return n;
 }

@@ -175,7 +175,7 @@ describe('Chat panel (host) in the real editor', function () {
       [vscode.Uri.joinPath(app, 'link-out.txt'), /points outside the workspace/],
       [vscode.Uri.joinPath(app, 'link-env.txt'), /strata\.context\.exclude/],
       [vscode.Uri.joinPath(app, 'image.bin'), /binary/],
-      [vscode.Uri.joinPath(app, 'huge.log'), /maxFileBytes/],
+      [vscode.Uri.joinPath(app, 'huge.log'), /^app\/huge\.log is 9 MB \(limit 8 MB\); nothing of it was sent\.$/m],
       [vscode.Uri.file(path.join(path.dirname(app.fsPath), 'outside', 'secret.txt')), /outside this window's workspace folders/],
     ];
     for (const [uri, why] of cases) {

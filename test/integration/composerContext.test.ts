@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
-import { MentionSource } from '../../src/host/context/mentionSource';
+import { MentionSource, workspaceFileSize } from '../../src/host/context/mentionSource';
 import type { MentionResult, MentionView, SuggestionView } from '../../src/protocol/mentions';
 import { startOpenAIImitation } from '../support/imitationServers';
 import { configure, folderUri, PanelDriver, selectLines, strataApi, withTimeout } from './support/panel';
@@ -280,7 +280,12 @@ describe('Composer context in the real editor', function () {
       // A window's first listing (taken when the panel loads, before the first `@`).
       const cold: number[] = [];
       for (let round = 0; round < 3; round++) {
-        const source = new MentionSource({ workspace: api.testing.workspace, attachSpecs: async () => [] });
+        const source = new MentionSource({
+          workspace: api.testing.workspace,
+          attachSpecs: async () => [],
+          fileSize: workspaceFileSize(api.testing.workspace),
+          maxFileBytes: () => 8 * 1024 * 1024,
+        });
         const t0 = performance.now();
         const first = await source.list('');
         cold.push(performance.now() - t0);

@@ -745,10 +745,11 @@ describe('chat panel in a real browser (standalone page, production bundle)', fu
       `the first action ends at ${action ? action.y + action.height : '?'}px, below the banner area (${area.y + area.height}px)`,
     );
     const message = p.byTestId('strata-banner-message');
+    const more = p.byTestId('strata-banner-more');
     const clampedHeight = (await message.boundingBox())!.height;
-    assert.equal(await message.getAttribute('aria-expanded'), 'false');
+    assert.equal(await more.getAttribute('aria-expanded'), 'false');
     await message.click();
-    assert.equal(await message.getAttribute('aria-expanded'), 'true');
+    assert.equal(await more.getAttribute('aria-expanded'), 'true');
     assert.ok((await message.boundingBox())!.height > clampedHeight + 10, 'a click shows the whole message');
     assert.equal((await p.requests()).filter((r) => r.request.kind === 'bannerAction').length, 0, 'clicking the message is not an action');
   });

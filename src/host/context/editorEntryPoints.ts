@@ -84,6 +84,22 @@ function said(chips: readonly ChipView[]): string {
   return vscode.l10n.t('Strata: attached {0} to the next message ({1} tokens).', names, tokens.toLocaleString('en-US'));
 }
 
+/**
+ * After an attach from the Explorer or the editor's menu: the chat is revealed (keeping the focus
+ * where the user is), so the new chip is in sight; where it cannot be, its icon is marked and the
+ * editor says what was attached. A refusal is reported by the attach path itself (a notification
+ * while the panel is hidden), without taking the user away.
+ */
+async function showAttachedHere(view: ChatViewProvider, text: string): Promise<void> {
+  const revealed = await view.show().then(
+    () => true,
+    () => false,
+  );
+  if (revealed) return;
+  view.markUnseen(text);
+  void vscode.window.showInformationMessage(text);
+}
+
 /** The handlers of the entry-point commands (registered with every other command). */
 export function entryPointHandlers(d: EntryPointDeps): Pick<Record<CommandId, CommandHandler>, EntryPointCommand> {
   const { controller, view } = d;
@@ -95,7 +111,7 @@ export function entryPointHandlers(d: EntryPointDeps): Pick<Record<CommandId, Co
   return {
     'strata.addSelectionToStrata': async () => {
       const added = await controller.attach('selection');
-      if (added.length > 0) void vscode.window.showInformationMessage(said(added));
+      if (added.length > 0) await showAttachedHere(view, said(added));
       return added;
     },
     // Explorer: the right-clicked file (and the others selected with it). Folders are refused:
@@ -115,7 +131,7 @@ export function entryPointHandlers(d: EntryPointDeps): Pick<Record<CommandId, Co
           vscode.l10n.t('Strata attaches files, not folders ({0}): select the files to attach.', folders.join(', ')),
         );
       const added = files.length > 0 ? await controller.attachUris(files) : [];
-      if (added.length > 0) void vscode.window.showInformationMessage(said(added));
+      if (added.length > 0) await showAttachedHere(view, said(added));
       return added;
     },
     'strata.askStrata': async (arg?: unknown) => {

@@ -24,10 +24,18 @@ import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { sliceLines, type NewArtifactInput } from '../../engine/artifacts';
 import { LONG_INPUT } from '../../engine/engine';
-import { IsolationPolicy, normalizeRelativePath, type Rejection, type RejectionReason } from '../../engine/isolation';
+import {
+  binaryRejection,
+  IsolationPolicy,
+  normalizeRelativePath,
+  tooLargeRejection,
+  type Rejection,
+  type RejectionReason,
+} from '../../engine/isolation';
 import { GlobSet } from '../../common/glob';
 import { relativeInside } from '../../common/pathContainment';
-import { readRegularFile } from '../../services/regularFileRead';
+import { readRegularFile, readRegularFileHead } from '../../services/regularFileRead';
+import { headOfBytes, headOfText, type HeadResolved } from '../../services/fileHead';
 import { missingPathVerdict } from '../../services/missingPath';
 import { newFileTarget } from '../../services/apply/newFileTarget';
 import { chatHolds, PORT_CONCURRENCY, specLabel, type AttachmentSpec, type FreshSource, type Resolved } from '../../services/workspacePort';
@@ -80,19 +88,10 @@ async function statOf(uri: vscode.Uri): Promise<{ size: number; mtime: number; t
  * with Node's native byte count: the engine's pure-JS count takes ~150 ms on 5 MB before it is optimized).
  */
 function checkText(content: string, label: string, maxFileBytes: number): Rejection | undefined {
-  if (content.includes('\u0000'))
-    return { attachment: label, reason: 'binary', message: `${label} looks like a binary file and was not attached.` };
+  if (content.includes('\u0000')) return binaryRejection(label);
   const bytes = Buffer.byteLength(content, 'utf8');
-  if (bytes > maxFileBytes) return tooLarge(label, bytes, maxFileBytes);
+  if (bytes > maxFileBytes) return tooLargeRejection(label, bytes, maxFileBytes);
   return undefined;
-}
-
-function tooLarge(label: string, bytes: number, maxFileBytes: number): Rejection {
-  return {
-    attachment: label,
-    reason: 'too-large',
-    message: `${label} is ${bytes} bytes, over strata.context.maxFileBytes (${maxFileBytes}); nothing of it was sent.`,
-  };
 }
 
 function hasNulByte(bytes: Uint8Array): boolean {
@@ -277,9 +276,7 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
       located.uri.scheme === 'file' ? await this.readDisk(located, label, policy, signal) : await this.readFs(located, label, policy);
     if (!disk.ok) return disk;
     const { bytes, stat } = disk;
-    if (hasNulByte(bytes)) {
-      return reject(label, 'binary', `${label} looks like a binary file and was not attached.`);
-    }
+    if (hasNulByte(bytes)) return { ok: false, rejection: binaryRejection(label, located.relative, bytes.subarray(0, 16)) };
     // One native decode (5 MB: ~4 ms); the size was checked on the stat, NUL bytes on the bytes.
     // Strict first: when the bytes are valid UTF-8, the text's UTF-8 is those bytes (after a BOM,
     // which the decoder drops), and the hash below is taken of them, not of the text re-encoded.
@@ -328,7 +325,7 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
           ? reject(label, 'not-found', `${label} is a folder, not a file.`)
           : reject(label, 'not-regular', `${label} is a ${r.kind}, not a regular file; only regular files are read.`);
       case 'too-large':
-        return { ok: false, rejection: tooLarge(label, r.size ?? 0, policy.maxFileBytes) };
+        return { ok: false, rejection: tooLargeRejection(label, r.size ?? 0, policy.maxFileBytes) };
       case 'changed':
         this.log(`refused ${label}: ${located.real} changed between its check and its read`);
         return reject(label, 'not-found', `${label} changed while it was being read; it was not read.`);
@@ -356,7 +353,7 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
     if (stat.type & vscode.FileType.Directory) return reject(label, 'not-found', `${label} is a folder, not a file.`);
     if (!(stat.type & vscode.FileType.File))
       return reject(label, 'not-regular', `${label} is not a regular file; only regular files are read.`);
-    if (stat.size > policy.maxFileBytes) return { ok: false, rejection: tooLarge(label, stat.size, policy.maxFileBytes) };
+    if (stat.size > policy.maxFileBytes) return { ok: false, rejection: tooLargeRejection(label, stat.size, policy.maxFileBytes) };
     try {
       return { ok: true, bytes: await vscode.workspace.fs.readFile(located.uri), stat: { size: stat.size, mtime: stat.mtime } };
     } catch {
@@ -391,6 +388,27 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
     const input: NewArtifactInput = { kind: 'selection', uri: path, range: slice.range, content: slice.content };
     if (slice.range.endLine < spec.endLine) input.requestedEndLine = spec.endLine;
     return { ok: true, input };
+  }
+
+  /**
+   * The first lines of `path` that fit `strata.context.maxFileBytes` (a file over it), through the
+   * same isolation as `resolve` (outside the workspace, excluded, links out); binary is refused.
+   */
+  async resolveHead(path: string, signal?: AbortSignal): Promise<HeadResolved> {
+    const policy = this.policy();
+    if (path.startsWith(UNTITLED_PREFIX)) {
+      const doc = this.untitledDocument(path);
+      return doc ? headOfText(path, doc.getText(), policy.maxFileBytes) : reject(path, 'not-found', `${path} is not open in this window.`);
+    }
+    const isolated = await this.isolate(path, path, policy);
+    if (!isolated.ok) return isolated;
+    const doc = this.openDocument(isolated.located.uri);
+    if (doc) return headOfText(path, doc.getText(), policy.maxFileBytes);
+    const real = isolated.located.real;
+    if (real === undefined) return reject(path, 'not-found', `${path}: only a file on disk can be read in part.`);
+    const r = await readRegularFileHead(real, policy.maxFileBytes, signal);
+    if (!r.ok) return reject(path, 'not-found', `${path} could not be read${r.code ? ` (${r.code})` : ` (${r.why})`}.`);
+    return headOfBytes(path, r, policy.maxFileBytes);
   }
 
   /**
@@ -478,7 +496,7 @@ export class HostWorkspace implements ToolWorkspacePort, CodeIntelPort {
     }
     // Over the size limit (it grew, or the limit was lowered): refused even when the chat holds it, as the replay refuses it.
     // Anything but a regular file is refused by the read below, which is never skipped for it.
-    if (stat.size > policy.maxFileBytes) return { rejection: tooLarge(src.uri, stat.size, policy.maxFileBytes) };
+    if (stat.size > policy.maxFileBytes) return { rejection: tooLargeRejection(src.uri, stat.size, policy.maxFileBytes) };
     const seen = this.lastRead.get(key);
     if (seen && seen.size === stat.size && seen.mtime === stat.mtime && chatHolds(src, seen.hash)) return undefined;
     const read = await this.read(located, src.uri, policy);

@@ -11,6 +11,9 @@ import { problemCounts, problemsSnapshot } from '../../services/problemsSnapshot
 import type { AttachmentSpec } from '../../services/workspacePort';
 import { fileSpec, openEditorDocuments, selectionLines, selectionSpecs, uriSpec, type SpecOrRefusal } from './attachFromEditor';
 import { HostWorkspace } from './hostWorkspace';
+import { readSetting } from '../settings/config';
+import { binaryKindOfName } from '../../common/binaryKind';
+import { sizeOverLimit } from '../../engine/isolation';
 
 /** Entries the picker shows at most. */
 export const MAX_MENTIONS = 50;
@@ -22,8 +25,19 @@ const MAX_SYMBOLS = 30;
 
 export interface MentionDeps {
   workspace: Pick<HostWorkspace, 'listFiles' | 'isAllowedPathSync' | 'diagnostics'>;
+  /** A workspace file's size in bytes (undefined when it cannot be told), and the limit an attachment is held to. */
+  fileSize(path: string): Promise<number | undefined>;
+  maxFileBytes(): number;
   /** The attach path: isolation, chips, refusals shown with their reasons. */
   attachSpecs(specs: SpecOrRefusal[]): Promise<{ label: string }[]>;
+}
+
+/** A workspace file's size, by its path (metadata only: nothing is read). */
+export function workspaceFileSize(workspace: Pick<HostWorkspace, 'uriOf'>): (path: string) => Promise<number | undefined> {
+  return async (path) => {
+    const uri = workspace.uriOf(path);
+    return uri ? (await vscode.workspace.fs.stat(uri)).size : undefined;
+  };
 }
 
 function baseName(path: string): string {
@@ -42,6 +56,16 @@ export class MentionSource {
   private stale = false;
 
   constructor(private readonly deps: MentionDeps) {}
+
+  /** The picker of this window's workspace: sizes from the file system, the limit from `strata.context.maxFileBytes`. */
+  static forWorkspace(workspace: HostWorkspace, attachSpecs: MentionDeps['attachSpecs']): MentionSource {
+    return new MentionSource({
+      workspace,
+      attachSpecs,
+      fileSize: workspaceFileSize(workspace),
+      maxFileBytes: () => readSetting('context.maxFileBytes'),
+    });
+  }
 
   /**
    * The workspace's files. Listing a large workspace takes a while (a file search, then the real path
@@ -110,7 +134,24 @@ export class MentionSource {
     }
     // Without a query: the editor's own context first, then open editors, then files by path.
     out.sort((a, b) => (query.length === 0 ? a.order - b.order : b.score - a.score || a.order - b.order));
-    return out.slice(0, MAX_MENTIONS).map((o) => o.view);
+    return this.markRefused(out.slice(0, MAX_MENTIONS).map((o) => o.view));
+  }
+
+  /**
+   * Marks the files shown that an attach would refuse, with the reason: binary by name, over the
+   * size limit by their size (only the entries shown are looked at, a few file system calls).
+   */
+  private async markRefused(views: MentionView[]): Promise<MentionView[]> {
+    const limit = this.deps.maxFileBytes();
+    return Promise.all(
+      views.map(async (v) => {
+        if (v.refused || v.ref.kind !== 'file' || v.ref.path.startsWith('untitled:')) return v;
+        const kind = binaryKindOfName(v.ref.path);
+        if (kind) return { ...v, refused: `binary (${kind})` };
+        const size = await this.deps.fileSize(v.ref.path).catch(() => undefined);
+        return size !== undefined && size > limit ? { ...v, refused: sizeOverLimit(size, limit) } : v;
+      }),
+    );
   }
 
   /** `selection`, `problems` and `open editors`, when the editor has them. */
@@ -142,8 +183,15 @@ export class MentionSource {
         out.push({ kind: 'editor', label: uri.path, detail: 'open editor, unsaved', ref: { kind: 'file', path } });
         continue;
       }
-      if (!this.deps.workspace.isAllowedPathSync(path)) continue;
-      out.push({ kind: 'editor', label: path, detail: 'open editor', ref: { kind: 'file', path } });
+      // An open excluded file is shown, marked: picking it says why it is not attached.
+      const allowed = this.deps.workspace.isAllowedPathSync(path);
+      out.push({
+        kind: 'editor',
+        label: path,
+        detail: 'open editor',
+        ref: { kind: 'file', path },
+        ...(allowed ? {} : { refused: 'excluded' }),
+      });
     }
     return out;
   }

@@ -53,6 +53,9 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     this.handler = handler;
   }
 
+  /** The side view as last resolved (for its badge). */
+  private sideView: vscode.WebviewView | undefined;
+
   /** Some surface has said `ready` and got `init`. */
   get isReady(): boolean {
     return [...this.surfaces].some((s) => s.isReady);
@@ -85,7 +88,22 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     return new vscode.Disposable(() => this.postedListeners.delete(listener));
   }
 
+  /**
+   * Marks the side view's icon (a count, with `tooltip`) for something done for it out of sight,
+   * where it could not be revealed; the mark goes when the view is shown. Returns whether it was marked.
+   */
+  markUnseen(tooltip: string): boolean {
+    const v = this.sideView;
+    if (!v || v.visible) return false;
+    v.badge = { value: (v.badge?.value ?? 0) + 1, tooltip };
+    return true;
+  }
+
   resolveWebviewView(webviewView: vscode.WebviewView): void {
+    this.sideView = webviewView;
+    webviewView.onDidChangeVisibility(() => {
+      if (webviewView.visible) webviewView.badge = undefined;
+    });
     // One side view at a time: a previous one was closed and its surface goes with it.
     this.viewSurface?.dispose();
     this.viewSurface = this.attach('view', {
@@ -123,6 +141,16 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     if (target) await target.reveal();
     else await vscode.commands.executeCommand(`${VIEW_IDS.chat}.focus`);
     if (focusInput) await this.postTo(target ?? this.viewSurface, { type: 'focusInput' });
+  }
+
+  /**
+   * Brings the chat into sight without taking the focus from where the user is (the Explorer, the
+   * editor): the surface last used, else the side view. Throws where the workbench cannot show it.
+   */
+  async show(): Promise<void> {
+    const target = [...this.surfaces].sort((a, b) => b.lastUsed - a.lastUsed)[0];
+    if (this.sideView && (!target || target.kind === 'view')) this.sideView.show(true);
+    else await this.reveal(false);
   }
 
   /** Sends now to every ready webview; the others get the current state with their `init`. */

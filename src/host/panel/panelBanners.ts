@@ -23,12 +23,19 @@ export class PanelBanners {
     return this.banners.find((b) => b.id === id);
   }
 
-  /** Shows a banner (replacing one with the same message); returns its id. */
-  show(severity: BannerView['severity'], message: string, actions: BannerAction[] = [], setting?: string): string {
+  /** Shows a banner (replacing one with the same message); returns its id. `path`: what a refusal's actions act on. */
+  show(severity: BannerView['severity'], message: string, actions: BannerAction[] = [], setting?: string, path?: string): string {
     const id = `b${++this.counter}`;
     const withDismiss = actions.includes('dismiss') ? actions : [...actions, 'dismiss' as const];
     const named = actions.includes('openSettings') ? (setting ?? settingNamedIn(message)) : undefined;
-    const banner: BannerView = { id, severity, message, actions: withDismiss, ...(named ? { setting: named } : {}) };
+    const banner: BannerView = {
+      id,
+      severity,
+      message,
+      actions: withDismiss,
+      ...(named ? { setting: named } : {}),
+      ...(path !== undefined ? { path } : {}),
+    };
     this.banners = [...this.banners.filter((b) => b.message !== message), banner].slice(-MAX_BANNERS);
     this.post({ type: 'banners', banners: this.banners });
     return id;

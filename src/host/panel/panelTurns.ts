@@ -314,7 +314,7 @@ export class PanelTurns implements IDisposable {
           );
           void this.deps.refreshPanel();
         } else {
-          this.showProviderError(outcome.error.message, outcome.error.code);
+          this.showProviderError(outcome.error.message, outcome.error.code, t.resolved);
         }
         break;
       }
@@ -334,9 +334,10 @@ export class PanelTurns implements IDisposable {
     if (t.regenerating) void this.deps.refreshPanel();
   }
 
-  private showProviderError(message: string, code: string): void {
+  private showProviderError(message: string, code: string, resolved: ResolvedProvider): void {
     if (code === 'aborted') return;
-    this.deps.showBanner('error', message, providerErrorActions(code));
+    // The editor's own models have no base URL to edit.
+    this.deps.showBanner('error', message, providerErrorActions(code, resolved.view.provider !== 'vscode-lm'));
   }
 
   /** The meter and the tree say so when the open chat's prompt cache likely expires: a timer for that moment. */

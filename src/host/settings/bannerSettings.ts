@@ -24,9 +24,9 @@ export function settingsQuery(setting: string | undefined): string {
 }
 
 /**
- * Open Settings and Show Log only show something: the banner stays, with the action that fixes
- * the problem. Every other action settles the banner.
+ * Open Settings, Edit Base URL, Raise Limit… and Show Log only show something: the banner stays,
+ * with the action that fixes the problem. Every other action (the resolution, or Dismiss) settles it.
  */
 export function actionKeepsBanner(action: BannerAction): boolean {
-  return action === 'openSettings' || action === 'showLog';
+  return action === 'openSettings' || action === 'editBaseUrl' || action === 'raiseLimit' || action === 'showLog';
 }

@@ -84,6 +84,7 @@ function nextItems(session: ChatSession, predicted: TurnEnvelope | undefined): N
       source,
     };
     if (c.definitions?.length) item.definitions = c.definitions.map((d) => ({ ...d, source: selectionSource(d.label) }));
+    if (c.partial) item.partial = { ...c.partial };
     return item;
   });
 }

@@ -7,6 +7,7 @@
  */
 import type { AttachmentRef } from '../../engine/engine';
 import type { NewArtifactInput } from '../../engine/artifacts';
+import { formatInt } from '../../common/numberFormat';
 import type { ChipView, DefinitionView, LeftOutView } from '../../protocol/messages';
 import type { TurnAttachment } from '../turn/turnRequest';
 import type { AttachmentSpec } from '../workspacePort';
@@ -23,6 +24,7 @@ interface Chip {
   detail: string;
   /** Sent as attached, not read again at send: a selection, an outline. */
   snapshot: boolean;
+  partial?: { lines: number; of: number };
   definitions?: ChipDefinition[];
   definitionsLeftOut?: LeftOutView[];
   /** Taken off the next message, kept for Undo: what the panel says about it (what it costs). */
@@ -43,6 +45,8 @@ export interface ChipExtras {
   /** Declarations found but left out, with why (shown on the chip). */
   leftOut?: readonly LeftOutView[];
   outline?: boolean;
+  /** The first lines of a file over the size limit: how many, of how many the file has (the chip says so). */
+  partial?: { lines: number; of: number };
 }
 
 function definitionView(d: ChipDefinition): DefinitionView {
@@ -93,6 +97,7 @@ export class ComposerChips {
     if (c.definitions) view.definitions = c.definitions.map(definitionView);
     if (c.definitionsLeftOut?.length) view.definitionsLeftOut = c.definitionsLeftOut.map((l) => ({ ...l }));
     if (c.snapshot && c.input.kind !== 'selection') view.outline = true;
+    if (c.partial) view.partial = { ...c.partial };
     return view;
   }
 
@@ -112,7 +117,11 @@ export class ComposerChips {
             c.input.content === input.content)),
     );
     const lines = countLines(input.content);
-    const what = extras.outline ? ': its outline (too large for the imports budget)' : '';
+    const what = extras.partial
+      ? `: the first ${formatInt(extras.partial.lines)} lines of ${formatInt(extras.partial.of)} (the file is over the size limit)`
+      : extras.outline
+        ? ': its outline (too large for the imports budget)'
+        : '';
     const defs = extras.definitions?.length ? `; with ${definitionCount(extras.definitions.length)}` : '';
     const detail = `${input.uri}${input.range ? `, lines ${input.range.startLine}-${input.range.endLine}` : ''}${what}: ${lines} line${lines === 1 ? '' : 's'}, ${tokens} tokens${input.requestedEndLine !== undefined ? ` (the file ends at line ${input.range!.endLine})` : ''}${defs}`;
     const snapshot = input.kind !== 'file';
@@ -125,6 +134,8 @@ export class ComposerChips {
       same.detail = detail;
       same.snapshot = snapshot;
       same.definitions = definitions;
+      if (extras.partial) same.partial = { ...extras.partial };
+      else delete same.partial;
       delete same.removal;
       this.changed();
       return this.view(same);
@@ -140,6 +151,7 @@ export class ComposerChips {
       snapshot,
       definitions,
       definitionsLeftOut,
+      ...(extras.partial ? { partial: { ...extras.partial } } : {}),
     };
     this.list.push(chip);
     this.changed();

@@ -45,9 +45,11 @@ describe('isolation', () => {
   it('rejects binary and too-large content with a clear message', () => {
     const p = new IsolationPolicy(undefined, 10);
     assert.strictEqual(p.checkContent('a\u0000b', 'x.bin')!.reason, 'binary');
+    assert.strictEqual(p.checkContent('a\u0000b', 'x.bin')!.message, 'x.bin is binary; only text files can be attached.');
     const big = p.checkContent('ü'.repeat(6), 'u.txt')!;
     assert.strictEqual(big.reason, 'too-large');
-    assert.match(big.message, /12 bytes, over strata.context.maxFileBytes \(10\)/);
+    assert.strictEqual(big.message, 'u.txt is 12 bytes (limit 10 bytes); nothing of it was sent.');
+    assert.deepStrictEqual([big.bytes, big.limit], [12, 10]);
     assert.strictEqual(p.checkContent('ü'.repeat(5), 'u.txt'), undefined);
   });
 

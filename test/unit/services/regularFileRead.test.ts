@@ -8,7 +8,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isInside } from '../../../src/common/pathContainment';
-import { readRegularFile } from '../../../src/services/regularFileRead';
+import { readRegularFile, readRegularFileHead } from '../../../src/services/regularFileRead';
 import { tempDir } from '../../support/tempDir';
 
 const posixOnly = process.platform === 'win32' ? it.skip : it;
@@ -125,4 +125,20 @@ describe('regular file reads', () => {
       },
     );
   }
+
+  it('reads the head of a file over the limit, counts the line feeds of all of it, and keeps the same checks', async () => {
+    const root = tmpRoot();
+    const big = path.join(root, 'app.log');
+    // 3 MB of 100-byte lines: more than the 1 MB a read takes at a time.
+    const line = `${'x'.repeat(99)}\n`;
+    fs.writeFileSync(big, line.repeat(30_000) + 'tail');
+    const r = await readRegularFileHead(big, 250);
+    assert.ok(r.ok);
+    assert.deepEqual([r.head.length, r.size, r.lineFeeds, r.endsWithLineFeed], [250, 3_000_004, 30_000, false]);
+    assert.equal(Buffer.from(r.head).toString('utf8'), line + line + 'x'.repeat(50));
+    const link = path.join(root, 'link.log');
+    fs.symlinkSync(big, link);
+    assert.deepEqual(await readRegularFileHead(link, 10), { ok: false, why: 'changed' });
+    assert.deepEqual(await readRegularFileHead(root, 10), { ok: false, why: 'not-regular', kind: 'folder' });
+  });
 });

@@ -45,10 +45,10 @@ describe('banner settings', () => {
     assert.equal(settingsQuery(undefined), '@ext:strata-dev.strata');
   });
 
-  it('keeps the banner for Open Settings and Show Log only', () => {
+  it('keeps the banner for the actions that only show something (settings, the log); the resolution and Dismiss settle it', () => {
     assert.deepEqual(
       BANNER_ACTIONS.filter((a) => actionKeepsBanner(a)),
-      ['openSettings', 'showLog'],
+      ['openSettings', 'editBaseUrl', 'showLog', 'raiseLimit'],
     );
   });
 });
