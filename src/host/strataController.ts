@@ -8,6 +8,7 @@ import { actionKeepsBanner, settingsQuery } from './settings/bannerSettings';
 import { PanelBanners } from './panel/panelBanners';
 import { BASE_URL_SETTING } from './providers/providerAdvice';
 import type { RefusalActions } from './context/refusalActions';
+import { ResolvedProviderCache } from './providers/resolvedProvider';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import type { Rejection } from '../engine/isolation';
@@ -55,8 +56,7 @@ const NO_MODEL: ModelView = { provider: 'none', model: '', label: 'No model conf
 
 export class StrataController extends Disposable implements PanelHandler {
   private readonly banners: PanelBanners;
-  private resolved: ResolvedProvider | undefined;
-  private resolving: Promise<ResolvedProvider> | undefined;
+  private readonly providers: ResolvedProviderCache;
   private lastText: string | undefined;
   /** The turn on screen: its streaming reply, its end, the prompt cache's expiry timer. */
   private readonly turns: PanelTurns;
@@ -71,6 +71,13 @@ export class StrataController extends Disposable implements PanelHandler {
   constructor(private readonly deps: ControllerDeps) {
     super();
     this.banners = new PanelBanners((message) => this.post(message));
+    this.providers = new ResolvedProviderCache(
+      () => deps.resolver.resolve(),
+      (r) => {
+        this.session.setModel(r.info);
+        deps.statusBar.update(this.session.meter());
+      },
+    );
     this.turns = this._register(
       new PanelTurns({
         session: deps.session,
@@ -127,28 +134,14 @@ export class StrataController extends Disposable implements PanelHandler {
 
   // ------------------------------------------------------------------ provider and model
 
-  /** The provider as the settings say now (cached until settings, keys or editor models change). */
-  async provider(): Promise<ResolvedProvider> {
-    if (this.resolved) return this.resolved;
-    this.resolving ??= this.deps.resolver.resolve().then(
-      (r) => {
-        this.resolved = r;
-        this.resolving = undefined;
-        this.session.setModel(r.info);
-        this.deps.statusBar.update(this.session.meter());
-        return r;
-      },
-      (e) => {
-        this.resolving = undefined;
-        throw e;
-      },
-    );
-    return this.resolving;
+  /** The provider as the settings say now (kept until settings, keys or editor models change). */
+  provider(): Promise<ResolvedProvider> {
+    return this.providers.get();
   }
 
   /** Settings, keys or the editor's models changed: resolve again and refresh the panel. */
   async refreshProvider(): Promise<void> {
-    this.resolved = undefined;
+    this.providers.invalidate();
     const r = await this.provider();
     this.post({ type: 'model', model: r.view });
     this.clearBanners((b) => b.actions.includes('setApiKey') || b.actions.includes('selectModel'));
@@ -162,7 +155,7 @@ export class StrataController extends Disposable implements PanelHandler {
 
   /** The model label currently shown. */
   currentModel(): ModelView | undefined {
-    return this.resolved?.view;
+    return this.providers.current?.view;
   }
 
   // ------------------------------------------------------------------ panel

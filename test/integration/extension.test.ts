@@ -101,6 +101,46 @@ describe('Strata extension', () => {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
+  it('a settings change while the provider is being resolved is not lost to the older resolve', async () => {
+    const config = vscode.workspace.getConfiguration('strata');
+    const resolver = api.testing.resolver;
+    const original = resolver.resolve;
+    let calls = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    // The first resolve reads the settings at once and then takes long (a busy machine, a slow key store).
+    resolver.resolve = async function (this: typeof resolver) {
+      const mine = ++calls;
+      const r = await original.call(this);
+      if (mine === 1) await held;
+      return r;
+    };
+    try {
+      await config.update('provider', 'openai', vscode.ConfigurationTarget.Global);
+      await config.update('model', 'gpt-4o', vscode.ConfigurationTarget.Global);
+      calls = 0;
+      const first = api.testing.controller.refreshProvider();
+      await withTimeout(
+        (async () => {
+          while (calls === 0) await new Promise((r) => setTimeout(r, 10));
+        })(),
+        10_000,
+        'the first resolve to start',
+      );
+      await config.update('model', 'gpt-4.1', vscode.ConfigurationTarget.Global);
+      const second = api.testing.controller.refreshProvider();
+      release();
+      await withTimeout(Promise.all([first, second]), 20_000, 'both refreshes to end');
+      assert.equal((await api.testing.controller.provider()).view.model, 'gpt-4.1');
+    } finally {
+      release();
+      resolver.resolve = original;
+      await config.update('provider', undefined, vscode.ConfigurationTarget.Global);
+      await config.update('model', undefined, vscode.ConfigurationTarget.Global);
+      await api.testing.controller.refreshProvider();
+    }
+  });
+
   it('declares every setting with the defaults the code assumes', () => {
     const configuration = vscode.workspace.getConfiguration('strata');
     for (const key of SETTING_KEYS) {

@@ -1,8 +1,10 @@
 /**
  * One "window" of the two-process stress test (chatStoreStress.test.ts), run with child_process.fork:
  * it appends turns to one chat of a shared chat store through the real turn pipeline (memory
- * workspace, scripted provider, synchronous driver), never looking at the disk before building a turn,
- * so every turn the other process saved in between is a conflict the pipeline must settle.
+ * workspace, scripted provider, synchronous driver), never reading the disk before building a turn,
+ * so every turn the other process saved in between is a conflict the pipeline must settle. Every
+ * `conflictEvery`-th turn waits, before it is built, until the other process has appended to the chat
+ * (or has finished, or a second has passed): those conflicts happen however fast the machine is.
  *
  * Every turn attaches a file of its own and, every few turns, a file both writers attach (same content,
  * so the same blob). A chat line is written in two halves, so that a kill between them tears it. The
@@ -40,6 +42,10 @@ export interface WriterArgs {
   log: string;
   /** Stop at the `after`-th pass (1-based) of this incarnation through `point` and wait to be killed. */
   stopAt?: { point: StopPoint; after: number };
+  /** Every this many turns, wait for the other writer to append first (see the file's comment). */
+  conflictEvery?: number;
+  /** The other writer's log: its `exit` line ends the waits. */
+  peerLog?: string;
 }
 
 /** The content of a file of the stress workspace: a pure function of its path, the same in every process. */
@@ -130,6 +136,28 @@ function hookWrites(stop: (point: StopPoint) => void): void {
   };
 }
 
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Waits until `chatFile` is no longer `size` bytes (the other writer appended a line), unless the
+ * other writer has finished or a second passes (both writers waiting for each other).
+ */
+function awaitPeerAppend(chatFile: string, size: number, peerLog: string | undefined): boolean {
+  const deadline = Date.now() + 1000;
+  while (Date.now() < deadline) {
+    if (sizeOf(chatFile) !== size) return true;
+    if (peerLog && fs.existsSync(peerLog) && /^exit$/m.test(fs.readFileSync(peerLog, 'utf8'))) return false;
+    sleepSync(2);
+  }
+  return false;
+}
+
 function logLine(file: string, text: string): void {
   const fd = fs.openSync(file, 'a');
   try {
@@ -173,15 +201,20 @@ export function runWriter(a: WriterArgs): void {
     }
     return last;
   };
+  const chatFile = path.join(a.root, 'chats', `${a.chatId}.jsonl`);
   let i = reload() + 1;
+  // The chat's size when this writer last saw it (its own save, or a reload).
+  let seen = sizeOf(chatFile);
   logLine(a.log, `start ${process.pid} ${i} ${base.turns}`);
   while (i <= a.quota) {
+    if (a.conflictEvery && i % a.conflictEvery === 0 && awaitPeerAppend(chatFile, seen, a.peerLog)) logLine(a.log, `waited ${a.name}-${i}`);
     const attachments: { kind: 'file'; path: string }[] = [{ kind: 'file', path: `${a.name}/f${i}.ts` }];
     if (i % 4 === 0) attachments.push({ kind: 'file', path: `shared/common${(i / 4) % 4}.ts` });
     const userText = `${a.name}-${i} ${'word '.repeat(1 + (i % 7))}`.trim();
     const outcome = pipeline.runSync({ userText, attachments }, provider, { model: 'stress', maxOutputTokens: 100 });
     if (outcome.status === 'done' && outcome.saved) {
       base = outcome.saved.base;
+      seen = sizeOf(chatFile);
       logLine(
         a.log,
         `done ${a.name}-${i} ${outcome.saved.turn}${outcome.saved.rebased ? ` rebased ${outcome.saved.rebased.otherTurns}` : ''}`,
@@ -191,6 +224,7 @@ export function runWriter(a: WriterArgs): void {
       // chat-changed / persist-failed (the lock waited too long): follow the disk and try again.
       logLine(a.log, `retry ${a.name}-${i} ${outcome.status === 'error' ? outcome.error.code : outcome.status}`);
       i = Math.max(i, reload() + 1);
+      seen = sizeOf(chatFile);
     }
     if (i % 10 === 0) logLine(a.log, `collected ${store.collectBlobs()}`);
     stop('idle');

@@ -48,7 +48,9 @@ describe('chat store: two processes appending to one chat, with random kills', f
     const points: StopPoint[] = ['line', 'idle', 'locked', 'blob'];
     const plan = Array.from({ length: plannedKills }, (_, k) => ({ point: points[k % points.length], after: 1 + Math.floor(rnd() * 5) }));
     const spawn = (name: string, seed: number, stopAt?: WriterArgs['stopAt']): Writer => {
-      const args: WriterArgs = { root, chatId, name, quota, seed, log: path.join(dir, `${name}.log`), stopAt };
+      const peerLog = path.join(dir, `${name === 'a' ? 'b' : 'a'}.log`);
+      // Every third turn waits for the other writer's save first: a conflict on a quiet machine and a busy one alike.
+      const args: WriterArgs = { root, chatId, name, quota, seed, log: path.join(dir, `${name}.log`), stopAt, conflictEvery: 3, peerLog };
       const child = fork(helper, [JSON.stringify(args)], { stdio: 'ignore' });
       const w: Writer = { name, child, finished: false, exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))) };
       void w.exited.then((code) => {
@@ -176,13 +178,18 @@ describe('chat store: two processes appending to one chat, with random kills', f
     assert.strictEqual(kills, plannedKills);
     assert.strictEqual(killedHoldingLock, (plannedKills * 3) / 4, 'kills while holding the lock');
     assert.strictEqual(tornByKill, plannedKills / 4, 'kills between the halves of a chat line');
+    const waited = Object.values(logs)
+      .flat()
+      .filter((l) => l.startsWith('waited ')).length;
+    // About 66 turns wait for the other's save (every third of 200, less those killed or at the end).
+    assert.ok(waited >= 40, `turns that waited for the other writer's save: ${waited}`);
     assert.ok(rebased.length >= 20, `conflicts resolved by rebuilding: ${rebased.length}`);
     // A lock left by a killed writer is broken once, by the next writer to want it.
     assert.strictEqual(broke, killedHoldingLock, 'stale locks broken');
 
     console.log(
       `      two processes, ${ids.length} turns (${quota} each) in ${seconds.toFixed(1)} s: ${kills} SIGKILLs (${tornByKill} left a torn line, ${killedHoldingLock} while holding the store lock), ` +
-        `${broke} stale locks broken, ${rebased.length} turns rebuilt after the other process's turns, ${retries.length} retried after a refused save, ` +
+        `${broke} stale locks broken, ${rebased.length} turns rebuilt after the other process's turns (${waited} waited for one), ${retries.length} retried after a refused save, ` +
         `${done.length} completions logged (the rest were saved just before a kill and found on restart), ${blobs.length} blobs referenced, ${collected} collected while running`,
     );
   });
