@@ -108,7 +108,14 @@ describe('Chat panel (host) in the real editor', function () {
     assert.equal(ended.kept, true);
     assert.equal(ended.assistant.status, 'complete');
     assert.equal(ended.assistant.text, sent.reply);
-    assert.ok(ended.assistant.bar && ended.assistant.bar.total > 0, 'the reply carries its layer bar');
+    const bar = ended.assistant.bar;
+    assert.ok(bar, 'the reply carries its layer bar');
+    assert.equal(
+      bar.total,
+      Object.values(bar.layers).reduce((a, b) => a + b, 0),
+      'the bar is the sum of its layers',
+    );
+    assert.equal(bar.total, openai.chatRequests[openai.chatRequests.length - 1].usage?.input, "the server's prompt tokens");
     assert.deepEqual(api.testing.session.chips(), [], 'chips are cleared once the turn is kept');
     const store = api.testing.session.store.loadChat(api.testing.session.activeChatId);
     assert.equal(store.state.completedTurns, 1, 'the turn was persisted');
@@ -133,7 +140,7 @@ describe('Chat panel (host) in the real editor', function () {
       const body = JSON.stringify(sent.body);
       assert.match(body, /"cache_control"/, 'Anthropic gets cache_control at the breakpoints');
       assert.ok(requestText(sent.messages).includes('export function mul(a: number, b: number): number {\n  return a * b;\n}'));
-      assert.ok(ended.assistant.usage && ended.assistant.usage.input > 0, 'usage reported by the provider is shown');
+      assert.deepEqual(ended.assistant.usage, sent.usage, 'the usage the provider reported is shown as it was reported');
     } finally {
       await configure(api, { provider: 'openai', baseUrl: openai.url, model: 'gpt-4o' });
     }
