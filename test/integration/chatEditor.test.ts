@@ -197,6 +197,7 @@ describe('Chat in an editor tab (host) in the real editor', function () {
     assert.ok(view.surface.isReady, 'the side view is still ready');
     const { chunks, ended } = await panel.sendAndWait('Still there?');
     assert.equal(ended.assistant.status, 'complete');
+    assert.match(ended.assistant.text, /\S/, 'a reply came');
     assert.equal(chunks.map((c) => c.text).join(''), ended.assistant.text, 'the streamed parts are the reply');
     assert.ok(view.of('turnEnded').length === 1, 'the side view got the turn');
     assert.ok(view.of('response').length >= 1, 'the side view got the response to its request');
