@@ -105,24 +105,28 @@ describe('Strata extension', () => {
     const config = vscode.workspace.getConfiguration('strata');
     const resolver = api.testing.resolver;
     const original = resolver.resolve;
-    let calls = 0;
+    let armed = false;
+    let started = false;
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    // The first resolve reads the settings at once and then takes long (a busy machine, a slow key store).
+    // The armed resolve reads the settings at once and then takes long (a busy machine, a slow key store).
     resolver.resolve = async function (this: typeof resolver) {
-      const mine = ++calls;
+      const hold = armed;
+      armed = false;
+      if (hold) started = true;
       const r = await original.call(this);
-      if (mine === 1) await held;
+      if (hold) await held;
       return r;
     };
     try {
       await config.update('provider', 'openai', vscode.ConfigurationTarget.Global);
       await config.update('model', 'gpt-4o', vscode.ConfigurationTarget.Global);
-      calls = 0;
+      await api.testing.controller.refreshProvider();
+      armed = true;
       const first = api.testing.controller.refreshProvider();
       await withTimeout(
         (async () => {
-          while (calls === 0) await new Promise((r) => setTimeout(r, 10));
+          while (!started) await new Promise((r) => setTimeout(r, 10));
         })(),
         10_000,
         'the first resolve to start',

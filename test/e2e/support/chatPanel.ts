@@ -180,6 +180,13 @@ export class ChatPanel {
     await this.frame.locator('body').evaluate(`(${RECORDER})()`);
   }
 
+  /** The samples recorded so far; the recording goes on. */
+  async recorded(): Promise<ShownSample[]> {
+    return (await this.frame
+      .locator('body')
+      .evaluate('(() => (window.__strataShown ? window.__strataShown.samples.slice() : []))()')) as ShownSample[];
+  }
+
   /** Stops recording; returns the samples. */
   async stopRecording(): Promise<ShownSample[]> {
     return (await this.frame
