@@ -4,7 +4,7 @@ import type { PanelComposerActions } from './host/panel/panelRequests';
 import { ChatSession, type SessionSettings } from './services/chatSession';
 import { getTokenizer } from './services/tokenizer';
 import type { Instruction } from './engine/engine';
-import { ChangeApplier } from './host/apply/changeApplier';
+import { ChangeApplier, saveBlockState } from './host/apply/changeApplier';
 import { ChatViewProvider } from './host/panel/chatViewProvider';
 import { ChatEditorPanel } from './host/panel/chatEditorPanel';
 import type { ChatSurface, ChatSurfaceKind } from './host/panel/chatSurface';
@@ -166,8 +166,12 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       ]
         .filter((label) => !label.startsWith('untitled:'))
         .map((label) => label.replace(/:L\d+(?:-\d+)?$/, '')),
-    blockState: (state) => chatView.post({ type: 'applyState', ...state }),
+    blockState: (state) => {
+      chatView.post({ type: 'applyState', blockId: state.blockId, state: state.state, accepted: state.accepted, total: state.total });
+      saveBlockState(state, (chatId, turn, mark) => session.recordApplied(chatId, turn, mark), (line) => log.warn(line));
+    },
   });
+  session.canUndo = (chatId, turn, block) => changes.canUndo(`${chatId}/${turn}:assistant/${block}`);
   const codeIntel: CodeIntelCommands = new CodeIntelCommands(session, (): StrataController => controller);
   const files = {
     attachDefinitions: (chipId: string) => codeIntel.chipWithDefinitions(chipId),

@@ -187,6 +187,9 @@ export class Conversation {
     const byId = new Map(assistants.map((m, i) => [m.id, rendered[i]]));
     const deferred: MessageRecord[] = [];
     for (const view of fresh) {
+      // A saved state (the chat opened again, the window reloaded) is painted as the live one is.
+      for (const a of view.applied ?? [])
+        this.applyStates.set(blockIdOf(this.chatId, view.id, a.block), { state: a.state, accepted: a.accepted, total: a.total, undo: a.undo === true });
       const record = createMessage(view, this.tooltips, view.role === 'assistant' && !now.has(view) ? 'defer' : byId.get(view.id));
       this.records.set(view.id, record);
       fragment.append(record.el);

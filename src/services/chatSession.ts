@@ -22,7 +22,7 @@ import { LONG_INPUT, PromptContextEngine, type EngineOptions, type TurnEnvelope 
 import type { Rejection } from '../engine/isolation';
 import type { ChatMessage, IHasher } from '../engine/types';
 import type { ChatSummaryView, ChipView, MessageView, MeterView } from '../protocol/messages';
-import { ChatStore, ChatStoreError, type ChatBase, type ChatStoreOptions, type TurnMeta } from './store/chatStore';
+import { ChatStore, ChatStoreError, type AppliedBlock, type ChatBase, type ChatStoreOptions, type TurnMeta } from './store/chatStore';
 import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
 import { modelInfo, type ModelInfo } from './modelInfo';
 import { SessionModel } from './session/sessionModel';
@@ -628,6 +628,23 @@ export class ChatSession {
     }
   }
 
+  // ------------------------------------------------------------------ code blocks applied
+
+  /**
+   * Whether the host can still undo the applied change of block `block` of turn `turn` of chat
+   * `chatId` (the host sets it: its Undo records live as long as the window). Default: never.
+   */
+  canUndo: (chatId: string, turn: number, block: number) => boolean = () => false;
+
+  /**
+   * Saves the state of a reply's code block (its change accepted, partly accepted, rejected or
+   * undone), so the chat shows it when opened again; the active chat's messages carry it at once.
+   */
+  recordApplied(chatId: string, turn: number, mark: AppliedBlock): void {
+    const meta = this.store.setApplied(chatId, turn, mark);
+    if (chatId === this.chatId && this.metas[turn - 1]?.turn === turn) this.metas[turn - 1] = { ...this.metas[turn - 1], applied: meta.applied };
+  }
+
   /** The exact messages of the last request sent in this chat during this session ("Show Last Request"). */
   lastRequest(): { turn: number; messages: ChatMessage[] } | undefined {
     return this.last && this.last.chatId === this.chatId ? { turn: this.last.turn, messages: this.last.messages } : undefined;
@@ -649,7 +666,9 @@ export class ChatSession {
    * messages each) before turn `beforeTurn` (default: after the last turn). Cost: O(turns returned).
    */
   messages(opts: { last?: number; beforeTurn?: number } = {}): { messages: MessageView[]; hasOlder: boolean } {
-    return messageViews(this.engine.state, this.metas, opts, (meta) => this.costs.messageCost(meta));
+    const chatId = this.chatId;
+    const undoable = (turn: number, block: number) => this.canUndo(chatId, turn, block);
+    return messageViews(this.engine.state, this.metas, { ...opts, undoable }, (meta) => this.costs.messageCost(meta));
   }
 
   private log(line: string): void {

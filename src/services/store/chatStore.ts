@@ -29,6 +29,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { emptyState, type ChatState } from '../../engine/state';
 import { decodeEngineMetaOf, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
+import { AppliedMarks, lineHashOf } from './appliedMarks';
 import { appendDurably, fsyncDir } from './atomicFile';
 import { BLOB_GRACE_MS, BlobStore, blobNamesIn } from './blobStore';
 import { chatIdFor, CORRUPT_NAME, titleFrom, validateChatId } from './chatFormat';
@@ -38,6 +39,7 @@ import { ChatIndex } from './chatIndex';
 import {
   ChatStoreError,
   type AppendTurnInput,
+  type AppliedBlock,
   type AppendTurnResult,
   type ChatBase,
   type ChatConflict,
@@ -63,6 +65,7 @@ export { ChatStoreError } from './chatTypes';
 export type {
   AppendTurnInput,
   AppendTurnResult,
+  AppliedBlock,
   ChatBase,
   ChatConflict,
   ChatIndexEntry,
@@ -91,6 +94,8 @@ export class ChatStore {
   private readonly index: ChatIndex;
   /** Token counts of the chats' texts (a cache, see `appendTokenCounts`). */
   private readonly counts: TokenCountCache;
+  /** The state of the replies' code blocks (Applied, Rejected), decided after their turns were saved. */
+  private readonly marks: AppliedMarks;
   /** The encoded forms of what was saved, reused by the next save. */
   private readonly forms = new SavedForms();
   /** Serializes writers across windows (and store instances). */
@@ -108,6 +113,7 @@ export class ChatStore {
     this.blobs = new BlobStore(root, path.join(root, 'blobs'), this.durable);
     this.index = new ChatIndex(path.join(root, 'index.json'), this.durable, this.now, (w) => this.warnings.push(w));
     this.counts = new TokenCountCache(path.join(root, 'counts'));
+    this.marks = new AppliedMarks(path.join(root, 'applied'), this.durable);
     this.lock = new StoreLock(path.join(root, 'store.lock'), options.lock);
   }
 
@@ -234,7 +240,7 @@ export class ChatStore {
       title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''),
       state,
       engine,
-      turns: head.turns.slice(),
+      turns: this.marks.merge(id, head.turns, head.lineHashes),
       warnings: head.warnings,
       bytes: head.fileBytes,
       base: baseOf(head),
@@ -264,7 +270,27 @@ export class ChatStore {
 
   /** Metadata of each saved turn of a chat, in order (reads only what was appended since the last read; no snapshot is read). */
   turnMetas(chatId: string): TurnMeta[] {
-    return this.syncHead(validateChatId(chatId)).turns.slice();
+    const id = validateChatId(chatId);
+    const head = this.syncHead(id);
+    return this.marks.merge(id, head.turns, head.lineHashes);
+  }
+
+  /**
+   * Records the state of code block `mark.block` of turn `turn`'s reply (the user applied it and
+   * accepted or rejected its change, or undid it), under the lock: one line beside the chat file,
+   * which is not changed (see appliedMarks.ts). Returns the turn's metadata with it.
+   */
+  setApplied(chatId: string, turn: number, mark: AppliedBlock): TurnMeta {
+    const id = validateChatId(chatId);
+    return this.locked(() => {
+      const head = this.syncHead(id);
+      const turns = head.chain?.turnCount ?? 0;
+      if (!Number.isSafeInteger(turn) || turn < 1 || turn > turns)
+        throw new ChatStoreError('not-found', `chat ${id} has no saved turn ${turn}`);
+      const ends = [...head.lineHashes.keys()].sort((a, b) => a - b);
+      this.marks.append(id, turn, lineHashOf(ends, head.lineHashes, turn)!, mark);
+      return this.marks.merge(id, head.turns, head.lineHashes)[turn - 1];
+    });
   }
 
   /**
@@ -410,6 +436,7 @@ export class ChatStore {
       const index = this.index.read();
       if (!found && !index.some((c) => c.id === id)) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
       this.counts.remove(id);
+      this.marks.remove(id);
       this.heads.delete(id);
       this.forms.forget(id);
       this.index.write(index.filter((c) => c.id !== id));
@@ -493,6 +520,8 @@ export class ChatStore {
     return this.locked(() => {
       const id = chatId !== undefined ? validateChatId(chatId) : this.freeId(chatIdFor(chat.id));
       if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
+      // An imported chat starts with no code block applied here.
+      this.marks.remove(id);
       for (const b of stateBlobs(state)) {
         this.blobs.write(b.hash, b.text);
         this.lock.touch();
