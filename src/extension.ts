@@ -152,26 +152,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       });
     return out;
   };
-  const changes = new ChangeApplier({
-    workspace,
-    // The chips (next message) first, then what the chat holds, newest first; selections by their file.
-    attachedPaths: () =>
-      [
-        ...session.chips().map((c) => c.label),
-        ...session
-          .chatItems()
-          .filter((i) => i.kind === 'file' || i.kind === 'selection')
-          .map((i) => i.label)
-          .reverse(),
-      ]
-        .filter((label) => !label.startsWith('untitled:'))
-        .map((label) => label.replace(/:L\d+(?:-\d+)?$/, '')),
-    blockState: (state) => {
-      chatView.post({ type: 'applyState', blockId: state.blockId, state: state.state, accepted: state.accepted, total: state.total });
-      saveBlockState(state, (chatId, turn, mark) => session.recordApplied(chatId, turn, mark), (line) => log.warn(line));
-    },
-  });
-  session.canUndo = (chatId, turn, block) => changes.canUndo(`${chatId}/${turn}:assistant/${block}`);
+  const changes = changeApplier(workspace, session, chatView, log);
   const codeIntel: CodeIntelCommands = new CodeIntelCommands(session, (): StrataController => controller);
   const files = {
     attachDefinitions: (chipId: string) => codeIntel.chipWithDefinitions(chipId),
@@ -367,6 +348,43 @@ export function deactivate(): void {
 }
 
 /** The workspace's settings files, scanned for Strata's keys (Restricted Mode's notice names them). */
+/**
+ * Apply for the panel's code blocks: the target found among the chat's files; each block's state
+ * shown in the panel and saved with its chat, and Undo offered where this window can still undo.
+ */
+function changeApplier(
+  workspace: HostWorkspace,
+  session: ChatSession,
+  chatView: ChatViewProvider,
+  log: vscode.LogOutputChannel,
+): ChangeApplier {
+  const changes = new ChangeApplier({
+    workspace,
+    // The chips (next message) first, then what the chat holds, newest first; selections by their file.
+    attachedPaths: () =>
+      [
+        ...session.chips().map((c) => c.label),
+        ...session
+          .chatItems()
+          .filter((i) => i.kind === 'file' || i.kind === 'selection')
+          .map((i) => i.label)
+          .reverse(),
+      ]
+        .filter((label) => !label.startsWith('untitled:'))
+        .map((label) => label.replace(/:L\d+(?:-\d+)?$/, '')),
+    blockState: (state) => {
+      chatView.post({ type: 'applyState', blockId: state.blockId, state: state.state, accepted: state.accepted, total: state.total });
+      saveBlockState(
+        state,
+        (chatId, turn, mark) => session.blocks.record(chatId, turn, mark),
+        (line) => log.warn(line),
+      );
+    },
+  });
+  session.blocks.canUndo = (chatId, turn, block) => changes.canUndo(`${chatId}/${turn}:assistant/${block}`);
+  return changes;
+}
+
 function watchSettingsFiles(context: vscode.ExtensionContext, controller: StrataController): void {
   context.subscriptions.push(
     watchWorkspaceSettingsFiles((scan) => {

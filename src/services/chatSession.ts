@@ -22,7 +22,7 @@ import { LONG_INPUT, PromptContextEngine, type EngineOptions, type TurnEnvelope 
 import type { Rejection } from '../engine/isolation';
 import type { ChatMessage, IHasher } from '../engine/types';
 import type { ChatSummaryView, ChipView, MessageView, MeterView } from '../protocol/messages';
-import { ChatStore, ChatStoreError, type AppliedBlock, type ChatBase, type ChatStoreOptions, type TurnMeta } from './store/chatStore';
+import { ChatStore, ChatStoreError, type ChatBase, type ChatStoreOptions, type TurnMeta } from './store/chatStore';
 import { compareEngineMeta, engineMeta } from '../engine/stateCodec';
 import { modelInfo, type ModelInfo } from './modelInfo';
 import { SessionModel } from './session/sessionModel';
@@ -32,7 +32,8 @@ import { TurnPipeline, type TurnEvent, type TurnOutcome } from './turnPipeline';
 import { turnRequestFromStored, type TurnRequest } from './turn/turnRequest';
 import { isFinal, turnSendOptions } from './session/turnSendOptions';
 import { nextRequest, predictedInput, type NextRequestParts } from './session/nextRequest';
-import { followDiskAfterFailedSave, syncWithDisk, type DiskSync, type SyncedChat } from './session/diskSync';
+import { followDiskAfterFailedSave, savedMetas, syncWithDisk, type DiskSync, type SyncedChat } from './session/diskSync';
+import { AppliedBlocks } from './session/appliedBlocks';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
 import { ComposerChips } from './session/composerChips';
 import { CodeIntelAttach } from './session/codeIntelAttach';
@@ -87,6 +88,8 @@ export class ChatSession {
   private base: ChatBase = { turns: 0, stateHash: '' };
   /** The composer's chips; one taken off the next message stays here, for Undo, until the message is sent. */
   readonly composer = new ComposerChips(() => this.contextMeter.invalidate());
+  /** The code blocks' states (Applied, Rejected): saved with the chat, Undo only where the host can. */
+  readonly blocks = new AppliedBlocks(() => ({ store: this.store, chatId: this.chatId, metas: this.metas }));
   private readonly pending = new PendingOperations();
   private running: { controller: AbortController; done?: Promise<TurnOutcome> } | undefined;
   private readonly contextMeter = new ContextMeter({
@@ -593,7 +596,7 @@ export class ChatSession {
       else if (!kept) this.pipeline.engine = how.regenerate.previous;
     } else if (kept && outcome.meta) {
       // Rebuilt after another window's turns: the metas of those turns come from the disk too.
-      if (outcome.saved?.rebased) this.metas = this.reloadedMetas(chatId) ?? [...this.metas, outcome.meta];
+      if (outcome.saved?.rebased) this.metas = savedMetas(this.store, chatId, (l) => this.log(l)) ?? [...this.metas, outcome.meta];
       else this.metas.push(outcome.meta);
     }
     if (kept && outcome.saved && chatId === this.chatId) {
@@ -618,33 +621,6 @@ export class ChatSession {
     this.contextMeter.invalidate();
   }
 
-  /** The turn metas as saved (after a turn was rebuilt on another window's turns). */
-  private reloadedMetas(chatId: string): TurnMeta[] | undefined {
-    try {
-      return this.store.turnMetas(chatId);
-    } catch (e) {
-      this.log(`chat ${chatId}: the saved turns could not be read back: ${(e as Error).message}`);
-      return undefined;
-    }
-  }
-
-  // ------------------------------------------------------------------ code blocks applied
-
-  /**
-   * Whether the host can still undo the applied change of block `block` of turn `turn` of chat
-   * `chatId` (the host sets it: its Undo records live as long as the window). Default: never.
-   */
-  canUndo: (chatId: string, turn: number, block: number) => boolean = () => false;
-
-  /**
-   * Saves the state of a reply's code block (its change accepted, partly accepted, rejected or
-   * undone), so the chat shows it when opened again; the active chat's messages carry it at once.
-   */
-  recordApplied(chatId: string, turn: number, mark: AppliedBlock): void {
-    const meta = this.store.setApplied(chatId, turn, mark);
-    if (chatId === this.chatId && this.metas[turn - 1]?.turn === turn) this.metas[turn - 1] = { ...this.metas[turn - 1], applied: meta.applied };
-  }
-
   /** The exact messages of the last request sent in this chat during this session ("Show Last Request"). */
   lastRequest(): { turn: number; messages: ChatMessage[] } | undefined {
     return this.last && this.last.chatId === this.chatId ? { turn: this.last.turn, messages: this.last.messages } : undefined;
@@ -666,9 +642,7 @@ export class ChatSession {
    * messages each) before turn `beforeTurn` (default: after the last turn). Cost: O(turns returned).
    */
   messages(opts: { last?: number; beforeTurn?: number } = {}): { messages: MessageView[]; hasOlder: boolean } {
-    const chatId = this.chatId;
-    const undoable = (turn: number, block: number) => this.canUndo(chatId, turn, block);
-    return messageViews(this.engine.state, this.metas, { ...opts, undoable }, (meta) => this.costs.messageCost(meta));
+    return messageViews(this.engine.state, this.metas, { ...opts, undoable: this.blocks.undoable() }, (m) => this.costs.messageCost(m));
   }
 
   private log(line: string): void {

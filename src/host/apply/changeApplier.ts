@@ -14,7 +14,7 @@ import { classifyRunsThings } from '../../services/apply/runsThings';
 import { ChangeReview, PROPOSAL_SCHEME, type ReviewView } from './changeReview';
 import type { HostWorkspace } from '../context/hostWorkspace';
 import { BLOCK_ID } from '../../protocol/requests';
-import type { AppliedBlock } from '../../services/store/chatStore';
+import type { AppliedBlock } from '../../services/store/chatTypes';
 
 export { PROPOSAL_SCHEME } from './changeReview';
 /** Context key: a Strata diff is open (the Command Palette offers Accept / Reject then). */
@@ -78,7 +78,7 @@ export function blockRef(blockId: string): { chatId: string; turn: number; block
 }
 
 /**
- * Saves a block's state with its chat (`save`: ChatSession.recordApplied), so the chat shows it when
+ * Saves a block's state with its chat (`save`: `ChatSession.blocks.record`), so the chat shows it when
  * opened again; a state that cannot be saved is logged (the chat shows it until the window closes).
  */
 export function saveBlockState(

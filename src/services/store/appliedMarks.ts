@@ -2,16 +2,20 @@
  * The state of a reply's code blocks (Applied, Rejected, Undone), kept beside the chat
  * (`applied/<id>.jsonl`, see docs/design.md#storage). It is decided after the turn's line was
  * written, and a chat line is never rewritten, so each decision is one line appended here, naming
- * the turn, the block and the digest of the chat line holding that turn: a turn replaced since
- * (Regenerate, another window) has another digest and its old blocks' states no longer apply. The
- * last line for a block wins. Chat ids are validated by the caller, which holds the store lock.
+ * the turn, the block, the digest of the chat line holding that turn and the time the turn was
+ * saved: a turn replaced since (Regenerate, another window) has another digest or time (the same
+ * reply again has the same digest) and its old blocks' states no longer apply. The last line for a
+ * block wins. Chat ids are validated by the caller, which holds the store lock.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { isObj } from '../../common/guards';
 import { appendDurably } from './atomicFile';
 import { HEX64 } from './chatFormat';
-import type { AppliedBlock, TurnMeta } from './chatTypes';
+import type { ChatHead } from './chatHead';
+import { ChatStoreError, type AppliedBlock, type TurnMeta } from './chatTypes';
+
+export type { AppliedBlock } from './chatTypes';
 
 /** A marks file larger than this is not read (one line is about 150 bytes). */
 const MAX_MARKS_BYTES = 4 * 1024 * 1024;
@@ -24,6 +28,8 @@ interface MarkLine extends AppliedBlock {
   turn: number;
   /** The stateHash of the chat line that holds the turn when the mark was written. */
   line: string;
+  /** The turn's `TurnMeta.at` then (absent when it had none). */
+  at?: string;
 }
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -47,7 +53,13 @@ export function isAppliedBlock(v: unknown): v is AppliedBlock {
 function isMarkLine(v: unknown): v is MarkLine {
   if (!isAppliedBlock(v)) return false;
   const r = v as unknown as Record<string, unknown>;
-  return Number.isSafeInteger(r.turn) && (r.turn as number) >= 1 && typeof r.line === 'string' && HEX64.test(r.line);
+  return (
+    Number.isSafeInteger(r.turn) &&
+    (r.turn as number) >= 1 &&
+    typeof r.line === 'string' &&
+    HEX64.test(r.line) &&
+    (r.at === undefined || (typeof r.at === 'string' && r.at.length <= 64))
+  );
 }
 
 /** A block's state with exactly the fields the store keeps. */
@@ -65,13 +77,25 @@ export class AppliedMarks {
     return path.join(this.dir, `${id}.jsonl`);
   }
 
-  /** Appends a block's state for turn `turn`, held by the chat line whose stateHash is `line` (one write + fsync). */
-  append(id: string, turn: number, line: string, mark: AppliedBlock): void {
-    const record: MarkLine = { turn, line, ...appliedBlock(mark) };
+  /**
+   * Appends the state of block `mark.block` of turn `turn` of chat `id`, whose head as on disk is
+   * `head` (the caller holds the store lock): one write + fsync. Returns the turn's metadata with it.
+   */
+  set(id: string, head: ChatHead, turn: number, mark: AppliedBlock): TurnMeta {
+    if (!Number.isSafeInteger(turn) || turn < 1 || turn > (head.chain?.turnCount ?? 0))
+      throw new ChatStoreError('not-found', `chat ${id} has no saved turn ${turn}`);
+    const line = lineHashOf(
+      [...head.lineHashes.keys()].sort((a, b) => a - b),
+      head.lineHashes,
+      turn,
+    )!;
+    const at = head.turns[turn - 1]?.at;
+    const record: MarkLine = { turn, line, ...(at !== undefined ? { at } : {}), ...appliedBlock(mark) };
     if (!isMarkLine(record)) throw new Error(`the state of block ${String(mark.block)} of turn ${turn} is not well-formed`);
     fs.mkdirSync(this.dir, { recursive: true });
     // It starts with a newline too, so a line torn by a crash never runs into the next one.
     appendDurably(this.pathOf(id), '\n' + JSON.stringify(record) + '\n', this.durable);
+    return this.merged(id, head)[turn - 1];
   }
 
   /** The marks of a chat in the order written; a damaged line is skipped. */
@@ -98,17 +122,17 @@ export class AppliedMarks {
   }
 
   /**
-   * `turns` with each turn's `applied` set from the marks that still name the chat line holding it
-   * (`lineHashes`: turn count at the end of each line → its stateHash). The metas are copied, never changed.
+   * The head's turn metas, each turn's `applied` set from the marks that still name the chat line
+   * holding it and its time. The metas are copied, never changed.
    */
-  merge(id: string, turns: readonly TurnMeta[], lineHashes: ReadonlyMap<number, string>): TurnMeta[] {
+  merged(id: string, { turns, lineHashes }: Pick<ChatHead, 'turns' | 'lineHashes'>): TurnMeta[] {
     const out = turns.slice();
     const marks = this.load(id);
     if (marks.length === 0) return out;
     const ends = [...lineHashes.keys()].sort((a, b) => a - b);
     const byTurn = new Map<number, Map<number, AppliedBlock>>();
     for (const m of marks) {
-      if (m.turn > turns.length || lineHashOf(ends, lineHashes, m.turn) !== m.line) continue;
+      if (m.turn > turns.length || lineHashOf(ends, lineHashes, m.turn) !== m.line || turns[m.turn - 1].at !== m.at) continue;
       const blocks = byTurn.get(m.turn) ?? new Map<number, AppliedBlock>();
       blocks.set(m.block, appliedBlock(m));
       byTurn.set(m.turn, blocks);

@@ -29,17 +29,16 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { emptyState, type ChatState } from '../../engine/state';
 import { decodeEngineMetaOf, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
-import { AppliedMarks, lineHashOf } from './appliedMarks';
+import { AppliedMarks, type AppliedBlock } from './appliedMarks';
 import { appendDurably, fsyncDir } from './atomicFile';
 import { BLOB_GRACE_MS, BlobStore, blobNamesIn } from './blobStore';
-import { chatIdFor, CORRUPT_NAME, titleFrom, validateChatId } from './chatFormat';
+import { chatIdFor, CORRUPT_NAME, freeChatId, titleFrom, validateChatId } from './chatFormat';
 import { baseOf, ChatCorrupt, readChatHead, readChatHeadSliced, type ChatHead } from './chatHead';
 import { importLineSteps, parseImportSliced, writeImportFile } from './chatImport';
 import { ChatIndex } from './chatIndex';
 import {
   ChatStoreError,
   type AppendTurnInput,
-  type AppliedBlock,
   type AppendTurnResult,
   type ChatBase,
   type ChatConflict,
@@ -65,7 +64,6 @@ export { ChatStoreError } from './chatTypes';
 export type {
   AppendTurnInput,
   AppendTurnResult,
-  AppliedBlock,
   ChatBase,
   ChatConflict,
   ChatIndexEntry,
@@ -94,10 +92,9 @@ export class ChatStore {
   private readonly index: ChatIndex;
   /** Token counts of the chats' texts (a cache, see `appendTokenCounts`). */
   private readonly counts: TokenCountCache;
-  /** The state of the replies' code blocks (Applied, Rejected), decided after their turns were saved. */
-  private readonly marks: AppliedMarks;
   /** The encoded forms of what was saved, reused by the next save. */
   private readonly forms = new SavedForms();
+  private readonly marks: AppliedMarks;
   /** Serializes writers across windows (and store instances). */
   readonly lock: StoreLock;
   /** Problems found while opening (index rebuilt, stale temp files removed). */
@@ -240,7 +237,7 @@ export class ChatStore {
       title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''),
       state,
       engine,
-      turns: this.marks.merge(id, head.turns, head.lineHashes),
+      turns: this.marks.merged(id, head),
       warnings: head.warnings,
       bytes: head.fileBytes,
       base: baseOf(head),
@@ -270,27 +267,12 @@ export class ChatStore {
 
   /** Metadata of each saved turn of a chat, in order (reads only what was appended since the last read; no snapshot is read). */
   turnMetas(chatId: string): TurnMeta[] {
-    const id = validateChatId(chatId);
-    const head = this.syncHead(id);
-    return this.marks.merge(id, head.turns, head.lineHashes);
+    return this.marks.merged(chatId, this.syncHead(validateChatId(chatId)));
   }
 
-  /**
-   * Records the state of code block `mark.block` of turn `turn`'s reply (the user applied it and
-   * accepted or rejected its change, or undid it), under the lock: one line beside the chat file,
-   * which is not changed (see appliedMarks.ts). Returns the turn's metadata with it.
-   */
+  /** Records the state of a reply's code block, beside the chat file (appliedMarks.ts); returns the turn's metadata with it. */
   setApplied(chatId: string, turn: number, mark: AppliedBlock): TurnMeta {
-    const id = validateChatId(chatId);
-    return this.locked(() => {
-      const head = this.syncHead(id);
-      const turns = head.chain?.turnCount ?? 0;
-      if (!Number.isSafeInteger(turn) || turn < 1 || turn > turns)
-        throw new ChatStoreError('not-found', `chat ${id} has no saved turn ${turn}`);
-      const ends = [...head.lineHashes.keys()].sort((a, b) => a - b);
-      this.marks.append(id, turn, lineHashOf(ends, head.lineHashes, turn)!, mark);
-      return this.marks.merge(id, head.turns, head.lineHashes)[turn - 1];
-    });
+    return this.locked(() => this.marks.set(chatId, this.syncHead(validateChatId(chatId)), turn, mark));
   }
 
   /**
@@ -435,8 +417,7 @@ export class ChatStore {
       }
       const index = this.index.read();
       if (!found && !index.some((c) => c.id === id)) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
-      this.counts.remove(id);
-      this.marks.remove(id);
+      for (const beside of [this.counts, this.marks]) beside.remove(id);
       this.heads.delete(id);
       this.forms.forget(id);
       this.index.write(index.filter((c) => c.id !== id));
@@ -518,9 +499,8 @@ export class ChatStore {
     line: { text: string } | { file: string } = { text: runStepsSync(importLineSteps({ chat, full, turns })) },
   ): ImportResult {
     return this.locked(() => {
-      const id = chatId !== undefined ? validateChatId(chatId) : this.freeId(chatIdFor(chat.id));
+      const id = chatId !== undefined ? validateChatId(chatId) : freeChatId(chatIdFor(chat.id), (c) => this.hasChat(c));
       if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
-      // An imported chat starts with no code block applied here.
       this.marks.remove(id);
       for (const b of stateBlobs(state)) {
         this.blobs.write(b.hash, b.text);
@@ -535,15 +515,6 @@ export class ChatStore {
       this.index.upsert(id, full.completedTurns, chat.title);
       return { chatId: id, turns: full.completedTurns, dropped, warnings };
     });
-  }
-
-  private freeId(base: string): string {
-    if (!this.hasChat(base)) return base;
-    for (let n = 2; ; n++) {
-      const suffix = `-${n}`;
-      const id = base.slice(0, 128 - suffix.length) + suffix;
-      if (!this.hasChat(id)) return id;
-    }
   }
 
   // ---------------------------------------------------------------- files

@@ -8,7 +8,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PromptContextEngine, type EngineOptions } from '../../../../src/engine/engine';
-import { ChatStore, ChatStoreError, type AppliedBlock, type TurnMeta } from '../../../../src/services/store/chatStore';
+import { ChatStore, ChatStoreError, type TurnMeta } from '../../../../src/services/store/chatStore';
+import type { AppliedBlock } from '../../../../src/services/store/chatTypes';
 import { getTokenizer } from '../../../../src/services/tokenizer';
 import { tempDir } from '../../../support/tempDir';
 
@@ -93,7 +94,9 @@ describe('store / code blocks applied, kept with the chat', () => {
     fs.appendFileSync(path.join(root, 'applied', 'chat-1.jsonl'), '{"turn":1,"line":"ab');
     assert.deepEqual(appliedOf(open(root).loadChat('chat-1').turns), expected);
     store.setApplied('chat-1', 1, applied(0, 1, 1));
-    assert.deepEqual(open(root).loadChat('chat-1').turns[0].applied, [{ block: 0, state: 'applied', accepted: 1, total: 1, path: 'src/pricing.ts' }]);
+    assert.deepEqual(open(root).loadChat('chat-1').turns[0].applied, [
+      { block: 0, state: 'applied', accepted: 1, total: 1, path: 'src/pricing.ts' },
+    ]);
   });
 
   it('refuses a turn the chat has not saved and a state that is not well-formed, writing nothing', () => {
@@ -158,7 +161,10 @@ describe('store / code blocks applied, kept with the chat', () => {
     // An export that carries states (written by hand, or by another build) is imported without them.
     const p = payload(md);
     p.turns[1].applied = [applied(0, 1, 1)];
-    const crafted = md.replace(/<!-- strata-chat: [A-Za-z0-9+/=]+ -->/, `<!-- strata-chat: ${Buffer.from(JSON.stringify(p)).toString('base64')} -->`);
+    const crafted = md.replace(
+      /<!-- strata-chat: [A-Za-z0-9+/=]+ -->/,
+      `<!-- strata-chat: ${Buffer.from(JSON.stringify(p)).toString('base64')} -->`,
+    );
     const other = open(tempDir('strata-applied-import-'));
     const r = other.importMarkdown(crafted, { isAllowedPath: () => true });
     assert.deepEqual(appliedOf(other.loadChat(r.chatId).turns), [undefined, undefined, undefined]);
@@ -188,7 +194,11 @@ describe('store / code blocks applied, kept with the chat', () => {
     store.setApplied('v1-chat', 2, applied(0, 1, 1, 'src/a.ts'));
     assert.equal(fs.readFileSync(file, 'utf8'), stored, 'the stored chat file is not rewritten');
     const again = open(root).loadChat('v1-chat');
-    assert.deepEqual(appliedOf(again.turns), [undefined, [{ block: 0, state: 'applied', accepted: 1, total: 1, path: 'src/a.ts' }], undefined]);
+    assert.deepEqual(appliedOf(again.turns), [
+      undefined,
+      [{ block: 0, state: 'applied', accepted: 1, total: 1, path: 'src/a.ts' }],
+      undefined,
+    ]);
     assert.deepEqual(again.state, loaded.state);
   });
 });
