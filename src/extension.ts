@@ -4,7 +4,7 @@ import type { PanelComposerActions } from './host/panel/panelRequests';
 import { ChatSession, type SessionSettings } from './services/chatSession';
 import { getTokenizer } from './services/tokenizer';
 import type { Instruction } from './engine/engine';
-import { ChangeApplier } from './host/apply/changeApplier';
+import { ChangeApplier, saveBlockState } from './host/apply/changeApplier';
 import { ChatViewProvider } from './host/panel/chatViewProvider';
 import { ChatEditorPanel } from './host/panel/chatEditorPanel';
 import type { ChatSurface, ChatSurfaceKind } from './host/panel/chatSurface';
@@ -155,22 +155,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       });
     return out;
   };
-  const changes = new ChangeApplier({
-    workspace,
-    // The chips (next message) first, then what the chat holds, newest first; selections by their file.
-    attachedPaths: () =>
-      [
-        ...session.chips().map((c) => c.label),
-        ...session
-          .chatItems()
-          .filter((i) => i.kind === 'file' || i.kind === 'selection')
-          .map((i) => i.label)
-          .reverse(),
-      ]
-        .filter((label) => !label.startsWith('untitled:'))
-        .map((label) => label.replace(/:L\d+(?:-\d+)?$/, '')),
-    blockState: (state) => chatView.post({ type: 'applyState', ...state }),
-  });
+  const changes = changeApplier(workspace, session, chatView, log);
   const codeIntel: CodeIntelCommands = new CodeIntelCommands(session, (): StrataController => controller);
   const files = {
     attachDefinitions: (chipId: string) => codeIntel.chipWithDefinitions(chipId),
@@ -367,6 +352,43 @@ export function deactivate(): void {
 }
 
 /** The workspace's settings files, scanned for Strata's keys (Restricted Mode's notice names them). */
+/**
+ * Apply for the panel's code blocks: the target found among the chat's files; each block's state
+ * shown in the panel and saved with its chat, and Undo offered where this window can still undo.
+ */
+function changeApplier(
+  workspace: HostWorkspace,
+  session: ChatSession,
+  chatView: ChatViewProvider,
+  log: vscode.LogOutputChannel,
+): ChangeApplier {
+  const changes = new ChangeApplier({
+    workspace,
+    // The chips (next message) first, then what the chat holds, newest first; selections by their file.
+    attachedPaths: () =>
+      [
+        ...session.chips().map((c) => c.label),
+        ...session
+          .chatItems()
+          .filter((i) => i.kind === 'file' || i.kind === 'selection')
+          .map((i) => i.label)
+          .reverse(),
+      ]
+        .filter((label) => !label.startsWith('untitled:'))
+        .map((label) => label.replace(/:L\d+(?:-\d+)?$/, '')),
+    blockState: (state) => {
+      chatView.post({ type: 'applyState', blockId: state.blockId, state: state.state, accepted: state.accepted, total: state.total });
+      saveBlockState(
+        state,
+        (chatId, turn, mark) => session.blocks.record(chatId, turn, mark),
+        (line) => log.warn(line),
+      );
+    },
+  });
+  session.blocks.canUndo = (chatId, turn, block) => changes.canUndo(`${chatId}/${turn}:assistant/${block}`);
+  return changes;
+}
+
 function watchSettingsFiles(context: vscode.ExtensionContext, controller: StrataController): void {
   context.subscriptions.push(
     watchWorkspaceSettingsFiles((scan) => {

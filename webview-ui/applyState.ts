@@ -6,6 +6,8 @@ export interface BlockApplyState {
   state: ApplyStateKind;
   accepted: number;
   total: number;
+  /** false: the host no longer holds what Undo needs (a saved state after a reload): "Applied" without Undo. */
+  undo?: boolean;
 }
 
 /** The id Apply sends with a code block and the host's `applyState` names: `<chatId>/<messageId>/<block number>`. */
@@ -32,7 +34,8 @@ export function applyStateText(s: BlockApplyState): string {
 
 /**
  * Shows the state under the block's header (replacing an earlier one): the host decided it; the
- * panel only renders it. Applied offers Undo, which asks the host (`undo-apply`).
+ * panel only renders it. Applied offers Undo, which asks the host (`undo-apply`), unless the host said
+ * it cannot (`undo: false`).
  */
 export function paintApplyState(codeBlock: Element, blockId: string, s: BlockApplyState): void {
   codeBlock.querySelector(':scope > .code-status')?.remove();
@@ -42,7 +45,7 @@ export function paintApplyState(codeBlock: Element, blockId: string, s: BlockApp
     icon(s.state === 'applied' ? 'check' : s.state === 'rejected' ? 'close' : 'discard'),
     h('span', { class: 'code-status-text' }, applyStateText(s)),
   );
-  if (s.state === 'applied') {
+  if (s.state === 'applied' && s.undo !== false) {
     status.append(
       h('span', { class: 'code-status-sep', 'aria-hidden': 'true' }, '·'),
       h(

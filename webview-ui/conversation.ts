@@ -187,6 +187,7 @@ export class Conversation {
     const byId = new Map(assistants.map((m, i) => [m.id, rendered[i]]));
     const deferred: MessageRecord[] = [];
     for (const view of fresh) {
+      if (view.role === 'assistant') this.adoptApplyStates(view);
       const record = createMessage(view, this.tooltips, view.role === 'assistant' && !now.has(view) ? 'defer' : byId.get(view.id));
       this.records.set(view.id, record);
       fragment.append(record.el);
@@ -340,6 +341,23 @@ export class Conversation {
     const id = parseBlockId(blockId);
     const record = id && id.chatId === this.chatId ? this.records.get(id.messageId) : undefined;
     if (record && !record.pending) this.paintApplyStates(record);
+  }
+
+  /**
+   * The host's saved states of a reply's code blocks (the chat opened again, the window reloaded),
+   * painted as the live ones are. A reply that starts streaming (Regenerate) has none yet.
+   */
+  private adoptApplyStates(view: MessageView): void {
+    const prefix = `${this.chatId}/${view.id}/`;
+    if (view.status === 'streaming')
+      for (const blockId of [...this.applyStates.keys()]) if (blockId.startsWith(prefix)) this.applyStates.delete(blockId);
+    for (const a of view.applied ?? [])
+      this.applyStates.set(blockIdOf(this.chatId, view.id, a.block), {
+        state: a.state,
+        accepted: a.accepted,
+        total: a.total,
+        undo: a.undo === true,
+      });
   }
 
   private paintApplyStates(record: MessageRecord): void {

@@ -198,6 +198,22 @@ export interface MessageView {
    */
   turnId?: string;
   nextSeq?: number;
+  /**
+   * Assistant messages: the code blocks whose change was decided (as saved), shown as `applyState`
+   * shows them. `undo`: the host still holds what Undo needs (this window applied it); without it the
+   * block says "Applied" with no Undo.
+   */
+  applied?: AppliedView[];
+}
+
+/** A code block's saved state (see `MessageView.applied`). */
+export interface AppliedView {
+  /** The block's number in the message (its `pre[data-code]`). */
+  block: number;
+  state: ApplyStateKind;
+  accepted: number;
+  total: number;
+  undo?: boolean;
 }
 
 /** A reply's cost line ("$0.0123 · saved $0.0045 by cache"), in US dollars when a price is known. */
@@ -594,7 +610,21 @@ export function isMessage(v: unknown): v is MessageView {
     typeof v.text === 'string' &&
     typeof v.status === 'string' &&
     (v.toolSteps === undefined || (Array.isArray(v.toolSteps) && v.toolSteps.every(isToolStep))) &&
-    (v.notes === undefined || (Array.isArray(v.notes) && v.notes.every((n) => typeof n === 'string')))
+    (v.notes === undefined || (Array.isArray(v.notes) && v.notes.every((n) => typeof n === 'string'))) &&
+    (v.applied === undefined || (Array.isArray(v.applied) && v.applied.every(isAppliedView)))
+  );
+}
+
+function isAppliedView(v: unknown): v is AppliedView {
+  return (
+    isObj(v) &&
+    isInt(v.block) &&
+    typeof v.state === 'string' &&
+    APPLY_STATES.includes(v.state) &&
+    isInt(v.accepted) &&
+    isInt(v.total) &&
+    v.accepted <= v.total &&
+    (v.undo === undefined || typeof v.undo === 'boolean')
   );
 }
 

@@ -33,7 +33,8 @@ import { TurnPipeline, type TurnEvent, type TurnOutcome } from './turnPipeline';
 import { turnRequestFromStored, type TurnRequest } from './turn/turnRequest';
 import { isFinal, turnSendOptions } from './session/turnSendOptions';
 import { nextRequest, predictedInput, type NextRequestParts } from './session/nextRequest';
-import { followDiskAfterFailedSave, syncWithDisk, type DiskSync, type SyncedChat } from './session/diskSync';
+import { followDiskAfterFailedSave, savedMetas, syncWithDisk, type DiskSync, type SyncedChat } from './session/diskSync';
+import { AppliedBlocks } from './session/appliedBlocks';
 import type { AttachmentSpec, WorkspacePort } from './workspacePort';
 import { ComposerChips, type ChipExtras } from './session/composerChips';
 import { CodeIntelAttach } from './session/codeIntelAttach';
@@ -88,6 +89,8 @@ export class ChatSession {
   private base: ChatBase = { turns: 0, stateHash: '' };
   /** The composer's chips; one taken off the next message stays here, for Undo, until the message is sent. */
   readonly composer = new ComposerChips(() => this.contextMeter.invalidate());
+  /** The code blocks' states (Applied, Rejected): saved with the chat, Undo only where the host can. */
+  readonly blocks = new AppliedBlocks(() => ({ store: this.store, chatId: this.chatId, metas: this.metas }));
   private readonly pending = new PendingOperations();
   private running: { controller: AbortController; done?: Promise<TurnOutcome> } | undefined;
   private readonly contextMeter = new ContextMeter({
@@ -601,7 +604,7 @@ export class ChatSession {
       else if (!kept) this.pipeline.engine = how.regenerate.previous;
     } else if (kept && outcome.meta) {
       // Rebuilt after another window's turns: the metas of those turns come from the disk too.
-      if (outcome.saved?.rebased) this.metas = this.reloadedMetas(chatId) ?? [...this.metas, outcome.meta];
+      if (outcome.saved?.rebased) this.metas = savedMetas(this.store, chatId, (l) => this.log(l)) ?? [...this.metas, outcome.meta];
       else this.metas.push(outcome.meta);
     }
     if (kept && outcome.saved && chatId === this.chatId) {
@@ -626,16 +629,6 @@ export class ChatSession {
     this.contextMeter.invalidate();
   }
 
-  /** The turn metas as saved (after a turn was rebuilt on another window's turns). */
-  private reloadedMetas(chatId: string): TurnMeta[] | undefined {
-    try {
-      return this.store.turnMetas(chatId);
-    } catch (e) {
-      this.log(`chat ${chatId}: the saved turns could not be read back: ${(e as Error).message}`);
-      return undefined;
-    }
-  }
-
   /** The exact messages of the last request sent in this chat during this session ("Show Last Request"). */
   lastRequest(): { turn: number; messages: ChatMessage[] } | undefined {
     return this.last && this.last.chatId === this.chatId ? { turn: this.last.turn, messages: this.last.messages } : undefined;
@@ -657,7 +650,7 @@ export class ChatSession {
    * messages each) before turn `beforeTurn` (default: after the last turn). Cost: O(turns returned).
    */
   messages(opts: { last?: number; beforeTurn?: number } = {}): { messages: MessageView[]; hasOlder: boolean } {
-    return messageViews(this.engine.state, this.metas, opts, (meta) => this.costs.messageCost(meta));
+    return messageViews(this.engine.state, this.metas, { ...opts, undoable: this.blocks.undoable() }, (m) => this.costs.messageCost(m));
   }
 
   private log(line: string): void {

@@ -2,6 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
+import { ChatSession } from '../../src/services/chatSession';
+import { modelInfo } from '../../src/services/modelInfo';
+import { ScriptedProvider } from '../../src/services/providers/scripted';
+import { getTokenizer } from '../../src/services/tokenizer';
 import { folderUri, PanelDriver, strataApi, until, withTimeout } from './support/panel';
 
 /**
@@ -173,6 +177,60 @@ describe('Apply and citations in the real editor', function () {
     assert.equal(await vscode.commands.executeCommand('strata.rejectChange'), true);
     assert.deepEqual(panel.of('applyState'), [{ type: 'applyState', blockId, state: 'rejected', accepted: 0, total: 1 }]);
     assert.equal(fs.readFileSync(fresh.fsPath, 'utf8'), secondOnly, 'Reject writes nothing');
+  });
+
+  it('the state of an accepted block is saved with the chat: opened again it shows Applied, with Undo only in this window', async () => {
+    const target = vscode.Uri.joinPath(folderUri('app'), 'src', 'savedState.ts');
+    fs.writeFileSync(target.fsPath, ORIGINAL);
+    cleanup.push(target.fsPath);
+    const reply = `Make greet excited:\n\n\`\`\`ts app/src/savedState.ts\n${BLOCK}\n\`\`\`\n`;
+    // A chat saved to this workspace's store (as another window would), then opened in the panel.
+    const open = (chatId?: string) =>
+      ChatSession.open(
+        {
+          storeRoot: api.testing.session.store.root,
+          port: api.testing.workspace,
+          tokenizer: getTokenizer,
+          settings: () => ({ layout: 'transcript', policy: 'append-version' }),
+        },
+        chatId,
+      );
+    const writer = open();
+    writer.newChat();
+    writer.setModel(modelInfo('scripted', 'gpt-4o'));
+    assert.equal((await writer.send('Make greet excited', new ScriptedProvider(() => reply))).status, 'done');
+    const chatId = writer.activeChatId;
+    const blockId = `${chatId}/1:assistant/0`;
+    const shown = async () => {
+      panel.clear();
+      await api.testing.controller.newChat();
+      await panel.requestOk({ kind: 'switchChat', chatId });
+      await until('the panel state', () => panel.of('state').some((m) => m.state.chatId === chatId));
+      return panel
+        .of('state')
+        .find((m) => m.state.chatId === chatId)!
+        .state.messages.find((m) => m.role === 'assistant')!;
+    };
+    assert.equal((await shown()).applied, undefined, 'nothing decided yet');
+
+    await panel.requestOk({ kind: 'applyCode', code: BLOCK, info: 'ts app/src/savedState.ts', lineAbove: 'Make greet excited:', blockId });
+    await until('the diff is open', () => proposalTabs().length === 1);
+    assert.equal(await vscode.commands.executeCommand('strata.acceptChange'), true);
+    await until('the file to be written', () => fs.readFileSync(target.fsPath, 'utf8') === PROPOSED);
+    assert.deepEqual(panel.of('applyState'), [{ type: 'applyState', blockId, state: 'applied', accepted: 1, total: 1 }]);
+    assert.deepEqual(api.testing.session.store.loadChat(chatId).turns[0].applied, [
+      { block: 0, state: 'applied', accepted: 1, total: 1, path: 'app/src/savedState.ts' },
+    ]);
+
+    // Another chat and back: the message carries the state, and this window can still undo it.
+    assert.deepEqual((await shown()).applied, [{ block: 0, state: 'applied', accepted: 1, total: 1, undo: true }]);
+    // A reloaded window reads the same state from the store, but holds no Undo record: no Undo.
+    assert.deepEqual(open(chatId).messages().messages[1].applied, [{ block: 0, state: 'applied', accepted: 1, total: 1, undo: false }]);
+
+    await panel.requestOk({ kind: 'undoApply', blockId });
+    await until('Undo puts the file back', () => fs.readFileSync(target.fsPath, 'utf8') === ORIGINAL);
+    assert.deepEqual((await shown()).applied, [{ block: 0, state: 'undone', accepted: 0, total: 0 }]);
+    assert.deepEqual(open(chatId).messages().messages[1].applied, [{ block: 0, state: 'undone', accepted: 0, total: 0 }]);
   });
 
   it('refuses excluded and outside targets with the reason, writing nothing', async () => {

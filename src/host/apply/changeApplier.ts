@@ -13,6 +13,8 @@ import { applyHunks, diffHunks, hunkLines, type Hunk } from '../../services/appl
 import { classifyRunsThings } from '../../services/apply/runsThings';
 import { ChangeReview, PROPOSAL_SCHEME, type ReviewView } from './changeReview';
 import type { HostWorkspace } from '../context/hostWorkspace';
+import { BLOCK_ID } from '../../protocol/requests';
+import type { AppliedBlock } from '../../services/store/chatTypes';
 
 export { PROPOSAL_SCHEME } from './changeReview';
 /** Context key: a Strata diff is open (the Command Palette offers Accept / Reject then). */
@@ -63,6 +65,34 @@ export interface BlockChangeState {
   /** Changes accepted and changes proposed (an Accept of some changes only says "1 of 2"). */
   accepted: number;
   total: number;
+  /** The workspace path of the file changed. */
+  path: string;
+}
+
+/** Where a block id points: the chat, the turn of its reply and the block's number; undefined when it is no saved reply's block. */
+export function blockRef(blockId: string): { chatId: string; turn: number; block: number } | undefined {
+  if (!BLOCK_ID.test(blockId)) return undefined;
+  const [chatId, messageId, index] = blockId.split('/');
+  const m = /^(\d{1,9}):assistant$/.exec(messageId);
+  return m ? { chatId, turn: Number(m[1]), block: Number(index) } : undefined;
+}
+
+/**
+ * Saves a block's state with its chat (`save`: `ChatSession.blocks.record`), so the chat shows it when
+ * opened again; a state that cannot be saved is logged (the chat shows it until the window closes).
+ */
+export function saveBlockState(
+  state: BlockChangeState,
+  save: (chatId: string, turn: number, mark: AppliedBlock) => void,
+  log: (line: string) => void,
+): void {
+  const ref = blockRef(state.blockId);
+  if (!ref) return;
+  try {
+    save(ref.chatId, ref.turn, { block: ref.block, state: state.state, accepted: state.accepted, total: state.total, path: state.path });
+  } catch (e) {
+    log(`the state of code block ${ref.block} of turn ${ref.turn} was not saved with chat ${ref.chatId}: ${(e as Error).message}`);
+  }
 }
 
 function hunksWith(p: Proposal, keep: (s: HunkStatus) => boolean): Hunk[] {
@@ -402,7 +432,13 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(p.uri), { preview: false });
     }
     if (p.blockId !== undefined)
-      this.deps.blockState?.({ blockId: p.blockId, state: accepted > 0 ? 'applied' : 'rejected', accepted, total: p.hunks.length });
+      this.deps.blockState?.({
+        blockId: p.blockId,
+        state: accepted > 0 ? 'applied' : 'rejected',
+        accepted,
+        total: p.hunks.length,
+        path: p.path,
+      });
   }
 
   /**
@@ -417,7 +453,12 @@ export class ChangeApplier extends Disposable implements vscode.TextDocumentCont
         throw new Error(vscode.l10n.t('The folders of {0} changed after the change was applied; nothing was undone.', a.path));
     });
     this.applied.delete(blockId);
-    this.deps.blockState?.({ blockId, state: 'undone', accepted: 0, total: 0 });
+    this.deps.blockState?.({ blockId, state: 'undone', accepted: 0, total: 0, path: a.path });
+  }
+
+  /** Whether Undo of code block `blockId`'s applied change can work: this window applied it and holds what it wrote. */
+  canUndo(blockId: string): boolean {
+    return this.applied.has(blockId);
   }
 
   /**

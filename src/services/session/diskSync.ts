@@ -5,7 +5,7 @@
  * window failed or was refused.
  */
 import type { ChatState } from '../../engine/state';
-import { ChatStoreError, type ChatBase, type ChatStore, type LoadedChat } from '../store/chatStore';
+import { ChatStoreError, type ChatBase, type ChatStore, type LoadedChat, type TurnMeta } from '../store/chatStore';
 
 /** What `syncWithDisk` found. */
 export interface DiskSync {
@@ -94,5 +94,15 @@ export function followDiskAfterFailedSave(c: SyncedChat, chatId: string, code: '
     }
   } catch (e) {
     c.log(`chat ${chatId} could not be reloaded after a failed save: ${(e as Error).message}`);
+  }
+}
+
+/** The turn metas of chat `chatId` as saved (after a turn was rebuilt on another window's turns); undefined when they do not read back. */
+export function savedMetas(store: ChatStore, chatId: string, log: (line: string) => void): TurnMeta[] | undefined {
+  try {
+    return store.turnMetas(chatId);
+  } catch (e) {
+    log(`chat ${chatId}: the saved turns could not be read back: ${(e as Error).message}`);
+    return undefined;
   }
 }

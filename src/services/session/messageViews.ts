@@ -1,7 +1,7 @@
 /** The active chat's turns as the panel shows them: messages, replies with their tool steps, and each request's layer bar. */
 import type { ChatState } from '../../engine/state';
 import { LAYER_IDS, type LayerId } from '../../engine/types';
-import { isMessage, type CostView, type LayerBar, type MessageView } from '../../protocol/messages';
+import { isMessage, type AppliedView, type CostView, type LayerBar, type MessageView } from '../../protocol/messages';
 import { providerCachePrediction } from '../cacheModel';
 import type { TurnMeta } from '../store/chatStore';
 import { STEP_TEXT_SEPARATOR } from '../turn/toolLoopState';
@@ -15,7 +15,7 @@ import { replyNotes } from './replyNotes';
 export function messageViews(
   state: ChatState,
   metas: readonly TurnMeta[],
-  opts: { last?: number; beforeTurn?: number } = {},
+  opts: { last?: number; beforeTurn?: number; undoable?: Undoable } = {},
   costOf?: (meta: TurnMeta | undefined) => CostView | undefined,
 ): { messages: MessageView[]; hasOlder: boolean } {
   const end = Math.min(state.completedTurns, opts.beforeTurn !== undefined ? opts.beforeTurn - 1 : state.completedTurns);
@@ -23,7 +23,7 @@ export function messageViews(
   const out: MessageView[] = [];
   for (let t = start; t <= end; t++) {
     try {
-      out.push(...turnViews(state, metas, t, costOf));
+      out.push(...turnViews(state, metas, t, costOf, opts.undoable));
     } catch (e) {
       // A damaged turn (its record or metadata) shows as an error in its place; the rest still renders.
       out.push({
@@ -38,12 +38,16 @@ export function messageViews(
   return { messages: out, hasOlder: start > 1 };
 }
 
+/** Whether the host still holds what Undo needs for block `block` of turn `turn`'s reply. */
+export type Undoable = (turn: number, block: number) => boolean;
+
 /** The user's message and the reply of turn `t`. Throws on a damaged record. */
 function turnViews(
   state: ChatState,
   metas: readonly TurnMeta[],
   t: number,
   costOf?: (meta: TurnMeta | undefined) => CostView | undefined,
+  undoable?: Undoable,
 ): MessageView[] {
   const record = state.turns[t - 1];
   const meta = metas[t - 1];
@@ -77,6 +81,13 @@ function turnViews(
   if (cost) assistant.cost = cost;
   const notes = replyNotes(meta);
   if (notes.length > 0) assistant.notes = notes;
+  if (meta?.applied && meta.applied.length > 0)
+    assistant.applied = meta.applied.map((a) => {
+      const view: AppliedView = { block: a.block, state: a.state, accepted: a.accepted, total: a.total };
+      // Undo is offered only where it can work: an applied change this window still holds.
+      if (a.state === 'applied') view.undo = undoable?.(t, a.block) ?? false;
+      return view;
+    });
   // The panel refuses a whole state holding one message it cannot show: refuse it here instead.
   for (const m of [user, assistant] as unknown[]) if (!isMessage(m)) throw new Error(`a message of turn ${t} is not well-formed`);
   return [user, assistant];

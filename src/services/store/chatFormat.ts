@@ -123,6 +123,16 @@ export function chatIdFor(seed: string): string {
   return base.length > 0 ? `${base.replace(/-+$/, '')}-${h}` : `chat-${h}`;
 }
 
+/** `base`, or `base-2`, `base-3`, … (within the id's 128 characters): the first that is not `taken`. */
+export function freeChatId(base: string, taken: (id: string) => boolean): string {
+  if (!taken(base)) return base;
+  for (let n = 2; ; n++) {
+    const suffix = `-${n}`;
+    const id = base.slice(0, 128 - suffix.length) + suffix;
+    if (!taken(id)) return id;
+  }
+}
+
 /** The title a chat gets from its first message. */
 export function titleFrom(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();

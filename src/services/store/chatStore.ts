@@ -29,9 +29,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { emptyState, type ChatState } from '../../engine/state';
 import { decodeEngineMetaOf, stateBlobs, type EngineMeta } from '../../engine/stateCodec';
+import { AppliedMarks, type AppliedBlock } from './appliedMarks';
 import { appendDurably, fsyncDir } from './atomicFile';
 import { BLOB_GRACE_MS, BlobStore, blobNamesIn } from './blobStore';
-import { chatIdFor, CORRUPT_NAME, titleFrom, validateChatId } from './chatFormat';
+import { chatIdFor, CORRUPT_NAME, freeChatId, titleFrom, validateChatId } from './chatFormat';
 import { baseOf, ChatCorrupt, readChatHead, readChatHeadSliced, type ChatHead } from './chatHead';
 import { importLineSteps, parseImportSliced, writeImportFile } from './chatImport';
 import { ChatIndex } from './chatIndex';
@@ -93,6 +94,7 @@ export class ChatStore {
   private readonly counts: TokenCountCache;
   /** The encoded forms of what was saved, reused by the next save. */
   private readonly forms = new SavedForms();
+  private readonly marks: AppliedMarks;
   /** Serializes writers across windows (and store instances). */
   readonly lock: StoreLock;
   /** Problems found while opening (index rebuilt, stale temp files removed). */
@@ -108,6 +110,7 @@ export class ChatStore {
     this.blobs = new BlobStore(root, path.join(root, 'blobs'), this.durable);
     this.index = new ChatIndex(path.join(root, 'index.json'), this.durable, this.now, (w) => this.warnings.push(w));
     this.counts = new TokenCountCache(path.join(root, 'counts'));
+    this.marks = new AppliedMarks(path.join(root, 'applied'), this.durable);
     this.lock = new StoreLock(path.join(root, 'store.lock'), options.lock);
   }
 
@@ -234,7 +237,7 @@ export class ChatStore {
       title: entry?.title ?? titleFrom(state.turns[0]?.userText ?? ''),
       state,
       engine,
-      turns: head.turns.slice(),
+      turns: this.marks.merged(id, head),
       warnings: head.warnings,
       bytes: head.fileBytes,
       base: baseOf(head),
@@ -264,7 +267,12 @@ export class ChatStore {
 
   /** Metadata of each saved turn of a chat, in order (reads only what was appended since the last read; no snapshot is read). */
   turnMetas(chatId: string): TurnMeta[] {
-    return this.syncHead(validateChatId(chatId)).turns.slice();
+    return this.marks.merged(chatId, this.syncHead(validateChatId(chatId)));
+  }
+
+  /** Records the state of a reply's code block, beside the chat file (appliedMarks.ts); returns the turn's metadata with it. */
+  setApplied(chatId: string, turn: number, mark: AppliedBlock): TurnMeta {
+    return this.locked(() => this.marks.set(chatId, this.syncHead(validateChatId(chatId)), turn, mark));
   }
 
   /**
@@ -409,7 +417,7 @@ export class ChatStore {
       }
       const index = this.index.read();
       if (!found && !index.some((c) => c.id === id)) throw new ChatStoreError('not-found', `there is no chat ${id} in this workspace`);
-      this.counts.remove(id);
+      for (const beside of [this.counts, this.marks]) beside.remove(id);
       this.heads.delete(id);
       this.forms.forget(id);
       this.index.write(index.filter((c) => c.id !== id));
@@ -491,8 +499,9 @@ export class ChatStore {
     line: { text: string } | { file: string } = { text: runStepsSync(importLineSteps({ chat, full, turns })) },
   ): ImportResult {
     return this.locked(() => {
-      const id = chatId !== undefined ? validateChatId(chatId) : this.freeId(chatIdFor(chat.id));
+      const id = chatId !== undefined ? validateChatId(chatId) : freeChatId(chatIdFor(chat.id), (c) => this.hasChat(c));
       if (this.hasChat(id)) throw new ChatStoreError('conflict', `a chat ${id} already exists in this workspace`);
+      this.marks.remove(id);
       for (const b of stateBlobs(state)) {
         this.blobs.write(b.hash, b.text);
         this.lock.touch();
@@ -506,15 +515,6 @@ export class ChatStore {
       this.index.upsert(id, full.completedTurns, chat.title);
       return { chatId: id, turns: full.completedTurns, dropped, warnings };
     });
-  }
-
-  private freeId(base: string): string {
-    if (!this.hasChat(base)) return base;
-    for (let n = 2; ; n++) {
-      const suffix = `-${n}`;
-      const id = base.slice(0, 128 - suffix.length) + suffix;
-      if (!this.hasChat(id)) return id;
-    }
   }
 
   // ---------------------------------------------------------------- files

@@ -160,6 +160,23 @@ export interface TurnMeta {
   toolSteps?: ToolStepView[];
   /** The server reported `reported` prompt tokens of the `sent` Strata counted: it cut the prompt (the reply's note). */
   serverCut?: { sent: number; reported: number };
+  /**
+   * The reply's code blocks whose change was decided (Apply, then Accept or Reject, or Undo), by block
+   * number. Kept beside the chat file (appliedMarks.ts) and filled in on load: never in a chat line
+   * nor in an export.
+   */
+  applied?: AppliedBlock[];
+}
+
+/** A code block's change as the chat shows it: `accepted` of `total` changes written to `path`, or rejected, or undone. */
+export interface AppliedBlock {
+  /** The block's number in the reply (0-based, in the order the reply's Markdown holds them). */
+  block: number;
+  state: 'applied' | 'rejected' | 'undone';
+  accepted: number;
+  total: number;
+  /** The workspace path the change was for. */
+  path: string;
 }
 
 /** The parts of a `TurnEnvelope` the store records. */

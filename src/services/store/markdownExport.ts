@@ -50,7 +50,8 @@ export function chatToMarkdown(loaded: LoadedChat, secrets: readonly string[], o
   let enc = encodeState(state, { engine: loaded.engine });
   const blobs: Record<string, string> = {};
   for (const b of stateBlobs(state)) blobs[b.hash] = b.text;
-  let turns = JSON.parse(scrub(JSON.stringify(loaded.turns), secrets)) as TurnMeta[];
+  // What was applied to this workspace's files is no part of the conversation: an export leaves it out.
+  let turns = JSON.parse(scrub(JSON.stringify(loaded.turns.map(({ applied: _applied, ...t }) => t)), secrets)) as TurnMeta[];
   let omitted: number | undefined;
   if (options.withoutAttachments) {
     const drop = new Set([...state.entries].filter(([, e]) => ATTACHED_KINDS.has(e.artifact.kind)).map(([k]) => k));

@@ -140,7 +140,11 @@ export function* parseChatExportSteps(text: string, isAllowedPath: (path: string
     bad(`it records ${(p.turns as unknown[]).length} turn(s) for a chat of ${state.completedTurns}`);
   yield;
   const engine = decodeEngineMetaOf(enc);
-  const turns = (p.turns as TurnMeta[]).map((t) => ({ ...t, attachments: t.attachments.filter((a) => !drop.has(a.key)) }));
+  // Code blocks applied elsewhere are not applied here: an import drops their states (an export holds none).
+  const turns = (p.turns as TurnMeta[]).map(({ applied: _applied, ...t }) => ({
+    ...t,
+    attachments: t.attachments.filter((a) => !drop.has(a.key)),
+  }));
   const full = encodeState(state, { engine });
   const warnings: string[] = [];
   if (typeof p.omitted === 'number' && p.omitted > 0)
