@@ -12,7 +12,16 @@ import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { freshChat, narrowThemedShots } from './support/freshChat';
 import { e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { openFile, openStrataView, poll, runCommand, selectLines, showContextLayers, TIMEOUT } from './support/workbench';
+import {
+  hideContextLayers,
+  openFile,
+  openStrataView,
+  poll,
+  runCommand,
+  selectLines,
+  showContextLayers,
+  TIMEOUT,
+} from './support/workbench';
 
 const SELECTED = 'src/money.ts';
 const START = 11;
@@ -156,6 +165,8 @@ describe('e2e: the In context row', function () {
       assert.ok(!(await chips()).includes(SECOND_FILE), 'no chip for it either');
     });
 
+    // The tree collapsed again: a chat view under 400 px tall leaves the row out.
+    await hideContextLayers(page);
     await narrowThemedShots(steps, session, 'the In context row', async () => {
       await row.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
       assert.equal(await toggle.getAttribute('aria-expanded'), 'true');

@@ -9,6 +9,7 @@ import { ChatPanel, TEST_ID } from './chatPanel';
 import type { Steps } from './steps';
 import {
   chatFrame,
+  hideContextLayers,
   openStrataView,
   pickColorTheme,
   poll,
@@ -26,6 +27,9 @@ export async function freshChat(steps: Steps, session: E2ESession): Promise<Chat
   return steps.run('a new chat, no editor open', async () => {
     await runCommand(page, 'View: Close All Editors');
     await openStrataView(page);
+    // Context Layers collapsed, as for a new user: an earlier test may have opened it, and a short
+    // chat view leaves out the In context row and the chat's cost.
+    await hideContextLayers(page);
     const panel = new ChatPanel(page, await chatFrame(page));
     await panel.waitUntilReady();
     await panel.byTestId(TEST_ID.newChat).click();
