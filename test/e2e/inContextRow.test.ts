@@ -13,7 +13,6 @@ import { freshChat, narrowThemedShots } from './support/freshChat';
 import { e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import {
-  hideContextLayers,
   openFile,
   openStrataView,
   poll,
@@ -127,6 +126,12 @@ describe('e2e: the In context row', function () {
       return found;
     });
 
+    // While the row holds the three: at a 260 px side bar in each theme.
+    await narrowThemedShots(steps, session, 'the In context row', async () => {
+      await row.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    });
+
     await steps.run('Context Layers shows the same figures', async () => {
       await showContextLayers(page);
       const rows = page.locator('[id="workbench.view.extension.strata"] .monaco-list-row');
@@ -163,13 +168,6 @@ describe('e2e: the In context row', function () {
         assert.ok(!/tax\.ts/.test(text) || /in context/.test(text), `the suggestion reads "${text}"`);
       }
       assert.ok(!(await chips()).includes(SECOND_FILE), 'no chip for it either');
-    });
-
-    // The tree collapsed again: a chat view under 400 px tall leaves the row out.
-    await hideContextLayers(page);
-    await narrowThemedShots(steps, session, 'the In context row', async () => {
-      await row.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
-      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
     });
   });
 });

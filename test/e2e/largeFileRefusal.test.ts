@@ -116,7 +116,7 @@ describe('e2e: a 20 MB file’s refusal', function () {
       await banner.locator('[data-testid="strata-banner-action"]', { hasText: 'Attach First Lines' }).click();
       const chip = panel.byTestId(TEST_ID.chip).first();
       await poll('the head chip', TIMEOUT.reply, async () => ((await panel.byTestId(TEST_ID.chip).count()) === 1 ? true : undefined));
-      assert.equal(normalize(await chip.locator('.chip-label').innerText()), FILE);
+      assert.equal(normalize(await chip.locator('.chip-label').innerText()), `${FILE}:L1-${HEAD_LINES}`);
       assert.equal(
         normalize(await chip.locator('[data-testid="strata-chip-partial"]').innerText()),
         `first ${HEAD_LINES.toLocaleString('en-US')} lines of ${LINES.toLocaleString('en-US')}`,
