@@ -12,15 +12,7 @@ import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { freshChat, narrowThemedShots } from './support/freshChat';
 import { e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import {
-  openFile,
-  openStrataView,
-  poll,
-  runCommand,
-  selectLines,
-  showContextLayers,
-  TIMEOUT,
-} from './support/workbench';
+import { openFile, openStrataView, poll, runCommand, selectLines, showContextLayers, TIMEOUT } from './support/workbench';
 
 const SELECTED = 'src/money.ts';
 const START = 11;
