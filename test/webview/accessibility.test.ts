@@ -214,6 +214,60 @@ const STATES: Record<string, (p: Panel) => Promise<void>> = {
         meter: meter({ used: 131_072, level: 'over' }),
       }),
     ),
+  'refusal banner with its actions, a cut error with More': async (p) => {
+    await p.init(
+      state({
+        messages: chat(),
+        banners: [
+          {
+            id: 'size',
+            severity: 'warning',
+            message: 'logs/server.log is 20 MB (limit 8 MB); nothing of it was sent.',
+            actions: ['attachHead', 'raiseLimit', 'dismiss'],
+            setting: 'strata.context.maxFileBytes',
+            path: 'logs/server.log',
+          },
+          {
+            id: 'connection',
+            severity: 'error',
+            message:
+              'Cannot connect to http://127.0.0.1:9/v1: connection refused. Is the server running? Check that the server is started and listening on that port, and that strata.baseUrl names it (OpenAI-compatible servers usually end in /v1).',
+            actions: ['retry', 'editBaseUrl', 'showLog', 'dismiss'],
+          },
+        ],
+      }),
+    );
+    await p.byTestId('strata-error').getByTestId('strata-banner-more').waitFor({ state: 'visible' });
+    await p.byTestId('strata-warning').getByTestId('strata-banner-action').first().focus();
+  },
+  'picker marks refused files': async (p) => {
+    await p.init(state({ messages: chat() }));
+    await p.byTestId('strata-input').click();
+    await p.page.keyboard.type('@');
+    const asked = await p.waitForRequest('mentions');
+    await p.respond(asked.requestId, {
+      ok: true,
+      value: [
+        { kind: 'file', label: 'src/app.ts', detail: 'src', ref: { kind: 'file', path: 'src/app.ts' } },
+        {
+          kind: 'file',
+          label: 'logs/server.log',
+          detail: 'logs',
+          ref: { kind: 'file', path: 'logs/server.log' },
+          refused: '20 MB (limit 8 MB)',
+        },
+        {
+          kind: 'file',
+          label: 'media/logo.png',
+          detail: 'media',
+          ref: { kind: 'file', path: 'media/logo.png' },
+          refused: 'binary (PNG image)',
+        },
+      ],
+    });
+    await p.byTestId('strata-picker-refused').nth(1).waitFor({ state: 'visible' });
+    await p.page.keyboard.press('ArrowDown');
+  },
   streaming: async (p) => {
     await p.init(state({ messages: chat(), chips: [chips[0]] }));
     await p.post({

@@ -117,4 +117,35 @@ describe('chat panel: In context and the chat’s cost', function () {
     await p.settle();
     assert.equal(await cost.isVisible(), false, 'no cost before a turn has usage');
   });
+  it('in a narrow side bar the cost goes below the meter, the meter reads on one line, and the row wraps, cutting nothing', async () => {
+    const p = await open({ width: 280, height: 700 });
+    await p.init(
+      state({
+        messages: [userMessage(1, 'One'), assistantMessage(1, 'Reply.')],
+        meter: meter({ used: 1_308, budget: 111_000, contextWindow: 128_000, chatCost: 'Chat $0.0057' }),
+      }),
+    );
+    await p.post({
+      type: 'inContext',
+      inContext: {
+        items: [
+          ...IN_CONTEXT.items,
+          { ref: 'sel:src/money.ts#L11-L17@ab12', kind: 'selection', label: 'src/money.ts:L11-17', tokens: 151, pinned: false },
+        ],
+        tokens: 8_914,
+      },
+    });
+    await p.settle();
+    const used = p.byTestId('strata-meter-used');
+    assert.equal(await used.innerText(), '1.3k of 111k budget (128k window)');
+    // 11 px text: one line is under 20 px high, two are over 26.
+    const usedBox = (await used.boundingBox())!;
+    assert.ok(usedBox.height < 20, `one line: ${usedBox.height}px`);
+    const [meterBox, costBox] = await Promise.all([p.byTestId('strata-meter').boundingBox(), p.byTestId('strata-chat-cost').boundingBox()]);
+    assert.ok(meterBox && costBox && costBox.y >= meterBox.y + meterBox.height - 1, 'the cost below the meter');
+    const toggle = p.byTestId('strata-in-context-toggle');
+    assert.equal(await toggle.innerText(), 'In context: 2 files, 1 selection, 1 instructions file · 8.9k');
+    const cut = await p.page.locator('.in-context-text').evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+    assert.equal(cut, false, 'the summary and its total are whole');
+  });
 });
