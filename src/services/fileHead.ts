@@ -62,3 +62,48 @@ export function headOfText(path: string, text: string, limit: number): HeadResol
     limit,
   );
 }
+
+/**
+ * A head cut further to the first lines that fit `room` tokens (what the next message leaves of the
+ * budget): 8 MB of a log is millions of tokens, which the pruner would drop whole. The cut is found
+ * from the text's own characters-per-token, counted on prefixes (a few counts, never the whole 8 MB
+ * when little fits), and lands after a whole line. `undefined` when not even the first line fits.
+ */
+export function fitHeadToRoom(
+  head: { input: NewArtifactInput; lines: number; of: number },
+  room: number,
+  count: (text: string) => number,
+): { input: NewArtifactInput; lines: number; of: number } | undefined {
+  const text = head.input.content;
+  /** The prefix of whole lines within `chars` characters (at least the first line when it is all there is). */
+  const prefix = (chars: number): string => {
+    if (chars >= text.length) return text;
+    const lf = text.lastIndexOf('\n', chars);
+    return lf < 0 ? '' : text.slice(0, text[lf - 1] === '\r' ? lf - 1 : lf);
+  };
+  // Start at four characters a token, then scale by what the count of that prefix says.
+  let chars = Math.min(text.length, room * 4);
+  let best = '';
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const candidate = prefix(chars);
+    const tokens = candidate.length === 0 ? 0 : count(candidate);
+    if (tokens <= room) {
+      if (candidate.length > best.length) best = candidate;
+      // All of it, or within 2% of the room: good enough.
+      if (candidate.length === text.length || tokens >= room * 0.98 || candidate.length === 0) break;
+      chars = Math.floor((candidate.length * room * 0.99) / Math.max(1, tokens));
+    } else {
+      chars = Math.floor((candidate.length * room * 0.97) / tokens);
+    }
+    if (chars <= best.length) break;
+  }
+  if (best.length === 0) return undefined;
+  if (best.length === text.length) return head;
+  let lines = 1;
+  for (let i = best.indexOf('\n'); i >= 0; i = best.indexOf('\n', i + 1)) lines++;
+  return {
+    input: { ...head.input, content: best, range: { startLine: 1, endLine: lines } },
+    lines,
+    of: head.of,
+  };
+}

@@ -3,7 +3,7 @@
  * picker lists a 20 MB log marked with why it would be refused; choosing it attaches nothing and
  * the banner says "server.log is 20 MB (limit 8 MB); nothing of it was sent." with Attach First
  * Lines and Raise Limit…; Attach First Lines gives a chip marked "first N lines of M" with N the
- * whole lines the first 8 MB hold. Screenshots at 1280×800 and of the banner at a 260 px side bar
+ * whole lines that fit what the chat's budget leaves, and nothing is pruned. Screenshots at 1280×800 and of the banner at a 260 px side bar
  * in the dark, high-contrast and light themes.
  */
 import * as assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ const LINE_BYTES = 80;
 const SIZE = 20 * 1024 * 1024;
 const LINES = SIZE / LINE_BYTES;
 const LIMIT = 8 * 1024 * 1024;
-/** The whole lines in the first 8 MB. */
+/** The whole lines in the first 8 MB: more than the budget takes. */
 const HEAD_LINES = Math.floor(LIMIT / LINE_BYTES);
 
 function writeLog(file: string): void {
@@ -116,11 +116,19 @@ describe('e2e: a 20 MB file’s refusal', function () {
       await banner.locator('[data-testid="strata-banner-action"]', { hasText: 'Attach First Lines' }).click();
       const chip = panel.byTestId(TEST_ID.chip).first();
       await poll('the head chip', TIMEOUT.reply, async () => ((await panel.byTestId(TEST_ID.chip).count()) === 1 ? true : undefined));
-      assert.equal(normalize(await chip.locator('.chip-label').innerText()), `${FILE}:L1-${HEAD_LINES}`);
+      const label = normalize(await chip.locator('.chip-label').innerText());
+      const m = new RegExp(`^${FILE.replace('.', '\\.')}:L1-(\\d+)$`).exec(label);
+      assert.ok(m, label);
+      // The lines that fit what the chat's budget leaves: fewer than the 8 MB limit holds, which would
+      // be millions of tokens and pruned whole.
+      const kept = Number(m[1]);
+      assert.ok(kept > 1000 && kept < HEAD_LINES, `${kept} lines`);
       assert.equal(
         normalize(await chip.locator('[data-testid="strata-chip-partial"]').innerText()),
-        `first ${HEAD_LINES.toLocaleString('en-US')} lines of ${LINES.toLocaleString('en-US')}`,
+        `first ${kept.toLocaleString('en-US')} lines of ${LINES.toLocaleString('en-US')}`,
       );
+      const meter = normalize(await panel.text(TEST_ID.meter));
+      assert.doesNotMatch(meter, /pruned|over budget/, `the meter: ${meter}`);
     });
   });
 });

@@ -93,6 +93,9 @@ describe('Attach refusals where the action happened', function () {
     await vscode.commands.executeCommand('workbench.view.explorer');
     await until('the chat is hidden', () => !chatVisible());
     answer = 'Attach First Lines';
+    // What the next message leaves of the budget, less the 1,000 tokens kept for the question.
+    const meter = api.testing.session.meter();
+    const room = meter.budget - meter.used - 1000;
     const none = (await vscode.commands.executeCommand('strata.attachFileToStrata', big)) as unknown[];
     assert.deepEqual(none, []);
     assert.deepEqual(warned[0], {
@@ -103,7 +106,6 @@ describe('Attach refusals where the action happened', function () {
     const banner = panel.last('banners')?.banners.find((b) => b.path === 'app/logs/big.log');
     assert.deepEqual(banner?.actions, ['attachHead', 'raiseLimit', 'dismiss']);
 
-    // 8 MB holds 83,886 whole lines of 100 bytes.
     // The chip is on the list before the attach has finished (the meter is built after it): the
     // notification that says so comes last.
     await until(
@@ -112,10 +114,18 @@ describe('Attach refusals where the action happened', function () {
       30_000,
     );
     const chip = api.testing.session.chips().find((c) => c.partial)!;
-    assert.equal(chip.label, 'app/logs/big.log:L1-83886');
-    assert.deepEqual(chip.partial, { lines: 83_886, of: LINES });
-    assert.match(chip.detail ?? '', /the first 83,886 lines of 209,716 \(the file is over the size limit\)/);
-    assert.deepEqual(informed, ['Strata: attached app/logs/big.log:L1-83886 (first 83,886 lines of 209,716).']);
+    // Not the 83,886 lines the 8 MB limit holds (millions of tokens, which pruning would drop whole):
+    // the whole lines that fit the room, filling most of it.
+    const kept = chip.partial!.lines;
+    assert.equal(chip.label, `app/logs/big.log:L1-${kept}`);
+    assert.deepEqual(chip.partial, { lines: kept, of: LINES });
+    const content = `${'x'.repeat(95)}0000\n`.repeat(kept).slice(0, -1);
+    const tokens = api.testing.session.engine.options.tokenizer.count(content);
+    assert.ok(tokens <= room && tokens >= room * 0.95, `${kept} lines, ${tokens} tokens for a room of ${room}`);
+    assert.equal(chip.tokens, tokens);
+    const said = `first ${kept.toLocaleString('en-US')} lines of 209,716`;
+    assert.match(chip.detail ?? '', new RegExp(`the ${said} \\(the file is over the size limit\\)`));
+    assert.deepEqual(informed, [`Strata: attached app/logs/big.log:L1-${kept} (${said}).`]);
     assert.equal(
       panel.last('banners')?.banners.some((b) => b.path === 'app/logs/big.log'),
       false,
@@ -124,7 +134,7 @@ describe('Attach refusals where the action happened', function () {
     // Context Layers' next message says it is partial.
     const next = api.testing.tree.getChildren(undefined).find((n) => n.id === 'next');
     const row = next?.children?.find((n) => n.name === chip.label);
-    assert.equal(row?.description, 'first 83,886 lines of 209,716');
+    assert.equal(row?.description, said);
   });
 
   it('the @ picker marks the 20 MB file with its size; choosing it gives the refusal with its actions, not an attach', async () => {

@@ -21,6 +21,10 @@ import {
 } from '../../services/refusalAdvice';
 import { formatInt } from '../../common/numberFormat';
 import type { HostWorkspace } from './hostWorkspace';
+import { fitHeadToRoom } from '../../services/fileHead';
+
+/** Tokens kept free for the question when a file's first lines are fitted to the budget. */
+const QUESTION_ROOM = 1000;
 
 /** What the refusals need of the controller: its banners and the attach feedback every attachment gets. */
 export interface RefusalHost {
@@ -30,7 +34,7 @@ export interface RefusalHost {
 }
 
 export interface RefusalDeps {
-  session: Pick<ChatSession, 'attachInput'>;
+  session: Pick<ChatSession, 'attachInput' | 'meter' | 'engine'>;
   workspace: Pick<HostWorkspace, 'resolveHead' | 'recheck' | 'outline'>;
   /** Whether the chat is in sight (side view or editor tab). */
   view: { readonly visible: boolean };
@@ -103,8 +107,19 @@ export class RefusalActions {
   }
 
   private async attachHead(path: string): Promise<ChipView | undefined> {
-    const head = await this.deps.workspace.resolveHead(path);
-    if (!head.ok) return this.refuse(head.rejection);
+    const whole = await this.deps.workspace.resolveHead(path);
+    if (!whole.ok) return this.refuse(whole.rejection);
+    // The lines that fit what the next message leaves of the budget (a little kept for the question):
+    // the size limit's worth of a log is millions of tokens, which pruning would drop whole.
+    const meter = this.deps.session.meter();
+    const room = meter.budget - meter.used - QUESTION_ROOM;
+    const head = room > 0 ? fitHeadToRoom(whole, room, (t) => this.deps.session.engine.options.tokenizer.count(t)) : undefined;
+    if (!head)
+      return this.refuse({
+        attachment: path,
+        reason: 'too-large',
+        message: `${path}: not even its first line fits what this chat's budget leaves (${formatInt(Math.max(0, room))} tokens); nothing of it was sent.`,
+      });
     const spec = { kind: 'selection' as const, path, startLine: 1, endLine: head.lines };
     return this.deps.session.attachInput(spec, head.input, { partial: { lines: head.lines, of: head.of } });
   }
