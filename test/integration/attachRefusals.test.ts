@@ -93,9 +93,9 @@ describe('Attach refusals where the action happened', function () {
     await vscode.commands.executeCommand('workbench.view.explorer');
     await until('the chat is hidden', () => !chatVisible());
     answer = 'Attach First Lines';
-    // What the next message leaves of the budget, less the 1,000 tokens kept for the question.
+    // What the next message leaves below the compaction target, less the 1,000 tokens kept for the question.
     const meter = api.testing.session.meter();
-    const room = meter.budget - meter.used - 1000;
+    const room = Math.floor((meter.budget * meter.targetPercent) / 100) - meter.used - 1000;
     const none = (await vscode.commands.executeCommand('strata.attachFileToStrata', big)) as unknown[];
     assert.deepEqual(none, []);
     assert.deepEqual(warned[0], {

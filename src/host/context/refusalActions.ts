@@ -109,10 +109,11 @@ export class RefusalActions {
   private async attachHead(path: string): Promise<ChipView | undefined> {
     const whole = await this.deps.workspace.resolveHead(path);
     if (!whole.ok) return this.refuse(whole.rejection);
-    // The lines that fit what the next message leaves of the budget (a little kept for the question):
-    // the size limit's worth of a log is millions of tokens, which pruning would drop whole.
+    // The lines that fit what the next message leaves below the compaction target (a little kept for
+    // the question): the size limit's worth of a log is millions of tokens, which pruning would drop
+    // whole, and a head past the target would be compacted away at once.
     const meter = this.deps.session.meter();
-    const room = meter.budget - meter.used - QUESTION_ROOM;
+    const room = Math.floor((meter.budget * meter.targetPercent) / 100) - meter.used - QUESTION_ROOM;
     const head = room > 0 ? fitHeadToRoom(whole, room, (t) => this.deps.session.engine.options.tokenizer.count(t)) : undefined;
     if (!head)
       return this.refuse({
