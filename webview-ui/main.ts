@@ -117,7 +117,7 @@ class App {
         openCitation: (citation) => this.fire({ kind: 'openCitation', ...citation }),
         regenerate: () => this.fire({ kind: 'regenerate' }),
         setPrice: () => this.fire({ kind: 'openSetting', setting: 'strata.prices' }),
-        scrolled: (p) => this.ui.update({ chatId: this.chatId, atBottom: p.atBottom, anchorId: p.anchorId, anchorOffset: p.anchorOffset }),
+        scrolled: (p) => this.saveScroll(p),
       },
       this.tooltips,
       this.empty.el,
@@ -198,12 +198,25 @@ class App {
     this.client.ready();
   }
 
+  /**
+   * Where the conversation is scrolled, kept with the view's state. The saved transcript shown until
+   * the host's first state is a stand-in: where it scrolls is not where the user was, so it does not
+   * replace the position that state restores.
+   */
+  private saveScroll(p: { atBottom: boolean; anchorId?: string; anchorOffset?: number }): void {
+    if (document.body.classList.contains('strata-saved')) return;
+    this.ui.update({ chatId: this.chatId, atBottom: p.atBottom, anchorId: p.anchorId, anchorOffset: p.anchorOffset });
+  }
+
   /** The last messages this view showed (kept with its state), until the host's first state replaces them. */
   private showSaved(): void {
     const saved = this.ui.get().transcript;
     if (!saved || saved.messages.length === 0) return;
-    this.conversation.setMessages(saved.chatId, savedViews(saved), false);
     document.body.classList.add('strata-saved');
+    const ui = this.ui.get();
+    const restore =
+      saved.chatId === ui.chatId ? { atBottom: ui.atBottom, anchorId: ui.anchorId, anchorOffset: ui.anchorOffset } : undefined;
+    this.conversation.setMessages(saved.chatId, savedViews(saved), false, restore);
   }
 
   /** The host's messages and the panel's own keys and focus. */
