@@ -186,7 +186,7 @@ export default defineConfig(
   })),
   ...[
     // Each capped at its longest function today, so it can only shrink: activation, the command table.
-    ['src/extension.ts', 239],
+    ['src/extension.ts', 215],
     ['src/host/commands/commandHandlers.ts', 154],
   ].map(([file, max]) => ({
     files: [file],

@@ -30,6 +30,7 @@ import { watchWorkspaceSettingsFiles } from './host/settings/workspaceSettingsFi
 import { EndpointTrust } from './host/providers/endpointTrust';
 import { RESTRICTED_KEYS } from './host/settings/settingsPolicy';
 import { HostWorkspace } from './host/context/hostWorkspace';
+import { LatestOnly } from './common/latestOnly';
 import { RefusalActions } from './host/context/refusalActions';
 import { CodeIntelCommands } from './host/context/codeIntelCommands';
 import { LayersTreeProvider } from './host/views/layersTreeProvider';
@@ -81,6 +82,23 @@ export interface StrataApi {
 
 /** User and project instructions (L1 overlays), read after activation and when they change. */
 let instructions: Instruction[] = [];
+
+/** The user's instructions, then (in a trusted workspace) each folder's instructions files. */
+async function readInstructions(workspace: HostWorkspace): Promise<Instruction[]> {
+  const list: Instruction[] = [];
+  const own = readSetting('instructions').trim();
+  if (own) list.push({ source: 'settings', text: own });
+  if (!workspaceTrusted()) return list;
+  const multi = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    for (const file of readSetting('instructionsFiles')) {
+      const path = multi ? `${folder.name}/${file}` : file;
+      const r = await workspace.resolve({ kind: 'file', path });
+      if (r.ok && r.input.content.trim().length > 0) list.push({ source: path, text: r.input.content });
+    }
+  }
+  return list;
+}
 
 function settings(): SessionSettings {
   return {
@@ -217,21 +235,11 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     if (memento.get('activeChatId') !== session.activeChatId) void memento.set('activeChatId', session.activeChatId);
   });
 
+  const instructionLoads = new LatestOnly();
   const loadInstructions = async (): Promise<void> => {
-    const list: Instruction[] = [];
-    const own = readSetting('instructions').trim();
-    if (own) list.push({ source: 'settings', text: own });
-    if (workspaceTrusted()) {
-      const multi = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
-      for (const folder of vscode.workspace.workspaceFolders ?? []) {
-        for (const file of readSetting('instructionsFiles')) {
-          const path = multi ? `${folder.name}/${file}` : file;
-          const r = await workspace.resolve({ kind: 'file', path });
-          if (r.ok && r.input.content.trim().length > 0) list.push({ source: path, text: r.input.content });
-        }
-      }
-    }
-    instructions = list;
+    const read = await instructionLoads.run(() => readInstructions(workspace));
+    if (!read) return;
+    instructions = read.value;
     const err = session.settingsChanged();
     if (err) controller.showBanner('error', err, ['openSettings']);
     controller.refreshMeter();
