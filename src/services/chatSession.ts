@@ -347,7 +347,8 @@ export class ChatSession {
     return this.models.settingsChanged();
   }
 
-  private warm(text: string, signal?: AbortSignal): Promise<void> {
+  /** Counts `text` in slices that yield, so a later `count` of it is a memo hit. */
+  warm(text: string, signal?: AbortSignal): Promise<void> {
     const tok = this.engine.options.tokenizer as SessionTokenizer;
     return tok.warm ? tok.warm(text, signal) : Promise.resolve();
   }

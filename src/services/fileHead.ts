@@ -67,13 +67,14 @@ export function headOfText(path: string, text: string, limit: number): HeadResol
  * A head cut further to the first lines that fit `room` tokens (what the next message leaves of the
  * budget): 8 MB of a log is millions of tokens, which the pruner would drop whole. The cut is found
  * from the text's own characters-per-token, counted on prefixes (a few counts, never the whole 8 MB
- * when little fits), and lands after a whole line. `undefined` when not even the first line fits.
+ * when little fits; `count` is asynchronous so the caller counts in slices that yield), and lands
+ * after a whole line. `undefined` when not even the first line fits.
  */
-export function fitHeadToRoom(
+export async function fitHeadToRoom(
   head: { input: NewArtifactInput; lines: number; of: number },
   room: number,
-  count: (text: string) => number,
-): { input: NewArtifactInput; lines: number; of: number } | undefined {
+  count: (text: string) => Promise<number>,
+): Promise<{ input: NewArtifactInput; lines: number; of: number } | undefined> {
   const text = head.input.content;
   /** The prefix of whole lines within `chars` characters (at least the first line when it is all there is). */
   const prefix = (chars: number): string => {
@@ -86,7 +87,7 @@ export function fitHeadToRoom(
   let best = '';
   for (let attempt = 0; attempt < 8; attempt++) {
     const candidate = prefix(chars);
-    const tokens = candidate.length === 0 ? 0 : count(candidate);
+    const tokens = candidate.length === 0 ? 0 : await count(candidate);
     if (tokens <= room) {
       if (candidate.length > best.length) best = candidate;
       // All of it, or within 2% of the room: good enough.

@@ -34,7 +34,7 @@ export interface RefusalHost {
 }
 
 export interface RefusalDeps {
-  session: Pick<ChatSession, 'attachInput' | 'meter' | 'engine'>;
+  session: Pick<ChatSession, 'attachInput' | 'meter' | 'engine' | 'warm'>;
   workspace: Pick<HostWorkspace, 'resolveHead' | 'recheck' | 'outline'>;
   /** Whether the chat is in sight (side view or editor tab). */
   view: { readonly visible: boolean };
@@ -114,7 +114,12 @@ export class RefusalActions {
     // whole, and a head past the target would be compacted away at once.
     const meter = this.deps.session.meter();
     const room = Math.floor((meter.budget * meter.targetPercent) / 100) - meter.used - QUESTION_ROOM;
-    const head = room > 0 ? fitHeadToRoom(whole, room, (t) => this.deps.session.engine.options.tokenizer.count(t)) : undefined;
+    // Each prefix is counted in slices that yield (a few hundred thousand characters each), then read from the memo.
+    const count = async (t: string): Promise<number> => {
+      await this.deps.session.warm(t);
+      return this.deps.session.engine.options.tokenizer.count(t);
+    };
+    const head = room > 0 ? await fitHeadToRoom(whole, room, count) : undefined;
     if (!head)
       return this.refuse({
         attachment: path,

@@ -10,11 +10,11 @@ function head(n: number, eol = '\n') {
 }
 
 describe('fitHeadToRoom: a file head cut to the lines the budget leaves', () => {
-  const chars = (t: string) => t.length;
+  const chars = async (t: string) => t.length;
 
-  it('keeps the whole lines that fit (one token a character: 47 lines of 20 make 986 of 1,000)', () => {
+  it('keeps the whole lines that fit (one token a character: 47 lines of 20 make 986 of 1,000)', async () => {
     const h = head(800);
-    const fitted = fitHeadToRoom(h, 1000, chars)!;
+    const fitted = (await fitHeadToRoom(h, 1000, chars))!;
     assert.equal(fitted.lines, 47);
     assert.equal(fitted.of, 5000);
     assert.equal(fitted.input.content, h.input.content.split('\n').slice(0, 47).join('\n'));
@@ -22,31 +22,31 @@ describe('fitHeadToRoom: a file head cut to the lines the budget leaves', () => 
     assert.equal(fitted.input.uri, 'big.log');
   });
 
-  it('returns the head as it is when all of it fits', () => {
+  it('returns the head as it is when all of it fits', async () => {
     const h = head(10);
-    assert.equal(fitHeadToRoom(h, 1000, chars), h);
+    assert.equal(await fitHeadToRoom(h, 1000, chars), h);
   });
 
-  it('cuts CRLF lines without their carriage return', () => {
-    const fitted = fitHeadToRoom(head(800, '\r\n'), 1000, chars)!;
+  it('cuts CRLF lines without their carriage return', async () => {
+    const fitted = (await fitHeadToRoom(head(800, '\r\n'), 1000, chars))!;
     // 22 characters a line with CRLF: 45 lines take 45 × 22 − 2 = 988.
     assert.equal(fitted.lines, 45);
     assert.ok(!fitted.input.content.endsWith('\r'));
     assert.equal(fitted.input.content.length, 45 * 22 - 2);
   });
 
-  it('undefined when not even the first line fits', () => {
-    assert.equal(fitHeadToRoom(head(800), 15, chars), undefined);
+  it('undefined when not even the first line fits', async () => {
+    assert.equal(await fitHeadToRoom(head(800), 15, chars), undefined);
   });
 
-  it('with the real tokenizer: within the room and close to it, counting prefixes only', () => {
+  it('with the real tokenizer: within the room and close to it, counting prefixes only', async () => {
     const tok = getTokenizer('o200k_base');
     const h = head(200_000);
     let counted = 0;
-    const fitted = fitHeadToRoom(h, 20_000, (t) => {
+    const fitted = (await fitHeadToRoom(h, 20_000, async (t) => {
       counted += t.length;
       return tok.count(t);
-    })!;
+    }))!;
     const tokens = tok.count(fitted.input.content);
     assert.ok(tokens <= 20_000, `${tokens} tokens`);
     assert.ok(tokens >= 19_000, `${tokens} tokens: the cut wastes little of the room`);
