@@ -179,7 +179,7 @@ export default defineConfig(
     // The three files split by concern, each capped at its length after the split, so it can only shrink.
     ['src/services/chatSession.ts', 666],
     ['src/services/store/chatStore.ts', 554],
-    ['src/host/strataController.ts', 528],
+    ['src/host/strataController.ts', 516],
   ].map(([file, max]) => ({
     files: [file],
     rules: { 'max-lines': ['error', { max, skipBlankLines: false, skipComments: false }] },

@@ -198,6 +198,7 @@ export class ChipRow {
     const title = [
       chip.label,
       chip.detail,
+      chip.partial ? `first ${formatInt(chip.partial.lines)} lines of ${formatInt(chip.partial.of)}` : undefined,
       `${formatInt(chip.tokens)} tokens${chip.pinned ? ' · pinned (kept in every request)' : ''}`,
       ...definitions.map((d) => `+ ${d.symbol} (${d.label}, used by ${d.usedBy}): ${formatInt(d.tokens)} tokens`),
     ]
@@ -244,7 +245,7 @@ export class ChipRow {
       parts.push(
         h(
           'span',
-          { class: 'chip-note', 'data-testid': 'strata-chip-partial' },
+          { class: 'chip-note chip-partial', 'data-testid': 'strata-chip-partial' },
           `first ${formatInt(chip.partial.lines)} lines of ${formatInt(chip.partial.of)}`,
         ),
       );

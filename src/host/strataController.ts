@@ -4,9 +4,8 @@
  * calls, and the session's turn events into panel messages, the status bar and the Context Layers
  * tree. The webview is UI; this decides.
  */
-import { actionKeepsBanner, settingsQuery } from './settings/bannerSettings';
+import { runBannerAction } from './panel/bannerActions';
 import { PanelBanners } from './panel/panelBanners';
-import { BASE_URL_SETTING } from './providers/providerAdvice';
 import type { RefusalActions } from './context/refusalActions';
 import { ResolvedProviderCache } from './providers/resolvedProvider';
 import * as vscode from 'vscode';
@@ -213,6 +212,9 @@ export class StrataController extends Disposable implements PanelHandler {
    */
   statePosted(state: PanelState): void {
     if (state.meter) {
+      // The state carries the meter, not the "In context" row: a view loaded again (shown after
+      // being hidden, or reloaded) would show an empty row until something changed.
+      this.postInContext();
       this.deps.statusBar.update(state.meter);
       this.turns.armCacheExpiry();
     } else
@@ -233,9 +235,14 @@ export class StrataController extends Disposable implements PanelHandler {
 
   private showMeter(meter: MeterView): void {
     this.post({ type: 'meter', meter });
-    this.post({ type: 'inContext', inContext: inContextView(this.session.predictedEnvelope()?.ledger, this.session.chatItems()) });
+    this.postInContext();
     this.deps.statusBar.update(meter);
     this.turns.armCacheExpiry();
+  }
+
+  /** What the next message carries besides the chips, from the same predicted request the meter shows. */
+  private postInContext(): void {
+    this.post({ type: 'inContext', inContext: inContextView(this.session.predictedEnvelope()?.ledger, this.session.chatItems()) });
   }
 
   /** The panel's chips (those taken off the next message too), the meter and the tree. */
@@ -265,39 +272,20 @@ export class StrataController extends Disposable implements PanelHandler {
     return this.requests[request.kind](request);
   }
 
-  private async bannerAction(bannerId: string, action: BannerAction): Promise<void> {
-    const banner = this.banners.find(bannerId);
-    if (!actionKeepsBanner(action)) this.clearBanners((b) => b.id === bannerId);
-    switch (action) {
-      case 'setApiKey':
-        await vscode.commands.executeCommand('strata.setApiKey');
-        return;
-      case 'openSettings':
-        await vscode.commands.executeCommand('workbench.action.openSettings', settingsQuery(banner?.setting));
-        return;
-      case 'selectModel':
-        await vscode.commands.executeCommand('strata.selectModel');
-        return;
-      case 'showLog':
-        this.deps.log.show(true);
-        return;
-      case 'retry':
-        if (this.lastText !== undefined) await this.send(this.lastText);
-        return;
-      case 'undo':
-        await vscode.commands.executeCommand('strata.undoPending', { bannerId });
-        return;
-      case 'editBaseUrl':
-        await vscode.commands.executeCommand('workbench.action.openSettings', BASE_URL_SETTING);
-        return;
-      case 'attachOutline':
-      case 'attachHead':
-      case 'raiseLimit':
-        await this.deps.refusals.perform(action, banner?.path);
-        return;
-      case 'dismiss':
-        return;
-    }
+  private bannerAction(bannerId: string, action: BannerAction): Promise<void> {
+    return runBannerAction(
+      {
+        banners: this.banners,
+        clear: (id) => this.clearBanners((b) => b.id === id),
+        log: this.deps.log,
+        retry: async () => {
+          if (this.lastText !== undefined) await this.send(this.lastText);
+        },
+        refusals: this.deps.refusals,
+      },
+      bannerId,
+      action,
+    );
   }
 
   // ------------------------------------------------------------------ chats

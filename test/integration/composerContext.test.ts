@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { StrataApi } from '../../src/extension';
 import { MentionSource, workspaceFileSize } from '../../src/host/context/mentionSource';
 import type { MentionResult, MentionView, SuggestionView } from '../../src/protocol/mentions';
+import { inContextView } from '../../src/services/session/inContext';
 import { startOpenAIImitation } from '../support/imitationServers';
 import { configure, folderUri, PanelDriver, selectLines, strataApi, withTimeout } from './support/panel';
 
@@ -213,6 +214,39 @@ describe('Composer context in the real editor', function () {
       assert.deepEqual(chipLabels(), []);
     } finally {
       await configure(api, { 'context.activeEditor': undefined });
+    }
+  });
+
+  it('a view loaded again gets the In context row with its state, not an empty one', async () => {
+    // The side view's webview is discarded while hidden: each time it is shown it says `ready` and
+    // gets the panel state; the row of earlier attachments must follow it at once.
+    const server = await startOpenAIImitation({ defaultReply: 'Noted.' });
+    try {
+      await configure(api, { provider: 'openai', baseUrl: server.url, model: 'gpt-4o' });
+      await closeEditors();
+      await show('src', 'math.ts');
+      await vscode.commands.executeCommand('strata.attachActiveFile');
+      await panel.sendAndWait('What does add do?');
+      const session = api.testing.session;
+      const expected = inContextView(session.predictedEnvelope()?.ledger, session.chatItems());
+      assert.deepEqual(
+        expected.items.filter((i) => i.kind !== 'instructions').map((i) => i.label),
+        ['app/src/math.ts'],
+        'the file sent with the first message rides along with the next',
+      );
+      panel.clear();
+      await api.testing.receive({ type: 'ready' });
+      const init = panel.of('init');
+      assert.equal(init.length, 1, 'one init for the view that said ready');
+      assert.ok(init[0].state.meter, 'the state carries the meter (no meter message follows it)');
+      const row = panel.last('inContext');
+      assert.ok(row, 'the In context row follows the state');
+      assert.deepEqual(row.inContext, expected);
+      assert.ok(panel.posted.indexOf(row) > panel.posted.indexOf(init[0]), 'after the state, which empties the row of another chat');
+    } finally {
+      await configure(api, { provider: undefined, baseUrl: undefined, model: undefined });
+      await server.close();
+      await closeEditors();
     }
   });
 

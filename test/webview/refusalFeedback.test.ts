@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { MentionView } from '../../src/protocol/mentions';
-import type { BannerView } from '../../src/protocol/messages';
+import type { BannerView, ChipView } from '../../src/protocol/messages';
 import { state } from './fixtures';
 import { panelSuite } from './suite';
 
@@ -141,5 +141,42 @@ describe('panel: refusals and errors say what can be done', function () {
     await p.page.keyboard.press('Enter');
     const attach = await p.waitForRequest('attachMention');
     assert.deepEqual(attach.request, { kind: 'attachMention', ref: { kind: 'file', path: 'logs/app.log' } });
+  });
+  it('a First Lines chip in a narrow side bar keeps its name and its Remove inside the composer', async () => {
+    const p = await open({ width: 360, height: 600 });
+    await p.init(state());
+    for (const width of [360, 300, 260]) {
+      await p.page.setViewportSize({ width, height: 600 });
+      const chip: ChipView = {
+        id: 'chip-1',
+        kind: 'file',
+        label: 'logs/server.log:L1-2302',
+        tokens: 64_812,
+        pinned: false,
+        partial: { lines: 2302, of: 262_144 },
+      };
+      await p.post({ type: 'chips', chips: [chip] });
+      const el = p.byTestId('strata-chip');
+      await el.waitFor({ state: 'visible' });
+      const row = (await p.page.locator('footer.composer').boundingBox())!;
+      const box = (await el.boundingBox())!;
+      const label = (await el.locator('.chip-label').boundingBox())!;
+      const remove = (await el.getByTestId('strata-chip-remove').boundingBox())!;
+      const note = el.getByTestId('strata-chip-partial');
+      assert.ok(
+        box.x + box.width <= row.x + row.width + 0.5,
+        `${width}px: the chip ends inside the composer (${box.x + box.width} > ${row.x + row.width})`,
+      );
+      assert.ok(remove.x + remove.width <= box.x + box.width + 0.5, `${width}px: Remove is inside the chip`);
+      assert.ok(label.width >= 48, `${width}px: the file's name shows (${label.width}px)`);
+      // The note gives way first (cut with an ellipsis); the chip's title says it whole.
+      assert.match((await el.getAttribute('title')) ?? '', /first 2,302 lines of 262,144/);
+      assert.equal(
+        await note.evaluate(
+          (n) => (globalThis as unknown as { getComputedStyle(e: unknown): { textOverflow: string } }).getComputedStyle(n).textOverflow,
+        ),
+        'ellipsis',
+      );
+    }
   });
 });
