@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { assistantMessage, bar, chips, model, state, userMessage } from './fixtures';
+import { assistantMessage, bar, chips, meter, model, state, userMessage } from './fixtures';
 import { historyChats } from './historyFixtures';
 import type { Panel } from './harness';
 import type { ThemeKind } from './server';
@@ -130,4 +130,60 @@ describe('a 260 px panel: nothing clipped mid-word or mid-number (real browser)'
       await p.screenshot(`narrow-260-history-search-${theme}`);
     });
   }
+  it('only the conversation scrolls: the page itself never overflows, typing or tabbing', async () => {
+    // A root that overflows by a few pixels is scrolled by focus() and scrollIntoView even under
+    // overflow: hidden, moving the whole panel (header and all) up.
+    const rootOverflow = () =>
+      p.page.evaluate(`(() => {
+        const h = document.documentElement, b = document.body, a = document.getElementById('app');
+        return [h.scrollHeight - h.clientHeight, b.scrollHeight - b.clientHeight, a.scrollHeight - a.clientHeight, h.scrollTop + b.scrollTop + a.scrollTop, h.scrollWidth - h.clientWidth];
+      })()`) as Promise<number[]>;
+    const states = {
+      'a long chat, an error banner, a cache-expired meter': {
+        ...narrowState(),
+        meter: meter({
+          cacheExpired: 'The cache likely expired: the next message costs $0.031 more.',
+          chatCost: 'Chat $0.052 · saved $0.024',
+        }),
+      },
+      'an empty chat with no model': state({
+        messages: [],
+        model: model({ provider: 'none', model: '', label: 'No model configured', configured: false }),
+      }),
+    };
+    const p = await suite.open({ width: 1280, height: 800 });
+    for (const [width, height] of [
+      [1280, 800],
+      [300, 700],
+      [260, 380],
+    ]) {
+      await p.page.setViewportSize({ width, height });
+      for (const [name, s] of Object.entries(states)) {
+        await p.init({
+          ...s,
+          banners: name.includes('banner')
+            ? [
+                {
+                  id: 'b',
+                  severity: 'error',
+                  message: 'Cannot connect: connection refused. '.repeat(6),
+                  actions: ['retry', 'editBaseUrl', 'showLog', 'dismiss'],
+                },
+              ]
+            : [],
+        });
+        await p.post({
+          type: 'inContext',
+          inContext: { items: [{ ref: 'file:src/a.ts', kind: 'file', label: 'src/a.ts', tokens: 1_200, pinned: false }], tokens: 1_200 },
+        });
+        await p.settle();
+        assert.deepEqual(await rootOverflow(), [0, 0, 0, 0, 0], `${name} at ${width}×${height}`);
+        await p.byTestId('strata-input').click();
+        await p.page.keyboard.type('A question\nover\nthree lines');
+        for (let i = 0; i < 6; i++) await p.page.keyboard.press('Tab');
+        await p.settle();
+        assert.deepEqual(await rootOverflow(), [0, 0, 0, 0, 0], `${name} at ${width}×${height}, typed and tabbed`);
+      }
+    }
+  });
 });
