@@ -81,7 +81,11 @@ describe('Speed in the real editor', function () {
       meterTimes.push(performance.now() - t0);
       const order = panel.posted.map((m) => m.type);
       assert.ok(order.indexOf('meter') > order.indexOf('state'), `the meter comes after the state: ${order.join(', ')}`);
-      assert.ok(panel.last('meter')!.meter.used > 0);
+      assert.equal(
+        panel.last('meter')!.meter.used,
+        api.testing.session.predictedEnvelope()!.totalTokens,
+        'the meter counts the predicted request',
+      );
     }
     console.log(`    then its meter: median ${[...meterTimes].sort((a, b) => a - b)[1].toFixed(1)} ms after the switch`);
     clock.close();
@@ -98,6 +102,10 @@ describe('Speed in the real editor', function () {
     panel.clear();
     await panel.requestOk({ kind: 'loadOlder', chatId, beforeTurn: 226 });
     const older = panel.last('olderMessages');
-    assert.ok(older && older.messages.length > 0 && older.messages[older.messages.length - 1].turn === 225);
+    assert.ok(older, 'the older messages came');
+    // A page of 50 turns (twice the first), each a question and a reply: turns 176–225.
+    assert.equal(older.messages.length, 100);
+    assert.deepEqual([older.messages[0].turn, older.messages[older.messages.length - 1].turn], [176, 225]);
+    assert.equal(older.hasOlder, true);
   });
 });

@@ -73,6 +73,12 @@ describe('Two windows, one workspace (host)', function () {
       );
       assert.equal(session.engine.state.completedTurns, 2);
       assert.ok(treeChanged > 0, 'the Context Layers tree was told');
+      // …and shows the other window's turn as the last request.
+      const last = api.testing.tree.getChildren().find((n) => n.id === 'last');
+      assert.ok(
+        last?.tooltip?.startsWith('**Last request · turn 2**'),
+        `Context Layers shows the turn the other window saved: ${last?.tooltip}`,
+      );
       const { started } = await panel.sendAndWait('Back in this window');
       assert.equal(started.user.turn, 3);
       assert.deepEqual(

@@ -345,7 +345,7 @@ if (canRegisterModels)
 
     it(`stops the stream within ${CANCEL_BOUND_MS} ms when the AbortSignal fires, and the model sees the cancellation`, async () => {
       const ctrl = new AbortController();
-      let abortedAt = 0;
+      let abortedAt: number | undefined;
       const outcome = await drive(
         provider.stream(request([msg('system', 'sys'), msg('user', 'SLOW please')], modelId, ctrl.signal)),
         (event, index) => {
@@ -355,7 +355,10 @@ if (canRegisterModels)
           }
         },
       );
-      assert.ok(abortedAt > 0, `the slow reply never reached 3 parts (${outcome.events.length} events, error ${String(outcome.error)})`);
+      assert.ok(
+        abortedAt !== undefined,
+        `the slow reply never reached 3 parts (${outcome.events.length} events, error ${String(outcome.error)})`,
+      );
       assertProviderError(outcome.error, 'aborted');
       assert.equal(
         outcome.events.some((t) => t.event.type === 'done'),

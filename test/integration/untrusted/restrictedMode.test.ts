@@ -52,7 +52,11 @@ describe('A repository the editor does not trust (real Restricted Mode)', functi
       assert.deepEqual(inForce.value, SETTING_DEFAULTS[key], `${key} is the default`);
     }
     const excludes = settingInForce('context.exclude').value;
-    assert.ok(excludes.length > 0 && excludes.some((p) => p.includes('.env')), `the default excludes hold: ${excludes.join(', ')}`);
+    assert.deepEqual(excludes, SETTING_DEFAULTS['context.exclude'], 'the default excludes hold');
+    assert.ok(
+      excludes.some((p) => p.includes('.env')),
+      `they exclude .env: ${excludes.join(', ')}`,
+    );
   });
 
   it('.env is still refused', async () => {
