@@ -75,6 +75,14 @@ export class LayersTreeProvider extends Disposable implements vscode.TreeDataPro
       vscode.window.createTreeView(LayersTreeProvider.viewId, { treeDataProvider: this, showCollapseAll: true }),
     );
     this.showMessage(!this.hasRequest());
+    // The workbench makes the tree the first time the view is expanded, after the view's layout:
+    // the tree has no height and shows no rows until the workbench lays it out again, which it
+    // does 2 s later. Setting the message (even to the same value) lays the tree out at once.
+    this._register(
+      this.treeView.onDidChangeVisibility((e) => {
+        if (e.visible) this.treeView.message = this.message;
+      }),
+    );
   }
 
   /** Rebuilds the tree from the current chat. */
