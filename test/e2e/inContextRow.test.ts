@@ -10,9 +10,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
 import { freshChat, narrowThemedShots } from './support/freshChat';
-import { e2eSession, type E2ESession } from './support/session';
+import { CACHE_LIFETIME_SECONDS, e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { openFile, openStrataView, poll, runCommand, selectLines, showContextLayers, TIMEOUT } from './support/workbench';
+import {
+  hideContextLayers,
+  openFile,
+  openStrataView,
+  poll,
+  runCommand,
+  selectLines,
+  showContextLayers,
+  TIMEOUT,
+} from './support/workbench';
 
 const SELECTED = 'src/money.ts';
 const START = 11;
@@ -160,6 +169,19 @@ describe('e2e: the In context row', function () {
         assert.ok(!/tax\.ts/.test(text) || /in context/.test(text), `the suggestion reads "${text}"`);
       }
       assert.ok(!(await chips()).includes(SECOND_FILE), 'no chip for it either');
+    });
+    // The chat view hidden and shown again loads its webview again: the row is filled again with
+    // its state (it once stayed empty until the next change), after the cache lifetime too. Context
+    // Layers is collapsed first: a chat view under 400 px high leaves the row out by design.
+    await steps.run('after the view was hidden and shown again, the row still lists all three', async () => {
+      await page.waitForTimeout(CACHE_LIFETIME_SECONDS * 1000 + 500);
+      await runCommand(page, 'View: Show Explorer');
+      await openStrataView(page);
+      await hideContextLayers(page);
+      await row.waitFor({ state: 'visible', timeout: TIMEOUT.ui });
+      await poll('two files and a selection in context', TIMEOUT.ui, async () =>
+        /^In context: 2 files, 1 selection\b/.test(normalize(await toggle.innerText())) ? true : undefined,
+      );
     });
   });
 });
