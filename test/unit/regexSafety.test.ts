@@ -41,6 +41,11 @@ export const REGEX_SITES: readonly RegexSite[] = [
     specials: '\r\n {}"\\',
     run: (t) => mergeBlock(`function g() {\n  return 1;\n}\n${t}\n`, `function g() {\n  return "${t}\n}`),
   },
+  {
+    where: 'applyMerge.ts IMPORT_LINE: the imports a whole-file block keeps (file)',
+    specials: ' \t{},$=(*',
+    run: (t) => mergeBlock(`const ${t}\nfunction f() {}\nfunction g() {}\n`, 'function f() {}\nfunction g() {}'),
+  },
   { where: 'applyMerge.ts appendBlock: trailing line breaks (file)', specials: '\r\n', run: (t) => appendBlock(t, 'x') },
   { where: 'applyTarget.ts cleanPath: surrounding punctuation (reply)', specials: `"'\`(),;:.`, run: cleanPath },
   { where: 'applyTarget.ts looksLikePath: PATH_TOKEN (reply)', specials: './@$+-_', run: looksLikePath },

@@ -1,7 +1,8 @@
 /**
  * Merging a code block of a reply into a file, as a proposal the user reviews in a diff:
  * - the block is the whole file (it holds most of the file's lines, or every declaration the file
- *   has): it replaces the file;
+ *   has): it replaces the file, keeping the file's imports when the block has none (a model often
+ *   leaves out the top it did not change);
  * - its first declaration (function, class, const, interface, type, enum, method, def, fn) has the
  *   name of one in the file: it replaces that declaration, re-indented to the file's indentation;
  * - its first and last lines are both found in the file, in order: it replaces that region;
@@ -212,6 +213,39 @@ export function isWholeFile(fileLines: readonly string[], blockLines: readonly s
   return true;
 }
 
+/**
+ * A line that brings names in or names the module: `import`, `export … from`, `from x import`, `use`,
+ * `#include`, `using`, `package`, a `require`. Anchored, no nested quantifiers: linear on any line.
+ */
+const IMPORT_LINE =
+  /^(?:import\b|export\s+(?:\*|\{|type\s+\{)|from\s+\S+\s+import\b|use\s+\S|#include\b|#import\b|using\s+\S|package\s+\S|require\b|(?:const|let|var)\s[\w${},\s]*=\s*require\()/;
+
+function isImportLine(line: string): boolean {
+  return IMPORT_LINE.test(line.trim());
+}
+
+/**
+ * The file's imports a whole-file block without any keeps: the file's top up to its last import line
+ * (with what continues it: the names of a multi-line import and its closing line), before the first
+ * top-level declaration. None when the block has an import of its own or the file has none.
+ */
+function keptImports(fileLines: readonly string[], blockLines: readonly string[]): string[] {
+  if (blockLines.some(isImportLine)) return [];
+  const first = fileLines.findIndex((l) => indentOf(l).length === 0 && declarationHead(l) !== undefined);
+  const top = fileLines.slice(0, first < 0 ? fileLines.length : first);
+  let last = -1;
+  for (let i = 0; i < top.length; i++) if (isImportLine(top[i])) last = i;
+  if (last < 0) return [];
+  // The rest of a multi-line import: its indented names and its closing `}` / `)` line.
+  while (
+    last + 1 < top.length &&
+    top[last + 1].trim().length > 0 &&
+    (indentOf(top[last + 1]).length > 0 || /^[)}\]]/.test(top[last + 1].trim()))
+  )
+    last++;
+  return [...top.slice(0, last + 1), ''];
+}
+
 function eolOf(text: string): string {
   return text.includes('\r\n') ? '\r\n' : '\n';
 }
@@ -228,7 +262,8 @@ export function mergeBlock(file: string, block: string): MergeResult {
   const blockLines = trimBlank(block.split(/\r?\n/));
   const join = (ls: readonly string[]) => ls.join(eol) + (endsWithEol ? eol : '');
   if (blockLines.length === 0) return { kind: 'none' };
-  if (file.trim().length === 0 || isWholeFile(fileLines, blockLines)) return { kind: 'whole', content: join(blockLines) };
+  if (file.trim().length === 0) return { kind: 'whole', content: join(blockLines) };
+  if (isWholeFile(fileLines, blockLines)) return { kind: 'whole', content: join([...keptImports(fileLines, blockLines), ...blockLines]) };
 
   const headAt = blockLines.findIndex((l) => !isPreamble(l));
   const head = headAt >= 0 ? declarationHead(blockLines[headAt]) : undefined;

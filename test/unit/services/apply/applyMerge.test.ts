@@ -59,6 +59,62 @@ describe('apply: merge', () => {
     assert.equal(mergeBlock('', 'x = 1').kind, 'whole');
   });
 
+  it('a whole-file block without imports keeps the file’s imports (multi-line ones whole)', () => {
+    const file = [
+      '// Invoice totals.',
+      "import { round } from './money';",
+      'import {',
+      '  taxFor,',
+      '  type Region,',
+      "} from './tax';",
+      '',
+      'export function add(a: number, b: number): number {',
+      '  return round(a + b);',
+      '}',
+      '',
+      'export function total(xs: number[], r: Region): number {',
+      '  return xs.reduce(add, 0) + taxFor(0, r);',
+      '}',
+      '',
+    ].join('\n');
+    // Every declaration, changed, and no import: the model left the top out.
+    const block = [
+      'export function add(a: number, b: number): number {',
+      '  return round(b + a);',
+      '}',
+      '',
+      'export function total(xs: number[], r: Region): number {',
+      '  return xs.reduce(add, 0) + taxFor(1, r);',
+      '}',
+    ].join('\n');
+    const r = mergeBlock(file, block);
+    assert.equal(r.kind, 'whole');
+    assert.equal(r.kind === 'whole' && r.content, `${file.split('\n').slice(0, 6).join('\n')}\n\n${block}\n`);
+    // A block with imports of its own replaces the file's.
+    const own = `import { round } from './money';\n\n${block}`;
+    const r2 = mergeBlock(file, own);
+    assert.equal(r2.kind === 'whole' && r2.content, `${own}\n`);
+    // Other languages' imports: Python, Go's parenthesized block, Rust.
+    const py = mergeBlock(
+      'import os\nfrom a import (\n    b,\n)\n\ndef f():\n    return 1\n\ndef g():\n    return 2\n',
+      'def f():\n    return 3\n\ndef g():\n    return 4',
+    );
+    assert.equal(
+      py.kind === 'whole' && py.content,
+      'import os\nfrom a import (\n    b,\n)\n\ndef f():\n    return 3\n\ndef g():\n    return 4\n',
+    );
+    const go = mergeBlock(
+      'package main\n\nimport (\n\t"fmt"\n)\n\nfunc a() {\n}\n\nfunc b() {\n}\n',
+      'func a() {\n\tfmt.Println(1)\n}\n\nfunc b() {\n}',
+    );
+    assert.equal(
+      go.kind === 'whole' && go.content,
+      'package main\n\nimport (\n\t"fmt"\n)\n\nfunc a() {\n\tfmt.Println(1)\n}\n\nfunc b() {\n}\n',
+    );
+    const rs = mergeBlock('use std::io;\n\nfn a() {}\n\nfn b() {}\n', 'fn a() { x() }\n\nfn b() {}');
+    assert.equal(rs.kind === 'whole' && rs.content, 'use std::io;\n\nfn a() { x() }\n\nfn b() {}\n');
+  });
+
   it('replaces the declaration the block redefines, keeping the rest byte for byte', () => {
     const r = mergeBlock(FILE, 'export function add(a: number, b: number): number {\n  return round(a + b);\n}');
     assert.equal(r.kind, 'declaration');
@@ -141,6 +197,15 @@ describe('apply: merge', () => {
       let kind = '';
       const ms = cpuMs(() => (kind = mergeBlock(file, `function f() {\n${hostile}\n  return 3;\n}`).kind));
       assert.equal(kind, 'declaration');
+      assert.ok(ms < 200, `${ms.toFixed(1)} ms`);
+    });
+
+    it('a 100 KB line of spaces after const is no import line and costs milliseconds', () => {
+      const line = `const${' '.repeat(100_000)}x`;
+      let kind = '';
+      const file = 'function f() {\n  return 1;\n}\n\nfunction g() {\n  return 2;\n}\n';
+      const ms = cpuMs(() => (kind = mergeBlock(file, `${line}\nfunction f() {\n  return 3;\n}\n\nfunction g() {\n  return 4;\n}`).kind));
+      assert.equal(kind, 'whole');
       assert.ok(ms < 200, `${ms.toFixed(1)} ms`);
     });
 
