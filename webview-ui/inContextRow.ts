@@ -87,7 +87,10 @@ export class InContextRow {
 
   private render(): void {
     const items = this.view.items;
-    this.el.hidden = items.length === 0;
+    // Instructions files alone are part of every chat's System layer (Context Layers lists them):
+    // the row takes its line when something the user attached or pinned rides along, and then
+    // lists the instructions files with it.
+    this.el.hidden = !items.some((i) => i.kind !== 'instructions');
     const text = `In context: ${summary(items)} · ${formatTokens(this.view.tokens)}`;
     this.toggle.replaceChildren(
       icon('layers', 'in-context-icon'),

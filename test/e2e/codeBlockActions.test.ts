@@ -11,9 +11,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ChatPanel, normalize, TEST_ID } from './support/chatPanel';
+import { freshChat } from './support/freshChat';
 import { e2eSession, log, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { activeEditor, chatFrame, openStrataView, poll, runCommand, setSidebarWidth, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { activeEditor, chatFrame, openStrataView, poll, runCommand, setSidebarWidth, TIMEOUT } from './support/workbench';
 
 const FILE = 'src/pricing.ts';
 const ORIGINAL = [
@@ -89,15 +90,8 @@ describe('e2e: code block actions and change review', function () {
     fs.writeFileSync(file, ORIGINAL);
     let originalWidth = 0;
     try {
-      await steps.run('workbench loaded', () => waitForWorkbench(page));
-      const panel = await steps.run('chat panel open', async () => {
-        await openStrataView(page);
-        const p = new ChatPanel(page, await chatFrame(page));
-        await p.waitUntilReady();
-        return p;
-      });
+      const panel = await freshChat(steps, session);
       originalWidth = (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
-      await steps.run('new chat', () => panel.byTestId(TEST_ID.newChat).click());
       const assistantBefore = await panel.messages('assistant').count();
       imitation.queueReply(REPLY);
       await steps.run('question sent', () => panel.typeAndSend(QUESTION));

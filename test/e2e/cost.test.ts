@@ -9,8 +9,9 @@
 import * as assert from 'node:assert/strict';
 import { ChatPanel } from './support/chatPanel';
 import { CACHE_LIFETIME_SECONDS, e2eSession, type E2ESession } from './support/session';
+import { freshChat } from './support/freshChat';
 import { Steps } from './support/steps';
-import { chatFrame, openFile, openStrataView, poll, runCommand, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { chatFrame, openFile, openStrataView, poll, runCommand, TIMEOUT } from './support/workbench';
 
 const FILES = ['src/invoice.ts', 'src/money.ts', 'src/render.ts', 'src/tax.ts'];
 
@@ -26,12 +27,7 @@ describe('e2e: cost and cache expiry in the real workbench', function () {
   it('shows the cost under the reply, then "cache likely expired" once the lifetime has passed', async () => {
     const steps = new Steps(session, 'cost');
     const { page } = session;
-    await steps.run('workbench loaded', () => waitForWorkbench(page));
-    await steps.run('chat panel open', async () => {
-      await openStrataView(page);
-      await new ChatPanel(page, await chatFrame(page)).waitUntilReady();
-    });
-    await steps.run('Strata: New Chat', () => runCommand(page, 'Strata: New Chat'));
+    await freshChat(steps, session);
     // Enough context for the provider to cache the next request's prefix (over 1,024 tokens).
     for (const file of FILES) await steps.run(`${file} opened`, () => openFile(page, file));
     await steps.run('Strata: Attach Open Editors', () => runCommand(page, 'Strata: Attach Open Editors'));

@@ -9,6 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ChatPanel, normalize } from './support/chatPanel';
+import { freshChat } from './support/freshChat';
 import { e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
 import {
@@ -38,12 +39,7 @@ describe('e2e: feedback at once in the real workbench', function () {
   it('a tree Remove shows pending with its cost and Undo; Export says what it embeds and where it wrote', async () => {
     const steps = new Steps(session, 'feedback');
     const { page } = session;
-    await steps.run('workbench loaded', () => waitForWorkbench(page));
-    await steps.run('chat panel open', async () => {
-      await openStrataView(page);
-      await new ChatPanel(page, await chatFrame(page)).waitUntilReady();
-    });
-    await steps.run('Strata: New Chat', () => runCommand(page, 'Strata: New Chat'));
+    await freshChat(steps, session);
     // Enough context for a cached prefix (over 1,024 tokens), so removing an early item breaks it.
     for (const file of FILES) await steps.run(`${file} opened`, () => openFile(page, file));
     await steps.run('Strata: Attach Open Editors', () => runCommand(page, 'Strata: Attach Open Editors'));

@@ -9,9 +9,10 @@
  */
 import * as assert from 'node:assert/strict';
 import { ChatPanel } from './support/chatPanel';
+import { freshChat } from './support/freshChat';
 import { e2eSession, type E2ESession } from './support/session';
 import { Steps } from './support/steps';
-import { chatFrame, openFile, openStrataView, poll, runCommand, showContextLayers, TIMEOUT, waitForWorkbench } from './support/workbench';
+import { chatFrame, openFile, openStrataView, poll, runCommand, showContextLayers, TIMEOUT } from './support/workbench';
 
 const FILES = ['src/invoice.ts', 'src/money.ts'];
 /** "9.6k", "412" or "1.2M": the short form the one formatter writes (src/common/numberFormat.ts). */
@@ -29,12 +30,7 @@ describe('e2e: the same request shows the same figures everywhere', function () 
   it('reply line, Last request row, meter and status bar agree', async () => {
     const steps = new Steps(session, 'one-figure');
     const { page } = session;
-    await steps.run('workbench loaded', () => waitForWorkbench(page));
-    await steps.run('chat panel open', async () => {
-      await openStrataView(page);
-      await new ChatPanel(page, await chatFrame(page)).waitUntilReady();
-    });
-    await steps.run('Strata: New Chat', () => runCommand(page, 'Strata: New Chat'));
+    await freshChat(steps, session);
     for (const file of FILES) await steps.run(`${file} opened`, () => openFile(page, file));
     await steps.run('Strata: Attach Open Editors', () => runCommand(page, 'Strata: Attach Open Editors'));
     await openStrataView(page);

@@ -254,13 +254,18 @@ describe('Apply and citations in the real editor', function () {
     });
     assert.deepEqual(allowed, ['app/src/greet.ts']);
     await panel.requestOk({ kind: 'openCitation', path: 'app/src/greet.ts', startLine: 5, endLine: 6 });
+    // The editor reports its selection to the extension host a moment after it is shown (on a busy
+    // machine after the request has answered): the selection is waited for, then compared whole.
+    const selected = () => {
+      const e = vscode.window.activeTextEditor;
+      return e ? [e.selection.start.line, e.selection.start.character, e.selection.end.line, e.selection.end.character] : [];
+    };
+    const expected = [4, 0, 5, '  return text.toUpperCase();'.length];
+    await until('the cited lines selected', () => selected().join() === expected.join(), 10_000).catch(() => undefined);
     const editor = vscode.window.activeTextEditor;
     assert.ok(editor);
     assert.equal(editor.document.uri.toString(), file.toString());
-    assert.deepEqual(
-      [editor.selection.start.line, editor.selection.start.character, editor.selection.end.line, editor.selection.end.character],
-      [4, 0, 5, '  return text.toUpperCase();'.length],
-    );
+    assert.deepEqual(selected(), expected);
     const refused = await panel.request({ kind: 'openCitation', path: 'app/.env', startLine: 1, endLine: 1 });
     assert.equal(refused.ok, false);
     assert.match(refused.error ?? '', /exclude/);

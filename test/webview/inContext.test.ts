@@ -36,6 +36,11 @@ describe('chat panel: In context and the chat’s cost', function () {
     await p.init(state({ messages: [userMessage(1, 'One'), assistantMessage(1, 'Reply.')] }));
     const row = p.byTestId('strata-in-context');
     assert.equal(await row.isVisible(), false, 'hidden until the host says what is in context');
+    // Instructions files alone (every chat's System layer) leave the conversation its room.
+    const instructions = IN_CONTEXT.items.filter((i) => i.kind === 'instructions');
+    await p.post({ type: 'inContext', inContext: { items: instructions, tokens: instructions.reduce((n, i) => n + i.tokens, 0) } });
+    await p.settle();
+    assert.equal(await row.isVisible(), false, 'instructions files alone take no line');
     await p.post({ type: 'inContext', inContext: IN_CONTEXT });
     await p.settle();
     const toggle = p.byTestId('strata-in-context-toggle');
